@@ -1,0 +1,26 @@
+#pragma once
+// JSON read and write for plans and scenarios (nlohmann/json). The JSON form is DESIGN.md §2.
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/core/validation.hpp"
+
+namespace advplan {
+
+nlohmann::json to_json(const Plan& plan);
+nlohmann::json to_json(const Scenario& scenario);
+/// Compact one-line JSON text.
+std::string plan_to_string(const Plan& plan);
+std::string scenario_to_string(const Scenario& scenario);
+
+/// Structural decode of a plan: missing fields and wrong types become violations with their JSON path;
+/// the returned plan holds whatever could be decoded. Never throws.
+std::optional<Plan> plan_from_json(const nlohmann::json& j, std::vector<Violation>& violations);
+
+/// Decode a scenario written by to_json. Throws PlanError naming the field on bad input.
+Scenario scenario_from_json(const nlohmann::json& j);
+
+}  // namespace advplan

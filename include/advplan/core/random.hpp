@@ -1,0 +1,42 @@
+#pragma once
+// Keyed random streams (DESIGN.md §4). Every draw comes from a stream derived from
+// (run seed, scenario id, purpose, index) by SplitMix64 over an FNV-1a hash; no generator is shared or global.
+// The generator is xoshiro256**; distributions are written here, not taken from <random>, so the same key gives
+// the same numbers with any standard library.
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace advplan {
+
+std::uint64_t splitmix64(std::uint64_t& state);
+/// FNV-1a over bytes, continued from `h`.
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL);
+
+/// A per-task generator. Copyable on purpose (a copy replays the same stream); never share one across tasks.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  /// The stream for (seed, scenario, purpose, index).
+  static Rng keyed(std::uint64_t seed, std::string_view scenario, std::string_view purpose, std::uint64_t index = 0);
+  /// A child stream, keyed on this stream's identity and not on how much of it was consumed.
+  Rng child(std::string_view purpose, std::uint64_t index = 0) const;
+
+  std::uint64_t next_u64();
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform();
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// Uniform integer in [lo, hi] (inclusive), unbiased.
+  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+  /// Standard normal (Box-Muller, no caching so a copy replays exactly).
+  double normal();
+  bool bernoulli(double p) { return uniform() < p; }
+  /// Index drawn with probability proportional to weights (all >= 0; uniform when they sum to 0).
+  std::size_t weighted_index(std::span<const double> weights);
+
+ private:
+  std::uint64_t s_[4];
+  std::uint64_t key_;
+};
+
+}  // namespace advplan

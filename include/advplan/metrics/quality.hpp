@@ -1,0 +1,39 @@
+#pragma once
+// Synthetic quality q (paper "synthetic quality score"; DESIGN.md §3 "Quality q"):
+//   q = w_e * e + w_c * (1 - c) + w_r * (1 - r),   defaults w_e = .5, w_c = .3, w_r = .2.
+// Sub-formulas in docs/METRICS.md.
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+
+namespace advplan {
+
+struct QualityWeights {
+  double effectiveness = 0.5;  // w_e
+  double cost = 0.3;           // w_c
+  double risk = 0.2;           // w_r
+};
+
+struct QualityParts {
+  double e = 0;  ///< effectiveness in [0,1]
+  double c = 0;  ///< cost in [0,1]
+  double r = 0;  ///< risk in [0,1]
+  double q = 0;  ///< quality in [0,1]
+};
+
+/// e: sum over categories of min(w_cat, supply_cat / S), S = the side's effort scale.
+double effectiveness(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side);
+/// c: min(1, expected spend / budget).
+double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side);
+/// Coverage in [0,1] of each action by earlier protection or deception actions (same target or asset: 1
+/// each, otherwise .5 each, capped at 1).
+std::vector<double> coverage(const std::vector<PlacedAction>& layout);
+/// Exposure of one action: min(1, base exposure of its category * terrain exposure).
+double exposure(const PlacedAction& a, const Scenario& sc);
+/// r: weighted mean of exposure * (1 - .7 * coverage).
+double risk(const std::vector<PlacedAction>& layout, const Scenario& sc);
+
+QualityParts quality(const Plan& plan, const Scenario& sc, const QualityWeights& w = {});
+QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w = {});
+
+}  // namespace advplan

@@ -1,0 +1,29 @@
+#pragma once
+// Samples a plan for one side from a scenario: chain, conditional branches and role assignments. Used for the
+// BLUE seed plans and for RED response candidates, so both come from the same distributions.
+#include <string>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/scenario/scenario_template.hpp"
+
+namespace advplan {
+
+struct SampleOptions {
+  PlanShape shape;
+  std::vector<BranchKind> branch_kinds;
+  /// Per-plan log-normal jitter of the category weights; larger values give more varied plans.
+  double weight_jitter = 0.35;
+};
+
+/// A valid plan for `side` (validate_plan returns no violation) drawn from `rng`.
+Plan sample_plan(const Scenario& scenario, Side side, Rng& rng, const SampleOptions& opts, const std::string& plan_id);
+
+/// Next free action id "a<N>" for a plan (used by operators that add actions).
+std::string next_action_id(const Plan& plan);
+
+/// Picks an asset of `side` that can perform `category`, preferring higher capability; nullptr when none.
+const Asset* pick_asset(const Scenario& scenario, Side side, Category category, Rng& rng);
+
+}  // namespace advplan

@@ -1,0 +1,14 @@
+#pragma once
+// One function per `advplan` subcommand; each returns the process exit status and reports errors on stderr as
+// one sentence (DESIGN.md §6).
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace advplan::cli {
+
+/// Registers a subcommand on `app`; `run` is set to the action to execute when it is chosen.
+using Action = std::function<int()>;
+void add_scenarios_command(CLI::App& app, Action& run);
+void add_validate_command(CLI::App& app, Action& run);
+
+}  // namespace advplan::cli

@@ -1,0 +1,79 @@
+// `advplan scenarios` and `advplan validate`.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/metrics/coherence.hpp"
+#include "advplan/metrics/quality.hpp"
+#include "advplan/metrics/structure.hpp"
+#include "advplan/scenario/scenario_lookup.hpp"
+#include "commands.hpp"
+
+namespace advplan::cli {
+
+namespace {
+ExperimentConfig config_or_default(const std::string& path) {
+  return path.empty() ? default_experiment_config() : load_experiment_config(path);
+}
+}  // namespace
+
+void add_scenarios_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("scenarios", "Write the generated corpus as JSON lines, one scenario per line");
+  auto config = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("CONFIG", *config, "experiment config (default: the built-in paper config)");
+  cmd->add_option("--out", *out, "output file (default: stdout)");
+  cmd->callback([&run, config, out] {
+    run = [config, out] {
+      const auto cfg = config_or_default(*config);
+      std::ostringstream ss;
+      for (const auto& s : generate_corpus(cfg)) ss << scenario_to_string(s) << '\n';
+      if (out->empty())
+        std::cout << ss.str();
+      else
+        io::write_file_atomic(*out, ss.str());
+      return 0;
+    };
+  });
+}
+
+void add_validate_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("validate", "Check a plan against a scenario and print its metrics");
+  auto plan_path = std::make_shared<std::string>();
+  auto scenario_id = std::make_shared<std::string>();
+  auto config = std::make_shared<std::string>();
+  cmd->add_option("PLAN", *plan_path, "plan JSON file (DESIGN.md §2 form)")->required();
+  cmd->add_option("--scenario", *scenario_id, "scenario id, e.g. urban-100")->required();
+  cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
+  cmd->callback([&run, plan_path, scenario_id, config] {
+    run = [plan_path, scenario_id, config] {
+      const auto cfg = config_or_default(*config);
+      const Scenario sc = find_scenario(cfg, *scenario_id);
+      const std::string text = io::read_text_file(*plan_path);
+      const PlanParse parsed = parse_plan_text(text, sc);
+      if (!parsed.ok()) {
+        fmt::print(stderr, "{}: invalid plan for scenario {} ({} violation{}):\n", *plan_path, sc.id,
+                   parsed.violations.size(), parsed.violations.size() == 1 ? "" : "s");
+        for (const auto& v : parsed.violations) fmt::print(stderr, "  {}: {}\n", *plan_path, v.str());
+        return 1;
+      }
+      const Plan& p = *parsed.plan;
+      const auto q = quality(p, sc, cfg.quality);
+      const auto d = coherence(p, sc);
+      const auto st = structure(p);
+      fmt::print("plan {} ({}) is valid for scenario {}\n", p.plan_id, to_string(p.side), sc.id);
+      fmt::print("q {:.4f}\ne {:.4f}\nc {:.4f}\nr {:.4f}\nD {:.4f}\nO {:.4f}\nP_V {:.4f}\nW {:.4f}\n", q.q, q.e, q.c,
+                 q.r, d.D, st.O, st.P_V, st.W);
+      for (std::size_t i = 0; i < kNumCoherenceParts; ++i)
+        fmt::print("D.{} {:.4f}\n", to_string(static_cast<CoherencePart>(i)), d.part[i]);
+      return 0;
+    };
+  });
+}
+
+}  // namespace advplan::cli

@@ -1,0 +1,128 @@
+#include "advplan/core/validation.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "advplan/core/action_graph.hpp"
+#include "advplan/core/plan_json.hpp"
+
+namespace advplan {
+
+std::string PlanParse::summary() const {
+  std::string out;
+  for (const auto& v : violations) {
+    if (!out.empty()) out += "; ";
+    out += v.str();
+  }
+  return out;
+}
+
+std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {
+  std::vector<Violation> out;
+  if (expected_side && plan.side != *expected_side)
+    out.push_back({"side", fmt::format("plan side is {} but {} was expected", to_string(plan.side), to_string(*expected_side))});
+  if (plan.objective.empty()) out.push_back({"objective", "must not be empty"});
+
+  // Ids: unique and defined.
+  std::unordered_map<std::string, std::size_t> first_def;
+  for (std::size_t i = 0; i < plan.actions.size(); ++i) {
+    const auto& a = plan.actions[i];
+    const std::string path = fmt::format("actions[{}]", i);
+    if (a.id.empty()) out.push_back({path + ".id", "must not be empty"});
+    auto [it, fresh] = first_def.emplace(a.id, i);
+    if (!fresh) out.push_back({path + ".id", fmt::format("duplicate id \"{}\" (first defined at actions[{}])", a.id, it->second)});
+    const Asset* asset = sc.find_asset(a.asset);
+    if (!asset)
+      out.push_back({path + ".asset", fmt::format("unknown asset \"{}\"", a.asset)});
+    else if (asset->side != plan.side)
+      out.push_back({path + ".asset", fmt::format("asset \"{}\" belongs to {}, not to the plan's side {}", a.asset,
+                                                  to_string(asset->side), to_string(plan.side))});
+    if (a.priority < 1 || a.priority > 5)
+      out.push_back({path + ".priority", fmt::format("priority {} is outside 1..5", a.priority)});
+    if (!a.metadata.contains("__invalid_category") && !sc.verb_allowed(a.category, a.verb))
+      out.push_back({path + ".verb", fmt::format("unknown verb \"{}\" for category {}", a.verb, to_string(a.category))});
+  }
+  for (const auto& [asset_id, role] : plan.roles) {
+    const Asset* asset = sc.find_asset(asset_id);
+    if (!asset)
+      out.push_back({"roles." + asset_id, fmt::format("unknown asset \"{}\"", asset_id)});
+    else if (asset->side != plan.side)
+      out.push_back({"roles." + asset_id, fmt::format("asset \"{}\" belongs to {}, not to the plan's side {}", asset_id,
+                                                      to_string(asset->side), to_string(plan.side))});
+  }
+
+  // References: every chain and option entry names a defined action; each action is placed exactly once.
+  std::unordered_map<std::string, std::string> placed;  // id -> path of its first placement
+  auto place = [&](const std::string& id, const std::string& path) {
+    if (!first_def.contains(id)) {
+      out.push_back({path, fmt::format("dangling reference to undefined action \"{}\"", id)});
+      return;
+    }
+    auto [it, fresh] = placed.emplace(id, path);
+    if (!fresh) out.push_back({path, fmt::format("action \"{}\" is placed twice (also at {})", id, it->second)});
+  };
+  if (plan.chain.empty()) out.push_back({"chain", "must hold at least one action"});
+  for (std::size_t i = 0; i < plan.chain.size(); ++i) place(plan.chain[i], fmt::format("chain[{}]", i));
+  std::unordered_set<std::string> chain_set(plan.chain.begin(), plan.chain.end());
+  for (std::size_t b = 0; b < plan.branches.size(); ++b) {
+    const auto& br = plan.branches[b];
+    const std::string path = fmt::format("branches[{}]", b);
+    if (!chain_set.contains(br.at))
+      out.push_back({path + ".at", fmt::format("dangling reference: \"{}\" is not a chain step", br.at)});
+    if (br.options.size() < 2) out.push_back({path + ".options", "a branch needs at least two options"});
+    for (std::size_t k = 0; k < br.options.size(); ++k) {
+      if (br.options[k].empty()) out.push_back({fmt::format("{}.options[{}]", path, k), "an option must not be empty"});
+      for (std::size_t m = 0; m < br.options[k].size(); ++m) {
+        const auto& id = br.options[k][m];
+        const std::string p = fmt::format("{}.options[{}][{}]", path, k, m);
+        if (chain_set.contains(id))
+          out.push_back({p, fmt::format("action \"{}\" is a chain step; options hold actions outside the chain", id)});
+        place(id, p);
+      }
+    }
+  }
+
+  // Graph: acyclic, every action reachable from the first chain step.
+  const ActionGraph g = build_action_graph(plan);
+  for (auto v : cycle_vertices(g))
+    out.push_back({fmt::format("actions[{}]", v), fmt::format("action \"{}\" is on a cycle", g.ids[v])});
+  if (!plan.chain.empty()) {
+    auto it = first_def.find(plan.chain.front());
+    if (it != first_def.end()) {
+      for (auto v : unreachable_from(g, it->second)) {
+        if (first_def.at(g.ids[v]) != v) continue;  // duplicate definitions are already reported
+        out.push_back({fmt::format("actions[{}]", v),
+                       fmt::format("action \"{}\" is not reachable from the first chain step", g.ids[v])});
+      }
+    }
+  }
+  return out;
+}
+
+PlanParse parse_plan_text(std::string_view text, const Scenario& scenario, std::optional<Side> expected_side) {
+  PlanParse res;
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) {
+    // Re-parse with exceptions only to get the parser's position message.
+    try {
+      auto unused = nlohmann::json::parse(text.begin(), text.end());
+      (void)unused;
+    } catch (const nlohmann::json::parse_error& e) {
+      res.violations.push_back({"", fmt::format("invalid JSON at byte {}", e.byte)});
+      return res;
+    }
+    res.violations.push_back({"", "invalid JSON"});
+    return res;
+  }
+  res.plan = plan_from_json(j, res.violations);
+  if (res.plan) {
+    auto more = validate_plan(*res.plan, scenario, expected_side);
+    res.violations.insert(res.violations.end(), more.begin(), more.end());
+  }
+  return res;
+}
+
+}  // namespace advplan

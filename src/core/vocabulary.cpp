@@ -1,0 +1,65 @@
+#include "advplan/core/vocabulary.hpp"
+
+namespace advplan {
+namespace {
+constexpr std::array<std::string_view, kNumCategories> kCategoryNames{
+    "movement",   "fires",   "information", "cyber",     "sustainment",
+    "protection", "command", "public_information", "deception", "civil"};
+constexpr std::array<std::string_view, kNumPressures> kPressureNames{
+    "direct", "cyber", "logistics", "information_gathering", "public_information"};
+constexpr std::array<std::string_view, kNumFramings> kFramingNames{"neutral", "blue_favorable",
+                                                                   "red_favorable"};
+
+template <typename E, std::size_t N>
+std::optional<E> parse(std::string_view s, const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+}  // namespace
+
+std::string_view to_string(Side s) { return s == Side::Blue ? "BLUE" : "RED"; }
+std::string_view to_string(Category c) { return kCategoryNames[index(c)]; }
+std::string_view to_string(Pressure p) { return kPressureNames[index(p)]; }
+std::string_view to_string(Framing f) { return kFramingNames[static_cast<std::size_t>(f)]; }
+
+std::optional<Side> parse_side(std::string_view s) {
+  if (s == "BLUE") return Side::Blue;
+  if (s == "RED") return Side::Red;
+  return std::nullopt;
+}
+std::optional<Category> parse_category(std::string_view s) { return parse<Category>(s, kCategoryNames); }
+std::optional<Pressure> parse_pressure(std::string_view s) { return parse<Pressure>(s, kPressureNames); }
+std::optional<Framing> parse_framing(std::string_view s) { return parse<Framing>(s, kFramingNames); }
+
+std::string_view category_names() {
+  return "movement, fires, information, cyber, sustainment, protection, command, public_information, "
+         "deception, civil";
+}
+std::string_view pressure_names() {
+  return "direct, cyber, logistics, information_gathering, public_information";
+}
+
+std::optional<Pressure> pressure_of(Category c) {
+  switch (c) {
+    case Category::movement:
+    case Category::fires:
+      return Pressure::direct;
+    case Category::cyber:
+      return Pressure::cyber;
+    case Category::sustainment:
+      return Pressure::logistics;
+    case Category::information:
+    case Category::deception:
+      return Pressure::information_gathering;
+    case Category::public_information:
+      return Pressure::public_information;
+    case Category::protection:
+    case Category::command:
+    case Category::civil:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace advplan

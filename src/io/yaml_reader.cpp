@@ -1,0 +1,121 @@
+#include "advplan/io/yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace advplan::io {
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: YAML syntax error at line {}, column {}: {}", file, e.mark.line + 1,
+                                  e.mark.column + 1, e.msg));
+  }
+}
+
+YamlReader::YamlReader(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+void YamlReader::fail(const std::string& message) const {
+  if (path_.empty()) throw ConfigError(fmt::format("{}: {}", file_, message));
+  throw ConfigError(fmt::format("{}: key '{}': {}", file_, path_, message));
+}
+
+bool YamlReader::has(const std::string& key) const { return node_.IsMap() && node_[key].IsDefined(); }
+
+YamlReader YamlReader::at(const std::string& key) const {
+  require_map();
+  YAML::Node child = node_[key];
+  const std::string p = path_.empty() ? key : path_ + "." + key;
+  if (!child.IsDefined() || child.IsNull()) throw ConfigError(fmt::format("{}: missing required key '{}'", file_, p));
+  return YamlReader(child, file_, p);
+}
+
+YamlReader YamlReader::at(std::size_t i) const {
+  require_sequence();
+  return YamlReader(node_[i], file_, fmt::format("{}[{}]", path_, i));
+}
+
+std::size_t YamlReader::size() const { return node_.size(); }
+
+void YamlReader::require_map() const {
+  if (!node_.IsMap()) fail("expected a mapping");
+}
+void YamlReader::require_sequence() const {
+  if (!node_.IsSequence()) fail("expected a list");
+}
+
+std::vector<std::string> YamlReader::keys() const {
+  require_map();
+  std::vector<std::string> out;
+  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
+void YamlReader::require_only(std::initializer_list<const char*> allowed) const {
+  require_map();
+  for (const auto& k : keys()) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
+      std::string valid;
+      for (const char* a : allowed) valid += (valid.empty() ? "" : ", ") + std::string(a);
+      const std::string p = path_.empty() ? k : path_ + "." + k;
+      throw ConfigError(fmt::format("{}: unknown key '{}' (valid keys here: {})", file_, p, valid));
+    }
+  }
+}
+
+std::string YamlReader::as_string() const {
+  if (!node_.IsScalar()) fail("expected a text value");
+  return node_.Scalar();
+}
+
+double YamlReader::as_double() const {
+  if (!node_.IsScalar()) fail("expected a number");
+  const std::string& s = node_.Scalar();
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !(v == v))
+    fail(fmt::format("expected a number, got '{}'", s));
+  return v;
+}
+
+double YamlReader::as_double_in(double lo, double hi) const {
+  const double v = as_double();
+  if (v < lo || v > hi) fail(fmt::format("must be in [{}, {}], while a value of {} was given", lo, hi, v));
+  return v;
+}
+
+long long YamlReader::as_int() const {
+  if (!node_.IsScalar()) fail("expected an integer");
+  const std::string& s = node_.Scalar();
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) fail(fmt::format("expected an integer, got '{}'", s));
+  return v;
+}
+
+long long YamlReader::as_int_in(long long lo, long long hi) const {
+  const long long v = as_int();
+  if (v < lo || v > hi) fail(fmt::format("must be in [{}, {}], while a value of {} was given", lo, hi, v));
+  return v;
+}
+
+bool YamlReader::as_bool() const {
+  if (!node_.IsScalar()) fail("expected true or false");
+  const std::string& s = node_.Scalar();
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail(fmt::format("expected true or false, got '{}'", s));
+}
+
+std::vector<std::string> YamlReader::as_strings() const {
+  require_sequence();
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < size(); ++i) out.push_back(at(i).as_string());
+  return out;
+}
+
+}  // namespace advplan::io

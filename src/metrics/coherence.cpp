@@ -1,0 +1,157 @@
+#include "advplan/metrics/coherence.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "advplan/metrics/quality.hpp"
+
+namespace advplan {
+
+std::string_view to_string(CoherencePart p) {
+  switch (p) {
+    case CoherencePart::objective_clarity: return "objective_clarity";
+    case CoherencePart::information_preparation: return "information_preparation";
+    case CoherencePart::resource_balance: return "resource_balance";
+    case CoherencePart::sustainment: return "sustainment";
+    case CoherencePart::risk_mitigation: return "risk_mitigation";
+    case CoherencePart::tempo_sequencing: return "tempo_sequencing";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+/// (length in 4..30 words ? 1 : .5 when non-empty : 0) + (names the target of some action) + (share of used
+/// assets with a role), over 3.
+double objective_clarity(const Plan& plan, const std::vector<PlacedAction>& layout) {
+  std::istringstream in(plan.objective);
+  std::size_t words = 0;
+  for (std::string w; in >> w;) ++words;
+  const double len_ok = words == 0 ? 0.0 : (words >= 4 && words <= 30 ? 1.0 : 0.5);
+  const std::string obj = lower(plan.objective);
+  double names_target = 0;
+  for (const auto& a : layout)
+    if (!a.action->target.empty() && obj.find(lower(a.action->target)) != std::string::npos) names_target = 1;
+  std::map<std::string, bool> used;
+  for (const auto& a : layout) {
+    auto it = plan.roles.find(a.action->asset);
+    used[a.action->asset] = it != plan.roles.end() && !it->second.empty();
+  }
+  double with_role = 0;
+  for (const auto& [k, v] : used) with_role += v ? 1.0 : 0.0;
+  const double role_cover = used.empty() ? 0.0 : with_role / static_cast<double>(used.size());
+  return (len_ok + names_target + role_cover) / 3.0;
+}
+
+/// Share of fires and movement actions with an information action strictly earlier; 1 when there are none.
+double information_preparation(const std::vector<PlacedAction>& layout) {
+  double first_info = INFINITY;
+  for (const auto& a : layout)
+    if (a.action->category == Category::information) first_info = std::min(first_info, a.position);
+  std::size_t exec = 0, prepared = 0;
+  for (const auto& a : layout) {
+    if (a.action->category != Category::fires && a.action->category != Category::movement) continue;
+    ++exec;
+    if (first_info < a.position) ++prepared;
+  }
+  return exec == 0 ? 1.0 : static_cast<double>(prepared) / static_cast<double>(exec);
+}
+
+/// Normalised entropy of the load (expected actions) per asset, over ln(min(#actions, #side assets));
+/// 1 when that minimum is 1.
+double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
+  std::map<std::string, double> load;
+  double total = 0;
+  for (const auto& a : layout) {
+    load[a.action->asset] += a.weight;
+    total += a.weight;
+  }
+  std::size_t side_assets = 0;
+  for (const auto& as : sc.assets) side_assets += as.side == plan.side ? 1 : 0;
+  const std::size_t n = std::min(layout.size(), side_assets);
+  if (n <= 1 || total <= 0) return 1.0;
+  double h = 0;
+  for (const auto& [k, l] : load) {
+    const double p = l / total;
+    if (p > 0) h -= p * std::log(p);
+  }
+  return std::clamp(h / std::log(static_cast<double>(n)), 0.0, 1.0);
+}
+
+/// min(1, sustainment actions / ceil(actions / 4)).
+double sustainment(const std::vector<PlacedAction>& layout) {
+  if (layout.empty()) return 0.0;
+  std::size_t s = 0;
+  for (const auto& a : layout) s += a.action->category == Category::sustainment ? 1 : 0;
+  const double need = std::ceil(static_cast<double>(layout.size()) / 4.0);
+  return std::min(1.0, static_cast<double>(s) / need);
+}
+
+/// Mean coverage of the exposed actions (exposure >= .5); 1 when none is exposed.
+double risk_mitigation(const std::vector<PlacedAction>& layout, const Scenario& sc) {
+  const auto cov = coverage(layout);
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    if (exposure(layout[i], sc) < 0.5) continue;
+    sum += cov[i];
+    ++n;
+  }
+  return n == 0 ? 1.0 : sum / static_cast<double>(n);
+}
+
+/// Phase 0 (start verb or information/command), 2 (end verb), 1 otherwise; share of adjacent chain pairs whose
+/// phase does not decrease; 1 for a one-step chain.
+int phase(const Action& a) {
+  if (is_end_verb(a.verb)) return 2;
+  if (is_start_verb(a.verb) || a.category == Category::information || a.category == Category::command) return 0;
+  return 1;
+}
+double tempo_sequencing(const Plan& plan) {
+  std::vector<int> phases;
+  for (const auto& id : plan.chain) {
+    const int i = plan.find_action(id);
+    if (i >= 0) phases.push_back(phase(plan.actions[static_cast<std::size_t>(i)]));
+  }
+  if (phases.size() <= 1) return 1.0;
+  std::size_t ok = 0;
+  for (std::size_t i = 0; i + 1 < phases.size(); ++i) ok += phases[i] <= phases[i + 1] ? 1 : 0;
+  return static_cast<double>(ok) / static_cast<double>(phases.size() - 1);
+}
+
+}  // namespace
+
+CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
+  CoherenceParts c;
+  c.part[0] = objective_clarity(plan, layout);
+  c.part[1] = information_preparation(layout);
+  c.part[2] = resource_balance(plan, layout, sc);
+  c.part[3] = sustainment(layout);
+  c.part[4] = risk_mitigation(layout, sc);
+  c.part[5] = tempo_sequencing(plan);
+  double s = 0;
+  for (double v : c.part) s += v;
+  c.D = s / static_cast<double>(kNumCoherenceParts);
+  return c;
+}
+
+CoherenceParts coherence(const Plan& plan, const Scenario& sc) { return coherence(plan, layout_plan(plan, sc), sc); }
+
+double weighted_coherence(const CoherenceParts& parts, const std::array<double, kNumCoherenceParts>& w) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < kNumCoherenceParts; ++i) {
+    num += w[i] * parts.part[i];
+    den += w[i];
+  }
+  return den > 0 ? num / den : 0.0;
+}
+
+}  // namespace advplan

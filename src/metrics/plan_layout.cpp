@@ -1,0 +1,51 @@
+#include "advplan/metrics/plan_layout.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace advplan {
+
+std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
+  std::vector<PlacedAction> out;
+  out.reserve(plan.actions.size());
+  auto place = [&](const std::string& id, double pos, double weight, int branch, int option) {
+    const int i = plan.find_action(id);
+    if (i < 0) return;
+    const Action& a = plan.actions[static_cast<std::size_t>(i)];
+    out.push_back({&a, sc.find_asset(a.asset), pos, weight, branch < 0, branch, option});
+  };
+  for (std::size_t i = 0; i < plan.chain.size(); ++i) place(plan.chain[i], static_cast<double>(i), 1.0, -1, -1);
+  for (std::size_t b = 0; b < plan.branches.size(); ++b) {
+    const auto& br = plan.branches[b];
+    double at = 0;
+    for (std::size_t i = 0; i < plan.chain.size(); ++i)
+      if (plan.chain[i] == br.at) at = static_cast<double>(i);
+    const double w = br.options.empty() ? 0.0 : 1.0 / static_cast<double>(br.options.size());
+    for (std::size_t k = 0; k < br.options.size(); ++k) {
+      const auto& opt = br.options[k];
+      for (std::size_t m = 0; m < opt.size(); ++m)
+        place(opt[m], at + static_cast<double>(m + 1) / static_cast<double>(opt.size() + 1), w,
+              static_cast<int>(b), static_cast<int>(k));
+    }
+  }
+  return out;
+}
+
+namespace {
+constexpr std::array<std::string_view, 7> kStart{"transit", "deploy", "marshal", "prepare", "assess", "scan", "recon"};
+constexpr std::array<std::string_view, 8> kEnd{"return",   "withdraw", "hold",    "evade",
+                                               "relocate", "continue", "support", "mitigate"};
+}  // namespace
+
+bool is_start_verb(std::string_view v) {
+  for (auto s : kStart)
+    if (s == v) return true;
+  return false;
+}
+bool is_end_verb(std::string_view v) {
+  for (auto s : kEnd)
+    if (s == v) return true;
+  return false;
+}
+
+}  // namespace advplan

@@ -1,0 +1,91 @@
+#include "advplan/metrics/quality.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace advplan {
+
+namespace {
+/// Terrain factor of one action: the category modifier, times terrain mobility scaled by the asset's own
+/// mobility for movement, times terrain visibility for information.
+double terrain_factor(const PlacedAction& a, const Scenario& sc) {
+  const Category c = a.action->category;
+  double f = sc.terrain.category_modifier[index(c)];
+  if (c == Category::movement) f *= sc.terrain.mobility * (0.5 + 0.5 * (a.asset ? a.asset->mobility : 0.0));
+  if (c == Category::information) f *= sc.terrain.visibility;
+  return f;
+}
+bool is_protector(const Action& a) { return a.category == Category::protection || a.category == Category::deception; }
+}  // namespace
+
+double effectiveness(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side) {
+  std::array<double, kNumCategories> supply{};
+  for (const auto& a : layout) {
+    if (!a.asset) continue;
+    supply[index(a.action->category)] +=
+        a.weight * a.asset->capability * (a.action->priority / 5.0) * terrain_factor(a, sc);
+  }
+  const auto& req = sc.req(side);
+  double e = 0;
+  for (std::size_t c = 0; c < kNumCategories; ++c) e += std::min(req.weight[c], supply[c] / req.effort_scale);
+  return std::clamp(e, 0.0, 1.0);
+}
+
+double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side) {
+  double spend = 0;
+  for (const auto& a : layout)
+    if (a.asset) spend += a.weight * a.asset->cost;
+  return std::clamp(spend / sc.req(side).budget, 0.0, 1.0);
+}
+
+std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
+  std::vector<double> cov(layout.size(), 0.0);
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const auto& a = layout[i];
+    double s = 0;
+    for (std::size_t j = 0; j < layout.size(); ++j) {
+      if (j == i) continue;
+      const auto& b = layout[j];
+      if (!is_protector(*b.action) || b.position > a.position) continue;
+      // An option action covers only what follows it on its own path: later chain steps after the rejoin,
+      // and later actions of its own option, never the other options.
+      if (!b.in_chain && !a.in_chain && (b.branch != a.branch || b.option != a.option)) continue;
+      if (!b.in_chain && a.in_chain && b.position >= a.position) continue;
+      const bool close = b.action->target == a.action->target || b.action->asset == a.action->asset;
+      // A protector on one option covers a later chain step only on that path: weight it by its option weight.
+      s += (close ? 1.0 : 0.5) * (!b.in_chain && a.in_chain ? b.weight : 1.0);
+    }
+    cov[i] = std::min(1.0, s);
+  }
+  return cov;
+}
+
+double exposure(const PlacedAction& a, const Scenario& sc) {
+  return std::min(1.0, sc.exposure[index(a.action->category)] * sc.terrain.exposure);
+}
+
+double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
+  if (layout.empty()) return 1.0;
+  const auto cov = coverage(layout);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    num += layout[i].weight * exposure(layout[i], sc) * (1.0 - 0.7 * cov[i]);
+    den += layout[i].weight;
+  }
+  return den > 0 ? std::clamp(num / den, 0.0, 1.0) : 1.0;
+}
+
+QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w) {
+  QualityParts p;
+  p.e = effectiveness(layout, sc, side);
+  p.c = cost(layout, sc, side);
+  p.r = risk(layout, sc);
+  p.q = std::clamp(w.effectiveness * p.e + w.cost * (1.0 - p.c) + w.risk * (1.0 - p.r), 0.0, 1.0);
+  return p;
+}
+
+QualityParts quality(const Plan& plan, const Scenario& sc, const QualityWeights& w) {
+  return quality(layout_plan(plan, sc), sc, plan.side, w);
+}
+
+}  // namespace advplan

@@ -10,5 +10,6 @@ namespace advplan::cli {
 using Action = std::function<int()>;
 void add_scenarios_command(CLI::App& app, Action& run);
 void add_validate_command(CLI::App& app, Action& run);
+void add_run_command(CLI::App& app, Action& run);
 
 }  // namespace advplan::cli

@@ -15,6 +15,8 @@ struct SampleOptions {
   std::vector<BranchKind> branch_kinds;
   /// Per-plan log-normal jitter of the category weights; larger values give more varied plans.
   double weight_jitter = 0.35;
+  /// Multiplies each category's weight (RED candidates lean towards what the BLUE plan leaves uncovered).
+  std::array<double, kNumCategories> category_bias{1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 };
 
 /// A valid plan for `side` (validate_plan returns no violation) drawn from `rng`.

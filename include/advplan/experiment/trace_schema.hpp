@@ -1,0 +1,25 @@
+#pragma once
+// The columns of every trace file, in one place (docs/TRACES.md describes each). Writers and readers both use
+// these lists, so a reader rejects a file whose columns are not the expected ones.
+#include <string>
+#include <vector>
+
+namespace advplan::schema {
+
+const std::vector<std::string>& scenarios();
+const std::vector<std::string>& per_scenario();
+const std::vector<std::string>& candidates();
+const std::vector<std::string>& bootstrap_summary();
+const std::vector<std::string>& budget_curve();
+const std::vector<std::string>& terrain_summary();
+const std::vector<std::string>& council_trace();
+const std::vector<std::string>& council_candidates();
+const std::vector<std::string>& rubric_records();
+const std::vector<std::string>& rubric_sensitivity();
+const std::vector<std::string>& framing();
+const std::vector<std::string>& components();
+
+/// Metrics of per_scenario.csv summarised with bootstrap intervals in bootstrap_summary.csv.
+const std::vector<std::string>& summarised_metrics();
+
+}  // namespace advplan::schema

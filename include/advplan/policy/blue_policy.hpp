@@ -1,0 +1,59 @@
+#pragma once
+// BLUE planning policies behind one interface, in the style of the RED policies: a checked non-virtual entry
+// point, a static description, registration by name. The interface takes a scenario and a random stream and
+// returns a validated plan, nothing more. Registered here: seed (the scenario's fixed first seed plan). The
+// council, external processes (exec:...) and live models (llm:...) are further planning policies.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/policy/llm_contract.hpp"
+#include "advplan/policy/policy_info.hpp"
+#include "advplan/policy/registry.hpp"
+
+namespace advplan {
+
+struct BluePlanResult {
+  std::optional<Plan> plan;  ///< a plan that passed validate_plan, or nothing
+  std::string failure;       ///< why there is no plan (contract failure, invalid plan, crash, timeout, ...)
+  ContractStats contract;    ///< outcomes of a language-model or external-process contract
+};
+
+class BluePolicy {
+ public:
+  virtual ~BluePolicy() = default;
+  /// Calls do_plan, then validates the plan against the scenario as a BLUE plan. An invalid plan or a thrown
+  /// advplan::Error becomes a recorded failure, never a crash of the run.
+  BluePlanResult plan(const Scenario& sc, Rng& rng) const;
+  const PolicyInfo& info() const { return info_; }
+  const Params& params() const { return params_; }
+  virtual std::string label() const { return info_.short_name; }
+
+ protected:
+  BluePolicy(PolicyInfo info, Params params) : info_(std::move(info)), params_(std::move(params)) {}
+  virtual BluePlanResult do_plan(const Scenario& sc, Rng& rng) const = 0;
+
+ private:
+  PolicyInfo info_;
+  Params params_;
+};
+
+using BlueRegistry = Registry<BluePolicy>;
+
+/// "seed", "council", "exec:CMD", "llm:MODEL" or any registered name. Throws PolicyError naming the policy and
+/// the registered names.
+std::unique_ptr<BluePolicy> make_blue_policy(const std::string& spec, const ExperimentConfig& cfg);
+
+}  // namespace advplan
+
+#define ADVPLAN_REGISTER_BLUE_POLICY(INFO, FACTORY) \
+  namespace {                                       \
+  const bool ADVPLAN_CONCAT(advplan_blue_registered_, __LINE__) = ::advplan::BlueRegistry::instance().add(INFO, FACTORY); \
+  }
+#ifndef ADVPLAN_CONCAT
+#define ADVPLAN_CONCAT_INNER(a, b) a##b
+#define ADVPLAN_CONCAT(a, b) ADVPLAN_CONCAT_INNER(a, b)
+#endif

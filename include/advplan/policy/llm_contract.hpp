@@ -1,0 +1,93 @@
+#pragma once
+// The language-model JSON contract (paper: "the same JSON schema and parser as a live model-backed policy").
+// A prompt builder, a completion-client interface, the offline deterministic client that stands in for a
+// model, and the parser every completion goes through (the same parser and validator as every other plan).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/core/validation.hpp"
+
+namespace advplan {
+
+struct ChatMessage {
+  std::string role;  ///< system, user, assistant
+  std::string content;
+};
+
+struct CompletionRequest {
+  std::vector<ChatMessage> messages;
+  double temperature = 0.0;
+  std::uint64_t seed = 0;
+};
+
+struct Completion {
+  bool ok = false;        ///< false: transport failure (error holds why)
+  std::string text;       ///< the completion text
+  std::string error;
+  int prompt_tokens = -1;      ///< -1 when the server did not report it
+  int completion_tokens = -1;  ///< -1 when the server did not report it
+  int http_retries = 0;        ///< retries after 429 / 5xx inside the client
+};
+
+/// A model behind some transport. Implementations must be callable concurrently (thread_safety constant).
+class CompletionClient {
+ public:
+  virtual ~CompletionClient() = default;
+  virtual Completion complete(const CompletionRequest& req) const = 0;
+  virtual std::string name() const = 0;
+};
+
+/// The plan JSON schema (JSON Schema draft 2020-12 text) given to models.
+const std::string& plan_json_schema();
+
+/// Prompt for a RED response to `blue`: the schema, the scenario (without BLUE seed plans) and the BLUE plan,
+/// each in a marked section ("SCENARIO:", "BLUE PLAN:").
+CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue);
+/// Prompt for a BLUE plan for the scenario.
+CompletionRequest build_blue_prompt(const Scenario& sc);
+
+/// Counts of contract outcomes (paper: parse, repair, failure; plus retries).
+struct ContractStats {
+  int parsed = 0;    ///< completions parsed as-is
+  int repaired = 0;  ///< completions that needed extraction (code fences, prose around the JSON)
+  int failed = 0;    ///< requests that produced no valid plan after every retry
+  int retries = 0;   ///< re-prompts after an unusable completion
+  int http_retries = 0;
+  int prompt_tokens = 0, completion_tokens = 0;  ///< sums over reported counts
+  bool tokens_reported = false;
+  ContractStats& operator+=(const ContractStats& o);
+};
+
+struct CompletionParse {
+  PlanParse parse;
+  bool repaired = false;
+};
+/// Parses a completion: the whole text as JSON, else the JSON inside a ``` fence, else the outermost {...}
+/// (the last two count as repaired). Then the plan parser and validator. Never throws.
+CompletionParse parse_completion(const std::string& text, const Scenario& sc, Side side);
+
+struct ContractResult {
+  std::optional<Plan> plan;  ///< set when a valid plan came back
+  std::string failure;       ///< why not, when it did not
+  ContractStats stats;
+};
+/// Runs the contract: prompt, complete, parse; on an unusable completion re-prompts with the violations, up
+/// to `max_repairs` times. The plan id is overwritten with `plan_id`.
+ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,
+                            int max_repairs, const std::string& plan_id);
+
+/// The offline deterministic client: reads the scenario and BLUE plan back out of the prompt and writes a
+/// structured plan (preparation, the pressure BLUE leaves most open, sustainment, protection, consolidation).
+/// On the first attempt of some prompts (chosen by a hash of the prompt) it answers like a real model does:
+/// prose around fenced JSON (repairable), truncated JSON, or a schema violation (retried).
+class OfflineCompletionClient : public CompletionClient {
+ public:
+  Completion complete(const CompletionRequest& req) const override;
+  std::string name() const override { return "offline"; }
+};
+
+}  // namespace advplan

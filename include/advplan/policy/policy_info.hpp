@@ -1,0 +1,53 @@
+#pragma once
+// Static description of a policy plug-in (STYLE.md, after OpenSpiel's GameType): short name, side, whether it
+// samples k candidates, its thread safety, and a parameter spec with defaults and ranges.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advplan/core/vocabulary.hpp"
+
+namespace advplan {
+
+/// How a policy object may be shared across tasks (after pagmo's thread_safety):
+/// constant: one object may be called concurrently; none: the runner gives each task its own object.
+enum class ThreadSafety { none, constant };
+
+struct ParamSpec {
+  std::string name;
+  double default_value = 0;
+  double lo = 0, hi = 1;
+  std::string description;
+};
+
+struct PolicyInfo {
+  std::string short_name;
+  Side side = Side::Red;
+  bool samples_k = false;  ///< accepts "@k"
+  int default_k = 1;
+  ThreadSafety thread_safety = ThreadSafety::constant;
+  std::vector<ParamSpec> params;
+  std::string description;
+};
+
+/// Effective parameters: every spec'd parameter, defaulted where not given.
+using Params = std::map<std::string, double>;
+
+/// A policy named in a config or on the command line: "greedy@8" -> {name "greedy", k 8}.
+struct PolicySpec {
+  std::string text;
+  std::string name;
+  std::optional<int> k;
+};
+
+/// Parses "name" or "name@k". Throws PolicyError ("k must be at least 1 ...") for k < 1 or a non-integer k.
+PolicySpec parse_policy_spec(std::string_view text);
+
+/// Checks `given` against info.params: unknown keys and out-of-range values throw PolicyError naming the key
+/// and the valid ones; returns the effective parameters with defaults filled in. `where` names the source
+/// (e.g. "configs/experiments/paper.yaml: policies.constraint").
+Params resolve_params(const PolicyInfo& info, const std::map<std::string, double>& given, std::string_view where);
+
+}  // namespace advplan

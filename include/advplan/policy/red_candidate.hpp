@@ -1,0 +1,62 @@
+#pragma once
+// A scored RED plan, and the sampler that draws k of them in parallel from per-candidate streams.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/metrics/coherence.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/pressure.hpp"
+#include "advplan/metrics/quality.hpp"
+#include "advplan/scenario/scenario_template.hpp"
+
+namespace advplan {
+
+struct RedCandidate {
+  int index = 0;
+  Plan plan;
+  QualityParts q;
+  CoherenceParts d;
+  PressureResult pressure;
+  CategorySet categories{};
+  bool valid = true;
+  std::string invalid_reason;
+};
+
+/// Scores a RED plan answering `blue_vulnerability` (validates it first; an invalid plan is returned with
+/// valid = false and its violations in invalid_reason).
+RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& blue_vulnerability,
+                            const QualityWeights& weights, int index);
+
+/// Everything a RED policy needs to answer one BLUE plan.
+struct RedRequest {
+  const Scenario* scenario = nullptr;
+  const Plan* blue = nullptr;
+  std::uint64_t run_seed = 0;
+  /// Names the candidate stream. Candidate i of stream S in scenario X is always the same draw, so greedy@k
+  /// and constraint@k share their candidates, and greedy@k's set is the first k of greedy@16's.
+  std::string stream = "baseline";
+  QualityWeights weights;
+  PlanShape shape;  ///< RED plan shape (chain length, branches)
+  std::vector<BranchKind> branch_kinds;
+};
+
+/// Caches sampled candidates per (stream, BLUE plan id) within one scenario task. Not thread-safe: one per task.
+class CandidateCache {
+ public:
+  std::vector<RedCandidate>* find(const std::string& key, std::size_t k);
+  void store(const std::string& key, std::vector<RedCandidate> c);
+
+ private:
+  std::map<std::string, std::vector<RedCandidate>> entries_;
+};
+
+/// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);
+/// RED category weights lean towards the pressures the BLUE plan leaves uncovered: w_c * (1 + v_p(c)(B)).
+std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr);
+
+}  // namespace advplan

@@ -1,0 +1,62 @@
+#pragma once
+// RED response policies behind one interface (STYLE.md: a checked non-virtual entry point, a static
+// description, registration by name). Registered: single, greedy, constraint, llm_offline (and llm_live in
+// llm_live.hpp).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "advplan/policy/llm_contract.hpp"
+#include "advplan/policy/policy_info.hpp"
+#include "advplan/policy/red_candidate.hpp"
+#include "advplan/policy/registry.hpp"
+
+namespace advplan {
+
+struct RedResponse {
+  std::vector<RedCandidate> candidates;  ///< the valid candidates the policy chose among
+  int selected = -1;                     ///< index into candidates; -1 when no valid response
+  int dropped = 0;                       ///< candidates that failed validation (never used)
+  ContractStats contract;                ///< LLM-contract outcomes (zero for sampling policies)
+  std::string failure;                   ///< why there is no response, when selected == -1
+  const RedCandidate* chosen() const { return selected >= 0 ? &candidates[static_cast<std::size_t>(selected)] : nullptr; }
+};
+
+class RedPolicy {
+ public:
+  virtual ~RedPolicy() = default;
+  /// Checks the request, calls do_respond, then drops invalid candidates (counted in `dropped`) and checks the
+  /// selection, so no policy can return an invalid plan unnoticed. Never throws for a policy's bad output: the
+  /// failure is recorded in the response.
+  RedResponse respond(const RedRequest& req, CandidateCache* cache = nullptr) const;
+  const PolicyInfo& info() const { return info_; }
+  int k() const { return k_; }
+  const Params& params() const { return params_; }
+  /// "greedy@8", "single", ...
+  std::string label() const;
+
+ protected:
+  RedPolicy(PolicyInfo info, int k, Params params) : info_(std::move(info)), k_(k), params_(std::move(params)) {}
+  virtual RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const = 0;
+
+ private:
+  PolicyInfo info_;
+  int k_;
+  Params params_;
+};
+
+using RedRegistry = Registry<RedPolicy>;
+
+/// Creates a RED policy from a spec such as "constraint@8"; parameters come from cfg.policy_params[name].
+/// Throws PolicyError naming the policy and the registered names, or the bad parameter.
+std::unique_ptr<RedPolicy> make_red_policy(const std::string& spec, const ExperimentConfig& cfg);
+
+}  // namespace advplan
+
+#define ADVPLAN_CONCAT_INNER(a, b) a##b
+#define ADVPLAN_CONCAT(a, b) ADVPLAN_CONCAT_INNER(a, b)
+/// Registers a RED policy factory: ADVPLAN_REGISTER_RED_POLICY(info_expr, factory_lambda)
+#define ADVPLAN_REGISTER_RED_POLICY(INFO, FACTORY) \
+  namespace {                                      \
+  const bool ADVPLAN_CONCAT(advplan_red_registered_, __LINE__) = ::advplan::RedRegistry::instance().add(INFO, FACTORY); \
+  }

@@ -1,0 +1,352 @@
+#include "advplan/experiment/analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "advplan/core/error.hpp"
+#include "advplan/experiment/table_format.hpp"
+#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/metrics/statistics.hpp"
+
+namespace advplan {
+using io::CsvTable;
+using io::fmt_real;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Distinct values of a column in order of first appearance.
+std::vector<std::string> distinct(const CsvTable& t, std::string_view col) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  const auto c = t.col(col);
+  for (const auto& r : t.rows())
+    if (seen.insert(r[c]).second) out.push_back(r[c]);
+  return out;
+}
+
+/// Values of `metric` over rows where every (column, value) filter matches; NaN (empty) cells are skipped.
+std::vector<double> values(const CsvTable& t, std::string_view metric,
+                           std::initializer_list<std::pair<std::string_view, std::string_view>> filters) {
+  std::vector<double> out;
+  std::vector<std::pair<std::size_t, std::string_view>> f;
+  for (const auto& [c, v] : filters) f.emplace_back(t.col(c), v);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    bool ok = true;
+    for (const auto& [c, v] : f) ok = ok && t.rows()[i][c] == v;
+    if (!ok) continue;
+    const double x = t.real(i, metric);
+    if (!std::isnan(x)) out.push_back(x);
+  }
+  return out;
+}
+
+Interval ci(const CsvTable& per, std::string_view scope, std::string_view cond, std::string_view metric,
+            const BootstrapSettings& bs,
+            std::initializer_list<std::pair<std::string_view, std::string_view>> filters) {
+  const auto v = values(per, metric, filters);
+  return bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("{}|{}|{}", scope, cond, metric));
+}
+
+std::string cell(const Interval& i) { return interval_cell(i); }
+using Row = std::vector<std::string>;
+
+int k_of(const std::string& s) {
+  int k = 0;
+  std::from_chars(s.data(), s.data() + s.size(), k);
+  return k;
+}
+
+/// Sweep conditions: rows of group sweep or main whose BLUE policy is seed and RED policy greedy@k.
+std::vector<std::pair<int, std::string>> sweep_conditions(const CsvTable& per) {
+  std::map<int, std::string> by_k;
+  const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy"), ck = per.col("k");
+  for (const auto& r : per.rows())
+    if (r[cb] == "seed" && r[cr].rfind("greedy@", 0) == 0) by_k.emplace(k_of(r[ck]), r[cc]);
+  return {by_k.begin(), by_k.end()};
+}
+
+std::vector<std::string> conditions_in_group(const CsvTable& per, std::initializer_list<std::string_view> groups) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  const auto cc = per.col("condition"), cg = per.col("condition_group");
+  for (const auto& r : per.rows())
+    for (auto g : groups)
+      if (r[cg] == g && seen.insert(r[cc]).second) out.push_back(r[cc]);
+  return out;
+}
+
+}  // namespace
+
+CsvTable ok_rows(const CsvTable& per) {
+  CsvTable t(per.header());
+  const auto cs = per.col("status");
+  for (const auto& r : per.rows())
+    if (r[cs] == "ok") t.add(r);
+  return t;
+}
+
+CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+  const CsvTable per = ok_rows(per_all);
+  CsvTable out(schema::bootstrap_summary());
+  std::vector<std::pair<std::string, std::string>> scopes{{"all", ""}};
+  for (const auto& t : distinct(per, "template")) scopes.emplace_back("template=" + t, t);
+  for (const auto& [scope, tpl] : scopes) {
+    for (const auto& cond : distinct(per, "condition")) {
+      for (const auto& m : schema::summarised_metrics()) {
+        const Interval i = tpl.empty() ? ci(per, scope, cond, m, bs, {{"condition", cond}})
+                                       : ci(per, scope, cond, m, bs, {{"condition", cond}, {"template", tpl}});
+        out.add({scope, cond, m, std::to_string(i.n), fmt_real(i.mean), fmt_real(i.lo), fmt_real(i.hi),
+                 std::to_string(bs.resamples), std::to_string(bs.seed)});
+      }
+    }
+  }
+  return out;
+}
+
+CsvTable budget_curve_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+  const CsvTable per = ok_rows(per_all);
+  CsvTable out(schema::budget_curve());
+  for (const auto& [k, cond] : sweep_conditions(per)) {
+    Row row{std::to_string(k), std::to_string(values(per, "advantage", {{"condition", cond}}).size())};
+    for (const char* m : {"advantage", "red_quality", "blue_win_rate", "pareto_count", "diversity"}) {
+      const Interval i = ci(per, "all", cond, m, bs, {{"condition", cond}});
+      row.push_back(fmt_real(i.mean));
+      row.push_back(fmt_real(i.lo));
+      row.push_back(fmt_real(i.hi));
+    }
+    out.add(row);
+  }
+  return out;
+}
+
+CsvTable terrain_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+  const CsvTable per = ok_rows(per_all);
+  CsvTable out(schema::terrain_summary());
+  auto families = distinct(per, "terrain_family");
+  std::sort(families.begin(), families.end());
+  for (const auto& fam : families) {
+    const std::string scope = "terrain=" + fam;
+    for (const auto& cond : distinct(per, "condition")) {
+      const auto adv = ci(per, scope, cond, "advantage", bs, {{"condition", cond}, {"terrain_family", fam}});
+      if (adv.n == 0) continue;
+      const auto win = ci(per, scope, cond, "blue_win_rate", bs, {{"condition", cond}, {"terrain_family", fam}});
+      const auto rq = values(per, "red_quality", {{"condition", cond}, {"terrain_family", fam}});
+      const auto bq = values(per, "blue_quality", {{"condition", cond}, {"terrain_family", fam}});
+      out.add({fam, cond, std::to_string(adv.n), fmt_real(adv.mean), fmt_real(adv.lo), fmt_real(adv.hi),
+               fmt_real(win.mean), fmt_real(win.lo), fmt_real(win.hi), fmt_real(mean(rq)), fmt_real(mean(bq))});
+    }
+  }
+  return out;
+}
+
+BootstrapSettings recorded_bootstrap(const CsvTable& b) {
+  if (b.size() == 0) throw CsvError(fmt::format("{}: no rows, so the bootstrap seed is not recorded", b.source()));
+  BootstrapSettings s;
+  const std::string& r = b.at(0, "resamples");
+  const std::string& sd = b.at(0, "seed");
+  auto [p1, e1] = std::from_chars(r.data(), r.data() + r.size(), s.resamples);
+  auto [p2, e2] = std::from_chars(sd.data(), sd.data() + sd.size(), s.seed);
+  if (e1 != std::errc() || e2 != std::errc() || s.resamples < 1)
+    throw CsvError(fmt::format("{}: line 2: resamples/seed are not integers", b.source()));
+  return s;
+}
+
+RunCsvs read_run(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
+  RunCsvs r;
+  r.dir = dir;
+  auto path = [&](const char* f) { return (fs::path(dir) / f).string(); };
+  r.scenarios = CsvTable::read(path("scenarios.csv"), schema::scenarios());
+  r.per_scenario = CsvTable::read(path("per_scenario.csv"), schema::per_scenario());
+  r.bootstrap_summary = CsvTable::read(path("bootstrap_summary.csv"), schema::bootstrap_summary());
+  // Every numeric cell must parse: a malformed number is named now rather than mid-table.
+  for (std::size_t i = 0; i < r.per_scenario.size(); ++i)
+    for (const auto& m : schema::summarised_metrics()) (void)r.per_scenario.real(i, m);
+  auto optional = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
+    if (!fs::exists(path(f))) return std::nullopt;
+    return CsvTable::read(path(f), cols);
+  };
+  r.council_trace = optional("council_trace.csv", schema::council_trace());
+  r.council_candidates = optional("council_candidates.csv", schema::council_candidates());
+  r.rubric_records = optional("studies/rubric_records.csv", schema::rubric_records());
+  r.rubric_sensitivity = optional("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
+  r.framing = optional("studies/framing.csv", schema::framing());
+  r.components = optional("studies/components.csv", schema::components());
+  // A council condition in per_scenario.csv means the council trace must be there.
+  const auto cc = r.per_scenario.col("condition");
+  for (const auto& row : r.per_scenario.rows())
+    if (row[cc] == "council" && !r.council_trace)
+      throw CsvError(fmt::format("{}: missing (per_scenario.csv has council rows)", path("council_trace.csv")));
+  return r;
+}
+
+namespace {
+CsvTable filter_rows(const CsvTable& t, std::string_view col, const std::set<std::string>& keep) {
+  CsvTable out(t.header());
+  const auto c = t.col(col);
+  for (const auto& r : t.rows())
+    if (keep.contains(r[c])) out.add(r);
+  return out;
+}
+}  // namespace
+
+RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::string& value) {
+  if (column != "template" && column != "terrain_family")
+    throw CsvError(fmt::format("cannot slice by '{}' (accepted: template, terrain_family)", column));
+  std::set<std::string> ids;
+  const auto cc = run.scenarios.col(column), ci = run.scenarios.col("scenario_id");
+  for (const auto& r : run.scenarios.rows())
+    if (r[cc] == value) ids.insert(r[ci]);
+  RunCsvs out = run;
+  out.scenarios = filter_rows(run.scenarios, "scenario_id", ids);
+  out.per_scenario = filter_rows(run.per_scenario, "scenario_id", ids);
+  if (run.council_trace) out.council_trace = filter_rows(*run.council_trace, "scenario_id", ids);
+  if (run.council_candidates) out.council_candidates = filter_rows(*run.council_candidates, "scenario_id", ids);
+  if (run.rubric_records) out.rubric_records = filter_rows(*run.rubric_records, "scenario_id", ids);
+  // Study summaries are corpus-level; they are not re-sliced.
+  out.rubric_sensitivity.reset();
+  out.framing.reset();
+  out.components.reset();
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs) {
+  const CsvTable per = ok_rows(run.per_scenario);
+  std::vector<std::pair<std::string, std::string>> files;
+  auto emit = [&](const TextTable& t) {
+    files.emplace_back(t.name + ".md", t.markdown());
+    files.emplace_back(t.name + ".tex", t.latex());
+  };
+
+  // Table 3: policy comparison.
+  {
+    TextTable t{"table3_policy_comparison", "Table 3: RED policy comparison (BLUE seed plan against each RED policy)",
+                {"Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"}, {}};
+    for (const auto& cond : conditions_in_group(per, {"main"})) {
+      if (cond == "council") continue;
+      std::vector<std::string> row{cond};
+      bool first = true;
+      for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence"}) {
+        const auto i = ci(per, "all", cond, m, bs, {{"condition", cond}});
+        if (first) row.push_back(std::to_string(i.n));
+        first = false;
+        row.push_back(cell(i));
+      }
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // Candidate diagnostics beside Table 3.
+  {
+    TextTable t{"table3b_candidate_diagnostics", "Candidate-set diagnostics per condition",
+                {"Condition", "Diversity", "Quality spread", "Pareto count", "Changed choice", "Quality regret",
+                 "Structural gain"},
+                {}};
+    for (const auto& cond : conditions_in_group(per, {"main", "sweep"})) {
+      std::vector<std::string> row{cond};
+      for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
+                            "structural_gain"})
+        row.push_back(cell(ci(per, "all", cond, m, bs, {{"condition", cond}})));
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // Table 4: response budget.
+  {
+    TextTable t{"table4_response_budget", "Table 4: response-budget sweep (BLUE seed plan against greedy@k)",
+                {"k", "n", "BLUE advantage", "RED quality", "Pareto count", "Diversity", "BLUE win rate"}, {}};
+    for (const auto& [k, cond] : sweep_conditions(per)) {
+      std::vector<std::string> row{std::to_string(k)};
+      const auto adv = ci(per, "all", cond, "advantage", bs, {{"condition", cond}});
+      row.push_back(std::to_string(adv.n));
+      row.push_back(cell(adv));
+      for (const char* m : {"red_quality", "pareto_count", "diversity", "blue_win_rate"})
+        row.push_back(cell(ci(per, "all", cond, m, bs, {{"condition", cond}})));
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // Table 5: template slice.
+  {
+    TextTable t{"table5_template_slice", "Table 5: policy comparison by scenario template",
+                {"Template", "Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality"}, {}};
+    for (const auto& tpl : distinct(per, "template")) {
+      const std::string scope = "template=" + tpl;
+      for (const auto& cond : conditions_in_group(per, {"main"})) {
+        const auto adv = ci(per, scope, cond, "advantage", bs, {{"condition", cond}, {"template", tpl}});
+        if (adv.n == 0) continue;
+        t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),
+                          cell(ci(per, scope, cond, "blue_win_rate", bs, {{"condition", cond}, {"template", tpl}})),
+                          cell(ci(per, scope, cond, "red_quality", bs, {{"condition", cond}, {"template", tpl}}))});
+      }
+    }
+    emit(t);
+  }
+  // Terrain-family summary.
+  {
+    TextTable t{"terrain_summary", "Terrain-family summary",
+                {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
+    const CsvTable ts = terrain_summary_table(run.per_scenario, bs);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
+      Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};
+      t.rows.push_back({ts.at(i, "terrain_family"), ts.at(i, "condition"), ts.at(i, "n"), cell(a), cell(w)});
+    }
+    emit(t);
+  }
+  for (auto& f : build_extra_tables(run, per, bs)) files.push_back(std::move(f));
+  return files;
+}
+
+std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
+                                                                  const BootstrapSettings& bs) {
+  const CsvTable pa = ok_rows(a.per_scenario), pb = ok_rows(b.per_scenario);
+  // (condition, scenario) -> row index
+  auto index = [](const CsvTable& t) {
+    std::map<std::pair<std::string, std::string>, std::size_t> m;
+    const auto cc = t.col("condition"), cs = t.col("scenario_id");
+    for (std::size_t i = 0; i < t.size(); ++i) m.emplace(std::make_pair(t.rows()[i][cc], t.rows()[i][cs]), i);
+    return m;
+  };
+  const auto ia = index(pa), ib = index(pb);
+  CsvTable csv({"condition", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi"});
+  TextTable t{"comparison", fmt::format("Paired differences, run A ({}) minus run B ({}), over common scenarios", a.dir, b.dir),
+              {"Condition", "Metric", "n", "A", "B", "A - B [95% CI]"}, {}};
+  for (const auto& cond : distinct(pa, "condition")) {
+    for (const char* m : {"advantage", "blue_win_rate", "blue_quality", "red_quality", "blue_coherence", "red_coherence"}) {
+      std::vector<double> va, vb;
+      for (const auto& [key, i] : ia) {
+        if (key.first != cond) continue;
+        auto j = ib.find(key);
+        if (j == ib.end()) continue;
+        const double x = pa.real(i, m), y = pb.real(j->second, m);
+        if (std::isnan(x) || std::isnan(y)) continue;
+        va.push_back(x);
+        vb.push_back(y);
+      }
+      if (va.empty()) continue;
+      const auto d = bootstrap_paired_difference(va, vb, bs.resamples, bs.seed, fmt::format("paired|{}|{}", cond, m));
+      csv.add({cond, m, std::to_string(d.n), fmt_real(mean(va)), fmt_real(mean(vb)), fmt_real(d.mean), fmt_real(d.lo),
+               fmt_real(d.hi)});
+      t.rows.push_back({cond, m, std::to_string(d.n), fmt::format("{:.3f}", mean(va)), fmt::format("{:.3f}", mean(vb)),
+                        fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, d.lo, d.hi)});
+    }
+  }
+  return {{"comparison.csv", csv.to_string()}, {"comparison.md", t.markdown()}, {"comparison.tex", t.latex()}};
+}
+
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", dir, ec.message()));
+  for (const auto& [name, content] : files) io::write_file_atomic((fs::path(dir) / name).string(), content);
+}
+
+}  // namespace advplan

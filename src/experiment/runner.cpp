@@ -1,0 +1,219 @@
+#include "advplan/experiment/runner.hpp"
+
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "advplan/core/error.hpp"
+#include "advplan/experiment/analysis.hpp"
+#include "advplan/experiment/progress.hpp"
+#include "advplan/experiment/scenario_eval.hpp"
+#include "advplan/experiment/studies.hpp"
+#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/sha256.hpp"
+
+namespace advplan {
+namespace fs = std::filesystem;
+using io::CsvTable;
+
+std::vector<Condition> paper_conditions(const ExperimentConfig& cfg) {
+  std::vector<Condition> out;
+  std::set<std::string> labels;
+  for (const auto& c : cfg.conditions) {
+    if (!labels.insert(c).second) continue;
+    if (c == "council")
+      out.push_back({"council", "council", cfg.council.red, "main"});
+    else
+      out.push_back({c, "seed", c, "main"});
+  }
+  for (int k : cfg.budget_ks) {
+    const std::string label = fmt::format("greedy@{}", k);
+    if (labels.insert(label).second) out.push_back({label, "seed", label, "sweep"});
+  }
+  return out;
+}
+
+RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
+  RunPlan p;
+  p.cfg = &cfg;
+  p.conditions = std::move(conditions);
+  if (p.conditions.empty()) throw ConfigError(fmt::format("{}: conditions: no condition to run", cfg.source));
+  for (const auto& c : p.conditions) {
+    try {
+      if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, cfg));
+      if (!p.blues.contains(c.blue)) p.blues.emplace(c.blue, make_blue_policy(c.blue, cfg));
+    } catch (const PolicyError& e) {
+      throw PolicyError(fmt::format("{}: conditions: {}", cfg.source, e.what()));
+    }
+  }
+  auto it = cfg.policy_params.find("constraint");
+  if (it != cfg.policy_params.end() && it->second.contains("lambda")) {
+    p.lambda = it->second.at("lambda");
+    if (!(p.lambda >= 0 && p.lambda <= 1))
+      throw PolicyError(fmt::format("{}: policies.constraint.lambda: lambda must be in [0, 1], while a value of {} was given",
+                                    cfg.source, p.lambda));
+  }
+  return p;
+}
+
+namespace {
+
+void check_writable(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw IoError(fmt::format("{}: output directory cannot be created ({})", dir, ec ? ec.message() : "not a directory"));
+  const std::string probe = (fs::path(dir) / fmt::format(".advplan-write-test-{}", ::getpid())).string();
+  {
+    std::ofstream f(probe);
+    if (!f) throw IoError(fmt::format("{}: output directory is not writable", dir));
+  }
+  fs::remove(probe, ec);
+}
+
+const ScenarioTemplate& template_of(const ExperimentConfig& cfg, const std::string& id) {
+  for (const auto& t : cfg.templates)
+    if (t.id == id) return t;
+  throw ConfigError(fmt::format("{}: no template '{}'", cfg.source, id));
+}
+
+std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  nlohmann::ordered_json j;
+  j["program"] = "advplan";
+  j["version"] = ADVPLAN_VERSION;
+  j["git_commit"] = ADVPLAN_GIT_COMMIT;
+  j["command"] = opts.command;
+  j["config_source"] = cfg.source;
+  j["config_sha256"] = io::sha256_hex(cfg.text);
+  j["config_text"] = cfg.text;
+  nlohmann::ordered_json tpls = nlohmann::ordered_json::array();
+  for (const auto& [src, text] : cfg.template_texts) tpls.push_back({{"file", src}, {"sha256", io::sha256_hex(text)}});
+  j["templates"] = tpls;
+  j["seed"] = cfg.seed;
+  j["bootstrap"] = {{"resamples", cfg.bootstrap.resamples}, {"seed", cfg.bootstrap.seed}};
+  j["simulator"] = {{"replications", cfg.sim.replications}, {"break_point", cfg.sim.break_point},
+                    {"time_limit", cfg.sim.time_limit},     {"dt", cfg.sim.dt},
+                    {"noise", cfg.sim.noise},               {"step_noise", cfg.sim.step_noise}};
+  j["framing_mode"] = std::string(to_string(cfg.framing_mode));
+  nlohmann::ordered_json conds = nlohmann::ordered_json::array();
+  for (const auto& c : plan.conditions) conds.push_back({{"label", c.label}, {"blue", c.blue}, {"red", c.red}, {"group", c.group}});
+  j["conditions"] = conds;
+  nlohmann::ordered_json pols = nlohmann::ordered_json::object();
+  for (const auto& [spec, p] : plan.reds) pols[spec] = {{"side", "RED"}, {"k", p->k()}, {"params", p->params()}};
+  for (const auto& [spec, p] : plan.blues) pols[spec] = {{"side", "BLUE"}, {"params", p->params()}};
+  j["effective_policies"] = pols;
+  j["threads"] = threads;
+  j["hardware_concurrency"] = std::thread::hardware_concurrency();
+  j["scenarios"] = s.scenarios;
+  j["rows"] = s.rows;
+  j["failed_rows"] = s.failed_rows;
+  j["wall_seconds"] = s.seconds;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExperimentConfig& cfg = *plan.cfg;
+  check_writable(opts.out_dir);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+  const std::vector<Scenario> corpus = generate_corpus(cfg);
+  std::vector<ScenarioOutcome> outcomes(corpus.size());
+  {
+    Progress progress("advplan: scenarios", corpus.size(), opts.progress);
+    tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
+      outcomes[i] = evaluate_scenario(corpus[i], template_of(cfg, corpus[i].template_id), plan);
+      progress.tick();
+    });
+  }
+
+  RunSummary summary;
+  summary.scenarios = corpus.size();
+  CsvTable scen(schema::scenarios()), per(schema::per_scenario()), cand(schema::candidates());
+  CsvTable ctrace(schema::council_trace()), ccand(schema::council_candidates()), rubric(schema::rubric_records());
+  for (auto& o : outcomes) {
+    scen.add(std::move(o.scenario_row));
+    for (auto& r : o.per_scenario) per.add(std::move(r));
+    for (auto& r : o.candidates) cand.add(std::move(r));
+    for (auto& r : o.council_trace) ctrace.add(std::move(r));
+    for (auto& r : o.council_candidates) ccand.add(std::move(r));
+    for (auto& r : o.rubric_records) rubric.add(std::move(r));
+    summary.failed_rows += o.failed_rows;
+    summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
+  }
+  outcomes.clear();
+  summary.rows = per.size();
+
+  // Everything derived goes through the same functions `advplan tables` uses, on the same cell strings.
+  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back("scenarios.csv", scen.to_string());
+  files.emplace_back("per_scenario.csv", per.to_string());
+  files.emplace_back("candidates.csv", cand.to_string());
+  const CsvTable boot = bootstrap_summary_table(per, bs);
+  files.emplace_back("bootstrap_summary.csv", boot.to_string());
+  files.emplace_back("budget_curve.csv", budget_curve_table(per, bs).to_string());
+  files.emplace_back("terrain_summary.csv", terrain_summary_table(per, bs).to_string());
+  const bool has_council = ctrace.size() > 0;
+  if (has_council) {
+    files.emplace_back("council_trace.csv", ctrace.to_string());
+    files.emplace_back("council_candidates.csv", ccand.to_string());
+  }
+  std::vector<std::pair<std::string, std::string>> study_files;
+  if (opts.studies) study_files = run_studies(plan, corpus, per, rubric, bs, opts);
+
+  // Re-read the CSV texts exactly as `advplan tables` will read the files.
+  RunCsvs run;
+  run.dir = opts.out_dir;
+  auto text_of = [&](const std::string& name) -> const std::string& {
+    for (const auto& [n, t] : files)
+      if (n == name) return t;
+    for (const auto& [n, t] : study_files)
+      if (n == name) return t;
+    throw std::logic_error("missing " + name);
+  };
+  auto has = [&](const std::string& name) {
+    for (const auto& [n, t] : study_files)
+      if (n == name) return true;
+    return false;
+  };
+  run.scenarios = CsvTable::parse(text_of("scenarios.csv"), "scenarios.csv", schema::scenarios());
+  run.per_scenario = CsvTable::parse(text_of("per_scenario.csv"), "per_scenario.csv", schema::per_scenario());
+  run.bootstrap_summary = CsvTable::parse(text_of("bootstrap_summary.csv"), "bootstrap_summary.csv", schema::bootstrap_summary());
+  if (has_council) {
+    run.council_trace = CsvTable::parse(text_of("council_trace.csv"), "council_trace.csv", schema::council_trace());
+    run.council_candidates = CsvTable::parse(text_of("council_candidates.csv"), "council_candidates.csv", schema::council_candidates());
+  }
+  if (has("studies/rubric_records.csv"))
+    run.rubric_records = CsvTable::parse(text_of("studies/rubric_records.csv"), "rubric_records.csv", schema::rubric_records());
+  if (has("studies/rubric_sensitivity.csv"))
+    run.rubric_sensitivity = CsvTable::parse(text_of("studies/rubric_sensitivity.csv"), "rubric_sensitivity.csv", schema::rubric_sensitivity());
+  if (has("studies/framing.csv"))
+    run.framing = CsvTable::parse(text_of("studies/framing.csv"), "framing.csv", schema::framing());
+  if (has("studies/components.csv"))
+    run.components = CsvTable::parse(text_of("studies/components.csv"), "components.csv", schema::components());
+  const auto tables = build_tables(run, recorded_bootstrap(run.bootstrap_summary));
+
+  // Write: CSVs, studies, tables, and run_metadata.json last (its presence marks a complete run).
+  fs::remove(fs::path(opts.out_dir) / "run_metadata.json");
+  write_files(opts.out_dir, files);
+  if (!study_files.empty()) write_files(opts.out_dir, study_files);
+  write_files((fs::path(opts.out_dir) / "tables").string(), tables);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  io::write_file_atomic((fs::path(opts.out_dir) / "run_metadata.json").string(), metadata_json(plan, opts, summary, threads));
+  return summary;
+}
+
+}  // namespace advplan

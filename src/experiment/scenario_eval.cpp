@@ -1,0 +1,228 @@
+#include "advplan/experiment/scenario_eval.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "advplan/core/error.hpp"
+#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/structure.hpp"
+#include "advplan/sim/advantage.hpp"
+#include "advplan/sim/wargame.hpp"
+
+namespace advplan {
+using io::fmt_real;
+
+namespace {
+
+/// Raw capability: the sum of the capabilities of the distinct assets a plan uses.
+double raw_capability(const Plan& p, const Scenario& sc) {
+  std::set<std::string> used;
+  for (const auto& a : p.actions) used.insert(a.asset);
+  double s = 0;
+  for (const auto& id : used)
+    if (const Asset* a = sc.find_asset(id)) s += a->capability;
+  return s;
+}
+
+struct BlueEval {
+  BluePlanResult result;
+  QualityParts q;
+  CoherenceParts d;
+  StructureParts st;
+  double raw = 0;
+};
+
+BlueEval eval_blue(BluePlanResult r, const Scenario& sc, const QualityWeights& w) {
+  BlueEval e;
+  e.result = std::move(r);
+  if (e.result.plan) {
+    const auto layout = layout_plan(*e.result.plan, sc);
+    e.q = quality(layout, sc, Side::Blue, w);
+    e.d = coherence(*e.result.plan, layout, sc);
+    e.st = structure(*e.result.plan);
+    e.raw = raw_capability(*e.result.plan, sc);
+  }
+  return e;
+}
+
+std::string i2s(long long v) { return std::to_string(v); }
+
+/// The row in schema::per_scenario() order; `fields` fills the named columns, the rest stay empty.
+class RowBuilder {
+ public:
+  RowBuilder() : row_(schema::per_scenario().size()) {}
+  RowBuilder& set(std::string_view col, std::string v) {
+    const auto& h = schema::per_scenario();
+    for (std::size_t i = 0; i < h.size(); ++i)
+      if (h[i] == col) {
+        row_[i] = std::move(v);
+        return *this;
+      }
+    throw std::logic_error(fmt::format("per_scenario has no column {}", col));
+  }
+  RowBuilder& set(std::string_view col, double v) { return set(col, fmt_real(v)); }
+  Row take() { return std::move(row_); }
+
+ private:
+  Row row_;
+};
+
+}  // namespace
+
+ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tpl, const RunPlan& plan) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  ScenarioOutcome out;
+  std::size_t n_blue = 0, n_red = 0;
+  for (const auto& a : sc.assets) (a.side == Side::Blue ? n_blue : n_red) += 1;
+  out.scenario_row = {sc.id,
+                      sc.template_id,
+                      std::to_string(sc.seed),
+                      sc.terrain.family,
+                      std::string(to_string(sc.framing)),
+                      std::to_string(n_blue),
+                      std::to_string(n_red),
+                      std::to_string(sc.blue_seed_plans.size()),
+                      fmt_real(sc.terrain.mobility),
+                      fmt_real(sc.terrain.visibility),
+                      fmt_real(sc.terrain.exposure),
+                      sc.blue_objective};
+
+  // BLUE plans: one per distinct BLUE policy, each from its own keyed stream.
+  std::map<std::string, BlueEval> blues;
+  for (const auto& c : plan.conditions) {
+    if (blues.contains(c.blue)) continue;
+    Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + c.blue);
+    BluePlanResult r;
+    try {
+      r = plan.blues.at(c.blue)->plan(sc, rng);
+    } catch (const std::exception& e) {
+      r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
+    }
+    if (r.plan && c.group != "reference") out.produced_plan = true;
+    blues.emplace(c.blue, eval_blue(std::move(r), sc, cfg.quality));
+  }
+
+  const SimNoise noise = draw_noise(cfg.seed, sc.id, cfg.sim);  // common random numbers across conditions
+  CandidateCache cache;
+  RedRequest base;
+  base.scenario = &sc;
+  base.run_seed = cfg.seed;
+  base.stream = "baseline";
+  base.weights = cfg.quality;
+  base.shape = tpl.seed_plans;
+  base.branch_kinds = tpl.branch_kinds;
+
+  for (const auto& c : plan.conditions) {
+    const RedPolicy& red = *plan.reds.at(c.red);
+    const BlueEval& be = blues.at(c.blue);
+    RowBuilder row;
+    row.set("scenario_id", sc.id)
+        .set("template", sc.template_id)
+        .set("terrain_family", sc.terrain.family)
+        .set("framing", std::string(to_string(sc.framing)))
+        .set("condition", c.label)
+        .set("condition_group", c.group)
+        .set("blue_policy", be.result.plan ? c.blue : c.blue)
+        .set("red_policy", red.label())
+        .set("k", i2s(red.k()));
+    auto fail = [&](const std::string& why) {
+      row.set("status", "failed").set("failure_reason", why);
+      row.set("contract_parsed", i2s(be.result.contract.parsed))
+          .set("contract_repaired", i2s(be.result.contract.repaired))
+          .set("contract_failed", i2s(be.result.contract.failed))
+          .set("contract_retries", i2s(be.result.contract.retries));
+      out.per_scenario.push_back(row.take());
+      ++out.failed_rows;
+    };
+    if (!be.result.plan) {
+      fail("blue: " + be.result.failure);
+      continue;
+    }
+    const Plan& blue = *be.result.plan;
+    RedRequest req = base;
+    req.blue = &blue;
+    RedResponse resp;
+    try {
+      resp = red.respond(req, &cache);
+    } catch (const Error& e) {
+      resp.failure = e.what();
+      resp.selected = -1;
+    }
+    ContractStats contract = be.result.contract;
+    contract += resp.contract;
+    const RedCandidate* rc = resp.chosen();
+    if (!rc) {
+      fail("red: " + resp.failure);
+      continue;
+    }
+
+    // Candidate diagnostics over the set the policy chose among (DESIGN.md §3).
+    std::vector<double> qs, ds;
+    std::vector<CategorySet> cats;
+    for (const auto& x : resp.candidates) {
+      qs.push_back(x.q.q);
+      ds.push_back(x.d.D);
+      cats.push_back(x.categories);
+    }
+    const int g = select_quality_greedy(qs);
+    const int cd = select_constraint_aware(qs, ds, plan.lambda);
+    const auto front = pareto_front(qs, ds);
+    std::size_t n_front = 0;
+    for (bool b : front) n_front += b ? 1 : 0;
+
+    const Force fb{be.raw, be.q.q, be.d.D};
+    const Force fr{raw_capability(rc->plan, sc), rc->q.q, rc->d.D};
+    const SimResult sim = simulate(fb, fr, noise, cfg.sim);
+
+    row.set("status", "ok")
+        .set("blue_plan_id", blue.plan_id)
+        .set("red_plan_id", rc->plan.plan_id)
+        .set("blue_quality", be.q.q)
+        .set("blue_e", be.q.e)
+        .set("blue_c", be.q.c)
+        .set("blue_r", be.q.r)
+        .set("blue_coherence", be.d.D)
+        .set("red_quality", rc->q.q)
+        .set("red_coherence", rc->d.D)
+        .set("advantage", advantage(be.q.q, rc->q.q))
+        .set("nash_gap", nash_gap(be.q.q, rc->q.q))
+        .set("blue_win_rate", sim.win_rate)
+        .set("blue_final_strength", sim.blue_final)
+        .set("red_final_strength", sim.red_final)
+        .set("diversity", action_type_diversity(cats))
+        .set("quality_spread", quality_spread(qs))
+        .set("pareto_count", i2s(static_cast<long long>(n_front)))
+        .set("changed_choice", i2s(g != cd ? 1 : 0))
+        .set("quality_regret", qs[static_cast<std::size_t>(g)] - qs[static_cast<std::size_t>(cd)])
+        .set("structural_gain", ds[static_cast<std::size_t>(cd)] - ds[static_cast<std::size_t>(g)])
+        .set("blue_O", be.st.O)
+        .set("blue_PV", be.st.P_V)
+        .set("blue_W", be.st.W)
+        .set("red_pressure", rc->pressure.magnitude)
+        .set("red_pressure_category", std::string(to_string(rc->pressure.category)))
+        .set("candidates_valid", i2s(static_cast<long long>(resp.candidates.size())))
+        .set("candidates_dropped", i2s(resp.dropped))
+        .set("contract_parsed", i2s(contract.parsed))
+        .set("contract_repaired", i2s(contract.repaired))
+        .set("contract_failed", i2s(contract.failed))
+        .set("contract_retries", i2s(contract.retries))
+        .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
+        .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "");
+    out.per_scenario.push_back(row.take());
+
+    for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
+      const auto& x = resp.candidates[i];
+      out.candidates.push_back({sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q),
+                                fmt_real(x.d.D), fmt_real(x.pressure.magnitude),
+                                std::string(to_string(x.pressure.category)), front[i] ? "1" : "0",
+                                static_cast<int>(i) == g ? "1" : "0", static_cast<int>(i) == cd ? "1" : "0",
+                                static_cast<int>(i) == resp.selected ? "1" : "0"});
+    }
+  }
+  return out;
+}
+
+}  // namespace advplan

@@ -1,0 +1,155 @@
+#include "advplan/io/csv.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "advplan/core/error.hpp"
+#include "advplan/io/atomic_file.hpp"
+
+namespace advplan::io {
+
+std::string fmt_real(double v) {
+  if (std::isnan(v)) return "";
+  if (v == 0) v = 0;  // no "-0.000000"
+  std::string s = fmt::format("{:.6f}", v);
+  if (s == "-0.000000") s = "0.000000";
+  return s;
+}
+
+void CsvTable::add(std::vector<std::string> row) {
+  if (row.size() != header_.size())
+    throw std::invalid_argument(fmt::format("CsvTable::add: row has {} fields, header has {}", row.size(), header_.size()));
+  rows_.push_back(std::move(row));
+}
+
+bool CsvTable::has_col(std::string_view name) const {
+  if (index_.empty())
+    for (std::size_t i = 0; i < header_.size(); ++i) index_.emplace(header_[i], i);
+  return index_.find(name) != index_.end();
+}
+
+std::size_t CsvTable::col(std::string_view name) const {
+  if (!has_col(name)) throw CsvError(fmt::format("{}: no column '{}'", source_.empty() ? "CSV" : source_, name));
+  return index_.find(name)->second;
+}
+
+double CsvTable::real(std::size_t row, std::string_view column) const {
+  const std::string& s = rows_[row][col(column)];
+  if (s.empty()) return std::nan("");
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    throw CsvError(fmt::format("{}: line {}: column '{}' is not a number: '{}'", source_, row + 2, column, s));
+  return v;
+}
+
+namespace {
+void put_field(std::string& out, const std::string& f) {
+  if (f.find_first_of(",\"\n\r") == std::string::npos) {
+    out += f;
+    return;
+  }
+  out += '"';
+  for (char c : f) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+void put_row(std::string& out, const std::vector<std::string>& row) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (i) out += ',';
+    put_field(out, row[i]);
+  }
+  out += '\n';
+}
+}  // namespace
+
+std::string CsvTable::to_string() const {
+  std::string out;
+  put_row(out, header_);
+  for (const auto& r : rows_) put_row(out, r);
+  return out;
+}
+
+void CsvTable::write(const std::string& path) const { write_file_atomic(path, to_string()); }
+
+CsvTable CsvTable::parse(const std::string& text, const std::string& source, const std::vector<std::string>& expected) {
+  CsvTable t;
+  t.source_ = source;
+  if (text.empty()) throw CsvError(fmt::format("{}: empty file (truncated or never written)", source));
+  if (text.back() != '\n') throw CsvError(fmt::format("{}: truncated: the last line has no newline", source));
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, field_started = false;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && !field_started) {
+      quoted = true;
+      field_started = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      field_started = false;
+    } else if (c == '\n') {
+      row.push_back(std::move(field));
+      field.clear();
+      field_started = false;
+      records.push_back(std::move(row));
+      row.clear();
+      ++line;
+    } else if (c != '\r') {
+      field += c;
+      field_started = true;
+    }
+  }
+  if (quoted) throw CsvError(fmt::format("{}: truncated: a quoted field is never closed", source));
+  if (records.empty()) throw CsvError(fmt::format("{}: no header line", source));
+  t.header_ = std::move(records.front());
+  if (!expected.empty() && t.header_ != expected) {
+    std::string got, want;
+    for (const auto& h : t.header_) got += (got.empty() ? "" : ",") + h;
+    for (const auto& h : expected) want += (want.empty() ? "" : ",") + h;
+    throw CsvError(fmt::format("{}: unexpected columns: expected '{}', found '{}'", source, want, got));
+  }
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() != t.header_.size())
+      throw CsvError(fmt::format("{}: line {}: {} fields where the header has {}", source, r + 1, records[r].size(),
+                                 t.header_.size()));
+    t.rows_.push_back(std::move(records[r]));
+  }
+  return t;
+}
+
+CsvTable CsvTable::read(const std::string& path, const std::vector<std::string>& expected) {
+  if (!std::filesystem::exists(path)) throw CsvError(fmt::format("{}: missing", path));
+  std::string text;
+  try {
+    text = read_text_file(path);
+  } catch (const IoError& e) {
+    throw CsvError(e.what());
+  }
+  return parse(text, path, expected);
+}
+
+}  // namespace advplan::io

@@ -1,0 +1,74 @@
+#include "advplan/policy/blue_policy.hpp"
+
+#include <fmt/format.h>
+
+#include "advplan/core/validation.hpp"
+#include "advplan/experiment/config.hpp"
+
+namespace advplan {
+
+BluePlanResult BluePolicy::plan(const Scenario& sc, Rng& rng) const {
+  BluePlanResult r;
+  try {
+    r = do_plan(sc, rng);
+  } catch (const Error& e) {
+    r.plan.reset();
+    r.failure = e.what();
+    return r;
+  }
+  if (!r.plan) {
+    if (r.failure.empty()) r.failure = fmt::format("{} returned no plan", label());
+    return r;
+  }
+  const auto v = validate_plan(*r.plan, sc, Side::Blue);
+  if (!v.empty()) {
+    std::string msg;
+    for (const auto& x : v) msg += (msg.empty() ? "" : "; ") + x.str();
+    r.failure = fmt::format("{} returned an invalid plan: {}", label(), msg);
+    r.plan.reset();
+  }
+  return r;
+}
+
+namespace {
+/// The scenario's fixed first BLUE seed plan (paper: "the first BLUE seed plan is fixed").
+class SeedPolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"seed", Side::Blue, false, 1, ThreadSafety::constant, {}, "the scenario's fixed first BLUE seed plan"};
+  }
+  explicit SeedPolicy(Params p) : BluePolicy(static_info(), std::move(p)) {}
+
+ protected:
+  BluePlanResult do_plan(const Scenario& sc, Rng&) const override {
+    BluePlanResult r;
+    if (sc.blue_seed_plans.empty())
+      r.failure = fmt::format("scenario {} has no BLUE seed plan", sc.id);
+    else
+      r.plan = sc.blue_seed_plans.front();
+    return r;
+  }
+};
+}  // namespace
+
+ADVPLAN_REGISTER_BLUE_POLICY(SeedPolicy::static_info(),
+                             [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<SeedPolicy>(p);
+                             })
+
+std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const ExperimentConfig& cfg) {
+  // exec:CMD and llm:MODEL carry their argument after the colon; the registry entry is the prefix.
+  PolicySpec spec;
+  spec.text = text;
+  const auto colon = text.find(':');
+  spec.name = colon == std::string::npos ? text : text.substr(0, colon);
+  const auto& reg = BlueRegistry::instance();
+  const PolicyInfo& info = reg.info(spec.name, "BLUE");
+  static const std::map<std::string, double> kNone;
+  auto it = cfg.policy_params.find(spec.name);
+  const Params params = resolve_params(info, it == cfg.policy_params.end() ? kNone : it->second,
+                                       fmt::format("{}: policies.{}", cfg.source, spec.name));
+  return reg.create(spec, params, cfg, "BLUE");
+}
+
+}  // namespace advplan

@@ -1,0 +1,302 @@
+#include "advplan/policy/llm_contract.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+#include "advplan/metrics/pressure.hpp"
+
+namespace advplan {
+using nlohmann::json;
+
+ContractStats& ContractStats::operator+=(const ContractStats& o) {
+  parsed += o.parsed;
+  repaired += o.repaired;
+  failed += o.failed;
+  retries += o.retries;
+  http_retries += o.http_retries;
+  prompt_tokens += o.prompt_tokens;
+  completion_tokens += o.completion_tokens;
+  tokens_reported = tokens_reported || o.tokens_reported;
+  return *this;
+}
+
+const std::string& plan_json_schema() {
+  static const std::string schema = R"({"$schema":"https://json-schema.org/draft/2020-12/schema","title":"advplan plan",
+"type":"object","required":["plan_id","side","objective","actions","chain"],
+"properties":{"plan_id":{"type":"string"},"side":{"enum":["BLUE","RED"]},"objective":{"type":"string","minLength":1},
+"domain":{"type":"string"},"roles":{"type":"object","additionalProperties":{"type":"string"}},
+"actions":{"type":"array","items":{"type":"object","required":["id","asset","verb","category","priority"],
+"properties":{"id":{"type":"string"},"asset":{"type":"string","description":"an asset id of the plan's side"},
+"verb":{"type":"string","description":"a verb listed for the category in the scenario's verbs"},
+"category":{"enum":["movement","fires","information","cyber","sustainment","protection","command","public_information","deception","civil"]},
+"target":{"type":"string"},"priority":{"type":"integer","minimum":1,"maximum":5},
+"metadata":{"type":"object","additionalProperties":{"type":"string"}}}}},
+"chain":{"type":"array","items":{"type":"string"},"minItems":1,"description":"action ids in temporal order"},
+"branches":{"type":"array","items":{"type":"object","required":["at","options"],"properties":{"at":{"type":"string","description":"a chain step"},
+"condition":{"type":"string"},"options":{"type":"array","minItems":2,"items":{"type":"array","minItems":1,"items":{"type":"string"}}}}}},
+"tool_calls":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"object"}}}}}})";
+  return schema;
+}
+
+namespace {
+
+constexpr const char* kScenarioBegin = "SCENARIO:\n";
+constexpr const char* kScenarioEnd = "\nEND SCENARIO\n";
+constexpr const char* kBlueBegin = "BLUE PLAN:\n";
+constexpr const char* kBlueEnd = "\nEND BLUE PLAN\n";
+
+json scenario_for_prompt(const Scenario& sc) {
+  json j = to_json(sc);
+  j["blue_seed_plans"] = json::array();
+  return j;
+}
+
+std::string system_prompt(Side side) {
+  return fmt::format(
+      "You are the {} planner in a synthetic adversarial planning benchmark. Answer with exactly one JSON object, "
+      "a plan for side {} that follows this JSON schema. Use only assets of side {} from the scenario, only verbs "
+      "listed for each category in the scenario's verbs, unique action ids, and a chain that orders every action "
+      "not placed in a branch option.\nSCHEMA:\n{}\n",
+      to_string(side), to_string(side), to_string(side), plan_json_schema());
+}
+
+std::optional<std::string> section(const std::string& text, const char* begin, const char* end) {
+  const auto b = text.find(begin);
+  if (b == std::string::npos) return std::nullopt;
+  const auto start = b + std::char_traits<char>::length(begin);
+  const auto e = text.find(end, start);
+  if (e == std::string::npos) return std::nullopt;
+  return text.substr(start, e - start);
+}
+
+}  // namespace
+
+CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue) {
+  CompletionRequest r;
+  r.messages.push_back({"system", system_prompt(Side::Red)});
+  r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
+                                            kScenarioBegin, scenario_for_prompt(sc).dump(), kScenarioEnd, kBlueBegin,
+                                            to_json(blue).dump(), kBlueEnd)});
+  return r;
+}
+
+CompletionRequest build_blue_prompt(const Scenario& sc) {
+  CompletionRequest r;
+  r.messages.push_back({"system", system_prompt(Side::Blue)});
+  r.messages.push_back({"user", fmt::format("{}{}{}Write the BLUE plan for this scenario. Reply with the JSON only.",
+                                            kScenarioBegin, scenario_for_prompt(sc).dump(), kScenarioEnd)});
+  return r;
+}
+
+CompletionParse parse_completion(const std::string& text, const Scenario& sc, Side side) {
+  CompletionParse out;
+  json j = json::parse(text, nullptr, false);
+  std::string candidate;
+  if (j.is_discarded()) {
+    // Repair: the JSON inside a ``` fence, else the outermost {...}.
+    if (auto f = text.find("```"); f != std::string::npos) {
+      auto start = text.find('\n', f);
+      auto end = start == std::string::npos ? std::string::npos : text.find("```", start);
+      if (end != std::string::npos) candidate = text.substr(start + 1, end - start - 1);
+    }
+    if (candidate.empty()) {
+      const auto b = text.find('{');
+      const auto e = text.rfind('}');
+      if (b != std::string::npos && e != std::string::npos && e > b) candidate = text.substr(b, e - b + 1);
+    }
+    if (!candidate.empty()) {
+      j = json::parse(candidate, nullptr, false);
+      out.repaired = !j.is_discarded();
+    }
+  }
+  if (j.is_discarded()) {
+    out.parse.violations.push_back({"", text.empty() ? "empty completion" : "completion holds no parseable JSON object"});
+    return out;
+  }
+  out.parse.plan = plan_from_json(j, out.parse.violations);
+  if (out.parse.plan) {
+    auto more = validate_plan(*out.parse.plan, sc, side);
+    out.parse.violations.insert(out.parse.violations.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,
+                            int max_repairs, const std::string& plan_id) {
+  ContractResult res;
+  for (int attempt = 0; attempt <= max_repairs; ++attempt) {
+    if (attempt > 0) ++res.stats.retries;
+    const Completion c = client.complete(req);
+    res.stats.http_retries += c.http_retries;
+    if (c.prompt_tokens >= 0 || c.completion_tokens >= 0) {
+      res.stats.tokens_reported = true;
+      res.stats.prompt_tokens += std::max(0, c.prompt_tokens);
+      res.stats.completion_tokens += std::max(0, c.completion_tokens);
+    }
+    if (!c.ok) {
+      res.failure = "transport: " + c.error;
+      continue;
+    }
+    CompletionParse p = parse_completion(c.text, sc, side);
+    if (p.parse.ok()) {
+      (p.repaired ? res.stats.repaired : res.stats.parsed) += 1;
+      res.plan = std::move(*p.parse.plan);
+      res.plan->plan_id = plan_id;
+      res.failure.clear();
+      return res;
+    }
+    res.failure = "invalid plan: " + p.parse.summary();
+    req.messages.push_back({"assistant", c.text});
+    req.messages.push_back({"user", fmt::format("That reply is not a valid plan: {}. Reply with the corrected JSON plan only.",
+                                                p.parse.summary())});
+  }
+  res.stats.failed = 1;
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Offline client.
+
+namespace {
+
+struct Builder {
+  const Scenario& sc;
+  Side side;
+  Plan plan;
+  std::map<std::string, int> load;
+
+  const Asset* asset_for(Category c) {
+    const Asset* best = nullptr;
+    for (const auto& a : sc.assets) {
+      if (a.side != side || std::find(a.categories.begin(), a.categories.end(), c) == a.categories.end()) continue;
+      // Least-used first (resource balance), then the most capable, then the id (determinism).
+      if (!best || load[a.id] < load[best->id] ||
+          (load[a.id] == load[best->id] && (a.capability > best->capability ||
+                                             (a.capability == best->capability && a.id < best->id))))
+        best = &a;
+    }
+    return best;
+  }
+  /// The first verb of the category satisfying `want` (phase), else the first verb.
+  std::string verb_for(Category c, int want) {
+    const auto& vs = sc.verbs[index(c)];
+    for (const auto& v : vs) {
+      const int ph = is_end_verb(v) ? 2 : is_start_verb(v) ? 0 : 1;
+      if (ph == want) return v;
+    }
+    return vs.empty() ? "" : vs.front();
+  }
+  bool add(Category c, int phase, int priority) {
+    const Asset* a = asset_for(c);
+    if (!a || sc.verbs[index(c)].empty()) return false;
+    ++load[a->id];
+    Action act;
+    act.id = fmt::format("a{}", plan.actions.size() + 1);
+    act.asset = a->id;
+    act.category = c;
+    act.verb = verb_for(c, phase);
+    act.target = sc.places.empty() ? "" : sc.places.front();
+    act.priority = priority;
+    plan.chain.push_back(act.id);
+    plan.roles[a->id] = a->role;
+    plan.actions.push_back(std::move(act));
+    return true;
+  }
+};
+
+Category main_effort_category(Pressure p) {
+  switch (p) {
+    case Pressure::direct: return Category::fires;
+    case Pressure::cyber: return Category::cyber;
+    case Pressure::logistics: return Category::sustainment;
+    case Pressure::information_gathering: return Category::information;
+    case Pressure::public_information: return Category::public_information;
+  }
+  return Category::fires;
+}
+
+}  // namespace
+
+Completion OfflineCompletionClient::complete(const CompletionRequest& req) const {
+  Completion out;
+  std::string first_user;
+  int attempt = 0;
+  for (const auto& m : req.messages) {
+    if (m.role == "user" && first_user.empty()) first_user = m.content;
+    if (m.role == "assistant") ++attempt;
+  }
+  const auto sc_text = section(first_user, kScenarioBegin, kScenarioEnd);
+  if (!sc_text) {
+    out.ok = true;
+    out.text = "I need a scenario to plan against.";
+    return out;
+  }
+  Scenario sc;
+  try {
+    sc = scenario_from_json(json::parse(*sc_text));
+  } catch (const std::exception&) {
+    out.ok = true;
+    out.text = "The scenario in the prompt is not readable.";
+    return out;
+  }
+  const auto blue_text = section(first_user, kBlueBegin, kBlueEnd);
+  const Side side = blue_text ? Side::Red : Side::Blue;
+
+  // Aim the main effort where the BLUE plan is most open (RED), or at the largest requirement (BLUE).
+  Category main = Category::movement;
+  if (side == Side::Red) {
+    std::array<double, kNumPressures> v{};
+    v.fill(1.0);
+    std::vector<Violation> ignored;
+    if (auto blue = plan_from_json(json::parse(*blue_text, nullptr, false), ignored))
+      v = vulnerability(layout_plan(*blue, sc));
+    std::size_t best = 0;
+    for (std::size_t p = 1; p < kNumPressures; ++p)
+      if (v[p] * sc.req(Side::Red).weight[index(main_effort_category(static_cast<Pressure>(p)))] >
+          v[best] * sc.req(Side::Red).weight[index(main_effort_category(static_cast<Pressure>(best)))])
+        best = p;
+    main = main_effort_category(static_cast<Pressure>(best));
+  } else {
+    const auto& w = sc.req(Side::Blue).weight;
+    main = static_cast<Category>(std::max_element(w.begin(), w.end()) - w.begin());
+  }
+
+  Builder b{sc, side, {}, {}};
+  b.plan.plan_id = fmt::format("{}/{}/llm", sc.id, side == Side::Red ? "red" : "blue");
+  b.plan.side = side;
+  b.plan.objective = side == Side::Red ? sc.red_objective : sc.blue_objective;
+  b.plan.domain = sc.domain;
+  b.add(Category::information, 0, 3);
+  b.add(Category::command, 0, 3);
+  b.add(Category::protection, 1, 3);
+  if (!b.add(main, 1, 4)) b.add(Category::movement, 1, 4);
+  b.add(main, 1, 4);
+  b.add(Category::sustainment, 2, 3);
+  if (!b.add(Category::movement, 2, 2)) b.add(Category::protection, 2, 2);
+  if (b.plan.actions.empty()) b.add(Category::movement, 1, 3);
+
+  std::string text = to_json(b.plan).dump(2);
+  const std::uint64_t h = fnv1a(first_user) % 20;
+  if (attempt == 0) {
+    if (h <= 1) {
+      text = text.substr(0, text.size() / 2);  // cut off mid-object, as a model hitting its token limit does
+    } else if (h == 2) {
+      json j = json::parse(text);
+      j["actions"][0]["priority"] = 9;  // a schema violation the validator must catch
+      text = j.dump(2);
+    } else if (h <= 5) {
+      text = "Here is the plan as requested:\n```json\n" + text + "\n```\nIt prepares, then presses where the opponent is open.";
+    }
+  }
+  out.ok = true;
+  out.text = std::move(text);
+  return out;
+}
+
+}  // namespace advplan

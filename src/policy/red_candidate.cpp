@@ -1,0 +1,62 @@
+#include "advplan/policy/red_candidate.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include "advplan/core/random.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/scenario/plan_sampler.hpp"
+
+namespace advplan {
+
+RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& vuln,
+                            const QualityWeights& weights, int candidate_index) {
+  RedCandidate c;
+  c.index = candidate_index;
+  const auto violations = validate_plan(plan, sc, Side::Red);
+  if (!violations.empty()) {
+    c.valid = false;
+    for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();
+    c.plan = std::move(plan);
+    return c;
+  }
+  c.plan = std::move(plan);
+  const auto layout = layout_plan(c.plan, sc);
+  c.q = quality(layout, sc, Side::Red, weights);
+  c.d = coherence(c.plan, layout, sc);
+  c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
+  for (const auto& a : layout) c.categories[index(a.action->category)] = true;
+  return c;
+}
+
+std::vector<RedCandidate>* CandidateCache::find(const std::string& key, std::size_t k) {
+  auto it = entries_.find(key);
+  return it != entries_.end() && it->second.size() >= k ? &it->second : nullptr;
+}
+void CandidateCache::store(const std::string& key, std::vector<RedCandidate> c) { entries_[key] = std::move(c); }
+
+std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache) {
+  const Scenario& sc = *req.scenario;
+  const std::string key = req.stream + "|" + req.blue->plan_id;
+  if (cache)
+    if (auto* hit = cache->find(key, static_cast<std::size_t>(k)))
+      return {hit->begin(), hit->begin() + k};
+
+  const auto vuln = vulnerability(layout_plan(*req.blue, sc));
+  SampleOptions opts{req.shape, req.branch_kinds, 0.6, {}};
+  for (std::size_t c = 0; c < kNumCategories; ++c) {
+    const auto p = pressure_of(static_cast<Category>(c));
+    opts.category_bias[c] = p ? 1.0 + vuln[index(*p)] : 1.0;
+  }
+  std::vector<RedCandidate> out(static_cast<std::size_t>(k));
+  const std::string purpose = "red/" + req.stream;
+  tbb::parallel_for(0, k, [&](int i) {
+    Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
+    Plan p = sample_plan(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i));
+    out[static_cast<std::size_t>(i)] = score_red_plan(std::move(p), sc, vuln, req.weights, i);
+  });
+  if (cache) cache->store(key, out);
+  return out;
+}
+
+}  // namespace advplan

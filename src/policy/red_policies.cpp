@@ -1,0 +1,126 @@
+// The RED baselines of the paper: single sample, quality-greedy best-of-k, constraint-aware best-of-k, and the
+// offline LLM-contract responder.
+#include <fmt/format.h>
+
+#include "advplan/experiment/config.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/policy/red_policy.hpp"
+
+namespace advplan {
+namespace {
+
+std::vector<double> qualities(const std::vector<RedCandidate>& c) {
+  std::vector<double> q;
+  for (const auto& x : c) q.push_back(x.valid ? x.q.q : std::numeric_limits<double>::quiet_NaN());
+  return q;
+}
+std::vector<double> coherences(const std::vector<RedCandidate>& c) {
+  std::vector<double> d;
+  for (const auto& x : c) d.push_back(x.valid ? x.d.D : std::numeric_limits<double>::quiet_NaN());
+  return d;
+}
+
+/// One sampled response: candidate 0 of the stream (so it is greedy@1's candidate too).
+class SinglePolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"single", Side::Red, false, 1, ThreadSafety::constant, {}, "one sampled RED response"};
+  }
+  explicit SinglePolicy(Params p) : RedPolicy(static_info(), 1, std::move(p)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
+    RedResponse r;
+    r.candidates = sample_red_candidates(req, 1, cache);
+    r.selected = r.candidates.front().valid ? 0 : -1;
+    return r;
+  }
+};
+
+/// Quality-greedy best-of-k: c_q = argmax q (DESIGN.md §3).
+class GreedyPolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"greedy", Side::Red, true, 8, ThreadSafety::constant, {}, "quality-greedy best-of-k"};
+  }
+  GreedyPolicy(int k, Params p) : RedPolicy(static_info(), k, std::move(p)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
+    RedResponse r;
+    r.candidates = sample_red_candidates(req, k(), cache);
+    r.selected = select_quality_greedy(qualities(r.candidates));
+    return r;
+  }
+};
+
+/// Constraint-aware best-of-k: c_D = argmax lambda q + (1 - lambda) D (DESIGN.md §3).
+class ConstraintPolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"constraint", Side::Red, true, 8, ThreadSafety::constant,
+            {{"lambda", 0.7, 0.0, 1.0, "weight of quality against coherence"}},
+            "constraint-aware best-of-k"};
+  }
+  ConstraintPolicy(int k, Params p) : RedPolicy(static_info(), k, std::move(p)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
+    RedResponse r;
+    r.candidates = sample_red_candidates(req, k(), cache);
+    r.selected = select_constraint_aware(qualities(r.candidates), coherences(r.candidates), params().at("lambda"));
+    return r;
+  }
+};
+
+/// The offline LLM-contract responder: the prompt builder, the offline deterministic client, the parser.
+class LlmOfflinePolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"llm_offline", Side::Red, false, 1, ThreadSafety::constant,
+            {{"max_repairs", 1, 0, 10, "re-prompts after an unusable completion"}},
+            "LLM JSON contract with the offline deterministic client"};
+  }
+  explicit LlmOfflinePolicy(Params p) : RedPolicy(static_info(), 1, std::move(p)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    RedResponse r;
+    const auto res = run_contract(client_, build_red_prompt(*req.scenario, *req.blue), *req.scenario, Side::Red,
+                                  static_cast<int>(params().at("max_repairs")),
+                                  fmt::format("{}/red/llm_offline", req.scenario->id));
+    r.contract = res.stats;
+    if (!res.plan) {
+      r.failure = res.failure;
+      return r;
+    }
+    const auto vuln = vulnerability(layout_plan(*req.blue, *req.scenario));
+    r.candidates.push_back(score_red_plan(*res.plan, *req.scenario, vuln, req.weights, 0));
+    r.selected = 0;
+    return r;
+  }
+
+ private:
+  OfflineCompletionClient client_;
+};
+
+}  // namespace
+
+ADVPLAN_REGISTER_RED_POLICY(SinglePolicy::static_info(),
+                            [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<SinglePolicy>(p);
+                            })
+ADVPLAN_REGISTER_RED_POLICY(GreedyPolicy::static_info(),
+                            [](const PolicySpec& s, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<GreedyPolicy>(s.k.value_or(8), p);
+                            })
+ADVPLAN_REGISTER_RED_POLICY(ConstraintPolicy::static_info(),
+                            [](const PolicySpec& s, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<ConstraintPolicy>(s.k.value_or(8), p);
+                            })
+ADVPLAN_REGISTER_RED_POLICY(LlmOfflinePolicy::static_info(),
+                            [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<LlmOfflinePolicy>(p);
+                            })
+
+}  // namespace advplan

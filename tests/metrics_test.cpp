@@ -481,7 +481,7 @@ TEST(MetricsOnCorpus, EveryScoreLiesInTheUnitInterval) {
       EXPECT_PRED1(in01, st.P_V);
       EXPECT_PRED1(in01, st.W);
       EXPECT_GT(st.P_V, 0.0);  // a non-empty plan has at least one signature
-      const auto d = coherence(layout, sc);
+      const auto d = coherence(p, layout, sc);
       for (double v : d.part) EXPECT_PRED1(in01, v);
       EXPECT_PRED1(in01, d.D);
     }

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/council/council.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
@@ -70,6 +72,29 @@ class RowBuilder {
   Row row_;
 };
 
+void append_council_rows(ScenarioOutcome& out, const Scenario& sc, const CouncilRecord& rec, const Row& result) {
+  const CouncilCandidate* sel = rec.chosen();
+  if (!sel || result.empty()) {
+    Row r(schema::council_trace().size());
+    r[0] = sc.id;
+    r[r.size() - 2] = "failed";
+    r[r.size() - 1] = sel ? "the council plan met no RED response" : rec.failure;
+    out.council_trace.push_back(std::move(r));
+  } else {
+    out.council_trace.push_back({sc.id, sel->id, result[0], result[1], result[2], result[3],
+                                 fmt_real(rec.council_diversity), fmt_real(rec.revised_diversity),
+                                 fmt_real(rec.consensus_gap), fmt_real(sel->pressure), fmt_real(rec.robustness_margin),
+                                 fmt_real(rec.pressure_reduction), i2s(rec.n_initial), i2s(rec.n_revised),
+                                 i2s(sel->round), result[4], "ok", ""});
+  }
+  for (const auto& c : rec.candidates)
+    out.council_candidates.push_back({sc.id, c.id, i2s(c.round), c.role, c.parent_id, fmt_real(c.q.q), fmt_real(c.d.D),
+                                      fmt_real(c.diversity), fmt_real(c.pressure), std::string(to_string(c.critique)),
+                                      c.critique_red_id, fmt_real(c.parts[0]), fmt_real(c.parts[1]), fmt_real(c.parts[2]),
+                                      fmt_real(c.parts[3]), fmt_real(c.score), fmt_real(c.round1_score),
+                                      c.shortlisted ? "1" : "0", c.selected ? "1" : "0", c.mitigation});
+}
+
 }  // namespace
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tpl, const RunPlan& plan) {
@@ -92,12 +117,29 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
 
   // BLUE plans: one per distinct BLUE policy, each from its own keyed stream.
   std::map<std::string, BlueEval> blues;
+  std::optional<CouncilRecord> council_rec;
+  Row council_row;  // the per-scenario result of the council condition, for the council trace
   for (const auto& c : plan.conditions) {
     if (blues.contains(c.blue)) continue;
     Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + c.blue);
     BluePlanResult r;
     try {
-      r = plan.blues.at(c.blue)->plan(sc, rng);
+      const BluePolicy* policy = plan.blues.at(c.blue).get();
+      if (const auto* council = dynamic_cast<const CouncilPolicy*>(policy)) {
+        // The council's whole deliberation goes to the council trace; its plan is checked like any other.
+        council_rec = council->deliberate(sc, rng);
+        if (const auto* chosen = council_rec->chosen()) {
+          const auto v = validate_plan(chosen->plan, sc, Side::Blue);
+          if (v.empty())
+            r.plan = chosen->plan;
+          else
+            r.failure = "council selected an invalid plan: " + v.front().str();
+        } else {
+          r.failure = council_rec->failure;
+        }
+      } else {
+        r = policy->plan(sc, rng);
+      }
     } catch (const std::exception& e) {
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
     }
@@ -211,6 +253,10 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
         .set("contract_retries", i2s(contract.retries))
         .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
         .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "");
+    if (c.blue == "council" && council_row.empty()) {
+      council_row = {rc->plan.plan_id, fmt_real(advantage(be.q.q, rc->q.q)), fmt_real(be.d.D), fmt_real(rc->d.D),
+                     fmt_real(sim.win_rate)};
+    }
     out.per_scenario.push_back(row.take());
 
     for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
@@ -222,6 +268,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
                                 static_cast<int>(i) == resp.selected ? "1" : "0"});
     }
   }
+  if (council_rec) append_council_rows(out, sc, *council_rec, council_row);
   return out;
 }
 

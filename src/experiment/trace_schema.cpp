@@ -67,7 +67,7 @@ const std::vector<std::string>& council_candidates() {
   static const std::vector<std::string> c{
       "scenario_id", "candidate_id", "round", "role", "parent_id", "quality", "coherence", "diversity_contribution",
       "pressure", "critique_category", "critique_red_id", "score_quality", "score_coherence", "score_diversity",
-      "score_pressure", "score", "shortlisted", "selected", "mitigation"};
+      "score_pressure", "score", "round1_score", "shortlisted", "selected", "mitigation"};
   return c;
 }
 

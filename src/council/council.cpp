@@ -1,0 +1,193 @@
+#include "advplan/council/council.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "advplan/core/validation.hpp"
+#include "advplan/metrics/frontier.hpp"
+
+namespace advplan {
+
+double adjudicator_score(const CouncilConfig& w, double q, double D, double diversity, double pressure,
+                         std::array<double, 4>* parts) {
+  const std::array<double, 4> p{w.w_quality * q, w.w_coherence * D, w.w_diversity * diversity,
+                                w.w_pressure * (1.0 - pressure)};
+  if (parts) *parts = p;
+  return p[0] + p[1] + p[2] + p[3];
+}
+
+std::vector<std::size_t> shortlist(const std::vector<double>& scores, std::size_t n) {
+  std::vector<std::size_t> idx(scores.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  idx.resize(std::min(n, idx.size()));
+  return idx;
+}
+
+double diversity_contribution(const std::vector<CategorySet>& sets, std::size_t i) {
+  if (sets.size() < 2) return 0.0;
+  double s = 0;
+  for (std::size_t j = 0; j < sets.size(); ++j)
+    if (j != i) s += jaccard_distance(sets[i], sets[j]);
+  return s / static_cast<double>(sets.size() - 1);
+}
+
+PolicyInfo CouncilPolicy::static_info() {
+  return {"council", Side::Blue, false, 1, ThreadSafety::constant, {},
+          "multi-agent council: five proposers, RED-team stress, adjudicator, revision by the critique-to-mitigation map"};
+}
+
+CouncilPolicy::CouncilPolicy(Params p, const ExperimentConfig& cfg)
+    : BluePolicy(static_info(), std::move(p)), council_(cfg.council), run_seed_(cfg.seed), weights_(cfg.quality),
+      red_(make_red_policy(cfg.council.red, cfg)), cfg_(&cfg) {}
+
+void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
+  const ScenarioTemplate* tpl = nullptr;
+  for (const auto& t : cfg_->templates)
+    if (t.id == sc.template_id) tpl = &t;
+  RedRequest req;
+  req.scenario = &sc;
+  req.blue = &c.plan;
+  req.run_seed = run_seed_;
+  req.stream = stream;
+  req.weights = weights_;
+  if (tpl) {
+    req.shape = tpl->seed_plans;
+    req.branch_kinds = tpl->branch_kinds;
+  }
+  const RedResponse r = red_->respond(req);
+  // The critique is the highest-pressure response among the k sampled (ties to the lower index).
+  int best = -1;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i)
+    if (best < 0 || r.candidates[i].pressure.magnitude > r.candidates[static_cast<std::size_t>(best)].pressure.magnitude)
+      best = static_cast<int>(i);
+  if (best >= 0) {
+    const auto& rc = r.candidates[static_cast<std::size_t>(best)];
+    c.pressure = rc.pressure.magnitude;
+    c.critique = rc.pressure.category;
+    c.critique_red_id = rc.plan.plan_id;
+  }
+  const auto layout = layout_plan(c.plan, sc);
+  c.q = quality(layout, sc, Side::Blue, weights_);
+  c.d = coherence(c.plan, layout, sc);
+  for (const auto& a : layout) c.categories[index(a.action->category)] = true;
+}
+
+CouncilRecord CouncilPolicy::deliberate(const Scenario& sc, Rng& rng) const {
+  CouncilRecord rec;
+  if (sc.blue_seed_plans.empty()) {
+    rec.failure = fmt::format("scenario {} has no BLUE seed plan", sc.id);
+    return rec;
+  }
+  const Plan& seed = sc.blue_seed_plans.front();
+
+  // 1. Proposals: each role adds one action of its category to the seed plan.
+  std::vector<CouncilCandidate> first;
+  for (std::size_t i = 0; i < kProposerRoles.size(); ++i) {
+    const Category role = kProposerRoles[i];
+    CouncilCandidate c;
+    c.round = 1;
+    c.role = std::string(to_string(role));
+    c.parent_id = seed.plan_id;
+    c.plan = seed;
+    c.id = fmt::format("{}/blue/council/{}", sc.id, c.role);
+    c.plan.plan_id = c.id;
+    Rng r = rng.child("propose", i);
+    if (add_role_action(c.plan, sc, role, r, "", "proposer:" + c.role)) first.push_back(std::move(c));
+  }
+  if (first.empty()) {
+    rec.failure = "no proposer could add a legal action";
+    return rec;
+  }
+  // 2. RED-team stress of every candidate, in parallel, each from its own stream.
+  tbb::parallel_for(std::size_t{0}, first.size(), [&](std::size_t i) { stress(first[i], sc, "council/" + first[i].role); });
+
+  // 3. Adjudication within the first round; shortlist.
+  std::vector<CategorySet> sets;
+  for (const auto& c : first) sets.push_back(c.categories);
+  std::vector<double> s1;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    first[i].round1_score = adjudicator_score(council_, first[i].q.q, first[i].d.D, diversity_contribution(sets, i),
+                                              first[i].pressure);
+    s1.push_back(first[i].round1_score);
+  }
+  const auto picks = shortlist(s1, static_cast<std::size_t>(council_.shortlist));
+
+  // 4. Revision by the critique-to-mitigation map, then re-stress.
+  std::vector<CouncilCandidate> revised;
+  for (std::size_t j = 0; j < picks.size(); ++j) {
+    CouncilCandidate& parent = first[picks[j]];
+    parent.shortlisted = true;
+    CouncilCandidate c;
+    c.round = 2;
+    c.role = parent.role;
+    c.parent_id = parent.id;
+    c.plan = parent.plan;
+    c.id = parent.id + "/revised";
+    c.plan.plan_id = c.id;
+    Rng r = rng.child("revise", j);
+    const auto added = apply_mitigation(c.plan, sc, parent.critique, r);
+    for (const auto& a : added) c.mitigation += (c.mitigation.empty() ? "" : ";") + a;
+    if (c.mitigation.empty()) c.mitigation = "none";
+    revised.push_back(std::move(c));
+  }
+  tbb::parallel_for(std::size_t{0}, revised.size(),
+                    [&](std::size_t i) { stress(revised[i], sc, "council/revised/" + revised[i].role); });
+
+  // 5. Final choice over first-round and revised candidates, diversity taken in the whole pool.
+  rec.n_initial = static_cast<int>(first.size());
+  rec.n_revised = static_cast<int>(revised.size());
+  rec.candidates = std::move(first);
+  for (auto& c : revised) rec.candidates.push_back(std::move(c));
+  sets.clear();
+  for (const auto& c : rec.candidates) sets.push_back(c.categories);
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < rec.candidates.size(); ++i) {
+    auto& c = rec.candidates[i];
+    c.diversity = diversity_contribution(sets, i);
+    c.score = adjudicator_score(council_, c.q.q, c.d.D, c.diversity, c.pressure, &c.parts);
+    scores.push_back(c.score);
+  }
+  const auto order = shortlist(scores, scores.size());
+  rec.selected = static_cast<int>(order.front());
+  rec.candidates[order.front()].selected = true;
+  rec.consensus_gap = order.size() > 1 ? scores[order[0]] - scores[order[1]] : 0.0;
+  double best_first = -1e300;
+  for (const auto& c : rec.candidates)
+    if (c.round == 1) best_first = std::max(best_first, c.score);
+  rec.robustness_margin = scores[order.front()] - best_first;
+
+  std::vector<CategorySet> s_first, s_rev;
+  double reduction = 0;
+  for (const auto& c : rec.candidates) {
+    (c.round == 1 ? s_first : s_rev).push_back(c.categories);
+    if (c.round == 2)
+      for (const auto& p : rec.candidates)
+        if (p.id == c.parent_id) reduction += p.pressure - c.pressure;
+  }
+  rec.council_diversity = action_type_diversity(s_first);
+  rec.revised_diversity = action_type_diversity(s_rev);
+  rec.pressure_reduction = rec.n_revised > 0 ? reduction / rec.n_revised : 0.0;
+  return rec;
+}
+
+BluePlanResult CouncilPolicy::do_plan(const Scenario& sc, Rng& rng) const {
+  BluePlanResult r;
+  const CouncilRecord rec = deliberate(sc, rng);
+  if (const auto* c = rec.chosen())
+    r.plan = c->plan;
+  else
+    r.failure = rec.failure;
+  return r;
+}
+
+}  // namespace advplan
+
+ADVPLAN_REGISTER_BLUE_POLICY(::advplan::CouncilPolicy::static_info(),
+                             [](const ::advplan::PolicySpec&, const ::advplan::Params& p,
+                                const ::advplan::ExperimentConfig& cfg) -> std::unique_ptr<::advplan::BluePolicy> {
+                               return std::make_unique<::advplan::CouncilPolicy>(p, cfg);
+                             })

@@ -346,7 +346,12 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", dir, ec.message()));
-  for (const auto& [name, content] : files) io::write_file_atomic((fs::path(dir) / name).string(), content);
+  for (const auto& [name, content] : files) {
+    const fs::path target = fs::path(dir) / name;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", target.parent_path().string(), ec.message()));
+    io::write_file_atomic(target.string(), content);
+  }
 }
 
 }  // namespace advplan

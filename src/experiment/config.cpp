@@ -162,7 +162,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   if (root.has("exec")) {
     const auto e = root.at("exec");
-    e.require_only({"timeout_s", "max_response_bytes", "max_restarts"});
+    e.require_only({"timeout_s", "max_response_bytes", "max_restarts", "workers"});
+    if (e.has("workers")) cfg.exec.workers = static_cast<int>(e.at("workers").as_int_in(1, 64));
     if (e.has("timeout_s")) cfg.exec.timeout_s = e.at("timeout_s").as_double_in(0.01, 3600);
     if (e.has("max_response_bytes"))
       cfg.exec.max_response_bytes = static_cast<std::size_t>(e.at("max_response_bytes").as_int_in(64, 1 << 30));

@@ -172,7 +172,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     files.emplace_back("council_candidates.csv", ccand.to_string());
   }
   std::vector<std::pair<std::string, std::string>> study_files;
-  if (opts.studies) study_files = run_studies(plan, corpus, per, rubric, bs, opts);
+  if (opts.studies) study_files = run_studies(plan, per, rubric, has_council ? &ctrace : nullptr, bs);
 
   // Re-read the CSV texts exactly as `advplan tables` will read the files.
   RunCsvs run;

@@ -10,6 +10,7 @@
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/rubric.hpp"
 #include "advplan/metrics/structure.hpp"
 #include "advplan/sim/advantage.hpp"
 #include "advplan/sim/wargame.hpp"
@@ -119,6 +120,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
   std::map<std::string, BlueEval> blues;
   std::optional<CouncilRecord> council_rec;
   Row council_row;  // the per-scenario result of the council condition, for the council trace
+  std::map<std::string, CoherenceParts> red_parts;  // RED coherence per condition, for the rubric study
   for (const auto& c : plan.conditions) {
     if (blues.contains(c.blue)) continue;
     Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + c.blue);
@@ -253,6 +255,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
         .set("contract_retries", i2s(contract.retries))
         .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
         .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "");
+    if (c.blue == "seed") red_parts.emplace(c.label, rc->d);
     if (c.blue == "council" && council_row.empty()) {
       council_row = {rc->plan.plan_id, fmt_real(advantage(be.q.q, rc->q.q)), fmt_real(be.d.D), fmt_real(rc->d.D),
                      fmt_real(sim.win_rate)};
@@ -269,6 +272,19 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
     }
   }
   if (council_rec) append_council_rows(out, sc, *council_rec, council_row);
+  if (cfg.studies.rubric) {
+    // Rubric-sensitivity records: seed BLUE, sampled RED (single), LLM-contract RED, selected council BLUE.
+    std::vector<std::pair<std::string, const CoherenceParts*>> records;
+    if (auto it = blues.find("seed"); it != blues.end() && it->second.result.plan)
+      records.emplace_back("seed_blue", &it->second.d);
+    if (auto it = red_parts.find("single"); it != red_parts.end()) records.emplace_back("sampled_red", &it->second);
+    if (auto it = red_parts.find("llm_offline"); it != red_parts.end()) records.emplace_back("llm_red", &it->second);
+    if (auto it = blues.find("council"); it != blues.end() && it->second.result.plan)
+      records.emplace_back("council_blue", &it->second.d);
+    for (const auto& [kind, parts] : records)
+      for (const auto& v : rubric_validators())
+        out.rubric_records.push_back({sc.id + "/" + kind, sc.id, kind, v.name, fmt_real(weighted_coherence(*parts, v.weights))});
+  }
   return out;
 }
 

@@ -1,11 +1,236 @@
 #include "advplan/experiment/studies.hpp"
 
-namespace advplan {
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
-std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan&, const std::vector<Scenario>&,
-                                                             const io::CsvTable&, const io::CsvTable&,
-                                                             const BootstrapSettings&, const RunOptions&) {
-  return {};
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/metrics/rubric.hpp"
+#include "advplan/metrics/statistics.hpp"
+#include "advplan/sim/advantage.hpp"
+
+namespace advplan {
+using io::CsvTable;
+using io::fmt_real;
+
+namespace {
+
+std::vector<std::string> study_validators() {
+  std::vector<std::string> v;
+  for (const auto& x : rubric_validators())
+    if (x.name != "base") v.push_back(x.name);
+  return v;
+}
+
+std::vector<std::string> interval_row(std::vector<std::string> head, const Interval& i) {
+  head.push_back(std::to_string(i.n));
+  head.push_back(fmt_real(i.mean));
+  head.push_back(fmt_real(i.lo));
+  head.push_back(fmt_real(i.hi));
+  return head;
+}
+
+}  // namespace
+
+CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettings& bs) {
+  // scenario -> validator -> record_id -> score
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> by;
+  std::vector<std::string> scenarios;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string& s = records.at(i, "scenario_id");
+    if (seen.insert(s).second) scenarios.push_back(s);
+    by[s][records.at(i, "validator")][records.at(i, "record_id")] = records.real(i, "score");
+  }
+  auto mean_abs = [&](const std::string& s, const std::string& a, const std::string& b) {
+    const auto& va = by[s][a];
+    const auto& vb = by[s][b];
+    double sum = 0;
+    std::size_t n = 0;
+    for (const auto& [rec, x] : va)
+      if (auto it = vb.find(rec); it != vb.end()) {
+        sum += std::abs(x - it->second);
+        ++n;
+      }
+    return n ? sum / static_cast<double>(n) : std::nan("");
+  };
+  CsvTable out(schema::rubric_sensitivity());
+  const auto vals = study_validators();
+  std::vector<double> mean_agree(scenarios.size(), 0.0), mean_dev(scenarios.size(), 0.0);
+  std::size_t pairs = 0;
+  for (std::size_t a = 0; a < vals.size(); ++a)
+    for (std::size_t b = a + 1; b < vals.size(); ++b) {
+      std::vector<double> agree;
+      for (std::size_t s = 0; s < scenarios.size(); ++s) {
+        const double d = mean_abs(scenarios[s], vals[a], vals[b]);
+        agree.push_back(1.0 - d);
+        mean_agree[s] += 1.0 - d;
+      }
+      ++pairs;
+      out.add(interval_row({"agreement", vals[a], vals[b]},
+                           bootstrap_mean(agree, bs.resamples, bs.seed, fmt::format("rubric|agreement|{}|{}", vals[a], vals[b]))));
+    }
+  for (auto& x : mean_agree) x /= static_cast<double>(std::max<std::size_t>(1, pairs));
+  out.add(interval_row({"mean_pairwise_agreement", "", ""},
+                       bootstrap_mean(mean_agree, bs.resamples, bs.seed, "rubric|mean_pairwise_agreement")));
+  for (const auto& v : vals) {
+    std::vector<double> dev;
+    for (std::size_t s = 0; s < scenarios.size(); ++s) {
+      const double d = mean_abs(scenarios[s], v, "base");
+      dev.push_back(d);
+      mean_dev[s] += d;
+    }
+    out.add(interval_row({"deviation_from_base", v, "base"},
+                         bootstrap_mean(dev, bs.resamples, bs.seed, fmt::format("rubric|deviation|{}", v))));
+  }
+  for (auto& x : mean_dev) x /= static_cast<double>(std::max<std::size_t>(1, vals.size()));
+  out.add(interval_row({"mean_deviation_from_base", "", "base"},
+                       bootstrap_mean(mean_dev, bs.resamples, bs.seed, "rubric|mean_deviation")));
+  return out;
+}
+
+namespace {
+
+/// Per-scenario values of `metric` under `cond`, keyed by scenario id.
+std::map<std::string, double> by_scenario(const CsvTable& per, const std::string& cond, const std::string& metric) {
+  std::map<std::string, double> m;
+  for (std::size_t i = 0; i < per.size(); ++i)
+    if (per.at(i, "condition") == cond && per.at(i, "status") == "ok") m[per.at(i, "scenario_id")] = per.real(i, metric);
+  return m;
+}
+
+}  // namespace
+
+CsvTable components_table(const CsvTable& per, const CsvTable* trace, const BootstrapSettings& bs) {
+  CsvTable out(schema::components());
+  auto paired = [&](const std::string& component, const std::string& a, const std::string& b, const std::string& metric) {
+    const auto ma = by_scenario(per, a, metric), mb = by_scenario(per, b, metric);
+    std::vector<double> va, vb;
+    for (const auto& [s, x] : ma)
+      if (auto it = mb.find(s); it != mb.end() && !std::isnan(x) && !std::isnan(it->second)) {
+        va.push_back(x);
+        vb.push_back(it->second);
+      }
+    if (va.empty()) return;
+    out.add(interval_row({component, a + " - " + b, metric},
+                         bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
+                                                     fmt::format("components|{}|{}|{}", a, b, metric))));
+  };
+  auto single = [&](const std::string& component, const std::string& comparison, const std::string& cond,
+                    const std::string& metric) {
+    std::vector<double> v;
+    for (const auto& [s, x] : by_scenario(per, cond, metric))
+      if (!std::isnan(x)) v.push_back(x);
+    if (v.empty()) return;
+    out.add(interval_row({component, comparison, metric},
+                         bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|{}|{}", cond, metric))));
+  };
+  // Response search: best-of-k against a single sample at equal selector.
+  for (const char* m : {"advantage", "red_quality", "blue_win_rate"}) paired("response_search", "greedy@8", "single", m);
+  // Selector objective: greedy against constraint-aware on the same candidates.
+  for (const char* m : {"changed_choice", "quality_regret", "structural_gain"})
+    single("selector_objective", "constraint@8 vs greedy@8 (same candidates)", "greedy@8", m);
+  for (const char* m : {"red_quality", "red_coherence", "advantage"}) paired("selector_objective", "constraint@8", "greedy@8", m);
+  // LLM-contract behaviour.
+  if (!by_scenario(per, "llm_offline", "red_coherence").empty()) {
+    for (const char* m : {"contract_parsed", "contract_repaired", "contract_failed", "contract_retries"}) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < per.size(); ++i)
+        if (per.at(i, "condition") == "llm_offline") {
+          const double x = per.real(i, m);
+          if (!std::isnan(x)) sum += x;
+          ++n;
+        }
+      out.add({"llm_contract", "llm_offline (count over scenarios)", m, std::to_string(n), fmt_real(sum), "", ""});
+    }
+    single("llm_contract", "llm_offline contract plans", "llm_offline", "red_coherence");
+  }
+  // Council revision.
+  if (trace && trace->size() > 0) {
+    for (const char* m : {"robustness_margin", "pressure_reduction"}) {
+      std::vector<double> v;
+      for (std::size_t i = 0; i < trace->size(); ++i)
+        if (trace->at(i, "status") == "ok") v.push_back(trace->real(i, m));
+      out.add(interval_row({"council_revision", "final - best first-round", m},
+                           bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|council|{}", m))));
+    }
+    for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", "council", "greedy@8", m);
+  }
+  return out;
+}
+
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const RedPolicy& red) {
+  ExperimentConfig cfg = *plan.cfg;
+  cfg.framing_mode = mode;
+  const auto corpus = generate_corpus(cfg, framing);
+  FramingOutcome out;
+  out.blue_quality.resize(corpus.size());
+  out.advantage.resize(corpus.size());
+  tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
+    const Scenario& sc = corpus[i];
+    const Plan& blue = sc.blue_seed_plans.front();
+    const double qb = quality(blue, sc, cfg.quality).q;
+    const ScenarioTemplate* tpl = nullptr;
+    for (const auto& t : cfg.templates)
+      if (t.id == sc.template_id) tpl = &t;
+    RedRequest req;
+    req.scenario = &sc;
+    req.blue = &blue;
+    req.run_seed = cfg.seed;
+    req.stream = "baseline";
+    req.weights = cfg.quality;
+    req.shape = tpl->seed_plans;
+    req.branch_kinds = tpl->branch_kinds;
+    const RedResponse r = red.respond(req);
+    out.blue_quality[i] = qb;
+    out.advantage[i] = r.chosen() ? advantage(qb, r.chosen()->q.q) : std::nan("");
+  });
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const CsvTable& per,
+                                                             const CsvTable& records, const CsvTable* council_trace,
+                                                             const BootstrapSettings& bs) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::vector<std::pair<std::string, std::string>> files;
+  if (cfg.studies.rubric && records.size() > 0) {
+    files.emplace_back("studies/rubric_records.csv", records.to_string());
+    files.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
+  }
+  if (cfg.studies.framing) {
+    // The framing study answers the seed plan with greedy@8 (the main adversarial baseline).
+    const auto red = make_red_policy("greedy@8", cfg);
+    CsvTable t(schema::framing());
+    for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
+      const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *red);
+      std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
+      for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
+        const FramingOutcome o = framing_outcome(plan, mode, f, *red);
+        for (const auto& [metric, a, b, acc] :
+             {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
+              std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {
+          const Interval d = bootstrap_paired_difference(*a, *b, bs.resamples, bs.seed,
+                                                         fmt::format("framing|{}|{}|{}", to_string(mode), to_string(f), metric));
+          for (std::size_t i = 0; i < a->size(); ++i) (*acc)[i] += std::abs((*a)[i] - (*b)[i]) / 2.0;
+          t.add({std::string(to_string(mode)), std::string(to_string(f)), metric, fmt_real(d.mean), fmt_real(d.lo),
+                 fmt_real(d.hi)});
+        }
+      }
+      for (const auto& [metric, acc] : {std::pair{"blue_quality", &abs_q}, std::pair{"advantage", &abs_a}}) {
+        const Interval d = bootstrap_mean(*acc, bs.resamples, bs.seed, fmt::format("framing|{}|mean_abs|{}", to_string(mode), metric));
+        t.add({std::string(to_string(mode)), "mean_abs", metric, fmt_real(d.mean), fmt_real(d.lo), fmt_real(d.hi)});
+      }
+    }
+    files.emplace_back("studies/framing.csv", t.to_string());
+  }
+  if (cfg.studies.components) {
+    files.emplace_back("studies/components.csv", components_table(per, council_trace, bs).to_string());
+  }
+  return files;
 }
 
 }  // namespace advplan

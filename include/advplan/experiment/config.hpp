@@ -41,6 +41,7 @@ struct ExecConfig {
   double timeout_s = 10.0;
   std::size_t max_response_bytes = 1 << 20;
   int max_restarts = 3;
+  int workers = 1;  ///< processes the policy's requests are spread over (`advplan evaluate --workers N`)
 };
 
 struct LlmConfig {

@@ -11,9 +11,24 @@ namespace advplan {
 
 /// Runs the studies the config enables; returns files as ("studies/<name>.csv", content).
 /// `rubric_records` holds the records the scenario evaluation collected.
-std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const std::vector<Scenario>& corpus,
-                                                             const io::CsvTable& per_scenario,
+std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const io::CsvTable& per_scenario,
                                                              const io::CsvTable& rubric_records,
-                                                             const BootstrapSettings& bs, const RunOptions& opts);
+                                                             const io::CsvTable* council_trace,
+                                                             const BootstrapSettings& bs);
+
+/// studies/rubric_sensitivity.csv from studies/rubric_records.csv: pairwise agreement of the three validators
+/// (per scenario 1 - mean |v_a - v_b| over its records), their mean, and each validator's mean absolute
+/// deviation from the base rubric, each with a bootstrap interval over scenarios.
+io::CsvTable rubric_sensitivity_table(const io::CsvTable& records, const BootstrapSettings& bs);
+
+/// studies/components.csv from per_scenario.csv and council_trace.csv (when present).
+io::CsvTable components_table(const io::CsvTable& per_scenario, const io::CsvTable* council_trace,
+                              const BootstrapSettings& bs);
+
+struct FramingOutcome {
+  std::vector<double> blue_quality, advantage;  ///< per scenario, corpus order
+};
+/// Seed-plan quality and advantage against `red` for the corpus generated under (mode, framing).
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const RedPolicy& red);
 
 }  // namespace advplan

@@ -1,0 +1,74 @@
+#pragma once
+// A pool of long-lived child processes spoken to in lines over stdin/stdout (the exec: planning policy's
+// transport, docs/POLICIES.md). Each request goes to one idle worker, waits for one response line under a
+// timeout and a size cap, and a worker that misbehaves (timeout, oversized or rejected response, exit,
+// crash) is killed, reaped and restarted on its next use, up to a restart budget shared by the pool.
+// POSIX only: posix_spawn, poll, waitpid.
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace advplan {
+
+struct ProcessPoolOptions {
+  std::string command;                       ///< run as /bin/sh -c COMMAND
+  int workers = 1;                           ///< processes (>= 1)
+  double timeout_s = 10.0;                   ///< per request, from sending the line to the response's newline
+  std::size_t max_response_bytes = 1 << 20;  ///< a response line longer than this is a failure
+  int max_restarts = 3;                      ///< restarts allowed over the pool's lifetime (all workers)
+  double startup_check_s = 0.3;              ///< a worker that exits within this time after start cannot start
+};
+
+/// The response line to one request (without its newline), or why there is none.
+struct PoolReply {
+  std::optional<std::string> line;
+  std::string error;  ///< one sentence, e.g. "timeout after 2.0 s", "process exited with status 3"
+  bool ok() const { return line.has_value(); }
+};
+
+/// Thread safety: request() may be called concurrently; a request waits for an idle worker.
+class ProcessPool {
+ public:
+  /// Checks a response line at the protocol level: "" accepts it; a reason rejects it, the reply carries the
+  /// reason and the worker is restarted (its output stream can no longer be trusted).
+  using ResponseCheck = std::function<std::string(const std::string& line)>;
+
+  /// Starts every worker and waits startup_check_s. Throws PolicyError naming the command when a worker cannot
+  /// be spawned or exits during that time, and for options out of range.
+  explicit ProcessPool(ProcessPoolOptions opt);
+  /// Closes each worker's stdin, waits up to one second for it to exit, then kills and reaps what is left.
+  ~ProcessPool();
+  ProcessPool(const ProcessPool&) = delete;
+  ProcessPool& operator=(const ProcessPool&) = delete;
+
+  /// Sends `line` (a newline is appended; it must contain none) and returns the next non-blank line the
+  /// worker writes. Never throws for anything the child does.
+  PoolReply request(const std::string& line, const ResponseCheck& check = {});
+
+  /// Restarts performed so far.
+  int restarts() const;
+  const ProcessPoolOptions& options() const { return opt_; }
+
+  struct Worker;  // defined in process_pool.cpp
+
+ private:
+  /// Takes an idle worker, restarting it if it is down and the budget allows; nullopt (and `error`) when no
+  /// worker can serve any more.
+  std::optional<std::size_t> acquire(std::string& error);
+  void release(std::size_t index);
+
+  ProcessPoolOptions opt_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  mutable std::mutex mutex_;
+  std::condition_variable idle_cv_;
+  std::vector<std::size_t> idle_;  ///< workers not serving a request
+  std::size_t usable_ = 0;          ///< workers not retired (a retired worker is down with no budget left)
+  int restarts_ = 0;
+};
+
+}  // namespace advplan

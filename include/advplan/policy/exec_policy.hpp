@@ -1,0 +1,43 @@
+#pragma once
+// The external-process planning policy `exec:CMD` (docs/POLICIES.md): the command is started once per run and
+// spoken to in JSON lines, one request per scenario ({"request_id", "side", "rng_seed", "scenario"}) and one
+// response ({"request_id", "plan"}). Every plan goes through the same parser and validator as any other plan;
+// whatever the program does (garbage, a wrong id, silence, exit, crash) becomes a contract failure with its
+// reason, and the program is restarted within the ExecConfig budget.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "advplan/experiment/config.hpp"
+#include "advplan/io/process_pool.hpp"
+#include "advplan/policy/blue_policy.hpp"
+
+namespace advplan {
+
+class ExecPolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info();
+  /// `spec_text` is the full "exec:CMD" text (a pair of quotes around CMD is dropped). Starts cfg.workers
+  /// processes; throws PolicyError naming the command when it is empty or cannot start.
+  ExecPolicy(std::string spec_text, Params params, const ExecConfig& cfg);
+  std::string label() const override { return spec_; }
+  /// The command run under /bin/sh -c.
+  const std::string& command() const { return pool_->options().command; }
+  /// Restarts performed so far (for run metadata).
+  int restarts() const { return pool_->restarts(); }
+
+ protected:
+  /// Thread safety: constant; the pool hands each concurrent call its own process.
+  BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override;
+
+ private:
+  std::string spec_;
+  std::unique_ptr<ProcessPool> pool_;
+  mutable std::atomic<std::uint64_t> next_request_id_{1};
+};
+
+/// The command of an "exec:CMD" spec: the text after the colon, without one pair of surrounding quotes.
+std::string exec_command_of(const std::string& spec_text);
+
+}  // namespace advplan

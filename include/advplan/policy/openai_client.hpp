@@ -1,0 +1,66 @@
+#pragma once
+// A live model behind an OpenAI-compatible chat-completions endpoint (docs/LLM.md). The same prompt builder
+// and parser as the offline client (llm_contract.hpp); only the transport differs. cpp-httplib stays out of
+// this header: it is included by openai_client.cpp alone.
+#include <string>
+#include <string_view>
+
+#include "advplan/policy/llm_contract.hpp"
+
+namespace advplan {
+
+struct LlmConfig;
+
+/// The resolved settings of a live model. Holds the API key: never serialise, log or print an LlmSettings
+/// as a whole (run_metadata.json records llm.api_key_env, the variable's name, and nothing else about the key).
+struct LlmSettings {
+  std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080 or https://host/v1
+  std::string model;     ///< may be empty: then the request carries no "model" field
+  std::string api_key;   ///< may be empty: then no Authorization header is sent
+  double timeout_s = 30.0;
+  int max_retries = 3;
+  double backoff_s = 0.5;
+  int max_repairs = 1;
+};
+
+/// Applies the environment to `cfg`: ADVPLAN_LLM_ENDPOINT overrides llm.endpoint; the model is
+/// `model_override` when not empty, else ADVPLAN_LLM_MODEL, else llm.model; the key is read from the variable
+/// named by llm.api_key_env. `who` names the policy in errors ("llm:gpt-x", "llm_live").
+/// Throws PolicyError "<who>: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT" when no
+/// endpoint is given, and PolicyError when the endpoint is not an http:// or https:// URL.
+LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override, std::string_view who = "llm");
+
+/// POSTs {"model","messages","temperature","seed"} to <base>/v1/chat/completions (or <base>/chat/completions
+/// when the base already ends in /v1) and returns choices[0].message.content with the usage token counts.
+/// 429, 5xx and transport errors (refused connection, timeout) are retried up to max_retries times after
+/// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends one;
+/// other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one sentence}:
+/// "HTTP 401: <body excerpt of at most 200 characters>". The key never appears in an error.
+/// Thread safety: constant (each call opens its own connection).
+class OpenAiCompatibleClient final : public CompletionClient {
+ public:
+  /// Throws PolicyError when `endpoint` is not an http:// or https:// URL, or timeout_s <= 0, max_retries < 0,
+  /// backoff_s < 0.
+  OpenAiCompatibleClient(std::string endpoint, std::string model, std::string api_key, double timeout_s,
+                         int max_retries, double backoff_s);
+  explicit OpenAiCompatibleClient(const LlmSettings& s)
+      : OpenAiCompatibleClient(s.endpoint, s.model, s.api_key, s.timeout_s, s.max_retries, s.backoff_s) {}
+
+  Completion complete(const CompletionRequest& req) const override;
+  /// "openai:<model>"
+  std::string name() const override { return "openai:" + model_; }
+
+  /// scheme://host[:port], e.g. "http://127.0.0.1:8080".
+  const std::string& origin() const { return origin_; }
+  /// The request path, e.g. "/v1/chat/completions".
+  const std::string& path() const { return path_; }
+  const std::string& model() const { return model_; }
+
+ private:
+  std::string origin_, path_, model_, api_key_;
+  double timeout_s_;
+  int max_retries_;
+  double backoff_s_;
+};
+
+}  // namespace advplan

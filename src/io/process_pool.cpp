@@ -1,0 +1,366 @@
+#include "advplan/io/process_pool.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "advplan/core/error.hpp"
+
+extern char** environ;
+
+namespace advplan {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+struct ProcessPool::Worker {
+  pid_t pid = -1;       ///< -1: down (never started, or stopped and reaped)
+  int to_child = -1;    ///< our end of the child's stdin (non-blocking)
+  int from_child = -1;  ///< our end of the child's stdout (non-blocking)
+  std::string pending;  ///< bytes read beyond the last response line
+};
+
+namespace {
+
+/// A write to a child that has died must return EPIPE, not kill us. An existing handler is left alone.
+void ignore_sigpipe_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction old{};
+    if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+      struct sigaction ign{};
+      ign.sa_handler = SIG_IGN;
+      sigemptyset(&ign.sa_mask);
+      sigaction(SIGPIPE, &ign, nullptr);
+    }
+  });
+}
+
+std::string signal_text(int sig) {
+  static const std::pair<int, const char*> kNames[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+  for (const auto& [n, name] : kNames)
+    if (n == sig) return fmt::format("{} ({})", sig, name);
+  return std::to_string(sig);
+}
+
+/// "2.0" for whole tenths, else the shortest form ("0.25").
+std::string seconds_text(double s) {
+  const double tenths = s * 10.0;
+  return std::abs(tenths - std::round(tenths)) < 1e-9 ? fmt::format("{:.1f}", s) : fmt::format("{:g}", s);
+}
+
+/// How a child ended, observed without reaping it, so its process group cannot be reused before we kill it.
+struct ExitInfo {
+  bool signaled = false;
+  int code = 0;  ///< exit status, or the signal number
+  std::string str() const {
+    return signaled ? "process killed by signal " + signal_text(code) : fmt::format("process exited with status {}", code);
+  }
+};
+
+std::optional<ExitInfo> peek_exit(pid_t pid) {
+  siginfo_t info{};
+  if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0)
+    return std::nullopt;
+  return ExitInfo{info.si_code != CLD_EXITED, info.si_status};
+}
+
+std::optional<ExitInfo> wait_exit(pid_t pid, Clock::duration limit) {
+  const auto end = Clock::now() + limit;
+  for (;;) {
+    if (auto e = peek_exit(pid)) return e;
+    if (Clock::now() >= end) return std::nullopt;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+/// Kills the worker's process group (a shell's children too) and reaps the worker; closes our pipe ends.
+void stop(ProcessPool::Worker& w) {
+  close_fd(w.to_child);
+  close_fd(w.from_child);
+  if (w.pid > 0) {
+    ::kill(-w.pid, SIGKILL);
+    ::kill(w.pid, SIGKILL);
+    int st = 0;
+    while (::waitpid(w.pid, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  w.pid = -1;
+  w.pending.clear();
+}
+
+/// `exec CMD` for a simple command, so the worker is the program itself and its crash is reported as a
+/// signal, not as the shell's status 128+N. Anything with shell syntax runs under the shell as written.
+std::string shell_text(const std::string& cmd) {
+  if (cmd.find_first_of(";&|<>()$`\\\n{}!#") != std::string::npos) return cmd;
+  const auto start = cmd.find_first_not_of(" \t");
+  if (start == std::string::npos) return cmd;
+  const auto end = cmd.find_first_of(" \t", start);
+  const std::string first = cmd.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (first.find('=') != std::string::npos || first == "exec") return cmd;
+  return "exec " + cmd;
+}
+
+/// Starts /bin/sh -c COMMAND with stdin and stdout on pipes; stderr stays ours, so the program's diagnostics
+/// pass through. The child gets its own process group, the default SIGPIPE action and an empty signal mask.
+/// Returns "" or why it could not be spawned.
+std::string spawn(const std::string& command, ProcessPool::Worker& w) {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(in[0]);
+    ::close(in[1]);
+    return fmt::format("cannot create a pipe: {}", std::strerror(e));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // no file of ours (traces being written) leaks in
+#endif
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  sigset_t dflt, none;
+  sigemptyset(&dflt);
+  sigaddset(&dflt, SIGPIPE);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&at, &dflt);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  std::string text = shell_text(command);
+  char sh[] = "sh", dash_c[] = "-c";
+  char* argv[] = {sh, dash_c, text.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  ::close(in[0]);
+  ::close(out[1]);
+  if (rc != 0) {
+    ::close(in[1]);
+    ::close(out[0]);
+    return fmt::format("cannot spawn /bin/sh: {}", std::strerror(rc));
+  }
+  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
+  ::fcntl(out[0], F_SETFL, ::fcntl(out[0], F_GETFL) | O_NONBLOCK);
+  w.pid = pid;
+  w.to_child = in[1];
+  w.from_child = out[0];
+  w.pending.clear();
+  return "";
+}
+
+/// Waits until `fd` is ready for `events` (or hung up) or the deadline passes; false on timeout.
+bool wait_ready(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
+    if (rc > 0) return true;
+    if (rc < 0 && errno != EINTR) return true;  // let the read or write report the error
+  }
+}
+
+/// The child closed its end of a pipe: report how it ended, waiting briefly for it to do so.
+std::string closed_reason(const ProcessPool::Worker& w, const char* what) {
+  if (auto e = wait_exit(w.pid, 1s)) return e->str();
+  return fmt::format("process closed its {}", what);
+}
+
+/// Writes `msg` and reads the next non-blank line into `line`. Returns "" or the failure sentence; after a
+/// failure the worker's streams are out of step and it must be stopped.
+std::string exchange(ProcessPool::Worker& w, const std::string& msg, const ProcessPoolOptions& opt,
+                     std::string& line) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(opt.timeout_s));
+  const std::string timeout = fmt::format("timeout after {} s", seconds_text(opt.timeout_s));
+  for (std::size_t off = 0; off < msg.size();) {
+    const ssize_t n = ::write(w.to_child, msg.data() + off, msg.size() - off);
+    if (n > 0) {
+      off += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EAGAIN) {
+      if (!wait_ready(w.to_child, POLLOUT, deadline)) return timeout;
+    } else if (!(n < 0 && errno == EINTR)) {
+      return closed_reason(w, "standard input");
+    }
+  }
+  const std::string too_big = fmt::format("response exceeds {} bytes", opt.max_response_bytes);
+  std::size_t scanned = 0;
+  char buf[65536];
+  for (;;) {
+    const auto nl = w.pending.find('\n', scanned);
+    if (nl != std::string::npos) {
+      std::string l = w.pending.substr(0, nl);
+      w.pending.erase(0, nl + 1);
+      scanned = 0;
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+      if (l.size() > opt.max_response_bytes) return too_big;
+      if (l.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are not responses
+      line = std::move(l);
+      return "";
+    }
+    scanned = w.pending.size();
+    if (w.pending.size() > opt.max_response_bytes) return too_big;
+    if (!wait_ready(w.from_child, POLLIN, deadline)) return timeout;
+    const ssize_t n = ::read(w.from_child, buf, sizeof buf);
+    if (n > 0)
+      w.pending.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+      return closed_reason(w, "standard output");
+  }
+}
+
+}  // namespace
+
+ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
+  const auto bad = [&](const std::string& what) {
+    return PolicyError(fmt::format("exec command '{}': {}", opt_.command, what));
+  };
+  if (opt_.command.find_first_not_of(" \t") == std::string::npos)
+    throw PolicyError("exec policy needs a command after 'exec:', e.g. exec:'python3 my_policy.py'");
+  if (opt_.workers < 1) throw bad(fmt::format("workers must be at least 1, while {} was given", opt_.workers));
+  if (!(opt_.timeout_s > 0)) throw bad(fmt::format("timeout must be positive, while {} s was given", opt_.timeout_s));
+  if (opt_.max_response_bytes == 0) throw bad("the response size cap must be positive");
+  if (opt_.max_restarts < 0) throw bad(fmt::format("max restarts must be >= 0, while {} was given", opt_.max_restarts));
+  ignore_sigpipe_once();
+
+  for (int i = 0; i < opt_.workers; ++i) workers_.push_back(std::make_unique<Worker>());
+  auto stop_all = [&] {
+    for (auto& w : workers_) stop(*w);
+  };
+  for (auto& w : workers_) {
+    if (const std::string why = spawn(opt_.command, *w); !why.empty()) {
+      stop_all();
+      throw bad(fmt::format("cannot start: {}", why));
+    }
+  }
+  // A command that is not found, not executable or fails at once exits within a few milliseconds.
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(opt_.startup_check_s));
+  do {
+    for (auto& w : workers_) {
+      if (auto e = peek_exit(w->pid)) {
+        std::string how = e->signaled ? "was killed by signal " + signal_text(e->code)
+                                      : fmt::format("exited with status {}", e->code);
+        if (!e->signaled && e->code == 127) how += " (command not found)";
+        if (!e->signaled && e->code == 126) how += " (not executable)";
+        stop_all();
+        throw bad(fmt::format("cannot start: it {} before the first request", how));
+      }
+    }
+    std::this_thread::sleep_for(10ms);
+  } while (Clock::now() < end);
+  for (std::size_t i = 0; i < workers_.size(); ++i) idle_.push_back(i);
+  usable_ = workers_.size();
+}
+
+ProcessPool::~ProcessPool() {
+  for (auto& w : workers_) close_fd(w->to_child);  // a well-behaved program exits on end of input
+  const auto end = Clock::now() + 1s;
+  for (auto& w : workers_) {
+    while (w->pid > 0 && !peek_exit(w->pid) && Clock::now() < end) std::this_thread::sleep_for(5ms);
+    stop(*w);
+  }
+}
+
+int ProcessPool::restarts() const {
+  std::lock_guard lock(mutex_);
+  return restarts_;
+}
+
+std::optional<std::size_t> ProcessPool::acquire(std::string& error) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    idle_cv_.wait(lock, [&] { return !idle_.empty() || usable_ == 0; });
+    if (usable_ == 0) {
+      error = fmt::format("restart limit ({}) reached", opt_.max_restarts);
+      return std::nullopt;
+    }
+    // Prefer a running worker, so a down one is restarted only when it is needed.
+    auto it = std::find_if(idle_.begin(), idle_.end(), [&](std::size_t i) { return workers_[i]->pid > 0; });
+    if (it == idle_.end()) it = idle_.begin();
+    const std::size_t i = *it;
+    idle_.erase(it);
+    Worker& w = *workers_[i];
+    if (w.pid > 0 && !peek_exit(w.pid)) return i;
+    stop(w);  // down, or exited while idle
+    if (restarts_ < opt_.max_restarts) {
+      ++restarts_;
+      const std::string why = spawn(opt_.command, w);
+      if (why.empty()) return i;
+      idle_.push_back(i);
+      idle_cv_.notify_one();
+      error = "cannot restart: " + why;
+      return std::nullopt;
+    }
+    --usable_;  // retired: down with no restart left
+    idle_cv_.notify_all();
+  }
+}
+
+void ProcessPool::release(std::size_t index) {
+  {
+    std::lock_guard lock(mutex_);
+    idle_.push_back(index);
+  }
+  idle_cv_.notify_one();
+}
+
+PoolReply ProcessPool::request(const std::string& line, const ResponseCheck& check) {
+  PoolReply r;
+  if (line.find('\n') != std::string::npos) {
+    r.error = "request contains a newline";
+    return r;
+  }
+  const auto index = acquire(r.error);
+  if (!index) return r;
+  Worker& w = *workers_[*index];
+  // Whatever happens below, the worker goes back to the pool (stopped when its stream is out of step).
+  struct Release {
+    ProcessPool& pool;
+    Worker& w;
+    std::size_t index;
+    bool failed = true;
+    ~Release() {
+      if (failed) stop(w);
+      pool.release(index);
+    }
+  } guard{*this, w, *index};
+  std::string response;
+  std::string err = exchange(w, line + "\n", opt_, response);
+  if (err.empty() && check) err = check(response);
+  if (!err.empty()) {
+    r.error = std::move(err);
+    return r;
+  }
+  guard.failed = false;
+  r.line = std::move(response);
+  return r;
+}
+
+}  // namespace advplan

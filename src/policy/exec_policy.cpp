@@ -1,0 +1,122 @@
+#include "advplan/policy/exec_policy.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+
+namespace advplan {
+
+using nlohmann::json;
+
+namespace {
+
+/// A failure reason names at most this many plan violations, so a trace cell stays readable.
+constexpr std::size_t kMaxViolationsShown = 5;
+
+std::string join_violations(const std::vector<Violation>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size() && i < kMaxViolationsShown; ++i) out += (i ? "; " : "") + v[i].str();
+  if (v.size() > kMaxViolationsShown) out += fmt::format("; and {} more", v.size() - kMaxViolationsShown);
+  return out;
+}
+
+/// nlohmann's parse message without its "[json.exception.parse_error.101] " tag.
+std::string json_error(const std::string& text) {
+  try {
+    (void)json::parse(text);
+  } catch (const json::exception& e) {
+    std::string m = e.what();
+    if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos) m.erase(0, p + 2);
+    return m;
+  }
+  return "not a JSON value";
+}
+
+/// Protocol check of one response line: a JSON object carrying the request's id. Any failure here means the
+/// program's output can no longer be matched to requests, so the pool restarts it.
+std::string check_envelope(const std::string& line, std::uint64_t id, json& out) {
+  out = json::parse(line, nullptr, false);
+  if (out.is_discarded()) return "invalid JSON in response: " + json_error(line);
+  if (!out.is_object()) return fmt::format("response must be a JSON object, got {}", out.type_name());
+  const auto it = out.find("request_id");
+  if (it == out.end()) return fmt::format("response has no request_id (sent {})", id);
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() != id)
+    return fmt::format("request_id mismatch: sent {}, got {}", id, it->dump());
+  return "";
+}
+
+}  // namespace
+
+std::string exec_command_of(const std::string& spec_text) {
+  const auto colon = spec_text.find(':');
+  std::string cmd = colon == std::string::npos ? "" : spec_text.substr(colon + 1);
+  const auto b = cmd.find_first_not_of(" \t");
+  const auto e = cmd.find_last_not_of(" \t");
+  cmd = b == std::string::npos ? "" : cmd.substr(b, e - b + 1);
+  if (cmd.size() >= 2 && (cmd.front() == '\'' || cmd.front() == '"') && cmd.back() == cmd.front())
+    cmd = cmd.substr(1, cmd.size() - 2);
+  return cmd;
+}
+
+PolicyInfo ExecPolicy::static_info() {
+  PolicyInfo info;
+  info.short_name = "exec";
+  info.side = Side::Blue;
+  info.thread_safety = ThreadSafety::constant;
+  info.description = "an external program speaking JSON lines on stdin/stdout (docs/POLICIES.md)";
+  return info;
+}
+
+ExecPolicy::ExecPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
+    : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)) {
+  ProcessPoolOptions opt;
+  opt.command = exec_command_of(spec_);
+  opt.workers = cfg.workers;
+  opt.timeout_s = cfg.timeout_s;
+  opt.max_response_bytes = cfg.max_response_bytes;
+  opt.max_restarts = cfg.max_restarts;
+  pool_ = std::make_unique<ProcessPool>(std::move(opt));
+}
+
+BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
+  BluePlanResult r;
+  auto fail = [&](const std::string& why) {
+    r.failure = "exec: " + why;
+    r.contract.failed = 1;
+    return r;
+  };
+  const std::uint64_t id = next_request_id_.fetch_add(1);
+  // rng_seed: 53 bits of this (run seed, scenario, policy) stream, exact in any JSON reader.
+  const json request = {{"request_id", id}, {"side", "BLUE"}, {"rng_seed", rng.next_u64() >> 11},
+                        {"scenario", to_json(sc)}};
+  json response;
+  const PoolReply reply =
+      pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
+                     [&](const std::string& line) { return check_envelope(line, id, response); });
+  if (!reply.ok()) return fail(reply.error);
+
+  // The stream is in step from here on: a bad plan is this scenario's failure, not a reason to restart.
+  if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
+    return fail("policy reported an error: " + (err->is_string() ? err->get<std::string>() : err->dump()));
+  const auto pj = response.find("plan");
+  if (pj == response.end()) return fail("response has no \"plan\" field");
+  std::vector<Violation> violations;
+  auto plan = plan_from_json(*pj, violations);
+  if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Blue);
+  if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
+  r.plan = std::move(plan);
+  r.contract.parsed = 1;
+  return r;
+}
+
+ADVPLAN_REGISTER_BLUE_POLICY(ExecPolicy::static_info(),
+                             [](const PolicySpec& spec, const Params& p,
+                                const ExperimentConfig& cfg) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<ExecPolicy>(spec.text, p, cfg.exec);
+                             })
+
+}  // namespace advplan

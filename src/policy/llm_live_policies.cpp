@@ -1,0 +1,110 @@
+// Live language-model policies (docs/LLM.md): the RED baseline "llm_live" and the BLUE planning policy
+// "llm:MODEL". Both go through the same contract as llm_offline (build_*_prompt, run_contract, the plan parser
+// and validator); only the client differs: an OpenAI-compatible chat-completions endpoint.
+#include <fmt/format.h>
+
+#include "advplan/core/random.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+#include "advplan/metrics/pressure.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/openai_client.hpp"
+#include "advplan/policy/red_policy.hpp"
+
+namespace advplan {
+namespace {
+
+ParamSpec max_repairs_param() { return {"max_repairs", 1, 0, 10, "re-prompts after an unusable completion"}; }
+
+/// policies.<name>.max_repairs when the config sets it, else llm.max_repairs.
+int max_repairs_for(const std::string& name, const Params& p, const ExperimentConfig& cfg) {
+  const auto it = cfg.policy_params.find(name);
+  if (it != cfg.policy_params.end() && it->second.contains("max_repairs"))
+    return static_cast<int>(p.at("max_repairs"));
+  return cfg.llm.max_repairs;
+}
+
+/// A request seed the server may use for sampling (OpenAI "seed"); 31 bits, so every server parses it.
+std::uint64_t request_seed(Rng rng) { return rng.next_u64() & 0x7fffffffULL; }
+
+/// The live LLM-contract responder: LlmOfflinePolicy with a live client.
+class LlmLivePolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param()},
+            "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
+  }
+  /// Throws PolicyError without an endpoint.
+  LlmLivePolicy(Params p, const ExperimentConfig& cfg)
+      : RedPolicy(static_info(), 1, p),
+        client_(resolve_llm_settings(cfg.llm, "", "llm_live")),
+        max_repairs_(max_repairs_for("llm_live", p, cfg)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    RedResponse r;
+    CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
+    prompt.seed = request_seed(Rng::keyed(req.run_seed, req.scenario->id, "red/llm_live"));
+    const auto res = run_contract(client_, std::move(prompt), *req.scenario, Side::Red, max_repairs_,
+                                  fmt::format("{}/red/llm_live", req.scenario->id));
+    r.contract = res.stats;
+    if (!res.plan) {
+      r.failure = res.failure;
+      return r;
+    }
+    const auto vuln = vulnerability(layout_plan(*req.blue, *req.scenario));
+    r.candidates.push_back(score_red_plan(*res.plan, *req.scenario, vuln, req.weights, 0));
+    r.selected = 0;
+    return r;
+  }
+
+ private:
+  OpenAiCompatibleClient client_;
+  int max_repairs_;
+};
+
+/// A BLUE plan written by a live model: "llm:MODEL" (MODEL overrides llm.model and ADVPLAN_LLM_MODEL).
+class LlmBluePolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
+            "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
+  }
+  /// Throws PolicyError without an endpoint.
+  LlmBluePolicy(const PolicySpec& spec, Params p, const ExperimentConfig& cfg)
+      : BluePolicy(static_info(), p),
+        text_(spec.text.empty() ? "llm" : spec.text),
+        client_(resolve_llm_settings(cfg.llm, model_of(text_), text_)),
+        max_repairs_(max_repairs_for("llm", p, cfg)) {}
+
+  std::string label() const override { return text_; }
+
+ protected:
+  BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
+    CompletionRequest prompt = build_blue_prompt(sc);
+    prompt.seed = request_seed(rng.child("blue/llm"));
+    auto res = run_contract(client_, std::move(prompt), sc, Side::Blue, max_repairs_,
+                            fmt::format("{}/blue/llm", sc.id));
+    return BluePlanResult{std::move(res.plan), std::move(res.failure), res.stats};
+  }
+
+ private:
+  static std::string model_of(const std::string& text) {
+    const auto colon = text.find(':');
+    return colon == std::string::npos ? "" : text.substr(colon + 1);
+  }
+  std::string text_;
+  OpenAiCompatibleClient client_;
+  int max_repairs_;
+};
+
+}  // namespace
+
+ADVPLAN_REGISTER_RED_POLICY(LlmLivePolicy::static_info(),
+                            [](const PolicySpec&, const Params& p, const ExperimentConfig& cfg)
+                                -> std::unique_ptr<RedPolicy> { return std::make_unique<LlmLivePolicy>(p, cfg); })
+ADVPLAN_REGISTER_BLUE_POLICY(LlmBluePolicy::static_info(),
+                             [](const PolicySpec& s, const Params& p, const ExperimentConfig& cfg)
+                                 -> std::unique_ptr<BluePolicy> { return std::make_unique<LlmBluePolicy>(s, p, cfg); })
+
+}  // namespace advplan

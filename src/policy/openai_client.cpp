@@ -1,0 +1,213 @@
+#include "advplan/policy/openai_client.hpp"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "advplan/core/error.hpp"
+#include "advplan/experiment/config.hpp"
+
+namespace advplan {
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kExcerptChars = 200;
+constexpr double kRetryAfterCap = 30.0;  // seconds; a server asking for longer is not waited on longer
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+struct ParsedUrl {
+  std::string origin;  ///< scheme://host[:port]
+  std::string path;    ///< the chat-completions path
+};
+
+/// "http://h:1" -> {"http://h:1", "/v1/chat/completions"}; "https://h/v1/" -> {"https://h", "/v1/chat/completions"};
+/// "http://h/proxy" -> {"http://h", "/proxy/v1/chat/completions"}. Nullopt for anything else.
+std::optional<ParsedUrl> parse_endpoint(std::string_view url) {
+  std::string_view rest;
+  std::string scheme;
+  for (const char* s : {"http://", "https://"}) {
+    if (url.substr(0, std::char_traits<char>::length(s)) == s) {
+      scheme = s;
+      rest = url.substr(scheme.size());
+    }
+  }
+  if (scheme.empty()) return std::nullopt;
+  if (const auto q = rest.find_first_of("?#"); q != std::string_view::npos) return std::nullopt;
+  const auto slash = rest.find('/');
+  const std::string_view host = rest.substr(0, slash);
+  if (host.empty() || host.find('@') != std::string_view::npos || host.find(' ') != std::string_view::npos)
+    return std::nullopt;
+  std::string path(slash == std::string_view::npos ? std::string_view{} : rest.substr(slash));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  const bool has_v1 = path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0;
+  path += has_v1 ? "/chat/completions" : "/v1/chat/completions";
+  return ParsedUrl{scheme + std::string(host), path};
+}
+
+/// Replaces every occurrence of `secret` in `text` (a server may echo the key back in an error body).
+std::string redact(std::string text, const std::string& secret) {
+  if (secret.empty()) return text;
+  for (auto p = text.find(secret); p != std::string::npos; p = text.find(secret, p))
+    text.replace(p, secret.size(), "[redacted]");
+  return text;
+}
+
+/// At most kExcerptChars characters of a response body, on one line.
+std::string excerpt(const std::string& body, const std::string& secret) {
+  std::string s = redact(body, secret);
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > kExcerptChars) s = s.substr(0, kExcerptChars) + "...";
+  return s.empty() ? "(empty body)" : s;
+}
+
+bool retryable_status(int status) { return status == 429 || (status >= 500 && status <= 599); }
+
+/// Retry-After in seconds, capped; nullopt when absent or not a number of seconds (an HTTP date is ignored).
+std::optional<double> retry_after(const httplib::Response& r) {
+  if (!r.has_header("Retry-After")) return std::nullopt;
+  const std::string v = r.get_header_value("Retry-After");
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || !std::isfinite(s) || s < 0) return std::nullopt;
+  return std::min(s, kRetryAfterCap);
+}
+
+int token_count(const json& usage, const char* key) {
+  if (!usage.is_object()) return -1;
+  const auto it = usage.find(key);
+  return it != usage.end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
+/// Fills text / tokens / ok from a 2xx body.
+void read_success_body(const std::string& body, const std::string& secret, Completion& out) {
+  const json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    out.error = "response is not a JSON object: " + excerpt(body, secret);
+    return;
+  }
+  if (const auto u = j.find("usage"); u != j.end()) {
+    out.prompt_tokens = token_count(*u, "prompt_tokens");
+    out.completion_tokens = token_count(*u, "completion_tokens");
+  }
+  const json* content = nullptr;
+  if (const auto ch = j.find("choices"); ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object())
+    if (const auto m = (*ch)[0].find("message"); m != (*ch)[0].end() && m->is_object())
+      if (const auto c = m->find("content"); c != m->end() && c->is_string()) content = &*c;
+  if (!content) {
+    const auto e = j.find("error");
+    out.error = e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()
+                    ? "server error: " + excerpt((*e)["message"].get<std::string>(), secret)
+                    : "response has no choices[0].message.content: " + excerpt(body, secret);
+    return;
+  }
+  out.text = content->get<std::string>();
+  out.ok = true;
+}
+
+std::string transport_error(httplib::Error e, double elapsed_s, double timeout_s, const std::string& origin) {
+  const bool timed_out = (e == httplib::Error::Read || e == httplib::Error::ConnectionTimeout ||
+                          e == httplib::Error::Write || e == httplib::Error::Connection) &&
+                         elapsed_s >= 0.9 * timeout_s;
+  if (timed_out) return fmt::format("timeout: no response from {} within {} s", origin, timeout_s);
+  return fmt::format("{} ({})", httplib::to_string(e), origin);
+}
+
+void set_timeouts(httplib::Client& cli, double timeout_s) {
+  const auto sec = static_cast<time_t>(timeout_s);
+  const auto usec = static_cast<time_t>((timeout_s - static_cast<double>(sec)) * 1e6);
+  cli.set_connection_timeout(sec, usec);
+  cli.set_read_timeout(sec, usec);
+  cli.set_write_timeout(sec, usec);
+}
+
+}  // namespace
+
+LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override, std::string_view who) {
+  LlmSettings s;
+  s.endpoint = env_or("ADVPLAN_LLM_ENDPOINT", cfg.endpoint);
+  if (s.endpoint.empty())
+    throw PolicyError(fmt::format("{}: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT", who));
+  if (!parse_endpoint(s.endpoint))
+    throw PolicyError(fmt::format("{}: endpoint '{}' is not an http:// or https:// base URL without query", who,
+                                  s.endpoint));
+  s.model = model_override.empty() ? env_or("ADVPLAN_LLM_MODEL", cfg.model) : std::string(model_override);
+  s.api_key = cfg.api_key_env.empty() ? "" : env_or(cfg.api_key_env.c_str(), "");
+  s.timeout_s = cfg.timeout_s;
+  s.max_retries = cfg.max_retries;
+  s.backoff_s = cfg.backoff_s;
+  s.max_repairs = cfg.max_repairs;
+  return s;
+}
+
+OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string model, std::string api_key,
+                                               double timeout_s, int max_retries, double backoff_s)
+    : model_(std::move(model)),
+      api_key_(std::move(api_key)),
+      timeout_s_(timeout_s),
+      max_retries_(max_retries),
+      backoff_s_(backoff_s) {
+  const auto url = parse_endpoint(endpoint);
+  if (!url)
+    throw PolicyError(fmt::format("LLM endpoint '{}' is not an http:// or https:// base URL without query", endpoint));
+  if (!(timeout_s > 0))
+    throw PolicyError(fmt::format("llm.timeout_s must be greater than 0, while a value of {} was given", timeout_s));
+  if (max_retries < 0)
+    throw PolicyError(fmt::format("llm.max_retries must be at least 0, while a value of {} was given", max_retries));
+  if (!(backoff_s >= 0))
+    throw PolicyError(fmt::format("llm.backoff_s must be at least 0, while a value of {} was given", backoff_s));
+  origin_ = url->origin;
+  path_ = url->path;
+}
+
+Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const {
+  json body = {{"messages", json::array()}, {"temperature", req.temperature}, {"seed", req.seed}};
+  if (!model_.empty()) body["model"] = model_;
+  for (const auto& m : req.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  const std::string payload = body.dump();
+  httplib::Headers headers{{"Accept", "application/json"}};
+  if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
+
+  Completion out;
+  for (int attempt = 0;; ++attempt) {
+    // A client per call (and per attempt): nothing is shared between threads.
+    httplib::Client cli(origin_);
+    set_timeouts(cli, timeout_s_);
+    const auto t0 = std::chrono::steady_clock::now();
+    const httplib::Result res = cli.Post(path_, headers, payload, "application/json");
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    std::optional<double> wait;  // set: retryable
+    if (!res) {
+      out.error = transport_error(res.error(), elapsed, timeout_s_, origin_);
+      wait = backoff_s_ * std::ldexp(1.0, attempt);
+    } else if (res->status >= 200 && res->status <= 299) {
+      out.error.clear();
+      read_success_body(res->body, api_key_, out);
+      return out;
+    } else {
+      out.error = fmt::format("HTTP {}: {}", res->status, excerpt(res->body, api_key_));
+      if (retryable_status(res->status)) wait = retry_after(*res).value_or(backoff_s_ * std::ldexp(1.0, attempt));
+    }
+    if (!wait) return out;
+    if (attempt >= max_retries_) {
+      if (max_retries_ > 0) out.error += fmt::format(" (after {} retries)", max_retries_);
+      return out;
+    }
+    ++out.http_retries;
+    std::this_thread::sleep_for(std::chrono::duration<double>(*wait));
+  }
+}
+
+}  // namespace advplan

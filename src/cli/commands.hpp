@@ -3,6 +3,8 @@
 // one sentence (DESIGN.md §6).
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <set>
+#include <string>
 
 namespace advplan::cli {
 
@@ -11,5 +13,7 @@ using Action = std::function<int()>;
 void add_scenarios_command(CLI::App& app, Action& run);
 void add_validate_command(CLI::App& app, Action& run);
 void add_run_command(CLI::App& app, Action& run);
+void add_tables_command(CLI::App& app, Action& run);
+void add_evaluate_command(CLI::App& app, Action& run);
 
 }  // namespace advplan::cli

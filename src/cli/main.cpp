@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   advplan::cli::add_scenarios_command(app, run);
   advplan::cli::add_validate_command(app, run);
   advplan::cli::add_run_command(app, run);
+  advplan::cli::add_tables_command(app, run);
+  advplan::cli::add_evaluate_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -229,7 +229,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
   {
     TextTable t{"table3_policy_comparison", "Table 3: RED policy comparison (BLUE seed plan against each RED policy)",
                 {"Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"}, {}};
-    for (const auto& cond : conditions_in_group(per, {"main"})) {
+    for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
       if (cond == "council") continue;
       std::vector<std::string> row{cond};
       bool first = true;
@@ -249,7 +249,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
                 {"Condition", "Diversity", "Quality spread", "Pareto count", "Changed choice", "Quality regret",
                  "Structural gain"},
                 {}};
-    for (const auto& cond : conditions_in_group(per, {"main", "sweep"})) {
+    for (const auto& cond : conditions_in_group(per, {"main", "sweep", "evaluate", "reference"})) {
       std::vector<std::string> row{cond};
       for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
                             "structural_gain"})
@@ -279,7 +279,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
                 {"Template", "Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality"}, {}};
     for (const auto& tpl : distinct(per, "template")) {
       const std::string scope = "template=" + tpl;
-      for (const auto& cond : conditions_in_group(per, {"main"})) {
+      for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
         const auto adv = ci(per, scope, cond, "advantage", bs, {{"condition", cond}, {"template", tpl}});
         if (adv.n == 0) continue;
         t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),

@@ -1,0 +1,87 @@
+// `advplan tables RUN_DIR [--by COLUMN | --only COLUMN=VALUE | --against RUN_B] [--out DIR]`
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "advplan/core/error.hpp"
+#include "advplan/experiment/analysis.hpp"
+#include "commands.hpp"
+
+namespace advplan::cli {
+namespace fs = std::filesystem;
+
+namespace {
+std::string distinct_values_note(const RunCsvs& run, const std::string& column) {
+  std::string out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < run.scenarios.size(); ++i)
+    if (seen.insert(run.scenarios.at(i, column)).second) out += (out.empty() ? "" : ", ") + run.scenarios.at(i, column);
+  return out;
+}
+}  // namespace
+
+void add_tables_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("tables", "Rebuild every table of a run from its CSVs alone");
+  auto dir = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto by = std::make_shared<std::string>();
+  auto only = std::make_shared<std::string>();
+  auto against = std::make_shared<std::string>();
+  cmd->add_option("RUN_DIR", *dir, "run directory written by `advplan run`")->required();
+  cmd->add_option("--out", *out, "output directory (default: RUN_DIR/tables, or a subfolder of it)");
+  cmd->add_option("--by", *by, "one set of tables per value of template or terrain_family");
+  cmd->add_option("--only", *only, "tables over one slice, e.g. template=urban");
+  cmd->add_option("--against", *against, "paired differences of RUN_DIR against this run, over common scenarios");
+  cmd->callback([&run, dir, out, by, only, against] {
+    run = [dir, out, by, only, against] {
+      const int modes = !by->empty() + !only->empty() + !against->empty();
+      if (modes > 1) throw ConfigError("tables: use at most one of --by, --only and --against");
+      const RunCsvs r = read_run(*dir);
+      const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
+      const fs::path tables = fs::path(*dir) / "tables";
+      if (!against->empty()) {
+        const RunCsvs b = read_run(*against);
+        const auto files = build_comparison(r, b, bs);
+        const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
+        write_files(dest, files);
+        fmt::print(stderr, "advplan: wrote paired differences to {}\n", dest);
+        return 0;
+      }
+      if (!by->empty()) {
+        if (*by != "template" && *by != "terrain_family")
+          throw ConfigError(fmt::format("tables: --by {}: accepted values are template and terrain_family", *by));
+        std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> all;
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < r.scenarios.size(); ++i) {
+          const std::string v = r.scenarios.at(i, *by);
+          if (!seen.insert(v).second) continue;
+          all.emplace_back(v, build_tables(slice_run(r, *by, v), bs));
+        }
+        const fs::path dest = out->empty() ? tables / ("by_" + *by) : fs::path(*out);
+        for (const auto& [v, files] : all) write_files((dest / v).string(), files);
+        fmt::print(stderr, "advplan: wrote {} slices to {}\n", all.size(), dest.string());
+        return 0;
+      }
+      if (!only->empty()) {
+        const auto eq = only->find('=');
+        if (eq == std::string::npos)
+          throw ConfigError(fmt::format("tables: --only {}: expected COLUMN=VALUE, e.g. template=urban", *only));
+        const std::string col = only->substr(0, eq), val = only->substr(eq + 1);
+        const RunCsvs s = slice_run(r, col, val);
+        if (s.scenarios.size() == 0)
+          throw ConfigError(fmt::format("tables: --only {}: no scenario has {} '{}' (values: {})", *only, col, val,
+                                        distinct_values_note(r, col)));
+        const std::string dest = out->empty() ? (tables / ("only_" + col + "_" + val)).string() : *out;
+        write_files(dest, build_tables(s, bs));
+        fmt::print(stderr, "advplan: wrote tables over {} to {}\n", *only, dest);
+        return 0;
+      }
+      const std::string dest = out->empty() ? tables.string() : *out;
+      write_files(dest, build_tables(r, bs));
+      fmt::print(stderr, "advplan: wrote tables to {}\n", dest);
+      return 0;
+    };
+  });
+}
+
+}  // namespace advplan::cli

@@ -70,12 +70,18 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   if (hi <= lo) return lo;
   const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
   if (range == 0) return static_cast<std::int64_t>(next_u64());
-  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;
-  std::uint64_t x;
-  do {
-    x = next_u64();
-  } while (x >= limit);
-  return lo + static_cast<std::int64_t>(x % range);
+  // Lemire's nearly divisionless method: unbiased, one multiplication in the common case.
+  __extension__ using u128 = unsigned __int128;
+  u128 m = static_cast<u128>(next_u64()) * range;
+  auto low = static_cast<std::uint64_t>(m);
+  if (low < range) {
+    const std::uint64_t threshold = (0 - range) % range;
+    while (low < threshold) {
+      m = static_cast<u128>(next_u64()) * range;
+      low = static_cast<std::uint64_t>(m);
+    }
+  }
+  return lo + static_cast<std::int64_t>(m >> 64);
 }
 
 double Rng::normal() {

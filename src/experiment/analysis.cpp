@@ -1,6 +1,7 @@
 #include "advplan/experiment/analysis.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <charconv>
@@ -95,18 +96,25 @@ CsvTable ok_rows(const CsvTable& per) {
 CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
   const CsvTable per = ok_rows(per_all);
   CsvTable out(schema::bootstrap_summary());
+  struct Task {
+    std::string scope, tpl, cond, metric;
+  };
+  std::vector<Task> tasks;
   std::vector<std::pair<std::string, std::string>> scopes{{"all", ""}};
   for (const auto& t : distinct(per, "template")) scopes.emplace_back("template=" + t, t);
-  for (const auto& [scope, tpl] : scopes) {
-    for (const auto& cond : distinct(per, "condition")) {
-      for (const auto& m : schema::summarised_metrics()) {
-        const Interval i = tpl.empty() ? ci(per, scope, cond, m, bs, {{"condition", cond}})
-                                       : ci(per, scope, cond, m, bs, {{"condition", cond}, {"template", tpl}});
-        out.add({scope, cond, m, std::to_string(i.n), fmt_real(i.mean), fmt_real(i.lo), fmt_real(i.hi),
-                 std::to_string(bs.resamples), std::to_string(bs.seed)});
-      }
-    }
-  }
+  for (const auto& [scope, tpl] : scopes)
+    for (const auto& cond : distinct(per, "condition"))
+      for (const auto& m : schema::summarised_metrics()) tasks.push_back({scope, tpl, cond, m});
+  // Independent keyed streams, so the intervals are computed in parallel and collected by index.
+  std::vector<Interval> res(tasks.size());
+  tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
+    const Task& t = tasks[i];
+    res[i] = t.tpl.empty() ? ci(per, t.scope, t.cond, t.metric, bs, {{"condition", t.cond}})
+                           : ci(per, t.scope, t.cond, t.metric, bs, {{"condition", t.cond}, {"template", t.tpl}});
+  });
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    out.add({tasks[i].scope, tasks[i].cond, tasks[i].metric, std::to_string(res[i].n), fmt_real(res[i].mean),
+             fmt_real(res[i].lo), fmt_real(res[i].hi), std::to_string(bs.resamples), std::to_string(bs.seed)});
   return out;
 }
 

@@ -26,10 +26,12 @@ void CsvTable::add(std::vector<std::string> row) {
   rows_.push_back(std::move(row));
 }
 
-bool CsvTable::has_col(std::string_view name) const {
-  if (index_.empty())
-    for (std::size_t i = 0; i < header_.size(); ++i) index_.emplace(header_[i], i);
-  return index_.find(name) != index_.end();
+void CsvTable::build_index() {
+  index_.clear();
+  for (std::size_t i = 0; i < header_.size(); ++i) index_.emplace(header_[i], i);
+}
+
+bool CsvTable::has_col(std::string_view name) const { return index_.find(name) != index_.end();
 }
 
 std::size_t CsvTable::col(std::string_view name) const {
@@ -126,6 +128,7 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& source, con
   if (quoted) throw CsvError(fmt::format("{}: truncated: a quoted field is never closed", source));
   if (records.empty()) throw CsvError(fmt::format("{}: no header line", source));
   t.header_ = std::move(records.front());
+  t.build_index();
   if (!expected.empty() && t.header_ != expected) {
     std::string got, want;
     for (const auto& h : t.header_) got += (got.empty() ? "" : ",") + h;

@@ -31,12 +31,14 @@ Interval bootstrap_mean(std::span<const double> v, int resamples, std::uint64_t 
     for (std::int64_t i = 0; i < n; ++i) s += v[static_cast<std::size_t>(rng.uniform_int(0, n - 1))];
     m = s / static_cast<double>(n);
   }
-  std::sort(means.begin(), means.end());
-  const auto lo_i = static_cast<std::size_t>(std::floor(0.025 * resamples));
+  // Order statistics by selection (the full sort is not needed).
+  const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * resamples)), means.size() - 1);
   auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * resamples));
   hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, means.size() - 1);
-  out.lo = means[std::min(lo_i, means.size() - 1)];
+  std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(hi_i), means.end());
   out.hi = means[hi_i];
+  std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(lo_i), means.begin() + static_cast<std::ptrdiff_t>(hi_i));
+  out.lo = means[lo_i];
   return out;
 }
 

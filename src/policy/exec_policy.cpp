@@ -27,7 +27,8 @@ std::string join_violations(const std::vector<Violation>& v) {
 /// nlohmann's parse message without its "[json.exception.parse_error.101] " tag.
 std::string json_error(const std::string& text) {
   try {
-    (void)json::parse(text);
+    const auto unused = json::parse(text);
+    (void)unused;
   } catch (const json::exception& e) {
     std::string m = e.what();
     if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos) m.erase(0, p + 2);

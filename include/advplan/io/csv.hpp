@@ -17,7 +17,7 @@ std::string fmt_real(double v);
 class CsvTable {
  public:
   CsvTable() = default;
-  explicit CsvTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  explicit CsvTable(std::vector<std::string> header) : header_(std::move(header)) { build_index(); }
 
   const std::vector<std::string>& header() const { return header_; }
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
@@ -46,7 +46,8 @@ class CsvTable {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
   std::string source_;
-  mutable std::map<std::string, std::size_t, std::less<>> index_;
+  void build_index();
+  std::map<std::string, std::size_t, std::less<>> index_;  ///< built eagerly: reads are thread-safe
 };
 
 }  // namespace advplan::io

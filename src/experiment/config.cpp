@@ -171,8 +171,9 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   if (root.has("llm")) {
     const auto l = root.at("llm");
+    if (l.has("api_key"))
+      l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
     l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs"});
-    if (l.has("api_key")) l.fail("never put an API key in a config; name its environment variable in api_key_env");
     cfg.llm.endpoint = l.node()["endpoint"].IsDefined() && !l.node()["endpoint"].IsNull() ? l.at("endpoint").as_string() : "";
     cfg.llm.model = l.node()["model"].IsDefined() && !l.node()["model"].IsNull() ? l.at("model").as_string() : "";
     cfg.llm.api_key_env = l.get_string("api_key_env", cfg.llm.api_key_env);

@@ -126,6 +126,8 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const ExperimentConfig& cfg = *plan.cfg;
   check_writable(opts.out_dir);
+  // A stale run_metadata.json from an earlier run in this directory would make a failed rerun look complete.
+  fs::remove(fs::path(opts.out_dir) / "run_metadata.json");
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -207,7 +209,6 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto tables = build_tables(run, recorded_bootstrap(run.bootstrap_summary));
 
   // Write: CSVs, studies, tables, and run_metadata.json last (its presence marks a complete run).
-  fs::remove(fs::path(opts.out_dir) / "run_metadata.json");
   write_files(opts.out_dir, files);
   if (!study_files.empty()) write_files(opts.out_dir, study_files);
   write_files((fs::path(opts.out_dir) / "tables").string(), tables);

@@ -159,7 +159,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
   base.shape = tpl.seed_plans;
   base.branch_kinds = tpl.branch_kinds;
 
-  for (const auto& c : plan.conditions) {
+  auto evaluate_condition = [&](const Condition& c) {
     const RedPolicy& red = *plan.reds.at(c.red);
     const BlueEval& be = blues.at(c.blue);
     RowBuilder row;
@@ -169,7 +169,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
         .set("framing", std::string(to_string(sc.framing)))
         .set("condition", c.label)
         .set("condition_group", c.group)
-        .set("blue_policy", be.result.plan ? c.blue : c.blue)
+        .set("blue_policy", c.blue)
         .set("red_policy", red.label())
         .set("k", i2s(red.k()));
     auto fail = [&](const std::string& why) {
@@ -183,7 +183,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
     };
     if (!be.result.plan) {
       fail("blue: " + be.result.failure);
-      continue;
+      return;
     }
     const Plan& blue = *be.result.plan;
     RedRequest req = base;
@@ -200,7 +200,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
     const RedCandidate* rc = resp.chosen();
     if (!rc) {
       fail("red: " + resp.failure);
-      continue;
+      return;
     }
 
     // Candidate diagnostics over the set the policy chose among (DESIGN.md §3).
@@ -269,6 +269,29 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
                                 std::string(to_string(x.pressure.category)), front[i] ? "1" : "0",
                                 static_cast<int>(i) == g ? "1" : "0", static_cast<int>(i) == cd ? "1" : "0",
                                 static_cast<int>(i) == resp.selected ? "1" : "0"});
+    }
+  };
+  for (const auto& c : plan.conditions) {
+    const std::size_t rows_before = out.per_scenario.size(), cand_before = out.candidates.size();
+    try {
+      evaluate_condition(c);
+    } catch (const std::exception& e) {
+      // One bad condition must not kill the sweep: drop its partial rows and record a failure row instead.
+      out.per_scenario.resize(rows_before);
+      out.candidates.resize(cand_before);
+      RowBuilder row;
+      row.set("scenario_id", sc.id)
+          .set("template", sc.template_id)
+          .set("terrain_family", sc.terrain.family)
+          .set("framing", std::string(to_string(sc.framing)))
+          .set("condition", c.label)
+          .set("condition_group", c.group)
+          .set("blue_policy", c.blue)
+          .set("red_policy", c.red)
+          .set("status", "failed")
+          .set("failure_reason", fmt::format("internal error: {}", e.what()));
+      out.per_scenario.push_back(row.take());
+      ++out.failed_rows;
     }
   }
   if (council_rec) append_council_rows(out, sc, *council_rec, council_row);

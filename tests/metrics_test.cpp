@@ -419,6 +419,17 @@ TEST(Coherence, OneChainStep) {
   EXPECT_NEAR(quality(p, sc).q, 0.43625, kTol);
 }
 
+TEST(Coherence, InformationPreparationNeedsAStrictlyEarlierInformationAction) {
+  const Scenario sc = tiny_scenario();
+  // chain k1 (transit, pos 0), k2 (strike, pos 1); a branch at k1 with options [k3 scan] and [k4 advance], both at
+  // position 0 + 1/2. First information action: k3 at .5. Fires/movement: k1 (0, no), k4 (.5, not strictly
+  // earlier, no), k2 (1, yes) -> 1/3.
+  const Plan p = make_plan("Go", {act("k1", "b1", "transit", C::movement, "a", 3), act("k2", "b3", "strike", C::fires, "b", 3),
+                                  act("k3", "b2", "scan", C::information, "c", 3), act("k4", "b1", "advance", C::movement, "d", 3)},
+                           {"k1", "k2"}, {Branch{"k1", "c", {{"k3"}, {"k4"}}}});
+  EXPECT_NEAR(coherence(p, sc)[CoherencePart::information_preparation], 1.0 / 3.0, kTol);
+}
+
 TEST(Coherence, NoExposedOrExecutionActionsScoreOne) {
   const Scenario sc = tiny_scenario();
   // Only information and command actions: nothing to prepare (preparation 1), nothing exposed (mitigation 1).

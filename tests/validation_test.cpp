@@ -156,6 +156,18 @@ TEST(Validation, CycleThroughABranchOption) {
                           "actions[5]: action \"a6\" is not reachable from the first chain step"));
 }
 
+TEST(Validation, CycleThroughARejoinEdge) {
+  json j = branch_plan();
+  // A second branch at a3 reuses a5 and a6: a3 -> a5 (branch) and a5 -> a3 (rejoin of the branch at a2, whose
+  // next chain step is a3) close a3 -> a5 -> a3; the same for a6.
+  j["branches"].push_back({{"at", "a3"}, {"condition", "again"}, {"options", {{"a5"}, {"a6"}}}});
+  EXPECT_THAT(messages(j),
+              ElementsAre("branches[1].options[0][0]: action \"a5\" is placed twice (also at branches[0].options[0][0])",
+                          "branches[1].options[1][0]: action \"a6\" is placed twice (also at branches[0].options[1][0])",
+                          "actions[2]: action \"a3\" is on a cycle", "actions[4]: action \"a5\" is on a cycle",
+                          "actions[5]: action \"a6\" is on a cycle"));
+}
+
 TEST(Validation, UnknownActionInChainIsADanglingReference) {
   json j = linear();
   j["chain"].push_back("a9");
@@ -410,6 +422,24 @@ TEST(Validation, TruncatedJsonText) {
   EXPECT_THAT(messages(parse_plan_text(head, sc)), ElementsAre(fmt::format("invalid JSON at byte {}", text.size())));
 }
 
+// Regression: an unknown category once was marked through the action's metadata, so a plan could switch the
+// verb check off from its own metadata.
+TEST(Validation, MetadataCannotSwitchOffTheVerbCheck) {
+  json j = linear();
+  j["actions"][0]["verb"] = "teleport";
+  j["actions"][0]["metadata"]["__invalid_category"] = "1";
+  EXPECT_THAT(messages(j), Contains("actions[0].verb: unknown verb \"teleport\" for category information"));
+}
+// Regression: the priority was once clamped before the range check, so the message named a number the plan
+// does not contain.
+TEST(Validation, OutOfRangePriorityIsReportedAsGiven) {
+  json j = linear();
+  j["actions"][0]["priority"] = 1000000000;
+  EXPECT_THAT(messages(j), ElementsAre("actions[0].priority: priority 1000000000 is outside 1..5"));
+  j["actions"][0]["priority"] = 18446744073709551615ULL;
+  EXPECT_THAT(messages(j), ElementsAre("actions[0].priority: priority 18446744073709551615 is outside 1..5"));
+}
+
 TEST(Validation, SummaryJoinsEveryViolation) {
   json j = linear();
   j["actions"][0]["priority"] = 0;
@@ -460,7 +490,9 @@ TEST(Validation, RandomMutationsNeverCrashOrThrow) {
     const std::string text = mutate(base, rng);
     PlanParse p;
     EXPECT_NO_THROW(p = parse_plan_text(text, sc)) << "mutation " << i << ": " << text;
-    if (p.violations.empty()) EXPECT_TRUE(p.plan.has_value()) << text;
+    if (p.violations.empty()) {
+      EXPECT_TRUE(p.plan.has_value()) << text;
+    }
     if (!p.plan) continue;
     ++parsed_objects;
     if (p.ok()) {

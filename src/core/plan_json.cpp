@@ -94,7 +94,8 @@ struct Decoder {
 
 }  // namespace
 
-std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violations) {
+std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violations,
+                                   std::vector<std::size_t>* unknown_category) {
   Decoder d{violations};
   if (!j.is_object()) {
     violations.push_back({"", fmt::format("wrong type: a plan must be a JSON object, got {}", j.type_name())});
@@ -146,15 +147,17 @@ std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violat
           else {
             violations.push_back({path + ".category",
                                   fmt::format("unknown category \"{}\" (expected one of {})", cat, category_names())});
-            act.metadata["__invalid_category"] = "1";
+            if (unknown_category) unknown_category->push_back(p.actions.size());
           }
         }
         if (const json* pr = d.field(a, path, "priority", true)) {
-          if (!pr->is_number_integer())
+          if (!pr->is_number_integer()) {
             violations.push_back({path + ".priority", fmt::format("wrong type: expected an integer, got {}", pr->type_name())});
-          else {
-            const auto v = pr->get<long long>();
-            act.priority = v < -1000 ? -1000 : v > 1000 ? 1000 : static_cast<int>(v);
+          } else if (pr->is_number_unsigned() ? (pr->get<std::uint64_t>() < 1 || pr->get<std::uint64_t>() > 5) : (pr->get<std::int64_t>() < 1 || pr->get<std::int64_t>() > 5)) {
+            // Reported here with the value as written (it may not fit an int); the plan keeps a neutral 3.
+            violations.push_back({path + ".priority", fmt::format("priority {} is outside 1..5", pr->dump())});
+          } else {
+            act.priority = static_cast<int>(pr->get<std::int64_t>());
           }
         }
         if (const json* meta = d.field(a, path, "metadata", false)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,7 +21,9 @@ std::string PlanParse::summary() const {
   return out;
 }
 
-std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {
+namespace {
+std::vector<Violation> validate_impl(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side,
+                                     const std::vector<std::size_t>& skip_verb) {
   std::vector<Violation> out;
   if (expected_side && plan.side != *expected_side)
     out.push_back({"side", fmt::format("plan side is {} but {} was expected", to_string(plan.side), to_string(*expected_side))});
@@ -42,7 +45,8 @@ std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::
                                                   to_string(asset->side), to_string(plan.side))});
     if (a.priority < 1 || a.priority > 5)
       out.push_back({path + ".priority", fmt::format("priority {} is outside 1..5", a.priority)});
-    if (!a.metadata.contains("__invalid_category") && !sc.verb_allowed(a.category, a.verb))
+    const bool category_unknown = std::find(skip_verb.begin(), skip_verb.end(), i) != skip_verb.end();
+    if (!category_unknown && !a.verb.empty() && !sc.verb_allowed(a.category, a.verb))
       out.push_back({path + ".verb", fmt::format("unknown verb \"{}\" for category {}", a.verb, to_string(a.category))});
   }
   for (const auto& [asset_id, role] : plan.roles) {
@@ -102,6 +106,23 @@ std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::
   return out;
 }
 
+}  // namespace
+
+std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {
+  return validate_impl(plan, sc, expected_side, {});
+}
+
+PlanParse parse_plan_json(const nlohmann::json& j, const Scenario& scenario, std::optional<Side> expected_side) {
+  PlanParse res;
+  std::vector<std::size_t> unknown_category;
+  res.plan = plan_from_json(j, res.violations, &unknown_category);
+  if (res.plan) {
+    auto more = validate_impl(*res.plan, scenario, expected_side, unknown_category);
+    res.violations.insert(res.violations.end(), more.begin(), more.end());
+  }
+  return res;
+}
+
 PlanParse parse_plan_text(std::string_view text, const Scenario& scenario, std::optional<Side> expected_side) {
   PlanParse res;
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
@@ -117,12 +138,7 @@ PlanParse parse_plan_text(std::string_view text, const Scenario& scenario, std::
     res.violations.push_back({"", "invalid JSON"});
     return res;
   }
-  res.plan = plan_from_json(j, res.violations);
-  if (res.plan) {
-    auto more = validate_plan(*res.plan, scenario, expected_side);
-    res.violations.insert(res.violations.end(), more.begin(), more.end());
-  }
-  return res;
+  return parse_plan_json(j, scenario, expected_side);
 }
 
 }  // namespace advplan

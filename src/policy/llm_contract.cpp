@@ -119,11 +119,7 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
     out.parse.violations.push_back({"", text.empty() ? "empty completion" : "completion holds no parseable JSON object"});
     return out;
   }
-  out.parse.plan = plan_from_json(j, out.parse.violations);
-  if (out.parse.plan) {
-    auto more = validate_plan(*out.parse.plan, sc, side);
-    out.parse.violations.insert(out.parse.violations.end(), more.begin(), more.end());
-  }
+  out.parse = parse_plan_json(j, sc, side);
   return out;
 }
 

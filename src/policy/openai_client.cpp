@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "advplan/core/error.hpp"

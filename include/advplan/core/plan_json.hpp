@@ -17,8 +17,11 @@ std::string plan_to_string(const Plan& plan);
 std::string scenario_to_string(const Scenario& scenario);
 
 /// Structural decode of a plan: missing fields and wrong types become violations with their JSON path;
-/// the returned plan holds whatever could be decoded. Never throws.
-std::optional<Plan> plan_from_json(const nlohmann::json& j, std::vector<Violation>& violations);
+/// the returned plan holds whatever could be decoded. Never throws. When `unknown_category` is given, the
+/// indices of actions whose category was not in the vocabulary are appended to it (their decoded category is
+/// a placeholder, so their verb cannot be checked).
+std::optional<Plan> plan_from_json(const nlohmann::json& j, std::vector<Violation>& violations,
+                                   std::vector<std::size_t>* unknown_category = nullptr);
 
 /// Decode a scenario written by to_json. Throws PlanError naming the field on bad input.
 Scenario scenario_from_json(const nlohmann::json& j);

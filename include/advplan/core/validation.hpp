@@ -2,6 +2,7 @@
 // Plan parsing and validation (DESIGN.md §2). Every violation is reported with its JSON path, e.g.
 // `actions[3].asset: unknown asset "b-tank-9"`. Nothing here throws on bad input; whatever the input,
 // the result is a list of violations.
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ struct PlanParse {
 /// `expected_side` (when given) must match plan.side.
 std::vector<Violation> validate_plan(const Plan& plan, const Scenario& scenario,
                                      std::optional<Side> expected_side = std::nullopt);
+
+/// Decode a JSON value and validate; never throws.
+PlanParse parse_plan_json(const nlohmann::json& j, const Scenario& scenario,
+                          std::optional<Side> expected_side = std::nullopt);
 
 /// Parse JSON text and validate; never throws.
 PlanParse parse_plan_text(std::string_view text, const Scenario& scenario,

@@ -1,6 +1,6 @@
 // Live language-model policies (docs/LLM.md): the RED baseline "llm_live" and the BLUE planning policy
-// "llm:MODEL". Both go through the same contract as llm_offline (build_*_prompt, run_contract, the plan parser
-// and validator); only the client differs: an OpenAI-compatible chat-completions endpoint.
+// "llm:MODEL". Both go through the same contract as llm_offline (build_*_prompt, run_contract, the plan
+// parser and validator); only the client differs: an OpenAI-compatible chat-completions endpoint.
 #include <fmt/format.h>
 
 #include "advplan/core/random.hpp"
@@ -102,9 +102,13 @@ class LlmBluePolicy final : public BluePolicy {
 
 ADVPLAN_REGISTER_RED_POLICY(LlmLivePolicy::static_info(),
                             [](const PolicySpec&, const Params& p, const ExperimentConfig& cfg)
-                                -> std::unique_ptr<RedPolicy> { return std::make_unique<LlmLivePolicy>(p, cfg); })
+                                -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<LlmLivePolicy>(p, cfg);
+                            })
 ADVPLAN_REGISTER_BLUE_POLICY(LlmBluePolicy::static_info(),
                              [](const PolicySpec& s, const Params& p, const ExperimentConfig& cfg)
-                                 -> std::unique_ptr<BluePolicy> { return std::make_unique<LlmBluePolicy>(s, p, cfg); })
+                                 -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<LlmBluePolicy>(s, p, cfg);
+                             })
 
 }  // namespace advplan

@@ -32,8 +32,9 @@ struct ParsedUrl {
   std::string path;    ///< the chat-completions path
 };
 
-/// "http://h:1" -> {"http://h:1", "/v1/chat/completions"}; "https://h/v1/" -> {"https://h", "/v1/chat/completions"};
-/// "http://h/proxy" -> {"http://h", "/proxy/v1/chat/completions"}. Nullopt for anything else.
+/// "http://h:1" -> {"http://h:1", "/v1/chat/completions"}; "https://h/v1/" -> {"https://h",
+/// "/v1/chat/completions"}; "http://h/proxy" -> {"http://h", "/proxy/v1/chat/completions"}. Nullopt for
+/// anything else.
 std::optional<ParsedUrl> parse_endpoint(std::string_view url) {
   std::string_view rest;
   std::string scheme;
@@ -103,7 +104,8 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
     out.completion_tokens = token_count(*u, "completion_tokens");
   }
   const json* content = nullptr;
-  if (const auto ch = j.find("choices"); ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object())
+  if (const auto ch = j.find("choices");
+      ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object())
     if (const auto m = (*ch)[0].find("message"); m != (*ch)[0].end() && m->is_object())
       if (const auto c = m->find("content"); c != m->end() && c->is_string()) content = &*c;
   if (!content) {
@@ -135,14 +137,16 @@ void set_timeouts(httplib::Client& cli, double timeout_s) {
 
 }  // namespace
 
-LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override, std::string_view who) {
+LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override,
+                                 std::string_view who) {
   LlmSettings s;
   s.endpoint = env_or("ADVPLAN_LLM_ENDPOINT", cfg.endpoint);
   if (s.endpoint.empty())
-    throw PolicyError(fmt::format("{}: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT", who));
+    throw PolicyError(
+        fmt::format("{}: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT", who));
   if (!parse_endpoint(s.endpoint))
-    throw PolicyError(fmt::format("{}: endpoint '{}' is not an http:// or https:// base URL without query", who,
-                                  s.endpoint));
+    throw PolicyError(fmt::format("{}: endpoint '{}' is not an http:// or https:// base URL without query",
+                                  who, s.endpoint));
   s.model = model_override.empty() ? env_or("ADVPLAN_LLM_MODEL", cfg.model) : std::string(model_override);
   s.api_key = cfg.api_key_env.empty() ? "" : env_or(cfg.api_key_env.c_str(), "");
   s.timeout_s = cfg.timeout_s;
@@ -161,13 +165,17 @@ OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string
       backoff_s_(backoff_s) {
   const auto url = parse_endpoint(endpoint);
   if (!url)
-    throw PolicyError(fmt::format("LLM endpoint '{}' is not an http:// or https:// base URL without query", endpoint));
+    throw PolicyError(
+        fmt::format("LLM endpoint '{}' is not an http:// or https:// base URL without query", endpoint));
   if (!(timeout_s > 0))
-    throw PolicyError(fmt::format("llm.timeout_s must be greater than 0, while a value of {} was given", timeout_s));
+    throw PolicyError(
+        fmt::format("llm.timeout_s must be greater than 0, while a value of {} was given", timeout_s));
   if (max_retries < 0)
-    throw PolicyError(fmt::format("llm.max_retries must be at least 0, while a value of {} was given", max_retries));
+    throw PolicyError(
+        fmt::format("llm.max_retries must be at least 0, while a value of {} was given", max_retries));
   if (!(backoff_s >= 0))
-    throw PolicyError(fmt::format("llm.backoff_s must be at least 0, while a value of {} was given", backoff_s));
+    throw PolicyError(
+        fmt::format("llm.backoff_s must be at least 0, while a value of {} was given", backoff_s));
   origin_ = url->origin;
   path_ = url->path;
 }
@@ -199,7 +207,8 @@ Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const 
       return out;
     } else {
       out.error = fmt::format("HTTP {}: {}", res->status, excerpt(res->body, api_key_));
-      if (retryable_status(res->status)) wait = retry_after(*res).value_or(backoff_s_ * std::ldexp(1.0, attempt));
+      if (retryable_status(res->status))
+        wait = retry_after(*res).value_or(backoff_s_ * std::ldexp(1.0, attempt));
     }
     if (!wait) return out;
     if (attempt >= max_retries_) {

@@ -12,7 +12,8 @@ namespace advplan {
 struct LlmConfig;
 
 /// The resolved settings of a live model. Holds the API key: never serialise, log or print an LlmSettings
-/// as a whole (run_metadata.json records llm.api_key_env, the variable's name, and nothing else about the key).
+/// as a whole (run_metadata.json records llm.api_key_env, the variable's name, and nothing else about the
+/// key).
 struct LlmSettings {
   std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080 or https://host/v1
   std::string model;     ///< may be empty: then the request carries no "model" field
@@ -28,19 +29,20 @@ struct LlmSettings {
 /// named by llm.api_key_env. `who` names the policy in errors ("llm:gpt-x", "llm_live").
 /// Throws PolicyError "<who>: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT" when no
 /// endpoint is given, and PolicyError when the endpoint is not an http:// or https:// URL.
-LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override, std::string_view who = "llm");
+LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override,
+                                 std::string_view who = "llm");
 
 /// POSTs {"model","messages","temperature","seed"} to <base>/v1/chat/completions (or <base>/chat/completions
 /// when the base already ends in /v1) and returns choices[0].message.content with the usage token counts.
 /// 429, 5xx and transport errors (refused connection, timeout) are retried up to max_retries times after
-/// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends one;
-/// other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one sentence}:
-/// "HTTP 401: <body excerpt of at most 200 characters>". The key never appears in an error.
-/// Thread safety: constant (each call opens its own connection).
+/// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends
+/// one; other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one
+/// sentence}: "HTTP 401: <body excerpt of at most 200 characters>". The key never appears in an error. Thread
+/// safety: constant (each call opens its own connection).
 class OpenAiCompatibleClient final : public CompletionClient {
  public:
-  /// Throws PolicyError when `endpoint` is not an http:// or https:// URL, or timeout_s <= 0, max_retries < 0,
-  /// backoff_s < 0.
+  /// Throws PolicyError when `endpoint` is not an http:// or https:// URL, or timeout_s <= 0, max_retries <
+  /// 0, backoff_s < 0.
   OpenAiCompatibleClient(std::string endpoint, std::string model, std::string api_key, double timeout_s,
                          int max_retries, double backoff_s);
   explicit OpenAiCompatibleClient(const LlmSettings& s)

@@ -1,0 +1,409 @@
+// The live-model client and policies (docs/LLM.md) against a real HTTP server inside the test process that
+// speaks the chat-completions protocol. The model name in each request picks the server's behaviour; valid
+// completions are written by OfflineCompletionClient from the same messages, so they are real valid plans.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/openai_client.hpp"
+#include "advplan/policy/red_policy.hpp"
+#include "advplan/scenario/scenario_lookup.hpp"
+
+namespace advplan {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kKeyEnv = "ADVPLAN_TEST_LLM_KEY";
+constexpr const char* kSentinel = "sk-SENTINEL-123";
+
+/// A chat-completions server on 127.0.0.1. Behaviour by request model: "prose-once", "prose-always",
+/// "429-once", "429-retry-after", "500-twice", "503-always", "401" (echoes the bearer token back, as some
+/// servers do), "hang", "no-choices"; any other model answers with a valid plan.
+class FakeChatServer {
+ public:
+  FakeChatServer() {
+    svr_.set_keep_alive_timeout(1);
+    svr_.Post(R"(.*/chat/completions)",
+              [this](const httplib::Request& q, httplib::Response& r) { handle(q, r); });
+    port_ = svr_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { svr_.listen_after_bind(); });
+    while (!svr_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeChatServer() {
+    stopping_ = true;
+    svr_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  struct Seen {
+    std::string path, model, authorization;
+  };
+  std::vector<Seen> seen() const {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+  int prompt_tokens_sent() const { return prompt_tokens_sent_; }
+  int completion_tokens_sent() const { return completion_tokens_sent_; }
+
+ private:
+  void handle(const httplib::Request& q, httplib::Response& r) {
+    const json body = json::parse(q.body, nullptr, false);
+    const std::string model = body.is_object() ? body.value("model", "") : "";
+    int n = 0;  // requests of this model before this one
+    {
+      std::lock_guard lock(mu_);
+      n = count_[model]++;
+      seen_.push_back({q.path, model, q.get_header_value("Authorization")});
+    }
+    CompletionRequest req;
+    for (const auto& m : body.is_object() ? body.value("messages", json::array()) : json::array())
+      req.messages.push_back({m.value("role", ""), m.value("content", "")});
+    const bool reprompt = req.messages.size() > 2;
+
+    if (model == "429-once" && n == 0) return error(r, 429, "rate limited");
+    if (model == "429-retry-after" && n == 0) {
+      r.set_header("Retry-After", "1");
+      return error(r, 429, "rate limited");
+    }
+    if (model == "500-twice" && n < 2) return error(r, 500, "internal error");
+    if (model == "503-always") return error(r, 503, "overloaded");
+    if (model == "401")
+      return error(r, 401, "Incorrect API key provided: " + q.get_header_value("Authorization"));
+    if (model == "no-choices")
+      return r.set_content(R"({"id":"c1","object":"chat.completion","choices":[]})", "application/json");
+    if (model == "hang")
+      for (int i = 0; i < 200 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+    std::string text = OfflineCompletionClient().complete(req).text;
+    if (model == "prose-always" || (model == "prose-once" && !reprompt))
+      text = "Sorry, I cannot write JSON today.";
+    int prompt_tokens = 0;
+    for (const auto& m : req.messages) prompt_tokens += static_cast<int>(m.content.size() / 4);
+    const int completion_tokens = static_cast<int>(text.size() / 4) + 1;
+    prompt_tokens_sent_ += prompt_tokens;
+    completion_tokens_sent_ += completion_tokens;
+    const json out = {
+        {"id", "c1"},
+        {"object", "chat.completion"},
+        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}}}},
+        {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens}}}};
+    r.set_content(out.dump(), "application/json");
+  }
+  static void error(httplib::Response& r, int status, const std::string& message) {
+    r.status = status;
+    r.set_content(json{{"error", {{"message", message}}}}.dump(), "application/json");
+  }
+
+  httplib::Server svr_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mu_;
+  std::vector<Seen> seen_;
+  std::map<std::string, int> count_;
+  std::atomic<int> prompt_tokens_sent_{0}, completion_tokens_sent_{0};
+};
+
+/// Restores an environment variable on destruction (so no test leaks its settings into another).
+class EnvGuard {
+ public:
+  explicit EnvGuard(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ~EnvGuard() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  void set(const std::string& v) const { setenv(name_, v.c_str(), 1); }
+  void unset() const { unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+class LlmLiveTest : public ::testing::Test {
+ protected:
+  LlmLiveTest() {
+    endpoint_env_.unset();
+    model_env_.unset();
+    key_env_.unset();
+    cfg_.llm.endpoint = server_.url();
+    cfg_.llm.model = "valid";
+    cfg_.llm.api_key_env = kKeyEnv;
+    cfg_.llm.timeout_s = 5;
+    cfg_.llm.max_retries = 3;
+    cfg_.llm.backoff_s = 0.01;
+  }
+  OpenAiCompatibleClient client(const std::string& model, double timeout_s = 5, int max_retries = 3) const {
+    return OpenAiCompatibleClient(server_.url(), model, "", timeout_s, max_retries, 0.01);
+  }
+  CompletionRequest red_prompt() const { return build_red_prompt(sc_, sc_.blue_seed_plans.front()); }
+
+  EnvGuard endpoint_env_{"ADVPLAN_LLM_ENDPOINT"}, model_env_{"ADVPLAN_LLM_MODEL"}, key_env_{kKeyEnv};
+  FakeChatServer server_;
+  ExperimentConfig cfg_ = default_experiment_config();
+  Scenario sc_ = find_scenario(cfg_, "urban-100");
+};
+
+TEST(OpenAiClientUrl, AcceptsABaseWithOrWithoutV1) {
+  EXPECT_EQ(OpenAiCompatibleClient("http://127.0.0.1:8080", "m", "", 1, 0, 0).path(), "/v1/chat/completions");
+  EXPECT_EQ(OpenAiCompatibleClient("http://127.0.0.1:8080/", "m", "", 1, 0, 0).path(),
+            "/v1/chat/completions");
+  // A base ending in /v1 gets /chat/completions appended, so the path is the same.
+  EXPECT_EQ(OpenAiCompatibleClient("https://api.example.com/v1", "m", "", 1, 0, 0).path(),
+            "/v1/chat/completions");
+  EXPECT_EQ(OpenAiCompatibleClient("https://api.example.com/v1/", "m", "", 1, 0, 0).origin(),
+            "https://api.example.com");
+  EXPECT_EQ(OpenAiCompatibleClient("http://h:1/proxy", "m", "", 1, 0, 0).path(),
+            "/proxy/v1/chat/completions");
+  EXPECT_EQ(OpenAiCompatibleClient("http://h:1/proxy/v1", "m", "", 1, 0, 0).path(),
+            "/proxy/v1/chat/completions");
+  EXPECT_THROW(OpenAiCompatibleClient("ftp://h", "m", "", 1, 0, 0), PolicyError);
+  EXPECT_THROW(OpenAiCompatibleClient("127.0.0.1:8080", "m", "", 1, 0, 0), PolicyError);
+  EXPECT_THROW(OpenAiCompatibleClient("http://h:1", "m", "", 0, 0, 0), PolicyError);
+}
+
+TEST_F(LlmLiveTest, ValidCompletionCarriesTextAndTokens) {
+  const Completion c = client("valid").complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  // The server answers with the offline client's reply to the messages it received: equal text means the
+  // messages arrived intact and the content came back unaltered.
+  EXPECT_EQ(c.text, OfflineCompletionClient().complete(red_prompt()).text);
+  EXPECT_EQ(c.prompt_tokens, server_.prompt_tokens_sent());
+  EXPECT_EQ(c.completion_tokens, server_.completion_tokens_sent());
+  EXPECT_EQ(c.http_retries, 0);
+  const auto seen = server_.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].path, "/v1/chat/completions");
+  EXPECT_EQ(seen[0].authorization, "");  // no key, no header
+}
+
+TEST_F(LlmLiveTest, BaseEndingInV1PostsToChatCompletions) {
+  const Completion c =
+      OpenAiCompatibleClient(server_.url() + "/v1/", "valid", "", 5, 0, 0).complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(server_.seen().at(0).path, "/v1/chat/completions");
+}
+
+TEST_F(LlmLiveTest, ContractSumsReportedTokens) {
+  const auto res = run_contract(client("valid"), red_prompt(), sc_, Side::Red, 2, "x");
+  ASSERT_TRUE(res.plan) << res.failure;
+  EXPECT_TRUE(res.stats.tokens_reported);
+  EXPECT_GT(res.stats.prompt_tokens, 0);
+  EXPECT_EQ(res.stats.prompt_tokens, server_.prompt_tokens_sent());
+  EXPECT_EQ(res.stats.completion_tokens, server_.completion_tokens_sent());
+}
+
+TEST_F(LlmLiveTest, MalformedCompletionIsRepromptedThenParsed) {
+  const auto res = run_contract(client("prose-once"), red_prompt(), sc_, Side::Red, 1, "x");
+  ASSERT_TRUE(res.plan) << res.failure;
+  EXPECT_EQ(res.stats.retries, 1);
+  EXPECT_EQ(res.stats.failed, 0);
+  EXPECT_EQ(server_.seen().size(), 2u);
+  EXPECT_EQ(res.stats.prompt_tokens, server_.prompt_tokens_sent());
+}
+
+TEST_F(LlmLiveTest, AlwaysMalformedIsAContractFailure) {
+  const auto res = run_contract(client("prose-always"), red_prompt(), sc_, Side::Red, 2, "x");
+  EXPECT_FALSE(res.plan);
+  EXPECT_EQ(res.stats.failed, 1);
+  EXPECT_EQ(res.stats.retries, 2);
+  EXPECT_THAT(res.failure, HasSubstr("invalid plan"));
+  EXPECT_EQ(server_.seen().size(), 3u);
+}
+
+TEST_F(LlmLiveTest, RateLimitIsRetriedOnce) {
+  const Completion c = client("429-once").complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.http_retries, 1);
+  EXPECT_EQ(server_.seen().size(), 2u);
+  const auto res = run_contract(client("429-once"), red_prompt(), sc_, Side::Red, 1, "x");
+  EXPECT_EQ(res.stats.http_retries, 0);  // the server's one 429 was spent above
+}
+
+TEST_F(LlmLiveTest, RetryAfterIsHonoured) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Completion c = client("429-retry-after").complete(red_prompt());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.http_retries, 1);
+  EXPECT_GE(s, 0.95);  // Retry-After: 1, against a backoff of 0.01 s
+}
+
+TEST_F(LlmLiveTest, ServerErrorsAreRetriedAndCounted) {
+  const auto res = run_contract(client("500-twice"), red_prompt(), sc_, Side::Red, 1, "x");
+  ASSERT_TRUE(res.plan) << res.failure;
+  EXPECT_EQ(res.stats.http_retries, 2);
+}
+
+TEST_F(LlmLiveTest, RetriesStopAtMaxRetries) {
+  const Completion c = client("503-always", 5, 2).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.http_retries, 2);
+  EXPECT_THAT(c.error, HasSubstr("HTTP 503: "));
+  EXPECT_THAT(c.error, HasSubstr("overloaded"));
+  EXPECT_EQ(server_.seen().size(), 3u);
+}
+
+TEST_F(LlmLiveTest, UnauthorizedIsNotRetried) {
+  const Completion c = client("401").complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.http_retries, 0);
+  EXPECT_THAT(c.error, HasSubstr("HTTP 401: "));
+  EXPECT_THAT(c.error, HasSubstr("Incorrect API key"));
+  EXPECT_LE(c.error.size(), 200u + 40u);
+  EXPECT_EQ(server_.seen().size(), 1u);
+}
+
+TEST_F(LlmLiveTest, HangingServerTimesOut) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Completion c = client("hang", 0.5, 0).complete(red_prompt());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("timeout"));
+  EXPECT_GE(s, 0.45);
+  EXPECT_LT(s, 1.5);
+}
+
+TEST_F(LlmLiveTest, MissingChoicesIsAnError) {
+  const Completion c = client("no-choices").complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("choices[0].message.content"));
+  const auto res = run_contract(client("no-choices"), red_prompt(), sc_, Side::Red, 0, "x");
+  EXPECT_FALSE(res.plan);
+  EXPECT_THAT(res.failure, HasSubstr("choices[0].message.content"));
+}
+
+TEST_F(LlmLiveTest, RefusedConnectionIsRetriedThenReported) {
+  std::string url;
+  {
+    FakeChatServer gone;
+    url = gone.url();
+  }
+  const Completion c = OpenAiCompatibleClient(url, "valid", "", 2, 1, 0.01).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.http_retries, 1);
+  EXPECT_THAT(c.error, HasSubstr(url));
+}
+
+TEST_F(LlmLiveTest, ConcurrentCallsAllSucceed) {
+  const OpenAiCompatibleClient cli = client("valid");
+  std::vector<Completion> out(4);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    threads.emplace_back([&, i] { out[i] = cli.complete(red_prompt()); });
+  for (auto& t : threads) t.join();
+  for (const auto& c : out) EXPECT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(server_.seen().size(), out.size());
+}
+
+TEST_F(LlmLiveTest, RedPolicyRespondsEndToEnd) {
+  const auto red = make_red_policy("llm_live", cfg_);
+  EXPECT_EQ(red->label(), "llm_live");
+  EXPECT_EQ(red->info().thread_safety, ThreadSafety::constant);
+  EXPECT_EQ(red->params().at("max_repairs"), 1.0);
+  RedRequest req;
+  req.scenario = &sc_;
+  req.blue = &sc_.blue_seed_plans.front();
+  req.run_seed = cfg_.seed;
+  req.weights = cfg_.quality;
+  const RedResponse r = red->respond(req);
+  ASSERT_NE(r.chosen(), nullptr) << r.failure;
+  EXPECT_TRUE(validate_plan(r.chosen()->plan, sc_, Side::Red).empty());
+  EXPECT_EQ(r.chosen()->plan.plan_id, "urban-100/red/llm_live");
+  EXPECT_TRUE(r.contract.tokens_reported);
+  EXPECT_EQ(r.contract.prompt_tokens, server_.prompt_tokens_sent());
+  EXPECT_EQ(r.contract.completion_tokens, server_.completion_tokens_sent());
+  EXPECT_EQ(server_.seen().at(0).model, "valid");
+}
+
+TEST_F(LlmLiveTest, BluePolicyPlansEndToEnd) {
+  cfg_.llm.model = "configured-model";
+  const auto blue = make_blue_policy("llm:test-model", cfg_);
+  EXPECT_EQ(blue->label(), "llm:test-model");
+  Rng rng(1);
+  const BluePlanResult r = blue->plan(sc_, rng);
+  ASSERT_TRUE(r.plan) << r.failure;
+  EXPECT_TRUE(validate_plan(*r.plan, sc_, Side::Blue).empty());
+  EXPECT_EQ(r.plan->plan_id, "urban-100/blue/llm");
+  EXPECT_TRUE(r.contract.tokens_reported);
+  EXPECT_EQ(r.contract.prompt_tokens, server_.prompt_tokens_sent());
+  for (const auto& s : server_.seen()) EXPECT_EQ(s.model, "test-model");  // the spec's model wins
+}
+
+TEST_F(LlmLiveTest, EnvironmentOverridesEndpointAndModel) {
+  cfg_.llm.endpoint = "http://127.0.0.1:1";  // nothing listens there; the environment must win
+  endpoint_env_.set(server_.url());
+  model_env_.set("env-model");
+  Rng rng(1);
+  const BluePlanResult r = make_blue_policy("llm", cfg_)->plan(sc_, rng);
+  ASSERT_TRUE(r.plan) << r.failure;
+  EXPECT_EQ(server_.seen().at(0).model, "env-model");
+}
+
+TEST_F(LlmLiveTest, NoEndpointFailsBeforeAnyWork) {
+  cfg_.llm.endpoint = "";
+  try {
+    (void)make_red_policy("llm_live", cfg_);
+    ADD_FAILURE() << "no PolicyError";
+  } catch (const PolicyError& e) {
+    EXPECT_STREQ(e.what(), "llm_live: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT");
+  }
+  try {
+    (void)make_blue_policy("llm:m", cfg_);
+    ADD_FAILURE() << "no PolicyError";
+  } catch (const PolicyError& e) {
+    EXPECT_STREQ(e.what(), "llm:m: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT");
+  }
+  EXPECT_TRUE(server_.seen().empty());
+}
+
+TEST_F(LlmLiveTest, KeyNeverAppearsInErrors) {
+  key_env_.set(kSentinel);
+  cfg_.llm.model = "401";
+  const LlmSettings s = resolve_llm_settings(cfg_.llm, "", "llm_live");
+  const Completion c = OpenAiCompatibleClient(s).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("HTTP 401"));
+  EXPECT_THAT(c.error, Not(HasSubstr(kSentinel)));
+
+  RedRequest req;
+  req.scenario = &sc_;
+  req.blue = &sc_.blue_seed_plans.front();
+  req.weights = cfg_.quality;
+  const RedResponse r = make_red_policy("llm_live", cfg_)->respond(req);
+  EXPECT_EQ(r.chosen(), nullptr);
+  EXPECT_THAT(r.failure, HasSubstr("HTTP 401"));
+  EXPECT_THAT(r.failure, Not(HasSubstr(kSentinel)));
+
+  const auto res = run_contract(OpenAiCompatibleClient(s), red_prompt(), sc_, Side::Red, 1, "x");
+  EXPECT_THAT(res.failure, Not(HasSubstr(kSentinel)));
+  const auto seen = server_.seen();
+  ASSERT_FALSE(seen.empty());
+  for (const auto& x : seen) EXPECT_EQ(x.authorization, std::string("Bearer ") + kSentinel);
+}
+
+}  // namespace
+}  // namespace advplan

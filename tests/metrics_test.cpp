@@ -210,7 +210,8 @@ TEST(Quality, CoverageIsCappedAtOne) {
 
 TEST(Quality, ExposureIsBaseTimesTerrainCappedAtOne) {
   const Scenario sc = tiny_scenario();
-  const auto layout = layout_plan(plan_linear(), sc);
+  const Plan plan = plan_linear();  // the layout points into the plan: keep it alive
+  const auto layout = layout_plan(plan, sc);
   // terrain exposure 2: movement .3*2 = .6, information .1*2 = .2, protection .05*2 = .1,
   // fires .6*2 = 1.2 -> 1, sustainment .2*2 = .4
   const double expected[] = {0.6, 0.2, 0.1, 1.0, 0.6, 0.4};

@@ -38,9 +38,9 @@ namespace {
 void ignore_sigpipe_once() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct sigaction old{};
+    struct sigaction old {};
     if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
-      struct sigaction ign{};
+      struct sigaction ign {};
       ign.sa_handler = SIG_IGN;
       sigemptyset(&ign.sa_mask);
       sigaction(SIGPIPE, &ign, nullptr);
@@ -50,10 +50,11 @@ void ignore_sigpipe_once() {
 
 std::string signal_text(int sig) {
   static const std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
-      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
-      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
-      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
   for (const auto& [n, name] : kNames)
     if (n == sig) return fmt::format("{} ({})", sig, name);
   return std::to_string(sig);
@@ -70,7 +71,8 @@ struct ExitInfo {
   bool signaled = false;
   int code = 0;  ///< exit status, or the signal number
   std::string str() const {
-    return signaled ? "process killed by signal " + signal_text(code) : fmt::format("process exited with status {}", code);
+    return signaled ? "process killed by signal " + signal_text(code)
+                    : fmt::format("process exited with status {}", code);
   }
 };
 
@@ -243,10 +245,13 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
   };
   if (opt_.command.find_first_not_of(" \t") == std::string::npos)
     throw PolicyError("exec policy needs a command after 'exec:', e.g. exec:'python3 my_policy.py'");
-  if (opt_.workers < 1) throw bad(fmt::format("workers must be at least 1, while {} was given", opt_.workers));
-  if (!(opt_.timeout_s > 0)) throw bad(fmt::format("timeout must be positive, while {} s was given", opt_.timeout_s));
+  if (opt_.workers < 1)
+    throw bad(fmt::format("workers must be at least 1, while {} was given", opt_.workers));
+  if (!(opt_.timeout_s > 0))
+    throw bad(fmt::format("timeout must be positive, while {} s was given", opt_.timeout_s));
   if (opt_.max_response_bytes == 0) throw bad("the response size cap must be positive");
-  if (opt_.max_restarts < 0) throw bad(fmt::format("max restarts must be >= 0, while {} was given", opt_.max_restarts));
+  if (opt_.max_restarts < 0)
+    throw bad(fmt::format("max restarts must be >= 0, while {} was given", opt_.max_restarts));
   ignore_sigpipe_once();
 
   for (int i = 0; i < opt_.workers; ++i) workers_.push_back(std::make_unique<Worker>());

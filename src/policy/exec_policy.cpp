@@ -31,7 +31,8 @@ std::string json_error(const std::string& text) {
     (void)unused;
   } catch (const json::exception& e) {
     std::string m = e.what();
-    if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos) m.erase(0, p + 2);
+    if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos)
+      m.erase(0, p + 2);
     return m;
   }
   return "not a JSON value";
@@ -92,8 +93,8 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   };
   const std::uint64_t id = next_request_id_.fetch_add(1);
   // rng_seed: 53 bits of this (run seed, scenario, policy) stream, exact in any JSON reader.
-  const json request = {{"request_id", id}, {"side", "BLUE"}, {"rng_seed", rng.next_u64() >> 11},
-                        {"scenario", to_json(sc)}};
+  const json request = {
+      {"request_id", id}, {"side", "BLUE"}, {"rng_seed", rng.next_u64() >> 11}, {"scenario", to_json(sc)}};
   json response;
   const PoolReply reply =
       pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),

@@ -21,7 +21,7 @@ struct ProcessPoolOptions {
   double timeout_s = 10.0;                   ///< per request, from sending the line to the response's newline
   std::size_t max_response_bytes = 1 << 20;  ///< a response line longer than this is a failure
   int max_restarts = 3;                      ///< restarts allowed over the pool's lifetime (all workers)
-  double startup_check_s = 0.3;              ///< a worker that exits within this time after start cannot start
+  double startup_check_s = 0.3;  ///< a worker that exits within this time after start cannot start
 };
 
 /// The response line to one request (without its newline), or why there is none.
@@ -38,8 +38,8 @@ class ProcessPool {
   /// reason and the worker is restarted (its output stream can no longer be trusted).
   using ResponseCheck = std::function<std::string(const std::string& line)>;
 
-  /// Starts every worker and waits startup_check_s. Throws PolicyError naming the command when a worker cannot
-  /// be spawned or exits during that time, and for options out of range.
+  /// Starts every worker and waits startup_check_s. Throws PolicyError naming the command when a worker
+  /// cannot be spawned or exits during that time, and for options out of range.
   explicit ProcessPool(ProcessPoolOptions opt);
   /// Closes each worker's stdin, waits up to one second for it to exit, then kills and reaps what is left.
   ~ProcessPool();
@@ -67,7 +67,7 @@ class ProcessPool {
   mutable std::mutex mutex_;
   std::condition_variable idle_cv_;
   std::vector<std::size_t> idle_;  ///< workers not serving a request
-  std::size_t usable_ = 0;          ///< workers not retired (a retired worker is down with no budget left)
+  std::size_t usable_ = 0;         ///< workers not retired (a retired worker is down with no budget left)
   int restarts_ = 0;
 };
 

@@ -21,6 +21,7 @@ struct PlacedAction {
 };
 
 /// Actions that are neither in the chain nor in an option are left out (an invalid plan has them).
+/// The layout points into `plan` and `scenario`: both must outlive it.
 std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& scenario);
 
 /// start-state proxies (paper): transit, deploy, marshal, prepare, assess, scan, recon.

@@ -1,0 +1,78 @@
+// An example BLUE planning policy written as one C++ file (docs/POLICIES.md, examples/cpp_policy/README.md).
+// Select it with `advplan evaluate --blue example_cpp` or a config condition naming "example_cpp".
+//
+// What it does: start from the scenario's fixed first BLUE seed plan, then
+//   - add a protection action right before the first exposed step, when no protection or deception action
+//     already comes before it (exposed: exposure >= .5, the coherence rubric's threshold);
+//   - add a sustainment action when the plan has none.
+// advplan::add_role_action picks a BLUE asset able to perform the category and the chain position. Every
+// random choice comes from the Rng the framework passes in, so the same run seed gives the same plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "advplan/council/council.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/policy/blue_policy.hpp"
+
+namespace {
+
+using namespace advplan;
+
+class ExampleCppPolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info() {
+    PolicyInfo info;
+    info.short_name = "example_cpp";  // the name --blue selects
+    info.side = Side::Blue;
+    info.thread_safety = ThreadSafety::constant;  // do_plan keeps no state, so one object serves every task
+    info.description = "seed plan plus a protection step before the first exposed step (examples/cpp_policy)";
+    return info;
+  }
+  explicit ExampleCppPolicy(Params p) : BluePolicy(static_info(), std::move(p)) {}
+
+ protected:
+  // The base class validates whatever this returns; an invalid plan becomes a recorded failure.
+  BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
+    BluePlanResult r;
+    if (sc.blue_seed_plans.empty()) {
+      r.failure = fmt::format("scenario {} has no BLUE seed plan", sc.id);
+      return r;
+    }
+    Plan plan = sc.blue_seed_plans.front();
+    plan.plan_id = sc.id + "/blue/example_cpp";
+    if (!protected_before_first_exposed(plan, sc))
+      add_role_action(plan, sc, Category::protection, rng, "", "example_cpp");
+    const bool has_sustainment = std::any_of(plan.actions.begin(), plan.actions.end(), [](const Action& a) {
+      return a.category == Category::sustainment;
+    });
+    if (!has_sustainment) add_role_action(plan, sc, Category::sustainment, rng, "", "example_cpp");
+    r.plan = std::move(plan);
+    return r;
+  }
+
+ private:
+  static bool exposed(const Action& a, const Scenario& sc) {
+    return std::min(1.0, sc.exposure[index(a.category)] * sc.terrain.exposure) >= 0.5;
+  }
+  /// True when a protection or deception step precedes the first exposed chain step (or none is exposed).
+  static bool protected_before_first_exposed(const Plan& plan, const Scenario& sc) {
+    for (const auto& id : plan.chain) {
+      const int i = plan.find_action(id);
+      if (i < 0) continue;
+      const Action& a = plan.actions[static_cast<std::size_t>(i)];
+      if (a.category == Category::protection || a.category == Category::deception) return true;
+      if (exposed(a, sc)) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+ADVPLAN_REGISTER_BLUE_POLICY(ExampleCppPolicy::static_info(),
+                             [](const advplan::PolicySpec&, const advplan::Params& p,
+                                const advplan::ExperimentConfig&) -> std::unique_ptr<advplan::BluePolicy> {
+                               return std::make_unique<ExampleCppPolicy>(p);
+                             })

@@ -45,19 +45,7 @@ CouncilPolicy::CouncilPolicy(Params p, const ExperimentConfig& cfg)
       red_(make_red_policy(cfg.council.red, cfg)), cfg_(&cfg) {}
 
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
-  const ScenarioTemplate* tpl = nullptr;
-  for (const auto& t : cfg_->templates)
-    if (t.id == sc.template_id) tpl = &t;
-  RedRequest req;
-  req.scenario = &sc;
-  req.blue = &c.plan;
-  req.run_seed = run_seed_;
-  req.stream = stream;
-  req.weights = weights_;
-  if (tpl) {
-    req.shape = tpl->seed_plans;
-    req.branch_kinds = tpl->branch_kinds;
-  }
+  const RedRequest req = red_request(sc, c.plan, *cfg_, stream);
   const RedResponse r = red_->respond(req);
   // The critique is the highest-pressure response among the k sampled (ties to the lower index).
   int best = -1;

@@ -79,12 +79,6 @@ void check_writable(const std::string& dir) {
   fs::remove(probe, ec);
 }
 
-const ScenarioTemplate& template_of(const ExperimentConfig& cfg, const std::string& id) {
-  for (const auto& t : cfg.templates)
-    if (t.id == id) return t;
-  throw ConfigError(fmt::format("{}: no template '{}'", cfg.source, id));
-}
-
 std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads) {
   const ExperimentConfig& cfg = *plan.cfg;
   nlohmann::ordered_json j;
@@ -136,7 +130,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   {
     Progress progress("advplan: scenarios", corpus.size(), opts.progress);
     tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
-      outcomes[i] = evaluate_scenario(corpus[i], template_of(cfg, corpus[i].template_id), plan);
+      outcomes[i] = evaluate_scenario(corpus[i], plan);
       progress.tick();
     });
   }

@@ -98,7 +98,7 @@ void append_council_rows(ScenarioOutcome& out, const Scenario& sc, const Council
 
 }  // namespace
 
-ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tpl, const RunPlan& plan) {
+ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   const ExperimentConfig& cfg = *plan.cfg;
   ScenarioOutcome out;
   std::size_t n_blue = 0, n_red = 0;
@@ -151,17 +151,10 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
 
   const SimNoise noise = draw_noise(cfg.seed, sc.id, cfg.sim);  // common random numbers across conditions
   CandidateCache cache;
-  RedRequest base;
-  base.scenario = &sc;
-  base.run_seed = cfg.seed;
-  base.stream = "baseline";
-  base.weights = cfg.quality;
-  base.shape = tpl.seed_plans;
-  base.branch_kinds = tpl.branch_kinds;
 
-  auto evaluate_condition = [&](const Condition& c) {
+  // The identifying columns every row of a condition starts with.
+  auto base_row = [&](const Condition& c) {
     const RedPolicy& red = *plan.reds.at(c.red);
-    const BlueEval& be = blues.at(c.blue);
     RowBuilder row;
     row.set("scenario_id", sc.id)
         .set("template", sc.template_id)
@@ -172,6 +165,12 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
         .set("blue_policy", c.blue)
         .set("red_policy", red.label())
         .set("k", i2s(red.k()));
+    return row;
+  };
+  auto evaluate_condition = [&](const Condition& c) {
+    const RedPolicy& red = *plan.reds.at(c.red);
+    const BlueEval& be = blues.at(c.blue);
+    RowBuilder row = base_row(c);
     auto fail = [&](const std::string& why) {
       row.set("status", "failed").set("failure_reason", why);
       row.set("contract_parsed", i2s(be.result.contract.parsed))
@@ -186,8 +185,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
       return;
     }
     const Plan& blue = *be.result.plan;
-    RedRequest req = base;
-    req.blue = &blue;
+    const RedRequest req = red_request(sc, blue, cfg, "baseline");
     RedResponse resp;
     try {
       resp = red.respond(req, &cache);
@@ -279,16 +277,8 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tp
       // One bad condition must not kill the sweep: drop its partial rows and record a failure row instead.
       out.per_scenario.resize(rows_before);
       out.candidates.resize(cand_before);
-      RowBuilder row;
-      row.set("scenario_id", sc.id)
-          .set("template", sc.template_id)
-          .set("terrain_family", sc.terrain.family)
-          .set("framing", std::string(to_string(sc.framing)))
-          .set("condition", c.label)
-          .set("condition_group", c.group)
-          .set("blue_policy", c.blue)
-          .set("red_policy", c.red)
-          .set("status", "failed")
+      RowBuilder row = base_row(c);
+      row.set("status", "failed")
           .set("failure_reason", fmt::format("internal error: {}", e.what()));
       out.per_scenario.push_back(row.take());
       ++out.failed_rows;

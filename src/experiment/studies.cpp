@@ -174,17 +174,7 @@ FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing fr
     const Scenario& sc = corpus[i];
     const Plan& blue = sc.blue_seed_plans.front();
     const double qb = quality(blue, sc, cfg.quality).q;
-    const ScenarioTemplate* tpl = nullptr;
-    for (const auto& t : cfg.templates)
-      if (t.id == sc.template_id) tpl = &t;
-    RedRequest req;
-    req.scenario = &sc;
-    req.blue = &blue;
-    req.run_seed = cfg.seed;
-    req.stream = "baseline";
-    req.weights = cfg.quality;
-    req.shape = tpl->seed_plans;
-    req.branch_kinds = tpl->branch_kinds;
+    const RedRequest req = red_request(sc, blue, cfg, "baseline");
     const RedResponse r = red.respond(req);
     out.blue_quality[i] = qb;
     out.advantage[i] = r.chosen() ? advantage(qb, r.chosen()->q.q) : std::nan("");

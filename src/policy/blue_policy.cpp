@@ -64,10 +64,7 @@ std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const Expe
   spec.name = colon == std::string::npos ? text : text.substr(0, colon);
   const auto& reg = BlueRegistry::instance();
   const PolicyInfo& info = reg.info(spec.name, "BLUE");
-  static const std::map<std::string, double> kNone;
-  auto it = cfg.policy_params.find(spec.name);
-  const Params params = resolve_params(info, it == cfg.policy_params.end() ? kNone : it->second,
-                                       fmt::format("{}: policies.{}", cfg.source, spec.name));
+  const Params params = params_from_config(info, cfg.policy_params, cfg.source);
   return reg.create(spec, params, cfg, "BLUE");
 }
 

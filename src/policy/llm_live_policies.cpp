@@ -42,20 +42,7 @@ class LlmLivePolicy final : public RedPolicy {
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
-    RedResponse r;
-    CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
-    prompt.seed = request_seed(Rng::keyed(req.run_seed, req.scenario->id, "red/llm_live"));
-    const auto res = run_contract(client_, std::move(prompt), *req.scenario, Side::Red, max_repairs_,
-                                  fmt::format("{}/red/llm_live", req.scenario->id));
-    r.contract = res.stats;
-    if (!res.plan) {
-      r.failure = res.failure;
-      return r;
-    }
-    const auto vuln = vulnerability(layout_plan(*req.blue, *req.scenario));
-    r.candidates.push_back(score_red_plan(*res.plan, *req.scenario, vuln, req.weights, 0));
-    r.selected = 0;
-    return r;
+    return respond_by_contract(client_, req, max_repairs_, "llm_live");
   }
 
  private:

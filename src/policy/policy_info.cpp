@@ -47,4 +47,13 @@ Params resolve_params(const PolicyInfo& info, const std::map<std::string, double
   return out;
 }
 
+Params params_from_config(const PolicyInfo& info,
+                          const std::map<std::string, std::map<std::string, double>>& policy_params,
+                          std::string_view source) {
+  static const std::map<std::string, double> kNone;
+  auto it = policy_params.find(info.short_name);
+  return resolve_params(info, it == policy_params.end() ? kNone : it->second,
+                        fmt::format("{}: policies.{}", source, info.short_name));
+}
+
 }  // namespace advplan

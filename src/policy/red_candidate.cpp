@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
+#include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
@@ -27,6 +28,23 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
   return c;
+}
+
+RedRequest red_request(const Scenario& sc, const Plan& blue, const ExperimentConfig& cfg, std::string stream) {
+  RedRequest req;
+  req.scenario = &sc;
+  req.blue = &blue;
+  req.run_seed = cfg.seed;
+  req.stream = std::move(stream);
+  req.weights = cfg.quality;
+  for (const auto& t : cfg.templates)
+    if (t.id == sc.template_id) {
+      req.shape = t.seed_plans;
+      req.branch_kinds = t.branch_kinds;
+      return req;
+    }
+  throw ConfigError(fmt::format("{}: scenario {} names template '{}', which the config does not load", cfg.source,
+                                sc.id, sc.template_id));
 }
 
 std::vector<RedCandidate>* CandidateCache::find(const std::string& key, std::size_t k) {

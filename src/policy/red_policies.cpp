@@ -85,19 +85,7 @@ class LlmOfflinePolicy final : public RedPolicy {
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
-    RedResponse r;
-    const auto res = run_contract(client_, build_red_prompt(*req.scenario, *req.blue), *req.scenario, Side::Red,
-                                  static_cast<int>(params().at("max_repairs")),
-                                  fmt::format("{}/red/llm_offline", req.scenario->id));
-    r.contract = res.stats;
-    if (!res.plan) {
-      r.failure = res.failure;
-      return r;
-    }
-    const auto vuln = vulnerability(layout_plan(*req.blue, *req.scenario));
-    r.candidates.push_back(score_red_plan(*res.plan, *req.scenario, vuln, req.weights, 0));
-    r.selected = 0;
-    return r;
+    return respond_by_contract(client_, req, static_cast<int>(params().at("max_repairs")), "llm_offline");
   }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 
@@ -35,6 +36,25 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
   return r;
 }
 
+RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,
+                                const std::string& tag) {
+  RedResponse r;
+  CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
+  // 31 bits, so every OpenAI-compatible server parses it.
+  prompt.seed = Rng::keyed(req.run_seed, req.scenario->id, "red/" + tag).next_u64() & 0x7fffffffULL;
+  const auto res = run_contract(client, std::move(prompt), *req.scenario, Side::Red, max_repairs,
+                                fmt::format("{}/red/{}", req.scenario->id, tag));
+  r.contract = res.stats;
+  if (!res.plan) {
+    r.failure = res.failure;
+    return r;
+  }
+  const auto vuln = vulnerability(layout_plan(*req.blue, *req.scenario));
+  r.candidates.push_back(score_red_plan(*res.plan, *req.scenario, vuln, req.weights, 0));
+  r.selected = 0;
+  return r;
+}
+
 std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const ExperimentConfig& cfg) {
   const PolicySpec spec = parse_policy_spec(text);
   const auto& reg = RedRegistry::instance();
@@ -42,10 +62,7 @@ std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const Experi
   if (spec.k && !info.samples_k)
     throw PolicyError(fmt::format("policy '{}' does not sample k candidates, so '{}' is not accepted (use '{}')",
                                   spec.name, text, spec.name));
-  static const std::map<std::string, double> kNone;
-  auto it = cfg.policy_params.find(spec.name);
-  const Params params = resolve_params(info, it == cfg.policy_params.end() ? kNone : it->second,
-                                       fmt::format("{}: policies.{}", cfg.source, spec.name));
+  const Params params = params_from_config(info, cfg.policy_params, cfg.source);
   return reg.create(spec, params, cfg, "RED");
 }
 

@@ -22,6 +22,6 @@ struct ScenarioOutcome {
   bool produced_plan = false;  ///< some condition's BLUE policy produced a plan
 };
 
-ScenarioOutcome evaluate_scenario(const Scenario& sc, const ScenarioTemplate& tpl, const RunPlan& plan);
+ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan);
 
 }  // namespace advplan

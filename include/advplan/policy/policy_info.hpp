@@ -50,4 +50,10 @@ PolicySpec parse_policy_spec(std::string_view text);
 /// (e.g. "configs/experiments/paper.yaml: policies.constraint").
 Params resolve_params(const PolicyInfo& info, const std::map<std::string, double>& given, std::string_view where);
 
+/// resolve_params over the config's `policies.<info.short_name>` section (empty when absent); `source` is the
+/// config file named in errors.
+Params params_from_config(const PolicyInfo& info,
+                          const std::map<std::string, std::map<std::string, double>>& policy_params,
+                          std::string_view source);
+
 }  // namespace advplan

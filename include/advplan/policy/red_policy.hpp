@@ -47,6 +47,12 @@ class RedPolicy {
 
 using RedRegistry = Registry<RedPolicy>;
 
+/// The LLM-contract response shared by llm_offline and llm_live: build_red_prompt, `client`, run_contract (the
+/// same parser and validator as every plan), then scoring against the BLUE plan. The plan id is
+/// `<scenario>/red/<tag>`; the request's seed comes from the stream (run seed, scenario, "red/<tag>").
+RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,
+                                const std::string& tag);
+
 /// Creates a RED policy from a spec such as "constraint@8"; parameters come from cfg.policy_params[name].
 /// Throws PolicyError naming the policy and the registered names, or the bad parameter.
 std::unique_ptr<RedPolicy> make_red_policy(const std::string& spec, const ExperimentConfig& cfg);

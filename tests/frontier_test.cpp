@@ -190,7 +190,9 @@ TEST(FrontierProperty, RegretGainAndFrontOverRandomSets) {
     const auto ucq = static_cast<std::size_t>(cq);
     for (std::size_t i = 0; i < s.q.size(); ++i) {
       ASSERT_LE(s.q[i], s.q[ucq]) << "trial " << trial;
-      if (i < ucq) ASSERT_LT(s.q[i], s.q[ucq]) << "trial " << trial << ": tie not broken to the lowest index";
+      if (i < ucq) {
+        ASSERT_LT(s.q[i], s.q[ucq]) << "trial " << trial << ": tie not broken to the lowest index";
+      }
     }
     const auto front = pareto_front(s.q, s.D);
     std::size_t n_front = 0;
@@ -210,21 +212,36 @@ TEST(FrontierProperty, RegretGainAndFrontOverRandomSets) {
       auto comp = [&](std::size_t i) { return lambda * s.q[i] + (1 - lambda) * s.D[i]; };
       for (std::size_t i = 0; i < s.q.size(); ++i) {
         ASSERT_LE(comp(i), comp(ucd));
-        if (i < ucd) ASSERT_LT(comp(i), comp(ucd)) << "trial " << trial << ": tie not broken to the lowest index";
+        if (i < ucd) {
+          ASSERT_LT(comp(i), comp(ucd)) << "trial " << trial << ": tie not broken to the lowest index";
+        }
       }
       const double regret = s.q[ucq] - s.q[ucd];
       const double gain = s.D[ucd] - s.D[ucq];
       ASSERT_GE(regret, 0.0) << "trial " << trial << " lambda " << lambda;
-      if (lambda < 1.0) ASSERT_GE(gain, -slack) << "trial " << trial << " lambda " << lambda;
+      if (lambda < 1.0) {
+        ASSERT_GE(gain, -slack) << "trial " << trial << " lambda " << lambda;
+      }
       if (lambda == 1.0) {
         ASSERT_EQ(cd, cq);
         ASSERT_EQ(regret, 0.0);
         ASSERT_EQ(gain, 0.0);
       }
-      if (lambda > 0.0 && lambda < 1.0) ASSERT_TRUE(front[ucd]) << "trial " << trial << " lambda " << lambda;
+      if (lambda > 0.0 && lambda < 1.0) {
+        ASSERT_TRUE(front[ucd]) << "trial " << trial << " lambda " << lambda;
+      }
     }
   }
 }
 
 }  // namespace
 }  // namespace advplan
+
+// Regression: a NaN once changed the spread depending on where it stood in the set.
+TEST(QualitySpread, IgnoresNaNWhereverItStands) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> first{nan, 0.2, 0.5}, middle{0.2, nan, 0.5}, only{nan};
+  EXPECT_NEAR(advplan::quality_spread(first), 0.3, 1e-12);
+  EXPECT_NEAR(advplan::quality_spread(middle), 0.3, 1e-12);
+  EXPECT_EQ(advplan::quality_spread(only), 0.0);
+}

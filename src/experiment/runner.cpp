@@ -51,7 +51,10 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
       if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, cfg));
       if (!p.blues.contains(c.blue)) p.blues.emplace(c.blue, make_blue_policy(c.blue, cfg));
     } catch (const PolicyError& e) {
-      throw PolicyError(fmt::format("{}: conditions: {}", cfg.source, e.what()));
+      // Parameter errors already name the config and key; unknown names and bad k are named here.
+      const std::string what = e.what();
+      if (what.rfind(cfg.source, 0) == 0) throw;
+      throw PolicyError(fmt::format("{}: conditions: {}", cfg.source, what));
     }
   }
   auto it = cfg.policy_params.find("constraint");

@@ -72,13 +72,15 @@ double action_type_diversity(std::span<const CategorySet> sets) {
 }
 
 double quality_spread(std::span<const double> q) {
-  if (q.empty()) return 0.0;
-  double lo = q[0], hi = q[0];
+  bool any = false;
+  double lo = 0, hi = 0;
   for (double v : q) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+    if (std::isnan(v)) continue;  // a NaN score takes no part, wherever it stands
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
   }
-  return hi - lo;
+  return any ? hi - lo : 0.0;
 }
 
 }  // namespace advplan

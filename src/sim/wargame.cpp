@@ -30,7 +30,8 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
 
 SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, const SimConfig& cfg) {
   const int R = cfg.replications, T = cfg.time_limit;
-  if (noise.z.rows() != R || noise.step_b.cols() != T || noise.step_r.cols() != T)
+  if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
+      noise.step_b.cols() != T || noise.step_r.cols() != T)
     throw std::invalid_argument("simulate: noise was drawn for another simulator config");
   const double pb = effective_power(blue), pr = effective_power(red);
   const double pbar = 0.5 * (pb + pr);

@@ -1,0 +1,299 @@
+// One conformance suite for every registered RED policy (STYLE.md, after OpenSpiel's RandomSimTest), run through
+// INSTANTIATE_TEST_SUITE_P over RedRegistry::instance().names(), so a new plug-in is tested by registering it.
+// Plus the candidate-stream contract (greedy@k and constraint@k share candidates; greedy@4's are the first 4 of
+// greedy@16's) and the exact error messages of make_red_policy.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/policy/red_policy.hpp"
+#include "advplan/scenario/scenario_lookup.hpp"
+
+namespace advplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+const ExperimentConfig& paper() {
+  static const ExperimentConfig cfg = default_experiment_config();
+  return cfg;
+}
+
+const ScenarioTemplate& template_of(const std::string& id) {
+  for (const auto& t : paper().templates)
+    if (t.id == id) return t;
+  throw std::logic_error("no template " + id);
+}
+
+/// The scenarios the suite runs on: one per corner of the corpus.
+const std::vector<Scenario>& scenarios() {
+  static const std::vector<Scenario> s = {find_scenario(paper(), "urban-100"), find_scenario(paper(), "air-defense-105"),
+                                          find_scenario(paper(), "humanitarian-129")};
+  return s;
+}
+
+/// A request as src/experiment/scenario_eval.cpp builds it: the scenario's seed plan, the "baseline" stream.
+RedRequest request_for(const Scenario& sc, std::uint64_t run_seed) {
+  const ScenarioTemplate& tpl = template_of(sc.template_id);
+  RedRequest req;
+  req.scenario = &sc;
+  req.blue = &sc.blue_seed_plans.front();
+  req.run_seed = run_seed;
+  req.stream = "baseline";
+  req.weights = paper().quality;
+  req.shape = tpl.seed_plans;
+  req.branch_kinds = tpl.branch_kinds;
+  return req;
+}
+
+bool in_unit(double x) { return x >= 0.0 && x <= 1.0; }
+
+/// Plans of every candidate, in order.
+std::vector<Plan> plans_of(const RedResponse& r) {
+  std::vector<Plan> out;
+  for (const auto& c : r.candidates) out.push_back(c.plan);
+  return out;
+}
+
+/// Policies that need a network or a process outside the test cannot run here.
+bool needs_outside_world(const std::string& name, const PolicyInfo& info) {
+  for (const char* w : {"live", "http", "exec"})
+    if (name.find(w) != std::string::npos) return true;
+  for (const char* w : {"network", "HTTP", "endpoint", "external process"})
+    if (info.description.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// ---- the parameterised conformance suite ------------------------------------------------------------------------
+
+class RedPolicyConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    info_ = RedRegistry::instance().info(GetParam(), "RED");
+    if (needs_outside_world(GetParam(), info_))
+      GTEST_SKIP() << "policy '" << GetParam() << "' needs a network or external process: " << info_.description;
+    policy_ = make_red_policy(GetParam(), paper());
+  }
+  PolicyInfo info_;
+  std::unique_ptr<RedPolicy> policy_;
+};
+
+TEST_P(RedPolicyConformance, DescribesItself) {
+  EXPECT_EQ(info_.short_name, GetParam());
+  EXPECT_EQ(info_.side, Side::Red);
+  EXPECT_FALSE(info_.description.empty());
+  EXPECT_EQ(policy_->info().short_name, GetParam());
+  EXPECT_EQ(policy_->k(), info_.samples_k ? info_.default_k : 1);
+  for (const auto& p : info_.params) {
+    ASSERT_TRUE(policy_->params().contains(p.name)) << p.name;
+    EXPECT_EQ(policy_->params().at(p.name), p.default_value) << p.name;
+    EXPECT_TRUE(p.default_value >= p.lo && p.default_value <= p.hi) << p.name;
+  }
+}
+
+TEST_P(RedPolicyConformance, ResponseValidatesRoundTripsAndScoresInUnitInterval) {
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedResponse r = policy_->respond(request_for(sc, paper().seed));
+    const RedCandidate* c = r.chosen();
+    ASSERT_NE(c, nullptr) << r.failure;
+    EXPECT_TRUE(r.failure.empty());
+    EXPECT_EQ(c->plan.side, Side::Red);
+    const auto v = validate_plan(c->plan, sc, Side::Red);
+    EXPECT_TRUE(v.empty()) << v.front().str();
+    if (info_.samples_k) {
+      EXPECT_EQ(static_cast<int>(r.candidates.size()) + r.dropped, policy_->k());
+    }
+    for (const RedCandidate& x : r.candidates) {
+      EXPECT_TRUE(x.valid) << "respond() must drop invalid candidates";
+      EXPECT_TRUE(validate_plan(x.plan, sc, Side::Red).empty()) << x.plan.plan_id;
+      // JSON round trip: decode(encode(plan)) == plan, with no violations.
+      std::vector<Violation> violations;
+      const auto back = plan_from_json(nlohmann::json::parse(plan_to_string(x.plan)), violations);
+      ASSERT_TRUE(back.has_value());
+      EXPECT_TRUE(violations.empty()) << violations.front().str();
+      EXPECT_EQ(*back, x.plan);
+      EXPECT_TRUE(in_unit(x.q.q)) << x.q.q;
+      EXPECT_TRUE(in_unit(x.q.e) && in_unit(x.q.c) && in_unit(x.q.r));
+      EXPECT_TRUE(in_unit(x.d.D)) << x.d.D;
+      for (double part : x.d.part) EXPECT_TRUE(in_unit(part)) << part;
+      EXPECT_TRUE(in_unit(x.pressure.magnitude)) << x.pressure.magnitude;
+    }
+  }
+}
+
+TEST_P(RedPolicyConformance, SameRequestSameOutput) {
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedResponse a = policy_->respond(request_for(sc, paper().seed));
+    const RedResponse b = policy_->respond(request_for(sc, paper().seed));
+    CandidateCache cache;
+    const RedResponse c = policy_->respond(request_for(sc, paper().seed), &cache);
+    for (const RedResponse* r : {&b, &c}) {
+      EXPECT_EQ(r->selected, a.selected);
+      EXPECT_EQ(r->dropped, a.dropped);
+      EXPECT_EQ(plans_of(*r), plans_of(a));
+      ASSERT_EQ(r->candidates.size(), a.candidates.size());
+      for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+        EXPECT_EQ(r->candidates[i].q.q, a.candidates[i].q.q);
+        EXPECT_EQ(r->candidates[i].d.D, a.candidates[i].d.D);
+        EXPECT_EQ(r->candidates[i].pressure.magnitude, a.candidates[i].pressure.magnitude);
+      }
+    }
+  }
+}
+
+TEST_P(RedPolicyConformance, DifferentRunSeedDifferentSample) {
+  if (!info_.samples_k && GetParam() != "single")
+    GTEST_SKIP() << "policy '" << GetParam() << "' does not sample from the run's random streams";
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedResponse a = policy_->respond(request_for(sc, paper().seed));
+    const RedResponse b = policy_->respond(request_for(sc, paper().seed + 1));
+    EXPECT_NE(plans_of(a), plans_of(b)) << "another run seed must draw other candidates";
+  }
+}
+
+std::vector<std::string> red_names() { return RedRegistry::instance().names(); }
+
+INSTANTIATE_TEST_SUITE_P(Registered, RedPolicyConformance, ::testing::ValuesIn(red_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string s = p.param;
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+// ---- the candidate-stream contract and the selectors --------------------------------------------------------------
+
+TEST(RedPolicyStreams, RegistryHasThePaperBaselines) {
+  const auto names = red_names();
+  for (const char* n : {"single", "greedy", "constraint", "llm_offline"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+TEST(RedPolicyStreams, GreedyAndConstraintShareTheirCandidates) {
+  const auto greedy = make_red_policy("greedy@8", paper());
+  const auto constraint = make_red_policy("constraint@8", paper());
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedResponse g = greedy->respond(request_for(sc, paper().seed));
+    const RedResponse c = constraint->respond(request_for(sc, paper().seed));
+    EXPECT_EQ(plans_of(g), plans_of(c));
+    EXPECT_EQ(g.dropped, c.dropped);
+  }
+}
+
+TEST(RedPolicyStreams, SmallerBudgetIsAPrefixOfTheLargerOne) {
+  const auto g4 = make_red_policy("greedy@4", paper());
+  const auto g16 = make_red_policy("greedy@16", paper());
+  const auto single = make_red_policy("single", paper());
+  const auto g1 = make_red_policy("greedy@1", paper());
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    // Compare the raw samples (before invalid candidates are dropped) by candidate index.
+    const auto c4 = sample_red_candidates(request_for(sc, paper().seed), 4);
+    const auto c16 = sample_red_candidates(request_for(sc, paper().seed), 16);
+    ASSERT_EQ(c4.size(), 4u);
+    ASSERT_EQ(c16.size(), 16u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(c4[i].plan, c16[i].plan) << "candidate " << i;
+    // And through the policies: greedy@4's valid candidates are greedy@16's valid candidates with index < 4.
+    const RedResponse r4 = g4->respond(request_for(sc, paper().seed));
+    const RedResponse r16 = g16->respond(request_for(sc, paper().seed));
+    std::vector<Plan> first4;
+    for (const auto& c : r16.candidates)
+      if (c.index < 4) first4.push_back(c.plan);
+    EXPECT_EQ(plans_of(r4), first4);
+    // single answers with candidate 0 of the same stream, as greedy@1 does.
+    EXPECT_EQ(plans_of(single->respond(request_for(sc, paper().seed))),
+              plans_of(g1->respond(request_for(sc, paper().seed))));
+  }
+}
+
+TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
+  const auto greedy = make_red_policy("greedy@16", paper());
+  const auto constraint = make_red_policy("constraint@16", paper());
+  const double lambda = constraint->params().at("lambda");
+  EXPECT_EQ(lambda, 0.7);
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedResponse g = greedy->respond(request_for(sc, paper().seed));
+    const RedResponse c = constraint->respond(request_for(sc, paper().seed));
+    std::vector<double> q, D;
+    for (const auto& x : g.candidates) {
+      q.push_back(x.q.q);
+      D.push_back(x.d.D);
+    }
+    EXPECT_EQ(g.selected, select_quality_greedy(q));
+    EXPECT_EQ(c.selected, select_constraint_aware(q, D, lambda));
+    // The diagnostics' guarantees on a real candidate set.
+    EXPECT_GE(q[static_cast<std::size_t>(g.selected)], q[static_cast<std::size_t>(c.selected)]);
+    EXPECT_GE(D[static_cast<std::size_t>(c.selected)], D[static_cast<std::size_t>(g.selected)]);
+  }
+}
+
+TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {
+  const Scenario& sc = scenarios().front();
+  RedRequest a = request_for(sc, paper().seed), b = a;
+  b.stream = "council/0";
+  EXPECT_NE(plans_of(make_red_policy("greedy@4", paper())->respond(a)),
+            plans_of(make_red_policy("greedy@4", paper())->respond(b)));
+}
+
+// ---- make_red_policy errors ---------------------------------------------------------------------------------------
+
+std::string error_of(const std::string& spec, const ExperimentConfig& cfg) {
+  try {
+    make_red_policy(spec, cfg);
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "<no PolicyError>";
+}
+
+TEST(MakeRedPolicy, UnknownNameListsTheRegisteredNames) {
+  std::string list;
+  for (const auto& n : red_names()) list += (list.empty() ? "" : ", ") + n;
+  EXPECT_EQ(error_of("nope", paper()), "unknown RED policy 'nope' (registered: " + list + ")");
+  EXPECT_EQ(error_of("nope@4", paper()), "unknown RED policy 'nope' (registered: " + list + ")");
+}
+
+TEST(MakeRedPolicy, BadBudgets) {
+  EXPECT_THAT(error_of("greedy@0", paper()), HasSubstr("k must be at least 1"));
+  EXPECT_THAT(error_of("greedy@-3", paper()), HasSubstr("k must be at least 1"));
+  EXPECT_THAT(error_of("greedy@x", paper()), HasSubstr("k must be an integer"));
+  EXPECT_THAT(error_of("greedy@2000", paper()), HasSubstr("k must be at most 1024"));
+  EXPECT_THAT(error_of("single@3", paper()), HasSubstr("does not sample k candidates"));
+  EXPECT_THAT(error_of("llm_offline@2", paper()), HasSubstr("does not sample k candidates"));
+  EXPECT_EQ(make_red_policy("greedy@3", paper())->k(), 3);
+  EXPECT_EQ(make_red_policy("greedy@3", paper())->label(), "greedy@3");
+  EXPECT_EQ(make_red_policy("single", paper())->label(), "single");
+}
+
+TEST(MakeRedPolicy, BadParameters) {
+  ExperimentConfig cfg = paper();
+  cfg.policy_params["constraint"]["lambda"] = 1.5;
+  const std::string e = error_of("constraint@8", cfg);
+  EXPECT_THAT(e, HasSubstr("must be in [0, 1]"));
+  EXPECT_THAT(e, HasSubstr("lambda"));
+  EXPECT_THAT(e, HasSubstr("1.5"));
+  cfg.policy_params["constraint"]["lambda"] = -0.1;
+  EXPECT_THAT(error_of("constraint@8", cfg), HasSubstr("must be in [0, 1]"));
+  cfg.policy_params["constraint"] = {{"lamda", 0.5}};
+  EXPECT_THAT(error_of("constraint@8", cfg), HasSubstr("unknown parameter 'lamda' of policy 'constraint' (valid: lambda)"));
+  cfg.policy_params["constraint"] = {{"lambda", 0.25}};
+  EXPECT_EQ(make_red_policy("constraint@8", cfg)->params().at("lambda"), 0.25);
+  cfg.policy_params["greedy"] = {{"lambda", 0.5}};
+  EXPECT_THAT(error_of("greedy@8", cfg), HasSubstr("(valid: none)"));
+}
+
+}  // namespace
+}  // namespace advplan

@@ -57,6 +57,10 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
       throw PolicyError(fmt::format("{}: conditions: {}", cfg.source, what));
     }
   }
+  for (const auto& [spec, red] : p.reds)
+    if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + spec, std::make_unique<std::mutex>());
+  for (const auto& [spec, blue] : p.blues)
+    if (blue->info().thread_safety == ThreadSafety::none) p.serial.emplace("blue:" + spec, std::make_unique<std::mutex>());
   auto it = cfg.policy_params.find("constraint");
   if (it != cfg.policy_params.end() && it->second.contains("lambda")) {
     p.lambda = it->second.at("lambda");
@@ -106,7 +110,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["conditions"] = conds;
   nlohmann::ordered_json pols = nlohmann::ordered_json::object();
   for (const auto& [spec, p] : plan.reds) pols[spec] = {{"side", "RED"}, {"k", p->k()}, {"params", p->params()}};
-  for (const auto& [spec, p] : plan.blues) pols[spec] = {{"side", "BLUE"}, {"params", p->params()}};
+  for (const auto& [spec, p] : plan.blues)
+    pols[spec] = {{"side", "BLUE"}, {"params", p->params()}, {"run_counters", p->run_counters()}};
   j["effective_policies"] = pols;
   j["threads"] = threads;
   j["hardware_concurrency"] = std::thread::hardware_concurrency();

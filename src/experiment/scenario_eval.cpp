@@ -140,6 +140,8 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
           r.failure = council_rec->failure;
         }
       } else {
+        std::unique_lock<std::mutex> serial;
+        if (std::mutex* m = plan.lock_for("blue:" + c.blue)) serial = std::unique_lock(*m);
         r = policy->plan(sc, rng);
       }
     } catch (const std::exception& e) {
@@ -188,6 +190,8 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
     const RedRequest req = red_request(sc, blue, cfg, "baseline");
     RedResponse resp;
     try {
+      std::unique_lock<std::mutex> serial;
+      if (std::mutex* m = plan.lock_for("red:" + c.red)) serial = std::unique_lock(*m);
       resp = red.respond(req, &cache);
     } catch (const Error& e) {
       resp.failure = e.what();

@@ -3,6 +3,7 @@
 // their rows collected by scenario index, so the traces are byte-identical at any thread count.
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ struct RunPlan {
   std::map<std::string, std::unique_ptr<RedPolicy>> reds;
   std::map<std::string, std::unique_ptr<BluePolicy>> blues;
   double lambda = 0.7;  ///< the constraint-aware selector's lambda, used for the candidate diagnostics
+  /// One lock per policy that declares ThreadSafety::none: its calls are serialised across scenario tasks.
+  std::map<std::string, std::unique_ptr<std::mutex>> serial;
+  /// The lock for "red:<spec>" or "blue:<spec>", or nullptr when the policy may be called concurrently.
+  std::mutex* lock_for(const std::string& spec) const {
+    auto it = serial.find(spec);
+    return it == serial.end() ? nullptr : it->second.get();
+  }
 };
 
 /// Creates every policy the conditions name. Throws PolicyError / ConfigError.

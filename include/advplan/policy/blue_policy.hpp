@@ -3,6 +3,7 @@
 // point, a static description, registration by name. The interface takes a scenario and a random stream and
 // returns a validated plan, nothing more. Registered here: seed (the scenario's fixed first seed plan). The
 // council, external processes (exec:...) and live models (llm:...) are further planning policies.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ class BluePolicy {
   const PolicyInfo& info() const { return info_; }
   const Params& params() const { return params_; }
   virtual std::string label() const { return info_.short_name; }
+  /// Counters over the whole run that belong in run_metadata.json (e.g. process restarts); none by default.
+  virtual std::map<std::string, double> run_counters() const { return {}; }
 
  protected:
   BluePolicy(PolicyInfo info, Params params) : info_(std::move(info)), params_(std::move(params)) {}

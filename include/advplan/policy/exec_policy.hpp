@@ -26,6 +26,7 @@ class ExecPolicy final : public BluePolicy {
   const std::string& command() const { return pool_->options().command; }
   /// Restarts performed so far (for run metadata).
   int restarts() const { return pool_->restarts(); }
+  std::map<std::string, double> run_counters() const override { return {{"restarts", restarts()}}; }
 
  protected:
   /// Thread safety: constant; the pool hands each concurrent call its own process.

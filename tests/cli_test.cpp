@@ -3,7 +3,6 @@
 // field; a bad config path fails with the path in the message and leaves no output file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -27,27 +26,13 @@ using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-struct RunResult {
-  int status = -1;  ///< exit status, or -1 when the process did not exit normally
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using RunResult = testing::CommandResult;
+using testing::shell_quote;
+inline std::string quote(const std::string& s) { return shell_quote(s); }
 
 /// Runs ADVPLAN_BINARY with `args` (already quoted), capturing stdout and stderr through files in `dir`.
 RunResult run_cli(const std::string& args, const testing::TempDir& dir) {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = quote(ADVPLAN_BINARY) + " " + args + " >" + quote(out) + " 2>" + quote(err);
-  const int raw = std::system(cmd.c_str());
-  RunResult r;
-  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = testing::read_file(out);
-  r.err = testing::read_file(err);
-  return r;
+  return testing::run_command(quote(ADVPLAN_BINARY) + " " + args, dir);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

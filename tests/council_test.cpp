@@ -10,14 +10,12 @@
 #include "advplan/council/council.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/metrics/quality.hpp"
+#include "test_fixtures.hpp"
 
 namespace advplan {
 namespace {
 
-const ExperimentConfig& cfg() {
-  static const ExperimentConfig c = default_experiment_config();
-  return c;
-}
+const ExperimentConfig& cfg() { return testing::paper_config(); }
 
 /// A few scenarios from every template.
 const std::vector<Scenario>& scenarios() {

@@ -16,15 +16,14 @@
 #include "advplan/policy/llm_contract.hpp"
 #include "advplan/scenario/scenario_lookup.hpp"
 
+#include "test_fixtures.hpp"
+
 namespace advplan {
 namespace {
 
 using ::testing::HasSubstr;
 
-const ExperimentConfig& paper() {
-  static const ExperimentConfig cfg = default_experiment_config();
-  return cfg;
-}
+const ExperimentConfig& paper() { return testing::paper_config(); }
 const Scenario& urban100() {
   static const Scenario sc = find_scenario(paper(), "urban-100");
   return sc;

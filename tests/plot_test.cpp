@@ -4,7 +4,6 @@
 // python3-matplotlib and python3-numpy are optional for building and testing advplan).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -25,28 +24,11 @@ const std::string kPython = "/usr/bin/python3";
 const std::string kScript = kSource + "/experiments/plot.py";
 const std::string kGolden = kSource + "/tests/golden/small";
 
-struct Exit {
-  int status = -1;  ///< exit code, or -1 when the process did not exit normally
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Exit = testing::CommandResult;
+inline std::string quote(const std::string& s) { return testing::shell_quote(s); }
 
 /// Runs `/usr/bin/python3 ARGS` (ARGS already quoted), capturing stdout and stderr in `scratch`.
-Exit python(const std::string& args, const TempDir& scratch) {
-  const std::string o = scratch / "stdout.txt", e = scratch / "stderr.txt";
-  const std::string cmd = quote(kPython) + " " + args + " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
-  const int raw = std::system(cmd.c_str());
-  Exit x;
-  x.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  x.out = read_file(o);
-  x.err = read_file(e);
-  return x;
-}
+Exit python(const std::string& args, const TempDir& scratch) { return testing::run_command(quote(kPython) + " " + args, scratch); }
 
 /// True when /usr/bin/python3 can import matplotlib and numpy (probed once).
 bool plotting_available() {

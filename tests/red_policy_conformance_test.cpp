@@ -17,21 +17,14 @@
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/scenario/scenario_lookup.hpp"
 
+#include "test_fixtures.hpp"
+
 namespace advplan {
 namespace {
 
 using ::testing::HasSubstr;
 
-const ExperimentConfig& paper() {
-  static const ExperimentConfig cfg = default_experiment_config();
-  return cfg;
-}
-
-const ScenarioTemplate& template_of(const std::string& id) {
-  for (const auto& t : paper().templates)
-    if (t.id == id) return t;
-  throw std::logic_error("no template " + id);
-}
+const ExperimentConfig& paper() { return testing::paper_config(); }
 
 /// The scenarios the suite runs on: one per corner of the corpus.
 const std::vector<Scenario>& scenarios() {
@@ -40,17 +33,10 @@ const std::vector<Scenario>& scenarios() {
   return s;
 }
 
-/// A request as src/experiment/scenario_eval.cpp builds it: the scenario's seed plan, the "baseline" stream.
+/// The request the runner builds: the scenario's seed plan on the "baseline" stream, with another run seed.
 RedRequest request_for(const Scenario& sc, std::uint64_t run_seed) {
-  const ScenarioTemplate& tpl = template_of(sc.template_id);
-  RedRequest req;
-  req.scenario = &sc;
-  req.blue = &sc.blue_seed_plans.front();
+  RedRequest req = red_request(sc, sc.blue_seed_plans.front(), paper(), "baseline");
   req.run_seed = run_seed;
-  req.stream = "baseline";
-  req.weights = paper().quality;
-  req.shape = tpl.seed_plans;
-  req.branch_kinds = tpl.branch_kinds;
   return req;
 }
 

@@ -3,7 +3,6 @@
 // run directory. Regenerate the golden files with scripts/update_golden.sh (tests/golden/README.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -28,28 +27,14 @@ const std::string kBinary = ADVPLAN_BINARY;
 const std::string kConfig = kSource + "/tests/data/small.yaml";
 const std::string kGolden = kSource + "/tests/golden/small";
 
-struct Exit {
-  int status = -1;  ///< exit code, or -1 when the process did not exit normally
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Exit = testing::CommandResult;
+inline std::string quote(const std::string& s) { return testing::shell_quote(s); }
 
 /// Runs `advplan run CONFIG --out OUT --threads N`, capturing stdout and stderr in `scratch`.
 Exit advplan_run(const std::string& config, const std::string& out, int threads, const TempDir& scratch) {
-  const std::string o = scratch / "stdout.txt", e = scratch / "stderr.txt";
-  const std::string cmd = quote(kBinary) + " run " + quote(config) + " --out " + quote(out) + " --threads " +
-                          std::to_string(threads) + " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
-  const int raw = std::system(cmd.c_str());
-  Exit x;
-  x.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  x.out = read_file(o);
-  x.err = read_file(e);
-  return x;
+  return testing::run_command(quote(kBinary) + " run " + quote(config) + " --out " + quote(out) + " --threads " +
+                                  std::to_string(threads),
+                              scratch);
 }
 
 /// Every regular file under `dir`, as paths relative to it, sorted.

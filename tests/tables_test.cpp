@@ -3,7 +3,6 @@
 // error naming the file, with nothing written.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 
@@ -23,17 +22,9 @@ using testing::write_file;
 const std::string kBinary = ADVPLAN_BINARY;
 const std::string kGolden = std::string(ADVPLAN_SOURCE_DIR) + "/tests/golden/small";
 
-struct Exit {
-  int status = -1;
-  std::string err;
-};
-
-/// Runs `advplan tables ARGS`, capturing stderr.
-Exit tables(const std::string& args, const TempDir& scratch) {
-  const std::string e = scratch / "stderr.txt";
-  const std::string cmd = kBinary + " tables " + args + " >/dev/null 2>" + e + " </dev/null";
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(e)};
+/// Runs `advplan tables ARGS`, capturing stdout and stderr.
+testing::CommandResult tables(const std::string& args, const TempDir& scratch) {
+  return testing::run_command(kBinary + " tables " + args, scratch);
 }
 
 /// A copy of the golden run without its tables/.
@@ -47,7 +38,7 @@ std::string copy_golden(const TempDir& dir) {
 TEST(Tables, RebuiltFromTheCsvsAloneAreByteIdenticalToTheGoldenRun) {
   TempDir dir("tables-rebuild");
   const std::string run = copy_golden(dir);
-  const Exit x = tables(run, dir);
+  const auto x = tables(run, dir);
   ASSERT_EQ(x.status, 0) << x.err;
   std::size_t compared = 0;
   for (const auto& e : fs::directory_iterator(fs::path(kGolden) / "tables")) {
@@ -62,7 +53,7 @@ TEST(Tables, RebuiltFromTheCsvsAloneAreByteIdenticalToTheGoldenRun) {
 TEST(Tables, AgainstItselfGivesZeroDifferences) {
   TempDir dir("tables-against");
   const std::string run = copy_golden(dir);
-  const Exit x = tables(run + " --against " + run + " --out " + (dir / "cmp"), dir);
+  const auto x = tables(run + " --against " + run + " --out " + (dir / "cmp"), dir);
   ASSERT_EQ(x.status, 0) << x.err;
   const auto cmp = io::CsvTable::read(dir / "cmp/comparison.csv");
   ASSERT_GT(cmp.size(), 0u);
@@ -83,7 +74,7 @@ TEST(Tables, SlicesByTemplateAndOnlyOneTemplate) {
   // A sliced table is the same table over the subset: the --by and --only urban tables agree.
   EXPECT_EQ(read_file(dir / "only/table3_policy_comparison.md"), read_file(dir / "by/urban/table3_policy_comparison.md"));
   EXPECT_THAT(read_file(dir / "only/table3_policy_comparison.md"), HasSubstr("| single | 3 |"));
-  const Exit bad = tables(run + " --only template=nowhere --out " + (dir / "none"), dir);
+  const auto bad = tables(run + " --only template=nowhere --out " + (dir / "none"), dir);
   EXPECT_NE(bad.status, 0);
   EXPECT_THAT(bad.err, HasSubstr("no scenario has template 'nowhere'"));
   EXPECT_FALSE(fs::exists(dir / "none"));
@@ -110,7 +101,7 @@ TEST_P(MalformedRun, FailsNamingTheFileAndWritesNothing) {
   else
     write_file(path, damaged);
   const std::string out = dir / "out";
-  const Exit x = tables(run + " --out " + out, dir);
+  const auto x = tables(run + " --out " + out, dir);
   EXPECT_NE(x.status, 0);
   EXPECT_THAT(x.err, HasSubstr(m.file));
   EXPECT_THAT(x.err, HasSubstr(m.expected));

@@ -7,11 +7,13 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
+#include "advplan/experiment/config.hpp"
 
 namespace advplan::testing {
 
@@ -149,6 +151,37 @@ inline std::string read_file(const std::string& path) {
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+/// The built-in paper config, loaded once per test binary.
+inline const ExperimentConfig& paper_config() {
+  static const ExperimentConfig cfg = default_experiment_config();
+  return cfg;
+}
+
+/// Single-quotes `s` for /bin/sh.
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct CommandResult {
+  int status = -1;  ///< exit status, or -1 when the process did not exit normally
+  std::string out, err;
+};
+
+/// Runs a shell command line (arguments already quoted) with stdin from /dev/null, capturing stdout and stderr
+/// through files in `scratch`.
+inline CommandResult run_command(const std::string& command, const TempDir& scratch) {
+  const std::string o = scratch / "stdout.txt", e = scratch / "stderr.txt";
+  const std::string cmd = command + " >" + shell_quote(o) + " 2>" + shell_quote(e) + " </dev/null";
+  const int raw = std::system(cmd.c_str());
+  CommandResult r;
+  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(o);
+  r.err = read_file(e);
+  return r;
 }
 
 }  // namespace advplan::testing

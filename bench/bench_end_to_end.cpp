@@ -43,7 +43,7 @@ const Fixture& first_scenario() {
 // The whole paper experiment (150 scenarios, every condition, the studies and the tables) into a temp dir.
 void BM_PaperConfig(benchmark::State& state) {
   const ExperimentConfig& cfg = paper_config();
-  const RunPlan plan = prepare_run(cfg, paper_conditions(cfg));
+  const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
   const fs::path dir = fs::temp_directory_path() / ("advplan-bench-" + std::to_string(::getpid()));
   RunOptions opts;
   opts.out_dir = dir.string();

@@ -131,7 +131,7 @@ TEST(CouncilAdjudicator, ScoreAndShortlistOnAHandMadeSet) {
 }
 
 TEST(CouncilDeliberation, InvariantsHoldOnEveryScenario) {
-  const CouncilPolicy council(Params{}, cfg());
+  const CouncilPolicy council(Params{}, policy_context(cfg()));
   for (const auto& sc : scenarios()) {
     Rng rng = Rng::keyed(cfg().seed, sc.id, "blue/council");
     const CouncilRecord rec = council.deliberate(sc, rng);
@@ -177,7 +177,7 @@ class BluePolicyConformance : public ::testing::TestWithParam<std::string> {};
 TEST_P(BluePolicyConformance, PlansValidateRoundTripAndRepeat) {
   const std::string name = GetParam();
   if (name == "exec" || name == "llm") GTEST_SKIP() << name << " needs an external process or endpoint";
-  const auto policy = make_blue_policy(name, cfg());
+  const auto policy = make_blue_policy(name, policy_context(cfg()));
   EXPECT_EQ(policy->info().side, Side::Blue);
   for (const auto& sc : scenarios()) {
     Rng rng = Rng::keyed(cfg().seed, sc.id, "blue/" + name);
@@ -200,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(Registered, BluePolicyConformance, ::testing::ValuesIn(
 
 TEST(BluePolicyRegistry, UnknownNameListsTheRegisteredOnes) {
   try {
-    (void)make_blue_policy("nope", cfg());
+    (void)make_blue_policy("nope", policy_context(cfg()));
     FAIL() << "no error";
   } catch (const PolicyError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown BLUE policy 'nope' (registered: council"), std::string::npos) << e.what();

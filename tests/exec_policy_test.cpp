@@ -114,7 +114,7 @@ std::vector<Scenario>* ExecPolicyTest::corpus_ = nullptr;
 
 TEST_F(ExecPolicyTest, TrivialExampleAnswersWithTheFirstSeedPlan) {
   const std::string spec = "exec:python3 " + kSource + "/examples/policies/trivial_blue.py";
-  auto p = make_blue_policy(spec, config());
+  auto p = make_blue_policy(spec, policy_context(config()));
   EXPECT_EQ(p->label(), spec);
   EXPECT_EQ(p->info().short_name, "exec");
   for (const Scenario* sc : sample(7)) {
@@ -128,7 +128,7 @@ TEST_F(ExecPolicyTest, TrivialExampleAnswersWithTheFirstSeedPlan) {
 
 TEST_F(ExecPolicyTest, GreedyExampleBuildsItsOwnValidPlans) {
   auto p =
-      make_blue_policy("exec:'" + python() + " " + kSource + "/examples/policies/greedy_blue.py'", config());
+      make_blue_policy("exec:'" + python() + " " + kSource + "/examples/policies/greedy_blue.py'", policy_context(config()));
   std::set<Category> categories;
   for (const Scenario* sc : sample(5)) {
     const auto r = plan(*p, *sc);
@@ -152,7 +152,7 @@ TEST_F(ExecPolicyTest, GreedyExampleBuildsItsOwnValidPlans) {
 }
 
 TEST_F(ExecPolicyTest, EachMisbehaviourIsAFailureAndTheNextRequestSucceeds) {
-  auto p = make_blue_policy(misbehaving(), config(2.0, 20));
+  auto p = make_blue_policy(misbehaving(), policy_context(config(2.0, 20)));
   const auto* exec = dynamic_cast<const ExecPolicy*>(p.get());
   ASSERT_NE(exec, nullptr);
   const Scenario& good = scenario("urban-108");
@@ -195,7 +195,7 @@ TEST_F(ExecPolicyTest, EachMisbehaviourIsAFailureAndTheNextRequestSucceeds) {
 }
 
 TEST_F(ExecPolicyTest, RestartLimitStopsFurtherRequests) {
-  auto p = make_blue_policy(misbehaving(), config(10, 1));
+  auto p = make_blue_policy(misbehaving(), policy_context(config(10, 1)));
   const Scenario& good = scenario("maritime-108");
   const Scenario& exits = scenario("maritime-104");
   EXPECT_EQ(plan(*p, exits).failure, "exec: process exited with status 3");
@@ -211,7 +211,7 @@ TEST_F(ExecPolicyTest, RestartLimitStopsFurtherRequests) {
 
 TEST_F(ExecPolicyTest, ACommandThatCannotStartIsRefusedUpFront) {
   try {
-    make_blue_policy("exec:/nonexistent/bin", config());
+    make_blue_policy("exec:/nonexistent/bin", policy_context(config()));
     FAIL() << "expected PolicyError";
   } catch (const PolicyError& e) {
     EXPECT_EQ(
@@ -220,14 +220,14 @@ TEST_F(ExecPolicyTest, ACommandThatCannotStartIsRefusedUpFront) {
         "the first request");
   }
   try {
-    make_blue_policy("exec:false", config());
+    make_blue_policy("exec:false", policy_context(config()));
     FAIL() << "expected PolicyError";
   } catch (const PolicyError& e) {
     EXPECT_STREQ(e.what(),
                  "exec command 'false': cannot start: it exited with status 1 before the first request");
   }
   try {
-    make_blue_policy("exec:", config());
+    make_blue_policy("exec:", policy_context(config()));
     FAIL() << "expected PolicyError";
   } catch (const PolicyError& e) {
     EXPECT_THAT(e.what(), HasSubstr("needs a command after 'exec:'"));
@@ -243,8 +243,8 @@ TEST_F(ExecPolicyTest, QuotesAroundTheCommandAreDropped) {
 TEST_F(ExecPolicyTest, WorkersServeConcurrentRequestsWithTheSameResults) {
   std::vector<const Scenario*> scs = sample(25);
   ASSERT_EQ(scs.size(), 6u);
-  auto one = make_blue_policy(greedy(), config(10, 3, 1));
-  auto two = make_blue_policy(greedy(), config(10, 3, 2));
+  auto one = make_blue_policy(greedy(), policy_context(config(10, 3, 1)));
+  auto two = make_blue_policy(greedy(), policy_context(config(10, 3, 2)));
   std::vector<BluePlanResult> serial(scs.size()), parallel(scs.size());
   for (std::size_t i = 0; i < scs.size(); ++i) serial[i] = plan(*one, *scs[i]);
   tbb::task_arena arena(2);
@@ -257,7 +257,7 @@ TEST_F(ExecPolicyTest, WorkersServeConcurrentRequestsWithTheSameResults) {
   }
 
   // Both workers take part: a slow answer (seeds >= 110) names the process that gave it.
-  auto slow = make_blue_policy(misbehaving(), config(10, 3, 2));
+  auto slow = make_blue_policy(misbehaving(), policy_context(config(10, 3, 2)));
   std::vector<std::string> ids(6);
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, ids.size(), [&](std::size_t i) {

@@ -10,7 +10,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/scenario/generator.hpp"
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 
 namespace advplan {
 namespace {

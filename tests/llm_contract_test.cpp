@@ -14,7 +14,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 
 #include "test_fixtures.hpp"
 

@@ -22,7 +22,7 @@
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 
 namespace advplan {
 namespace {
@@ -320,7 +320,7 @@ TEST_F(LlmLiveTest, ConcurrentCallsAllSucceed) {
 }
 
 TEST_F(LlmLiveTest, RedPolicyRespondsEndToEnd) {
-  const auto red = make_red_policy("llm_live", cfg_);
+  const auto red = make_red_policy("llm_live", policy_context(cfg_));
   EXPECT_EQ(red->label(), "llm_live");
   EXPECT_EQ(red->info().thread_safety, ThreadSafety::constant);
   EXPECT_EQ(red->params().at("max_repairs"), 1.0);
@@ -341,7 +341,7 @@ TEST_F(LlmLiveTest, RedPolicyRespondsEndToEnd) {
 
 TEST_F(LlmLiveTest, BluePolicyPlansEndToEnd) {
   cfg_.llm.model = "configured-model";
-  const auto blue = make_blue_policy("llm:test-model", cfg_);
+  const auto blue = make_blue_policy("llm:test-model", policy_context(cfg_));
   EXPECT_EQ(blue->label(), "llm:test-model");
   Rng rng(1);
   const BluePlanResult r = blue->plan(sc_, rng);
@@ -358,7 +358,7 @@ TEST_F(LlmLiveTest, EnvironmentOverridesEndpointAndModel) {
   endpoint_env_.set(server_.url());
   model_env_.set("env-model");
   Rng rng(1);
-  const BluePlanResult r = make_blue_policy("llm", cfg_)->plan(sc_, rng);
+  const BluePlanResult r = make_blue_policy("llm", policy_context(cfg_))->plan(sc_, rng);
   ASSERT_TRUE(r.plan) << r.failure;
   EXPECT_EQ(server_.seen().at(0).model, "env-model");
 }
@@ -366,13 +366,13 @@ TEST_F(LlmLiveTest, EnvironmentOverridesEndpointAndModel) {
 TEST_F(LlmLiveTest, NoEndpointFailsBeforeAnyWork) {
   cfg_.llm.endpoint = "";
   try {
-    (void)make_red_policy("llm_live", cfg_);
+    (void)make_red_policy("llm_live", policy_context(cfg_));
     ADD_FAILURE() << "no PolicyError";
   } catch (const PolicyError& e) {
     EXPECT_STREQ(e.what(), "llm_live: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT");
   }
   try {
-    (void)make_blue_policy("llm:m", cfg_);
+    (void)make_blue_policy("llm:m", policy_context(cfg_));
     ADD_FAILURE() << "no PolicyError";
   } catch (const PolicyError& e) {
     EXPECT_STREQ(e.what(), "llm:m: no endpoint: set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT");
@@ -393,7 +393,7 @@ TEST_F(LlmLiveTest, KeyNeverAppearsInErrors) {
   req.scenario = &sc_;
   req.blue = &sc_.blue_seed_plans.front();
   req.weights = cfg_.quality;
-  const RedResponse r = make_red_policy("llm_live", cfg_)->respond(req);
+  const RedResponse r = make_red_policy("llm_live", policy_context(cfg_))->respond(req);
   EXPECT_EQ(r.chosen(), nullptr);
   EXPECT_THAT(r.failure, HasSubstr("HTTP 401"));
   EXPECT_THAT(r.failure, Not(HasSubstr(kSentinel)));

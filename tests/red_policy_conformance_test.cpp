@@ -15,7 +15,7 @@
 #include "advplan/experiment/config.hpp"
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/policy/red_policy.hpp"
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 
 #include "test_fixtures.hpp"
 
@@ -35,7 +35,7 @@ const std::vector<Scenario>& scenarios() {
 
 /// The request the runner builds: the scenario's seed plan on the "baseline" stream, with another run seed.
 RedRequest request_for(const Scenario& sc, std::uint64_t run_seed) {
-  RedRequest req = red_request(sc, sc.blue_seed_plans.front(), paper(), "baseline");
+  RedRequest req = red_request(sc, sc.blue_seed_plans.front(), policy_context(paper()), "baseline");
   req.run_seed = run_seed;
   return req;
 }
@@ -66,7 +66,7 @@ class RedPolicyConformance : public ::testing::TestWithParam<std::string> {
     info_ = RedRegistry::instance().info(GetParam(), "RED");
     if (needs_outside_world(GetParam(), info_))
       GTEST_SKIP() << "policy '" << GetParam() << "' needs a network or external process: " << info_.description;
-    policy_ = make_red_policy(GetParam(), paper());
+    policy_ = make_red_policy(GetParam(), policy_context(paper()));
   }
   PolicyInfo info_;
   std::unique_ptr<RedPolicy> policy_;
@@ -167,8 +167,8 @@ TEST(RedPolicyStreams, RegistryHasThePaperBaselines) {
 }
 
 TEST(RedPolicyStreams, GreedyAndConstraintShareTheirCandidates) {
-  const auto greedy = make_red_policy("greedy@8", paper());
-  const auto constraint = make_red_policy("constraint@8", paper());
+  const auto greedy = make_red_policy("greedy@8", policy_context(paper()));
+  const auto constraint = make_red_policy("constraint@8", policy_context(paper()));
   for (const Scenario& sc : scenarios()) {
     SCOPED_TRACE(sc.id);
     const RedResponse g = greedy->respond(request_for(sc, paper().seed));
@@ -179,10 +179,10 @@ TEST(RedPolicyStreams, GreedyAndConstraintShareTheirCandidates) {
 }
 
 TEST(RedPolicyStreams, SmallerBudgetIsAPrefixOfTheLargerOne) {
-  const auto g4 = make_red_policy("greedy@4", paper());
-  const auto g16 = make_red_policy("greedy@16", paper());
-  const auto single = make_red_policy("single", paper());
-  const auto g1 = make_red_policy("greedy@1", paper());
+  const auto g4 = make_red_policy("greedy@4", policy_context(paper()));
+  const auto g16 = make_red_policy("greedy@16", policy_context(paper()));
+  const auto single = make_red_policy("single", policy_context(paper()));
+  const auto g1 = make_red_policy("greedy@1", policy_context(paper()));
   for (const Scenario& sc : scenarios()) {
     SCOPED_TRACE(sc.id);
     // Compare the raw samples (before invalid candidates are dropped) by candidate index.
@@ -205,8 +205,8 @@ TEST(RedPolicyStreams, SmallerBudgetIsAPrefixOfTheLargerOne) {
 }
 
 TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
-  const auto greedy = make_red_policy("greedy@16", paper());
-  const auto constraint = make_red_policy("constraint@16", paper());
+  const auto greedy = make_red_policy("greedy@16", policy_context(paper()));
+  const auto constraint = make_red_policy("constraint@16", policy_context(paper()));
   const double lambda = constraint->params().at("lambda");
   EXPECT_EQ(lambda, 0.7);
   for (const Scenario& sc : scenarios()) {
@@ -230,15 +230,15 @@ TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {
   const Scenario& sc = scenarios().front();
   RedRequest a = request_for(sc, paper().seed), b = a;
   b.stream = "council/0";
-  EXPECT_NE(plans_of(make_red_policy("greedy@4", paper())->respond(a)),
-            plans_of(make_red_policy("greedy@4", paper())->respond(b)));
+  EXPECT_NE(plans_of(make_red_policy("greedy@4", policy_context(paper()))->respond(a)),
+            plans_of(make_red_policy("greedy@4", policy_context(paper()))->respond(b)));
 }
 
 // ---- make_red_policy errors ---------------------------------------------------------------------------------------
 
 std::string error_of(const std::string& spec, const ExperimentConfig& cfg) {
   try {
-    make_red_policy(spec, cfg);
+    make_red_policy(spec, policy_context(cfg));
   } catch (const PolicyError& e) {
     return e.what();
   }
@@ -259,9 +259,9 @@ TEST(MakeRedPolicy, BadBudgets) {
   EXPECT_THAT(error_of("greedy@2000", paper()), HasSubstr("k must be at most 1024"));
   EXPECT_THAT(error_of("single@3", paper()), HasSubstr("does not sample k candidates"));
   EXPECT_THAT(error_of("llm_offline@2", paper()), HasSubstr("does not sample k candidates"));
-  EXPECT_EQ(make_red_policy("greedy@3", paper())->k(), 3);
-  EXPECT_EQ(make_red_policy("greedy@3", paper())->label(), "greedy@3");
-  EXPECT_EQ(make_red_policy("single", paper())->label(), "single");
+  EXPECT_EQ(make_red_policy("greedy@3", policy_context(paper()))->k(), 3);
+  EXPECT_EQ(make_red_policy("greedy@3", policy_context(paper()))->label(), "greedy@3");
+  EXPECT_EQ(make_red_policy("single", policy_context(paper()))->label(), "single");
 }
 
 TEST(MakeRedPolicy, BadParameters) {
@@ -276,7 +276,7 @@ TEST(MakeRedPolicy, BadParameters) {
   cfg.policy_params["constraint"] = {{"lamda", 0.5}};
   EXPECT_THAT(error_of("constraint@8", cfg), HasSubstr("unknown parameter 'lamda' of policy 'constraint' (valid: lambda)"));
   cfg.policy_params["constraint"] = {{"lambda", 0.25}};
-  EXPECT_EQ(make_red_policy("constraint@8", cfg)->params().at("lambda"), 0.25);
+  EXPECT_EQ(make_red_policy("constraint@8", policy_context(cfg))->params().at("lambda"), 0.25);
   cfg.policy_params["greedy"] = {{"lambda", 0.5}};
   EXPECT_THAT(error_of("greedy@8", cfg), HasSubstr("(valid: none)"));
 }

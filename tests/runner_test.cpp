@@ -41,7 +41,7 @@ class SerialSeedPolicy final : public BluePolicy {
 }  // namespace
 
 ADVPLAN_REGISTER_BLUE_POLICY(SerialSeedPolicy::static_info(),
-                             [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<BluePolicy> {
+                             [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
                                return std::make_unique<SerialSeedPolicy>(p);
                              })
 

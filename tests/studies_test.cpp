@@ -66,17 +66,19 @@ class FramingStudy : public ::testing::Test {
     cfg_ = default_experiment_config();
     cfg_.seed_to = cfg_.seed_from + 4;  // 5 seeds x 5 templates
     plan_ = prepare_run(cfg_, {{"greedy@8", "seed", "greedy@8", "main"}});
-    red_ = make_red_policy("greedy@8", cfg_);
+    red_ = make_red_policy("greedy@8", plan_.ctx);
+    blue_ = make_blue_policy("seed", plan_.ctx);
   }
   ExperimentConfig cfg_;
   RunPlan plan_;
   std::unique_ptr<RedPolicy> red_;
+  std::unique_ptr<BluePolicy> blue_;
 };
 
 TEST_F(FramingStudy, MetadataDeltaIsExactlyZeroComputed) {
-  const auto neutral = framing_outcome(plan_, FramingMode::metadata, Framing::neutral, *red_);
+  const auto neutral = framing_outcome(plan_, FramingMode::metadata, Framing::neutral, *blue_, *red_);
   for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
-    const auto o = framing_outcome(plan_, FramingMode::metadata, f, *red_);
+    const auto o = framing_outcome(plan_, FramingMode::metadata, f, *blue_, *red_);
     ASSERT_EQ(o.blue_quality.size(), 25u);
     for (std::size_t i = 0; i < o.blue_quality.size(); ++i) {
       EXPECT_EQ(o.blue_quality[i], neutral.blue_quality[i]) << i;
@@ -86,8 +88,8 @@ TEST_F(FramingStudy, MetadataDeltaIsExactlyZeroComputed) {
 }
 
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {
-  const auto neutral = framing_outcome(plan_, FramingMode::applied, Framing::neutral, *red_);
-  const auto blue = framing_outcome(plan_, FramingMode::applied, Framing::blue_favorable, *red_);
+  const auto neutral = framing_outcome(plan_, FramingMode::applied, Framing::neutral, *blue_, *red_);
+  const auto blue = framing_outcome(plan_, FramingMode::applied, Framing::blue_favorable, *blue_, *red_);
   std::size_t changed = 0;
   for (std::size_t i = 0; i < neutral.blue_quality.size(); ++i) changed += blue.blue_quality[i] != neutral.blue_quality[i];
   EXPECT_GT(changed, 0u);

@@ -13,7 +13,6 @@
 #include <memory>
 
 #include "advplan/council/council.hpp"
-#include "advplan/experiment/config.hpp"
 #include "advplan/policy/blue_policy.hpp"
 
 namespace {
@@ -73,6 +72,6 @@ class ExampleCppPolicy final : public BluePolicy {
 
 ADVPLAN_REGISTER_BLUE_POLICY(ExampleCppPolicy::static_info(),
                              [](const advplan::PolicySpec&, const advplan::Params& p,
-                                const advplan::ExperimentConfig&) -> std::unique_ptr<advplan::BluePolicy> {
+                                const advplan::PolicyContext&) -> std::unique_ptr<advplan::BluePolicy> {
                                return std::make_unique<ExampleCppPolicy>(p);
                              })

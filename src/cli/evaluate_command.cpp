@@ -84,6 +84,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto workers = std::make_shared<int>(0);
   auto threads = std::make_shared<int>(0);
   auto no_refs = std::make_shared<bool>(false);
+  auto refs = std::make_shared<std::string>("seed,council");
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -91,15 +92,17 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--workers", *workers, "processes for an exec: policy (default: config exec.workers)")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->add_flag("--no-reference", *no_refs, "skip the seed-plan and council reference rows");
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs] {
-    run = [blue, reds, config, out, workers, threads, no_refs] {
+  cmd->add_option("--reference", *refs, "comma-separated BLUE policies the policy is compared with")
+      ->capture_default_str();
+  cmd->add_flag("--no-reference", *no_refs, "skip the reference rows");
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       const auto red_list = split_list(*reds);
       if (red_list.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       std::vector<std::string> references;
-      if (!*no_refs) references = {"seed", "council"};
+      if (!*no_refs) references = split_list(*refs);
       std::vector<Condition> conds;
       for (const auto& r : red_list) {
         conds.push_back({label(*blue, r), *blue, r, "evaluate"});

@@ -17,7 +17,7 @@ void add_run_command(CLI::App& app, Action& run) {
   cmd->callback([&run, config, out, threads] {
     run = [config, out, threads] {
       const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
-      const RunPlan plan = prepare_run(cfg, paper_conditions(cfg));
+      const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       RunOptions opts;
       opts.out_dir = *out;
       opts.threads = *threads;

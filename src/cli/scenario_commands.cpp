@@ -11,7 +11,7 @@
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {

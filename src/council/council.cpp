@@ -7,9 +7,11 @@
 #include <numeric>
 
 #include "advplan/core/validation.hpp"
+#include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
 
 namespace advplan {
+using io::fmt_real;
 
 double adjudicator_score(const CouncilConfig& w, double q, double D, double diversity, double pressure,
                          std::array<double, 4>* parts) {
@@ -35,17 +37,39 @@ double diversity_contribution(const std::vector<CategorySet>& sets, std::size_t 
   return s / static_cast<double>(sets.size() - 1);
 }
 
-PolicyInfo CouncilPolicy::static_info() {
-  return {"council", Side::Blue, false, 1, ThreadSafety::constant, {},
-          "multi-agent council: five proposers, RED-team stress, adjudicator, revision by the critique-to-mitigation map"};
+const TraceFile& council_trace_file() {
+  static const TraceFile f{
+      "council_trace.csv",
+      {"scenario_id",       "selected_blue_id",   "selected_red_id",   "selected_advantage", "blue_coherence",
+       "red_coherence",     "council_diversity",  "revised_diversity", "consensus_gap",      "adversarial_pressure",
+       "robustness_margin", "pressure_reduction", "n_initial",         "n_revised",          "selected_round",
+       "blue_win_rate",     "status",             "failure_reason"}};
+  return f;
 }
 
-CouncilPolicy::CouncilPolicy(Params p, const ExperimentConfig& cfg)
-    : BluePolicy(static_info(), std::move(p)), council_(cfg.council), run_seed_(cfg.seed), weights_(cfg.quality),
-      red_(make_red_policy(cfg.council.red, cfg)), cfg_(&cfg) {}
+const TraceFile& council_candidates_file() {
+  static const TraceFile f{
+      "council_candidates.csv",
+      {"scenario_id", "candidate_id", "round", "role", "parent_id", "quality", "coherence", "diversity_contribution",
+       "pressure", "critique_category", "critique_red_id", "score_quality", "score_coherence", "score_diversity",
+       "score_pressure", "score", "round1_score", "shortlisted", "selected", "mitigation"}};
+  return f;
+}
+
+PolicyInfo CouncilPolicy::static_info() {
+  PolicyInfo info{"council", Side::Blue, false, 1, ThreadSafety::constant, {},
+                  "multi-agent council: five proposers, RED-team stress, adjudicator, revision by the "
+                  "critique-to-mitigation map"};
+  info.traces = {council_trace_file(), council_candidates_file()};
+  return info;
+}
+
+CouncilPolicy::CouncilPolicy(Params p, const PolicyContext& ctx)
+    : BluePolicy(static_info(), std::move(p)), council_(ctx.get<CouncilConfig>()), run_seed_(ctx.run_seed),
+      weights_(ctx.quality), ctx_(ctx), red_(make_red_policy(council_.red, ctx)) {}
 
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
-  const RedRequest req = red_request(sc, c.plan, *cfg_, stream);
+  const RedRequest req = red_request(sc, c.plan, ctx_, stream);
   const RedResponse r = red_->respond(req);
   // The critique is the highest-pressure response among the k sampled (ties to the lower index).
   int best = -1;
@@ -164,18 +188,48 @@ CouncilRecord CouncilPolicy::deliberate(const Scenario& sc, Rng& rng) const {
 
 BluePlanResult CouncilPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   BluePlanResult r;
-  const CouncilRecord rec = deliberate(sc, rng);
-  if (const auto* c = rec.chosen())
+  auto rec = std::make_shared<const CouncilRecord>(deliberate(sc, rng));
+  if (const auto* c = rec->chosen())
     r.plan = c->plan;
   else
-    r.failure = rec.failure;
+    r.failure = rec->failure;
+  r.details = std::move(rec);
   return r;
+}
+
+void CouncilPolicy::trace_rows(const Scenario& sc, const BluePlanResult& result, const PlanOutcome* outcome,
+                               TraceRows& out) const {
+  const auto* held = std::any_cast<std::shared_ptr<const CouncilRecord>>(&result.details);
+  if (!held || !*held) return;
+  const CouncilRecord& rec = **held;
+  auto r = [](double v) { return fmt_real(v); };
+  auto i = [](long long v) { return std::to_string(v); };
+  auto& trace = out[council_trace_file().name];
+  const CouncilCandidate* sel = rec.chosen();
+  if (!sel || !outcome || !result.plan) {
+    std::vector<std::string> row(council_trace_file().header.size());
+    row[0] = sc.id;
+    row[row.size() - 2] = "failed";
+    row[row.size() - 1] = !sel ? rec.failure : !result.plan ? result.failure : "the council plan met no RED response";
+    trace.push_back(std::move(row));
+  } else {
+    trace.push_back({sc.id, sel->id, outcome->red_plan_id, r(outcome->advantage), r(outcome->blue_coherence),
+                     r(outcome->red_coherence), r(rec.council_diversity), r(rec.revised_diversity),
+                     r(rec.consensus_gap), r(sel->pressure), r(rec.robustness_margin), r(rec.pressure_reduction),
+                     i(rec.n_initial), i(rec.n_revised), i(sel->round), r(outcome->blue_win_rate), "ok", ""});
+  }
+  auto& cands = out[council_candidates_file().name];
+  for (const auto& c : rec.candidates)
+    cands.push_back({sc.id, c.id, i(c.round), c.role, c.parent_id, r(c.q.q), r(c.d.D), r(c.diversity),
+                     r(c.pressure), std::string(to_string(c.critique)), c.critique_red_id, r(c.parts[0]),
+                     r(c.parts[1]), r(c.parts[2]), r(c.parts[3]), r(c.score), r(c.round1_score),
+                     c.shortlisted ? "1" : "0", c.selected ? "1" : "0", c.mitigation});
 }
 
 }  // namespace advplan
 
 ADVPLAN_REGISTER_BLUE_POLICY(::advplan::CouncilPolicy::static_info(),
                              [](const ::advplan::PolicySpec&, const ::advplan::Params& p,
-                                const ::advplan::ExperimentConfig& cfg) -> std::unique_ptr<::advplan::BluePolicy> {
-                               return std::make_unique<::advplan::CouncilPolicy>(p, cfg);
+                                const ::advplan::PolicyContext& ctx) -> std::unique_ptr<::advplan::BluePolicy> {
+                               return std::make_unique<::advplan::CouncilPolicy>(p, ctx);
                              })

@@ -13,6 +13,7 @@
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/policy/blue_policy.hpp"
 #include "advplan/metrics/statistics.hpp"
 
 namespace advplan {
@@ -64,13 +65,32 @@ int k_of(const std::string& s) {
   return k;
 }
 
-/// Sweep conditions: rows of group sweep or main whose BLUE policy is seed and RED policy greedy@k.
+/// The BLUE policy of the budget sweep: the BLUE policy of the rows in group sweep, or "" without a sweep.
+std::string sweep_blue(const CsvTable& per) {
+  const auto cg = per.col("condition_group"), cb = per.col("blue_policy");
+  for (const auto& r : per.rows())
+    if (r[cg] == "sweep") return r[cb];
+  return "";
+}
+
+/// Sweep conditions by k: every condition in which the sweep's BLUE policy meets greedy@k (the sweep group's
+/// own conditions, and listed ones such as the main greedy@8).
 std::vector<std::pair<int, std::string>> sweep_conditions(const CsvTable& per) {
+  const std::string blue = sweep_blue(per);
   std::map<int, std::string> by_k;
+  if (blue.empty()) return {};
   const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy"), ck = per.col("k");
   for (const auto& r : per.rows())
-    if (r[cb] == "seed" && r[cr].rfind("greedy@", 0) == 0) by_k.emplace(k_of(r[ck]), r[cc]);
+    if (r[cb] == blue && r[cr].rfind("greedy@", 0) == 0) by_k.emplace(k_of(r[ck]), r[cc]);
   return {by_k.begin(), by_k.end()};
+}
+
+/// The BLUE and RED policy of each condition, from its first row.
+std::map<std::string, std::pair<std::string, std::string>> condition_policies(const CsvTable& per) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy");
+  for (const auto& r : per.rows()) out.emplace(r[cc], std::make_pair(r[cb], r[cr]));
+  return out;
 }
 
 std::vector<std::string> conditions_in_group(const CsvTable& per, std::initializer_list<std::string_view> groups) {
@@ -187,11 +207,19 @@ RunCsvs read_run(const std::string& dir) {
   r.rubric_sensitivity = optional("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
   r.framing = optional("studies/framing.csv", schema::framing());
   r.components = optional("studies/components.csv", schema::components());
-  // A council condition in per_scenario.csv means the council trace must be there.
-  const auto cc = r.per_scenario.col("condition");
-  for (const auto& row : r.per_scenario.rows())
-    if (row[cc] == "council" && !r.council_trace)
-      throw CsvError(fmt::format("{}: missing (per_scenario.csv has council rows)", path("council_trace.csv")));
+  // A BLUE policy in per_scenario.csv that declares extra trace files (PolicyInfo::traces) means they must be
+  // there.
+  std::set<std::string> blues;
+  const auto cb = r.per_scenario.col("blue_policy");
+  for (const auto& row : r.per_scenario.rows()) blues.insert(row[cb]);
+  for (const auto& spec : blues) {
+    const std::string name = spec.substr(0, spec.find(':'));
+    if (!BlueRegistry::instance().contains(name)) continue;
+    for (const auto& f : BlueRegistry::instance().info(name, "BLUE").traces)
+      if (!fs::exists(path(f.name.c_str())))
+        throw CsvError(fmt::format("{}: missing (per_scenario.csv has rows of BLUE policy {}, which writes it)",
+                                   path(f.name.c_str()), spec));
+  }
   return r;
 }
 
@@ -233,13 +261,20 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
     files.emplace_back(t.name + ".tex", t.latex());
   };
 
-  // Table 3: policy comparison.
+  // Table 3: policy comparison. The title and the policy columns follow from the conditions in the run.
   {
-    TextTable t{"table3_policy_comparison", "Table 3: RED policy comparison (BLUE seed plan against each RED policy)",
-                {"Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"}, {}};
-    for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
-      if (cond == "council") continue;
-      std::vector<std::string> row{cond};
+    const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
+    const auto policies = condition_policies(per);
+    std::set<std::string> blues;
+    for (const auto& c : conds) blues.insert(policies.at(c).first);
+    TextTable t{"table3_policy_comparison",
+                blues.size() == 1 ? fmt::format("Table 3: RED policy comparison (BLUE {} against each RED policy)",
+                                                *blues.begin())
+                                  : "Table 3: policy comparison (each condition's BLUE policy against its RED policy)",
+                {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"},
+                {}};
+    for (const auto& cond : conds) {
+      std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
       bool first = true;
       for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence"}) {
         const auto i = ci(per, "all", cond, m, bs, {{"condition", cond}});
@@ -268,9 +303,11 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
   }
   // Table 4: response budget.
   {
-    TextTable t{"table4_response_budget", "Table 4: response-budget sweep (BLUE seed plan against greedy@k)",
+    TextTable t{"table4_response_budget",
+                fmt::format("Table 4: response-budget sweep (BLUE {} against greedy@k)", sweep_blue(per)),
                 {"k", "n", "BLUE advantage", "RED quality", "Pareto count", "Diversity", "BLUE win rate"}, {}};
-    for (const auto& [k, cond] : sweep_conditions(per)) {
+    const auto sweep = sweep_conditions(per);
+    for (const auto& [k, cond] : sweep) {
       std::vector<std::string> row{std::to_string(k)};
       const auto adv = ci(per, "all", cond, "advantage", bs, {{"condition", cond}});
       row.push_back(std::to_string(adv.n));
@@ -279,7 +316,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
         row.push_back(cell(ci(per, "all", cond, m, bs, {{"condition", cond}})));
       t.rows.push_back(row);
     }
-    emit(t);
+    if (!sweep.empty()) emit(t);
   }
   // Table 5: template slice.
   {

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/yaml_reader.hpp"
@@ -56,19 +58,7 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
   }
 }
 
-}  // namespace
-
-ExperimentConfig parse_experiment_config(const std::string& text, const std::string& file, const std::string& base_dir) {
-  const YamlReader root(io::parse_yaml(text, file), file);
-  if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
-  root.require_only({"name", "seed", "corpus", "quality_weights", "conditions", "budget_sweep", "policies", "simulator",
-                     "bootstrap", "framing_mode", "council", "studies", "exec", "llm"});
-  ExperimentConfig cfg;
-  cfg.source = file;
-  cfg.text = text;
-  cfg.name = root.get_string("name", "experiment");
-  if (root.has("seed")) cfg.seed = static_cast<std::uint64_t>(root.at("seed").as_int_in(0, INT64_MAX));
-
+void read_corpus(ExperimentConfig& cfg, const YamlReader& root, const std::string& base_dir) {
   const auto corpus = root.at("corpus");
   corpus.require_only({"templates", "seeds", "template_dir"});
   const auto seeds = corpus.at("seeds");
@@ -78,111 +68,278 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   cfg.seed_to = static_cast<std::uint64_t>(seeds.at(1).as_int_in(0, INT64_MAX));
   if (cfg.seed_from > cfg.seed_to) seeds.fail("first seed is greater than last seed");
   read_templates(cfg, corpus, base_dir);
+}
 
-  if (root.has("quality_weights")) {
-    const auto qw = root.at("quality_weights");
-    qw.require_only({"effectiveness", "cost", "risk"});
-    cfg.quality.effectiveness = qw.at("effectiveness").as_double_in(0, 1);
-    cfg.quality.cost = qw.at("cost").as_double_in(0, 1);
-    cfg.quality.risk = qw.at("risk").as_double_in(0, 1);
-    const double s = cfg.quality.effectiveness + cfg.quality.cost + cfg.quality.risk;
-    if (std::abs(s - 1.0) > 1e-9) qw.fail(fmt::format("weights must sum to 1, while they sum to {}", s));
+void read_quality_weights(ExperimentConfig& cfg, const YamlReader& qw) {
+  qw.require_only({"effectiveness", "cost", "risk"});
+  cfg.quality.effectiveness = qw.at("effectiveness").as_double_in(0, 1);
+  cfg.quality.cost = qw.at("cost").as_double_in(0, 1);
+  cfg.quality.risk = qw.at("risk").as_double_in(0, 1);
+  const double s = cfg.quality.effectiveness + cfg.quality.cost + cfg.quality.risk;
+  if (std::abs(s - 1.0) > 1e-9) qw.fail(fmt::format("weights must sum to 1, while they sum to {}", s));
+}
+
+std::string read_group(const YamlReader& g) {
+  const std::string v = g.as_string();
+  for (const char* known : kConditionGroups)
+    if (v == known) return v;
+  g.fail(fmt::format("unknown condition group '{}' (accepted: main, sweep, reference, evaluate)", v));
+}
+
+/// `conditions:` entries are a RED spec ("greedy@8", against default_blue) or {label, blue, red, group}.
+void read_conditions(ExperimentConfig& cfg, const YamlReader& list) {
+  list.require_sequence();
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto item = list.at(i);
+    Condition c;
+    if (item.is_scalar()) {
+      c.blue = cfg.default_blue;
+      c.red = item.as_string();
+    } else {
+      item.require_map();
+      item.require_only({"label", "blue", "red", "group"});
+      c.blue = item.get_string("blue", cfg.default_blue);
+      c.red = item.at("red").as_string();
+      if (item.has("group")) c.group = read_group(item.at("group"));
+    }
+    if (c.red.empty()) item.fail("the RED policy is empty");
+    if (c.blue.empty()) item.fail("the BLUE policy is empty");
+    c.label = item.is_map() && item.has("label") ? item.at("label").as_string()
+                                                 : default_condition_label(cfg, c.blue, c.red);
+    if (c.label.empty()) item.fail("the condition label is empty");
+    if (!labels.insert(c.label).second) item.fail(fmt::format("condition label '{}' is used twice", c.label));
+    cfg.conditions.push_back(std::move(c));
   }
-  if (root.has("conditions")) cfg.conditions = root.at("conditions").as_strings();
-  if (root.has("budget_sweep")) {
-    const auto bs = root.at("budget_sweep");
-    bs.require_sequence();
-    for (std::size_t i = 0; i < bs.size(); ++i) {
-      const auto k = bs.at(i).as_int();
-      if (k < 1) bs.at(i).fail(fmt::format("k must be at least 1 (accepted: integers 1..1024), while {} was given", k));
-      if (k > 1024) bs.at(i).fail(fmt::format("k must be at most 1024, while {} was given", k));
-      cfg.budget_ks.push_back(static_cast<int>(k));
+}
+
+/// `budget_sweep:` is [k, ...] (against default_blue) or {blue, ks: [k, ...]}.
+void read_budget_sweep(ExperimentConfig& cfg, const YamlReader& bs) {
+  YamlReader ks = bs;
+  cfg.budget_blue = cfg.default_blue;
+  if (bs.is_map()) {
+    bs.require_only({"blue", "ks"});
+    cfg.budget_blue = bs.get_string("blue", cfg.default_blue);
+    ks = bs.at("ks");
+  }
+  ks.require_sequence();
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const auto k = ks.at(i).as_int();
+    if (k < 1) ks.at(i).fail(fmt::format("k must be at least 1 (accepted: integers 1..1024), while {} was given", k));
+    if (k > 1024) ks.at(i).fail(fmt::format("k must be at most 1024, while {} was given", k));
+    cfg.budget_ks.push_back(static_cast<int>(k));
+  }
+}
+
+void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
+  for (const auto& name : pol.keys()) {
+    const auto params = pol.at(name);
+    for (const auto& key : params.keys()) cfg.policy_params[name][key] = params.at(key).as_double();
+  }
+}
+
+SimConfig read_simulator(const YamlReader& s) {
+  SimConfig sim;
+  s.require_only({"replications", "break_point", "time_limit", "dt", "noise", "step_noise"});
+  if (s.has("replications")) {
+    const auto r = s.at("replications").as_int();
+    if (r < 1) s.at("replications").fail(fmt::format("R must be at least 1, while {} was given", r));
+    if (r > 100000) s.at("replications").fail(fmt::format("R must be at most 100000, while {} was given", r));
+    sim.replications = static_cast<int>(r);
+  }
+  if (s.has("break_point")) sim.break_point = s.at("break_point").as_double_in(0, 0.99);
+  if (s.has("time_limit")) sim.time_limit = static_cast<int>(s.at("time_limit").as_int_in(1, 1000000));
+  if (s.has("dt")) sim.dt = s.at("dt").as_double_in(1e-4, 1);
+  if (s.has("noise")) sim.noise = s.at("noise").as_double_in(0, 2);
+  if (s.has("step_noise")) sim.step_noise = s.at("step_noise").as_double_in(0, 2);
+  return sim;
+}
+
+BootstrapConfig read_bootstrap(const YamlReader& b) {
+  BootstrapConfig bs;
+  b.require_only({"resamples", "seed"});
+  if (b.has("resamples")) bs.resamples = static_cast<int>(b.at("resamples").as_int_in(1, 1000000));
+  if (b.has("seed")) bs.seed = static_cast<std::uint64_t>(b.at("seed").as_int_in(0, INT64_MAX));
+  return bs;
+}
+
+FramingMode read_framing_mode(const YamlReader& f) {
+  const auto v = f.as_string();
+  if (v == "metadata") return FramingMode::metadata;
+  if (v == "applied") return FramingMode::applied;
+  f.fail(fmt::format("unknown framing mode '{}' (accepted: metadata, applied)", v));
+}
+
+CouncilConfig read_council(const YamlReader& c) {
+  CouncilConfig council;
+  c.require_only({"red", "shortlist", "weights"});
+  council.red = c.get_string("red", council.red);
+  if (c.has("shortlist")) council.shortlist = static_cast<int>(c.at("shortlist").as_int_in(1, 5));
+  if (c.has("weights")) {
+    const auto w = c.at("weights");
+    w.require_only({"quality", "coherence", "diversity", "pressure"});
+    for (const auto& [key, field] : {std::pair{"quality", &CouncilConfig::w_quality},
+                                     std::pair{"coherence", &CouncilConfig::w_coherence},
+                                     std::pair{"diversity", &CouncilConfig::w_diversity},
+                                     std::pair{"pressure", &CouncilConfig::w_pressure}})
+      if (w.has(key)) council.*field = w.at(key).as_double_in(0, 1);
+  }
+  return council;
+}
+
+/// A study is `true`/`false`, or a map naming the conditions it compares (which also turns it on).
+bool study_enabled(const YamlReader& s) { return s.is_map() || s.as_bool(); }
+
+Side read_side(const YamlReader& s) {
+  const std::string v = s.as_string();
+  if (v == "blue") return Side::Blue;
+  if (v == "red") return Side::Red;
+  s.fail(fmt::format("unknown side '{}' (accepted: blue, red)", v));
+}
+
+/// A pair [a, b] of condition labels.
+std::pair<std::string, std::string> read_pair(const YamlReader& p) {
+  p.require_sequence();
+  if (p.size() != 2) p.fail("expected [condition, condition]");
+  return {p.at(0).as_string(), p.at(1).as_string()};
+}
+
+StudiesConfig read_studies(const YamlReader& s) {
+  StudiesConfig st;
+  s.require_only({"rubric", "framing", "components"});
+  if (s.has("rubric")) {
+    const auto r = s.at("rubric");
+    st.rubric = study_enabled(r);
+    if (r.is_map()) {
+      r.require_only({"records"});
+      const auto recs = r.at("records");
+      recs.require_sequence();
+      st.rubric_records.clear();
+      for (std::size_t i = 0; i < recs.size(); ++i) {
+        const auto x = recs.at(i);
+        x.require_only({"kind", "condition", "side"});
+        st.rubric_records.push_back({x.at("kind").as_string(), x.at("condition").as_string(), read_side(x.at("side"))});
+      }
     }
   }
-  if (root.has("policies")) {
-    const auto pol = root.at("policies");
-    for (const auto& name : pol.keys()) {
-      const auto params = pol.at(name);
-      for (const auto& key : params.keys()) cfg.policy_params[name][key] = params.at(key).as_double();
+  if (s.has("framing")) {
+    const auto f = s.at("framing");
+    st.framing = study_enabled(f);
+    if (f.is_map()) {
+      f.require_only({"blue", "red"});
+      st.framing_blue = f.get_string("blue", st.framing_blue);
+      st.framing_red = f.get_string("red", st.framing_red);
     }
   }
-  if (root.has("simulator")) {
-    const auto s = root.at("simulator");
-    s.require_only({"replications", "break_point", "time_limit", "dt", "noise", "step_noise"});
-    if (s.has("replications")) {
-      const auto r = s.at("replications").as_int();
-      if (r < 1) s.at("replications").fail(fmt::format("R must be at least 1, while {} was given", r));
-      if (r > 100000) s.at("replications").fail(fmt::format("R must be at most 100000, while {} was given", r));
-      cfg.sim.replications = static_cast<int>(r);
-    }
-    if (s.has("break_point")) cfg.sim.break_point = s.at("break_point").as_double_in(0, 0.99);
-    if (s.has("time_limit")) cfg.sim.time_limit = static_cast<int>(s.at("time_limit").as_int_in(1, 1000000));
-    if (s.has("dt")) cfg.sim.dt = s.at("dt").as_double_in(1e-4, 1);
-    if (s.has("noise")) cfg.sim.noise = s.at("noise").as_double_in(0, 2);
-    if (s.has("step_noise")) cfg.sim.step_noise = s.at("step_noise").as_double_in(0, 2);
-  }
-  if (root.has("bootstrap")) {
-    const auto b = root.at("bootstrap");
-    b.require_only({"resamples", "seed"});
-    if (b.has("resamples")) cfg.bootstrap.resamples = static_cast<int>(b.at("resamples").as_int_in(1, 1000000));
-    if (b.has("seed")) cfg.bootstrap.seed = static_cast<std::uint64_t>(b.at("seed").as_int_in(0, INT64_MAX));
-  }
-  if (root.has("framing_mode")) {
-    const auto f = root.at("framing_mode");
-    const auto v = f.as_string();
-    if (v == "metadata")
-      cfg.framing_mode = FramingMode::metadata;
-    else if (v == "applied")
-      cfg.framing_mode = FramingMode::applied;
-    else
-      f.fail(fmt::format("unknown framing mode '{}' (accepted: metadata, applied)", v));
-  }
-  if (root.has("council")) {
-    const auto c = root.at("council");
-    c.require_only({"red", "shortlist", "weights"});
-    cfg.council.red = c.get_string("red", cfg.council.red);
-    if (c.has("shortlist")) cfg.council.shortlist = static_cast<int>(c.at("shortlist").as_int_in(1, 5));
-    if (c.has("weights")) {
-      const auto w = c.at("weights");
-      w.require_only({"quality", "coherence", "diversity", "pressure"});
-      cfg.council.w_quality = w.get_double("quality", cfg.council.w_quality);
-      cfg.council.w_coherence = w.get_double("coherence", cfg.council.w_coherence);
-      cfg.council.w_diversity = w.get_double("diversity", cfg.council.w_diversity);
-      cfg.council.w_pressure = w.get_double("pressure", cfg.council.w_pressure);
-      for (const char* k : {"quality", "coherence", "diversity", "pressure"})
-        if (w.has(k)) (void)w.at(k).as_double_in(0, 1);
+  if (s.has("components")) {
+    const auto c = s.at("components");
+    st.components = study_enabled(c);
+    if (c.is_map()) {
+      c.require_only({"response_search", "selector", "llm_contract", "council"});
+      if (c.has("response_search")) std::tie(st.best_of_k, st.single) = read_pair(c.at("response_search"));
+      if (c.has("selector")) std::tie(st.greedy, st.constraint) = read_pair(c.at("selector"));
+      st.llm_contract = c.get_string("llm_contract", st.llm_contract);
+      if (c.has("council")) std::tie(st.council, st.council_baseline) = read_pair(c.at("council"));
     }
   }
-  if (root.has("studies")) {
-    const auto s = root.at("studies");
-    s.require_only({"rubric", "framing", "components"});
-    cfg.studies.rubric = s.get_bool("rubric", true);
-    cfg.studies.framing = s.get_bool("framing", true);
-    cfg.studies.components = s.get_bool("components", true);
-  }
-  if (root.has("exec")) {
-    const auto e = root.at("exec");
-    e.require_only({"timeout_s", "max_response_bytes", "max_restarts", "workers"});
-    if (e.has("workers")) cfg.exec.workers = static_cast<int>(e.at("workers").as_int_in(1, 64));
-    if (e.has("timeout_s")) cfg.exec.timeout_s = e.at("timeout_s").as_double_in(0.01, 3600);
-    if (e.has("max_response_bytes"))
-      cfg.exec.max_response_bytes = static_cast<std::size_t>(e.at("max_response_bytes").as_int_in(64, 1 << 30));
-    if (e.has("max_restarts")) cfg.exec.max_restarts = static_cast<int>(e.at("max_restarts").as_int_in(0, 1000));
-  }
-  if (root.has("llm")) {
-    const auto l = root.at("llm");
-    if (l.has("api_key"))
-      l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
-    l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs"});
-    cfg.llm.endpoint = l.node()["endpoint"].IsDefined() && !l.node()["endpoint"].IsNull() ? l.at("endpoint").as_string() : "";
-    cfg.llm.model = l.node()["model"].IsDefined() && !l.node()["model"].IsNull() ? l.at("model").as_string() : "";
-    cfg.llm.api_key_env = l.get_string("api_key_env", cfg.llm.api_key_env);
-    if (l.has("timeout_s")) cfg.llm.timeout_s = l.at("timeout_s").as_double_in(0.01, 3600);
-    if (l.has("max_retries")) cfg.llm.max_retries = static_cast<int>(l.at("max_retries").as_int_in(0, 100));
-    if (l.has("backoff_s")) cfg.llm.backoff_s = l.at("backoff_s").as_double_in(0, 600);
-    if (l.has("max_repairs")) cfg.llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
-  }
+  return st;
+}
+
+ExecConfig read_exec(const YamlReader& e) {
+  ExecConfig exec;
+  e.require_only({"timeout_s", "max_response_bytes", "max_restarts", "workers"});
+  if (e.has("workers")) exec.workers = static_cast<int>(e.at("workers").as_int_in(1, 64));
+  if (e.has("timeout_s")) exec.timeout_s = e.at("timeout_s").as_double_in(0.01, 3600);
+  if (e.has("max_response_bytes"))
+    exec.max_response_bytes = static_cast<std::size_t>(e.at("max_response_bytes").as_int_in(64, 1 << 30));
+  if (e.has("max_restarts")) exec.max_restarts = static_cast<int>(e.at("max_restarts").as_int_in(0, 1000));
+  return exec;
+}
+
+LlmConfig read_llm(const YamlReader& l) {
+  LlmConfig llm;
+  if (l.has("api_key"))
+    l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
+  l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs"});
+  auto optional_string = [&](const char* key) {
+    return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
+  };
+  llm.endpoint = optional_string("endpoint");
+  llm.model = optional_string("model");
+  llm.api_key_env = l.get_string("api_key_env", llm.api_key_env);
+  if (l.has("timeout_s")) llm.timeout_s = l.at("timeout_s").as_double_in(0.01, 3600);
+  if (l.has("max_retries")) llm.max_retries = static_cast<int>(l.at("max_retries").as_int_in(0, 100));
+  if (l.has("backoff_s")) llm.backoff_s = l.at("backoff_s").as_double_in(0, 600);
+  if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
+  return llm;
+}
+
+}  // namespace
+
+std::string default_condition_label(const ExperimentConfig& cfg, const std::string& blue, const std::string& red) {
+  return blue == cfg.default_blue ? red : blue + " vs " + red;
+}
+
+ExperimentConfig parse_experiment_config(const std::string& text, const std::string& file, const std::string& base_dir) {
+  const YamlReader root(io::parse_yaml(text, file), file);
+  if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
+  root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
+                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm"});
+  ExperimentConfig cfg;
+  cfg.source = file;
+  cfg.text = text;
+  cfg.name = root.get_string("name", "experiment");
+  if (root.has("seed")) cfg.seed = static_cast<std::uint64_t>(root.at("seed").as_int_in(0, INT64_MAX));
+  read_corpus(cfg, root, base_dir);
+  if (root.has("quality_weights")) read_quality_weights(cfg, root.at("quality_weights"));
+  cfg.default_blue = root.get_string("default_blue", cfg.default_blue);
+  if (cfg.default_blue.empty()) root.at("default_blue").fail("the default BLUE policy is empty");
+  if (root.has("conditions")) read_conditions(cfg, root.at("conditions"));
+  cfg.budget_blue = cfg.default_blue;
+  if (root.has("budget_sweep")) read_budget_sweep(cfg, root.at("budget_sweep"));
+  if (root.has("policies")) read_policy_params(cfg, root.at("policies"));
+  if (root.has("simulator")) cfg.sim = read_simulator(root.at("simulator"));
+  if (root.has("bootstrap")) cfg.bootstrap = read_bootstrap(root.at("bootstrap"));
+  if (root.has("framing_mode")) cfg.framing_mode = read_framing_mode(root.at("framing_mode"));
+  if (root.has("council")) cfg.council = read_council(root.at("council"));
+  if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
+  if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
+  if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
   return cfg;
+}
+
+std::vector<Condition> run_conditions(const ExperimentConfig& cfg) {
+  std::vector<Condition> out = cfg.conditions;
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::set<std::string> labels;
+  for (const auto& c : out) {
+    pairs.emplace(c.blue, c.red);
+    labels.insert(c.label);
+  }
+  for (int k : cfg.budget_ks) {
+    const std::string red = fmt::format("greedy@{}", k);
+    if (!pairs.emplace(cfg.budget_blue, red).second) continue;
+    Condition c{default_condition_label(cfg, cfg.budget_blue, red), cfg.budget_blue, red, "sweep"};
+    if (!labels.insert(c.label).second)
+      throw ConfigError(fmt::format("{}: budget_sweep: the sweep condition '{}' has the label of another condition",
+                                    cfg.source, c.label));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+PolicyContext policy_context(const ExperimentConfig& cfg) {
+  PolicyContext ctx;
+  ctx.run_seed = cfg.seed;
+  ctx.quality = cfg.quality;
+  ctx.source = cfg.source;
+  ctx.policy_params = cfg.policy_params;
+  for (const auto& t : cfg.templates) ctx.shapes[t.id] = TemplateShape{t.seed_plans, t.branch_kinds};
+  ctx.set(cfg.exec);
+  ctx.set(cfg.llm);
+  ctx.set(cfg.council);
+  ctx.set(cfg.sim);
+  return ctx;
 }
 
 ExperimentConfig load_experiment_config(const std::string& path) {

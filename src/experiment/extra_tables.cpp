@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/table_format.hpp"
@@ -23,14 +25,37 @@ std::vector<double> column_values(const CsvTable& t, std::string_view col, std::
   return v;
 }
 
-/// Council BLUE advantage and win rate beside greedy@8, the revised share and the repair diagnostics.
+/// The conditions Table 6 compares, found in the data: the council's condition is the one whose rows carry the
+/// council trace's selected (BLUE, RED) plans; its baseline is the first main condition with the same RED policy
+/// and another BLUE policy. Either is empty when absent.
+std::pair<std::string, std::string> council_conditions(const CsvTable& per, const CsvTable& trace) {
+  std::set<std::tuple<std::string, std::string, std::string>> selected;
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    if (trace.at(i, "status") == "ok")
+      selected.emplace(trace.at(i, "scenario_id"), trace.at(i, "selected_blue_id"), trace.at(i, "selected_red_id"));
+  std::string council, red, blue;
+  for (std::size_t i = 0; i < per.size() && council.empty(); ++i)
+    if (selected.contains({per.at(i, "scenario_id"), per.at(i, "blue_plan_id"), per.at(i, "red_plan_id")})) {
+      council = per.at(i, "condition");
+      red = per.at(i, "red_policy");
+      blue = per.at(i, "blue_policy");
+    }
+  for (std::size_t i = 0; i < per.size() && !council.empty(); ++i)
+    if (per.at(i, "condition_group") == "main" && per.at(i, "red_policy") == red && per.at(i, "blue_policy") != blue)
+      return {per.at(i, "condition"), council};
+  return {"", council};
+}
+
+/// The council's BLUE advantage and win rate beside its baseline's, the revised share and the repair diagnostics.
 TextTable table6(const CsvTable& per, const CsvTable& trace, const BootstrapSettings& bs) {
   TextTable t{"table6_council", "Table 6: multi-agent council (selected council plan against the same RED baseline)",
               {"Quantity", "n", "Value [95% CI]"}, {}};
   auto boot = [&](const std::vector<double>& v, const std::string& key) {
     return bootstrap_mean(v, bs.resamples, bs.seed, key);
   };
-  for (const char* cond : {"greedy@8", "council"}) {
+  const auto [baseline, council] = council_conditions(per, trace);
+  for (const std::string& cond : {baseline, council}) {
+    if (cond.empty()) continue;
     const auto adv = column_values(per, "advantage", "condition", cond);
     if (adv.empty()) continue;
     const auto a = boot(adv, fmt::format("all|{}|advantage", cond));

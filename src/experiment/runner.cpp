@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "advplan/core/error.hpp"
+#include "advplan/council/council.hpp"
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/progress.hpp"
 #include "advplan/experiment/scenario_eval.hpp"
@@ -24,37 +25,31 @@ namespace advplan {
 namespace fs = std::filesystem;
 using io::CsvTable;
 
-std::vector<Condition> paper_conditions(const ExperimentConfig& cfg) {
-  std::vector<Condition> out;
-  std::set<std::string> labels;
-  for (const auto& c : cfg.conditions) {
-    if (!labels.insert(c).second) continue;
-    if (c == "council")
-      out.push_back({"council", "council", cfg.council.red, "main"});
-    else
-      out.push_back({c, "seed", c, "main"});
-  }
-  for (int k : cfg.budget_ks) {
-    const std::string label = fmt::format("greedy@{}", k);
-    if (labels.insert(label).second) out.push_back({label, "seed", label, "sweep"});
-  }
-  return out;
-}
+namespace {
+/// The registry name of a spec: "greedy@8" -> greedy, "exec:cmd" -> exec.
+std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
+}  // namespace
 
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
+  p.ctx = policy_context(cfg);
   p.conditions = std::move(conditions);
   if (p.conditions.empty()) throw ConfigError(fmt::format("{}: conditions: no condition to run", cfg.source));
   for (const auto& c : p.conditions) {
     try {
-      if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, cfg));
-      if (!p.blues.contains(c.blue)) p.blues.emplace(c.blue, make_blue_policy(c.blue, cfg));
+      if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, p.ctx));
+      if (!p.blues.contains(c.blue)) p.blues.emplace(c.blue, make_blue_policy(c.blue, p.ctx));
     } catch (const PolicyError& e) {
       // Parameter errors already name the config and key; unknown names and bad k are named here.
       const std::string what = e.what();
       if (what.rfind(cfg.source, 0) == 0) throw;
-      throw PolicyError(fmt::format("{}: conditions: {}", cfg.source, what));
+      std::string hint;
+      const std::string red_name = parse_policy_spec_name(c.red);
+      if (!RedRegistry::instance().contains(red_name) && BlueRegistry::instance().contains(red_name))
+        hint = fmt::format("; '{}' is a BLUE policy, so name it as one: {{label: {}, blue: {}, red: RED}}", red_name,
+                           c.red, c.red);
+      throw PolicyError(fmt::format("{}: conditions: {}: {}{}", cfg.source, c.label, what, hint));
     }
   }
   for (const auto& [spec, red] : p.reds)
@@ -146,13 +141,20 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   RunSummary summary;
   summary.scenarios = corpus.size();
   CsvTable scen(schema::scenarios()), per(schema::per_scenario()), cand(schema::candidates());
-  CsvTable ctrace(schema::council_trace()), ccand(schema::council_candidates()), rubric(schema::rubric_records());
+  CsvTable rubric(schema::rubric_records());
+  // Extra trace files of the BLUE policies (PolicyInfo::traces), in the order the conditions first name them.
+  std::vector<std::pair<std::string, CsvTable>> extra;
+  for (const auto& c : plan.conditions)
+    for (const auto& f : plan.blues.at(c.blue)->info().traces)
+      if (std::none_of(extra.begin(), extra.end(), [&](const auto& e) { return e.first == f.name; }))
+        extra.emplace_back(f.name, CsvTable(f.header));
   for (auto& o : outcomes) {
     scen.add(std::move(o.scenario_row));
     for (auto& r : o.per_scenario) per.add(std::move(r));
     for (auto& r : o.candidates) cand.add(std::move(r));
-    for (auto& r : o.council_trace) ctrace.add(std::move(r));
-    for (auto& r : o.council_candidates) ccand.add(std::move(r));
+    for (auto& [name, table] : extra)
+      if (auto it = o.extra.find(name); it != o.extra.end())
+        for (auto& r : it->second) table.add(std::move(r));
     for (auto& r : o.rubric_records) rubric.add(std::move(r));
     summary.failed_rows += o.failed_rows;
     summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
@@ -170,13 +172,14 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
   files.emplace_back("budget_curve.csv", budget_curve_table(per, bs).to_string());
   files.emplace_back("terrain_summary.csv", terrain_summary_table(per, bs).to_string());
-  const bool has_council = ctrace.size() > 0;
-  if (has_council) {
-    files.emplace_back("council_trace.csv", ctrace.to_string());
-    files.emplace_back("council_candidates.csv", ccand.to_string());
+  const CsvTable* council_trace = nullptr;
+  for (const auto& [name, table] : extra) {
+    if (table.size() == 0) continue;
+    files.emplace_back(name, table.to_string());
+    if (name == council_trace_file().name) council_trace = &table;
   }
   std::vector<std::pair<std::string, std::string>> study_files;
-  if (opts.studies) study_files = run_studies(plan, per, rubric, has_council ? &ctrace : nullptr, bs);
+  if (opts.studies) study_files = run_studies(plan, per, rubric, council_trace, bs);
 
   // Re-read the CSV texts exactly as `advplan tables` will read the files.
   RunCsvs run;
@@ -189,17 +192,18 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     throw std::logic_error("missing " + name);
   };
   auto has = [&](const std::string& name) {
-    for (const auto& [n, t] : study_files)
-      if (n == name) return true;
+    for (const auto* list : {&files, &study_files})
+      for (const auto& [n, t] : *list)
+        if (n == name) return true;
     return false;
   };
   run.scenarios = CsvTable::parse(text_of("scenarios.csv"), "scenarios.csv", schema::scenarios());
   run.per_scenario = CsvTable::parse(text_of("per_scenario.csv"), "per_scenario.csv", schema::per_scenario());
   run.bootstrap_summary = CsvTable::parse(text_of("bootstrap_summary.csv"), "bootstrap_summary.csv", schema::bootstrap_summary());
-  if (has_council) {
+  if (has("council_trace.csv"))
     run.council_trace = CsvTable::parse(text_of("council_trace.csv"), "council_trace.csv", schema::council_trace());
+  if (has("council_candidates.csv"))
     run.council_candidates = CsvTable::parse(text_of("council_candidates.csv"), "council_candidates.csv", schema::council_candidates());
-  }
   if (has("studies/rubric_records.csv"))
     run.rubric_records = CsvTable::parse(text_of("studies/rubric_records.csv"), "rubric_records.csv", schema::rubric_records());
   if (has("studies/rubric_sensitivity.csv"))

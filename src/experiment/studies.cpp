@@ -104,7 +104,8 @@ std::map<std::string, double> by_scenario(const CsvTable& per, const std::string
 
 }  // namespace
 
-CsvTable components_table(const CsvTable& per, const CsvTable* trace, const BootstrapSettings& bs) {
+CsvTable components_table(const CsvTable& per, const CsvTable* trace, const StudiesConfig& st,
+                          const BootstrapSettings& bs) {
   CsvTable out(schema::components());
   auto paired = [&](const std::string& component, const std::string& a, const std::string& b, const std::string& metric) {
     const auto ma = by_scenario(per, a, metric), mb = by_scenario(per, b, metric);
@@ -129,25 +130,26 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Boot
                          bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|{}|{}", cond, metric))));
   };
   // Response search: best-of-k against a single sample at equal selector.
-  for (const char* m : {"advantage", "red_quality", "blue_win_rate"}) paired("response_search", "greedy@8", "single", m);
+  for (const char* m : {"advantage", "red_quality", "blue_win_rate"}) paired("response_search", st.best_of_k, st.single, m);
   // Selector objective: greedy against constraint-aware on the same candidates.
   for (const char* m : {"changed_choice", "quality_regret", "structural_gain"})
-    single("selector_objective", "constraint@8 vs greedy@8 (same candidates)", "greedy@8", m);
-  for (const char* m : {"red_quality", "red_coherence", "advantage"}) paired("selector_objective", "constraint@8", "greedy@8", m);
+    single("selector_objective", fmt::format("{} vs {} (same candidates)", st.constraint, st.greedy), st.greedy, m);
+  for (const char* m : {"red_quality", "red_coherence", "advantage"}) paired("selector_objective", st.constraint, st.greedy, m);
   // LLM-contract behaviour.
-  if (!by_scenario(per, "llm_offline", "red_coherence").empty()) {
+  const std::string& llm = st.llm_contract;
+  if (!by_scenario(per, llm, "red_coherence").empty()) {
     for (const char* m : {"contract_parsed", "contract_repaired", "contract_failed", "contract_retries"}) {
       double sum = 0;
       std::size_t n = 0;
       for (std::size_t i = 0; i < per.size(); ++i)
-        if (per.at(i, "condition") == "llm_offline") {
+        if (per.at(i, "condition") == llm) {
           const double x = per.real(i, m);
           if (!std::isnan(x)) sum += x;
           ++n;
         }
-      out.add({"llm_contract", "llm_offline (count over scenarios)", m, std::to_string(n), fmt_real(sum), "", ""});
+      out.add({"llm_contract", llm + " (count over scenarios)", m, std::to_string(n), fmt_real(sum), "", ""});
     }
-    single("llm_contract", "llm_offline contract plans", "llm_offline", "red_coherence");
+    single("llm_contract", llm + " contract plans", llm, "red_coherence");
   }
   // Council revision.
   if (trace && trace->size() > 0) {
@@ -158,23 +160,30 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Boot
       out.add(interval_row({"council_revision", "final - best first-round", m},
                            bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|council|{}", m))));
     }
-    for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", "council", "greedy@8", m);
+    for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", st.council, st.council_baseline, m);
   }
   return out;
 }
 
-FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const RedPolicy& red) {
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
+                               const RedPolicy& red) {
   ExperimentConfig cfg = *plan.cfg;
   cfg.framing_mode = mode;
   const auto corpus = generate_corpus(cfg, framing);
   FramingOutcome out;
   out.blue_quality.resize(corpus.size());
   out.advantage.resize(corpus.size());
+  const std::string& spec = cfg.studies.framing_blue;
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
-    const Plan& blue = sc.blue_seed_plans.front();
-    const double qb = quality(blue, sc, cfg.quality).q;
-    const RedRequest req = red_request(sc, blue, cfg, "baseline");
+    Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + spec);  // the stream the run's conditions use
+    const BluePlanResult b = blue.plan(sc, rng);
+    if (!b.plan) {
+      out.blue_quality[i] = out.advantage[i] = std::nan("");
+      return;
+    }
+    const double qb = quality(*b.plan, sc, cfg.quality).q;
+    const RedRequest req = red_request(sc, *b.plan, plan.ctx, "baseline");
     const RedResponse r = red.respond(req);
     out.blue_quality[i] = qb;
     out.advantage[i] = r.chosen() ? advantage(qb, r.chosen()->q.q) : std::nan("");
@@ -192,14 +201,15 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
     files.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
   }
   if (cfg.studies.framing) {
-    // The framing study answers the seed plan with greedy@8 (the main adversarial baseline).
-    const auto red = make_red_policy("greedy@8", cfg);
+    // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).
+    const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);
+    const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
     CsvTable t(schema::framing());
     for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
-      const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *red);
+      const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red);
       std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
       for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
-        const FramingOutcome o = framing_outcome(plan, mode, f, *red);
+        const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red);
         for (const auto& [metric, a, b, acc] :
              {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
               std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {
@@ -218,7 +228,7 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
     files.emplace_back("studies/framing.csv", t.to_string());
   }
   if (cfg.studies.components) {
-    files.emplace_back("studies/components.csv", components_table(per, council_trace, bs).to_string());
+    files.emplace_back("studies/components.csv", components_table(per, council_trace, cfg.studies, bs).to_string());
   }
   return files;
 }

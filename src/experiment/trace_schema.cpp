@@ -1,5 +1,7 @@
 #include "advplan/experiment/trace_schema.hpp"
 
+#include "advplan/council/council.hpp"
+
 namespace advplan::schema {
 
 const std::vector<std::string>& scenarios() {
@@ -54,22 +56,9 @@ const std::vector<std::string>& terrain_summary() {
   return c;
 }
 
-const std::vector<std::string>& council_trace() {
-  static const std::vector<std::string> c{
-      "scenario_id",        "selected_blue_id",   "selected_red_id",  "selected_advantage", "blue_coherence",
-      "red_coherence",      "council_diversity",  "revised_diversity", "consensus_gap",     "adversarial_pressure",
-      "robustness_margin",  "pressure_reduction", "n_initial",        "n_revised",          "selected_round",
-      "blue_win_rate",      "status",             "failure_reason"};
-  return c;
-}
+const std::vector<std::string>& council_trace() { return council_trace_file().header; }
 
-const std::vector<std::string>& council_candidates() {
-  static const std::vector<std::string> c{
-      "scenario_id", "candidate_id", "round", "role", "parent_id", "quality", "coherence", "diversity_contribution",
-      "pressure", "critique_category", "critique_red_id", "score_quality", "score_coherence", "score_diversity",
-      "score_pressure", "score", "round1_score", "shortlisted", "selected", "mitigation"};
-  return c;
-}
+const std::vector<std::string>& council_candidates() { return council_candidates_file().header; }
 
 const std::vector<std::string>& rubric_records() {
   static const std::vector<std::string> c{"record_id", "scenario_id", "record_kind", "validator", "score"};

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
 
 namespace advplan {
 
@@ -52,11 +51,13 @@ class SeedPolicy final : public BluePolicy {
 }  // namespace
 
 ADVPLAN_REGISTER_BLUE_POLICY(SeedPolicy::static_info(),
-                             [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<BluePolicy> {
+                             [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
                                return std::make_unique<SeedPolicy>(p);
                              })
 
-std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const ExperimentConfig& cfg) {
+void BluePolicy::trace_rows(const Scenario&, const BluePlanResult&, const PlanOutcome*, TraceRows&) const {}
+
+std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const PolicyContext& ctx) {
   // exec:CMD and llm:MODEL carry their argument after the colon; the registry entry is the prefix.
   PolicySpec spec;
   spec.text = text;
@@ -64,8 +65,8 @@ std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const Expe
   spec.name = colon == std::string::npos ? text : text.substr(0, colon);
   const auto& reg = BlueRegistry::instance();
   const PolicyInfo& info = reg.info(spec.name, "BLUE");
-  const Params params = params_from_config(info, cfg.policy_params, cfg.source);
-  return reg.create(spec, params, cfg, "BLUE");
+  const Params params = params_from_config(info, ctx.policy_params, ctx.source);
+  return reg.create(spec, params, ctx, "BLUE");
 }
 
 }  // namespace advplan

@@ -117,8 +117,8 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
 
 ADVPLAN_REGISTER_BLUE_POLICY(ExecPolicy::static_info(),
                              [](const PolicySpec& spec, const Params& p,
-                                const ExperimentConfig& cfg) -> std::unique_ptr<BluePolicy> {
-                               return std::make_unique<ExecPolicy>(spec.text, p, cfg.exec);
+                                const PolicyContext& ctx) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<ExecPolicy>(spec.text, p, ctx.get<ExecConfig>());
                              })
 
 }  // namespace advplan

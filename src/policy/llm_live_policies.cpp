@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/policy/policy_settings.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/blue_policy.hpp"
@@ -17,11 +17,11 @@ namespace {
 ParamSpec max_repairs_param() { return {"max_repairs", 1, 0, 10, "re-prompts after an unusable completion"}; }
 
 /// policies.<name>.max_repairs when the config sets it, else llm.max_repairs.
-int max_repairs_for(const std::string& name, const Params& p, const ExperimentConfig& cfg) {
-  const auto it = cfg.policy_params.find(name);
-  if (it != cfg.policy_params.end() && it->second.contains("max_repairs"))
+int max_repairs_for(const std::string& name, const Params& p, const PolicyContext& ctx) {
+  const auto it = ctx.policy_params.find(name);
+  if (it != ctx.policy_params.end() && it->second.contains("max_repairs"))
     return static_cast<int>(p.at("max_repairs"));
-  return cfg.llm.max_repairs;
+  return ctx.get<LlmConfig>().max_repairs;
 }
 
 /// A request seed the server may use for sampling (OpenAI "seed"); 31 bits, so every server parses it.
@@ -35,10 +35,10 @@ class LlmLivePolicy final : public RedPolicy {
             "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
   }
   /// Throws PolicyError without an endpoint.
-  LlmLivePolicy(Params p, const ExperimentConfig& cfg)
+  LlmLivePolicy(Params p, const PolicyContext& ctx)
       : RedPolicy(static_info(), 1, p),
-        client_(resolve_llm_settings(cfg.llm, "", "llm_live")),
-        max_repairs_(max_repairs_for("llm_live", p, cfg)) {}
+        client_(resolve_llm_settings(ctx.get<LlmConfig>(), "", "llm_live")),
+        max_repairs_(max_repairs_for("llm_live", p, ctx)) {}
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
@@ -58,11 +58,11 @@ class LlmBluePolicy final : public BluePolicy {
             "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
   }
   /// Throws PolicyError without an endpoint.
-  LlmBluePolicy(const PolicySpec& spec, Params p, const ExperimentConfig& cfg)
+  LlmBluePolicy(const PolicySpec& spec, Params p, const PolicyContext& ctx)
       : BluePolicy(static_info(), p),
         text_(spec.text.empty() ? "llm" : spec.text),
-        client_(resolve_llm_settings(cfg.llm, model_of(text_), text_)),
-        max_repairs_(max_repairs_for("llm", p, cfg)) {}
+        client_(resolve_llm_settings(ctx.get<LlmConfig>(), model_of(text_), text_)),
+        max_repairs_(max_repairs_for("llm", p, ctx)) {}
 
   std::string label() const override { return text_; }
 
@@ -88,14 +88,14 @@ class LlmBluePolicy final : public BluePolicy {
 }  // namespace
 
 ADVPLAN_REGISTER_RED_POLICY(LlmLivePolicy::static_info(),
-                            [](const PolicySpec&, const Params& p, const ExperimentConfig& cfg)
+                            [](const PolicySpec&, const Params& p, const PolicyContext& ctx)
                                 -> std::unique_ptr<RedPolicy> {
-                              return std::make_unique<LlmLivePolicy>(p, cfg);
+                              return std::make_unique<LlmLivePolicy>(p, ctx);
                             })
 ADVPLAN_REGISTER_BLUE_POLICY(LlmBluePolicy::static_info(),
-                             [](const PolicySpec& s, const Params& p, const ExperimentConfig& cfg)
+                             [](const PolicySpec& s, const Params& p, const PolicyContext& ctx)
                                  -> std::unique_ptr<BluePolicy> {
-                               return std::make_unique<LlmBluePolicy>(s, p, cfg);
+                               return std::make_unique<LlmBluePolicy>(s, p, ctx);
                              })
 
 }  // namespace advplan

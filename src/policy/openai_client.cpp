@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/policy/policy_settings.hpp"
 
 namespace advplan {
 using nlohmann::json;

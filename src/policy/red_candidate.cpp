@@ -30,21 +30,17 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   return c;
 }
 
-RedRequest red_request(const Scenario& sc, const Plan& blue, const ExperimentConfig& cfg, std::string stream) {
+RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext& ctx, std::string stream) {
   RedRequest req;
   req.scenario = &sc;
   req.blue = &blue;
-  req.run_seed = cfg.seed;
+  req.run_seed = ctx.run_seed;
   req.stream = std::move(stream);
-  req.weights = cfg.quality;
-  for (const auto& t : cfg.templates)
-    if (t.id == sc.template_id) {
-      req.shape = t.seed_plans;
-      req.branch_kinds = t.branch_kinds;
-      return req;
-    }
-  throw ConfigError(fmt::format("{}: scenario {} names template '{}', which the config does not load", cfg.source,
-                                sc.id, sc.template_id));
+  req.weights = ctx.quality;
+  const TemplateShape& t = ctx.shape_of(sc.template_id, sc.id);
+  req.shape = t.shape;
+  req.branch_kinds = t.branch_kinds;
+  return req;
 }
 
 std::vector<RedCandidate>* CandidateCache::find(const std::string& key, std::size_t k) {

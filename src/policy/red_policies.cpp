@@ -2,7 +2,6 @@
 // offline LLM-contract responder.
 #include <fmt/format.h>
 
-#include "advplan/experiment/config.hpp"
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/policy/red_policy.hpp"
 
@@ -95,19 +94,19 @@ class LlmOfflinePolicy final : public RedPolicy {
 }  // namespace
 
 ADVPLAN_REGISTER_RED_POLICY(SinglePolicy::static_info(),
-                            [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                            [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                               return std::make_unique<SinglePolicy>(p);
                             })
 ADVPLAN_REGISTER_RED_POLICY(GreedyPolicy::static_info(),
-                            [](const PolicySpec& s, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                            [](const PolicySpec& s, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                               return std::make_unique<GreedyPolicy>(s.k.value_or(8), p);
                             })
 ADVPLAN_REGISTER_RED_POLICY(ConstraintPolicy::static_info(),
-                            [](const PolicySpec& s, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                            [](const PolicySpec& s, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                               return std::make_unique<ConstraintPolicy>(s.k.value_or(8), p);
                             })
 ADVPLAN_REGISTER_RED_POLICY(LlmOfflinePolicy::static_info(),
-                            [](const PolicySpec&, const Params& p, const ExperimentConfig&) -> std::unique_ptr<RedPolicy> {
+                            [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                               return std::make_unique<LlmOfflinePolicy>(p);
                             })
 

@@ -4,7 +4,6 @@
 
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
 
 namespace advplan {
 
@@ -55,15 +54,15 @@ RedResponse respond_by_contract(const CompletionClient& client, const RedRequest
   return r;
 }
 
-std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const ExperimentConfig& cfg) {
+std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const PolicyContext& ctx) {
   const PolicySpec spec = parse_policy_spec(text);
   const auto& reg = RedRegistry::instance();
   const PolicyInfo& info = reg.info(spec.name, "RED");
   if (spec.k && !info.samples_k)
     throw PolicyError(fmt::format("policy '{}' does not sample k candidates, so '{}' is not accepted (use '{}')",
                                   spec.name, text, spec.name));
-  const Params params = params_from_config(info, cfg.policy_params, cfg.source);
-  return reg.create(spec, params, cfg, "RED");
+  const Params params = params_from_config(info, ctx.policy_params, ctx.source);
+  return reg.create(spec, params, ctx, "RED");
 }
 
 }  // namespace advplan

@@ -1,6 +1,7 @@
 #pragma once
-// The multi-agent council (paper: generate, stress-test, revise, adjudicate; DESIGN.md §3 "Council"),
-// registered as the BLUE planning policy "council".
+// The multi-agent council (generate, stress-test, revise, adjudicate; docs/ARCHITECTURE.md "Council"),
+// registered as the BLUE planning policy "council". Its whole deliberation goes to two extra trace files,
+// council_trace.csv and council_candidates.csv, through the generic BluePolicy::trace_rows hook.
 #include <array>
 #include <limits>
 #include <memory>
@@ -10,7 +11,7 @@
 
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/council/council_config.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_policy.hpp"
 
@@ -83,12 +84,20 @@ struct CouncilRecord {
   const CouncilCandidate* chosen() const { return selected >= 0 ? &candidates[static_cast<std::size_t>(selected)] : nullptr; }
 };
 
+/// The council's extra trace files (docs/TRACES.md).
+const TraceFile& council_trace_file();       ///< council_trace.csv: one row per scenario
+const TraceFile& council_candidates_file();  ///< council_candidates.csv: one row per candidate
+
 class CouncilPolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info();
-  CouncilPolicy(Params p, const ExperimentConfig& cfg);
+  /// Settings from ctx.get<CouncilConfig>(); the stress-testing RED policy is created from the same context.
+  CouncilPolicy(Params p, const PolicyContext& ctx);
   /// The whole deliberation, for the council trace. plan() returns the selected candidate's plan.
   CouncilRecord deliberate(const Scenario& sc, Rng& rng) const;
+  /// council_trace.csv and council_candidates.csv rows for the deliberation in result.details.
+  void trace_rows(const Scenario& sc, const BluePlanResult& result, const PlanOutcome* outcome,
+                  TraceRows& out) const override;
 
  protected:
   BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override;
@@ -98,8 +107,8 @@ class CouncilPolicy final : public BluePolicy {
   CouncilConfig council_;
   std::uint64_t run_seed_;
   QualityWeights weights_;
+  PolicyContext ctx_;
   std::unique_ptr<RedPolicy> red_;
-  const ExperimentConfig* cfg_;
 };
 
 }  // namespace advplan

@@ -7,51 +7,54 @@
 #include <string>
 #include <vector>
 
+#include "advplan/council/council_config.hpp"
 #include "advplan/metrics/quality.hpp"
+#include "advplan/policy/policy_context.hpp"
+#include "advplan/policy/policy_settings.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/scenario/scenario_template.hpp"
+#include "advplan/sim/sim_config.hpp"
 
 namespace advplan {
 
-struct SimConfig {
-  int replications = 200;   ///< R
-  double break_point = 0.3; ///< a side breaks below this share of its initial strength
-  int time_limit = 60;      ///< steps
-  double dt = 0.05;         ///< step length
-  double noise = 0.15;      ///< per-replication log-normal noise on each side's effectiveness
-  double step_noise = 0.1;  ///< per-step noise on attrition
+/// One (BLUE planning policy, RED response policy) pairing: a row of per_scenario.csv per scenario. In a config,
+/// `conditions:` lists these, either as a RED spec (against `default_blue`) or as {label, blue, red, group}.
+struct Condition {
+  std::string label;           ///< "greedy@8", "council", "exec:... vs greedy@8"
+  std::string blue;            ///< BLUE policy spec ("seed", "council", "exec:...", "llm:MODEL", any registered)
+  std::string red;             ///< RED policy spec ("greedy@8")
+  std::string group = "main";  ///< main (Table 3), sweep (Table 4 only), reference, evaluate
 };
+
+/// The condition groups a config or a command may use.
+inline constexpr const char* kConditionGroups[] = {"main", "sweep", "reference", "evaluate"};
 
 struct BootstrapConfig {
   int resamples = 2000;  ///< B
   std::uint64_t seed = 7;
 };
 
-struct CouncilConfig {
-  std::string red = "greedy@8";
-  double w_quality = 0.35, w_coherence = 0.25, w_diversity = 0.15, w_pressure = 0.25;
-  int shortlist = 2;
+/// A record of the rubric-sensitivity study: the `side` plan of condition `condition`, under the name `kind`.
+struct RubricRecordSource {
+  std::string kind;
+  std::string condition;
+  Side side = Side::Blue;
 };
 
+/// The studies, each naming the conditions it compares (docs/CONFIG.md `studies`).
 struct StudiesConfig {
   bool rubric = true, framing = true, components = true;
-};
-
-struct ExecConfig {
-  double timeout_s = 10.0;
-  std::size_t max_response_bytes = 1 << 20;
-  int max_restarts = 3;
-  int workers = 1;  ///< processes the policy's requests are spread over (`advplan evaluate --workers N`)
-};
-
-struct LlmConfig {
-  std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080; env ADVPLAN_LLM_ENDPOINT overrides
-  std::string model;     ///< env ADVPLAN_LLM_MODEL overrides
-  std::string api_key_env = "ADVPLAN_LLM_API_KEY";  ///< the key itself is never stored in the config
-  double timeout_s = 30.0;
-  int max_retries = 3;
-  double backoff_s = 0.5;
-  int max_repairs = 1;  ///< re-prompts after an unparseable completion
+  std::vector<RubricRecordSource> rubric_records{{"seed_blue", "single", Side::Blue},
+                                                 {"sampled_red", "single", Side::Red},
+                                                 {"llm_red", "llm_offline", Side::Red},
+                                                 {"council_blue", "council", Side::Blue}};
+  std::string framing_blue = "seed", framing_red = "greedy@8";  ///< the pairing the framing study replays
+  /// Component diagnostics: best-of-k against one sample; greedy against constraint-aware selection on the same
+  /// candidates; the LLM contract; the council against a baseline with the same RED policy.
+  std::string best_of_k = "greedy@8", single = "single";
+  std::string greedy = "greedy@8", constraint = "constraint@8";
+  std::string llm_contract = "llm_offline";
+  std::string council = "council", council_baseline = "greedy@8";
 };
 
 struct ExperimentConfig {
@@ -62,8 +65,10 @@ struct ExperimentConfig {
   std::vector<std::string> template_ids;
   std::uint64_t seed_from = 100, seed_to = 129;
   QualityWeights quality;
-  std::vector<std::string> conditions;  ///< policy specs: single, greedy@8, constraint@8, llm_offline, council
-  std::vector<int> budget_ks;           ///< greedy@k sweep
+  std::string default_blue = "seed";    ///< the BLUE policy of conditions given as a RED spec, and of the sweep
+  std::vector<Condition> conditions;    ///< in config order; labels are unique
+  std::vector<int> budget_ks;           ///< greedy@k sweep against budget_blue
+  std::string budget_blue = "seed";
   std::map<std::string, std::map<std::string, double>> policy_params;  ///< policies.<name>.<param>
   SimConfig sim;
   BootstrapConfig bootstrap;
@@ -89,5 +94,17 @@ ExperimentConfig default_experiment_config();
 std::vector<Scenario> generate_corpus(const ExperimentConfig& cfg, std::optional<Framing> framing_override = std::nullopt);
 
 std::string_view to_string(FramingMode m);
+
+/// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against greedy@k, group sweep) for
+/// every k whose pairing no listed condition already covers.
+std::vector<Condition> run_conditions(const ExperimentConfig& cfg);
+
+/// The label of a (blue, red) pairing when the config does not give one: the RED spec when blue is the config's
+/// default BLUE policy, else "BLUE vs RED".
+std::string default_condition_label(const ExperimentConfig& cfg, const std::string& blue, const std::string& red);
+
+/// What policy factories receive from this config: run seed, quality weights, template shapes, policies.*
+/// parameters, and the exec, llm and council settings.
+PolicyContext policy_context(const ExperimentConfig& cfg);
 
 }  // namespace advplan

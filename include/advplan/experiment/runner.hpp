@@ -13,18 +13,6 @@
 
 namespace advplan {
 
-/// One (BLUE planning policy, RED response policy) pairing: a row of per_scenario.csv per scenario.
-struct Condition {
-  std::string label;  ///< "greedy@8", "council", ...
-  std::string blue;   ///< BLUE policy spec ("seed", "council", "exec:...")
-  std::string red;    ///< RED policy spec ("greedy@8")
-  std::string group = "main";  ///< main (Table 3), sweep (Table 4 only), reference, evaluate
-};
-
-/// The paper conditions: cfg.conditions (RED specs against the seed plan; "council" against cfg.council.red),
-/// then the budget sweep greedy@k not already listed.
-std::vector<Condition> paper_conditions(const ExperimentConfig& cfg);
-
 struct RunOptions {
   std::string out_dir;
   int threads = 0;         ///< 0: all cores
@@ -44,6 +32,7 @@ struct RunSummary {
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
+  PolicyContext ctx;  ///< what the policies were created from (policy_context(*cfg))
   std::vector<Condition> conditions;
   std::map<std::string, std::unique_ptr<RedPolicy>> reds;
   std::map<std::string, std::unique_ptr<BluePolicy>> blues;
@@ -57,10 +46,11 @@ struct RunPlan {
   }
 };
 
-/// Creates every policy the conditions name. Throws PolicyError / ConfigError.
+/// Creates every policy the conditions name. Throws PolicyError / ConfigError naming the config and the
+/// condition.
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions);
 
-/// Runs and writes the run directory (DESIGN.md §5). Throws IoError when the directory cannot be written
+/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written
 /// (before any work), PolicyError / ConfigError on bad names. Files are written when complete, each to a
 /// temporary name and renamed; run_metadata.json is written last.
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts);

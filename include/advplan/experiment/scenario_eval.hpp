@@ -15,8 +15,7 @@ struct ScenarioOutcome {
   Row scenario_row;
   std::vector<Row> per_scenario;
   std::vector<Row> candidates;
-  std::vector<Row> council_trace;
-  std::vector<Row> council_candidates;
+  TraceRows extra;  ///< rows of the BLUE policies' extra trace files (PolicyInfo::traces), by file name
   std::vector<Row> rubric_records;
   std::size_t failed_rows = 0;
   bool produced_plan = false;  ///< some condition's BLUE policy produced a plan

@@ -1,5 +1,6 @@
 #pragma once
-// The rubric-sensitivity, framing-sensitivity and component studies (DESIGN.md §3 "Studies").
+// The rubric-sensitivity, framing-sensitivity and component studies (docs/METRICS.md "Studies"). Each names the
+// conditions it compares in the config (StudiesConfig).
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,14 +22,17 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
 /// deviation from the base rubric, each with a bootstrap interval over scenarios.
 io::CsvTable rubric_sensitivity_table(const io::CsvTable& records, const BootstrapSettings& bs);
 
-/// studies/components.csv from per_scenario.csv and council_trace.csv (when present).
+/// studies/components.csv from per_scenario.csv and council_trace.csv (when present), comparing the conditions
+/// `studies` names.
 io::CsvTable components_table(const io::CsvTable& per_scenario, const io::CsvTable* council_trace,
-                              const BootstrapSettings& bs);
+                              const StudiesConfig& studies, const BootstrapSettings& bs);
 
 struct FramingOutcome {
   std::vector<double> blue_quality, advantage;  ///< per scenario, corpus order
 };
-/// Seed-plan quality and advantage against `red` for the corpus generated under (mode, framing).
-FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const RedPolicy& red);
+/// `blue`'s plan quality and its advantage against `red` for the corpus generated under (mode, framing); NaN
+/// where `blue` makes no plan.
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
+                               const RedPolicy& red);
 
 }  // namespace advplan

@@ -3,10 +3,12 @@
 // point, a static description, registration by name. The interface takes a scenario and a random stream and
 // returns a validated plan, nothing more. Registered here: seed (the scenario's fixed first seed plan). The
 // council, external processes (exec:...) and live models (llm:...) are further planning policies.
+#include <any>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "advplan/core/plan.hpp"
 #include "advplan/core/random.hpp"
@@ -21,7 +23,17 @@ struct BluePlanResult {
   std::optional<Plan> plan;  ///< a plan that passed validate_plan, or nothing
   std::string failure;       ///< why there is no plan (contract failure, invalid plan, crash, timeout, ...)
   ContractStats contract;    ///< outcomes of a language-model or external-process contract
+  std::any details;          ///< the policy's own record of how it planned, for its trace_rows (e.g. the council's)
 };
+
+/// How a BLUE plan fared against the first RED condition that answered it in a run, for trace_rows.
+struct PlanOutcome {
+  std::string red_plan_id;
+  double advantage = 0, blue_coherence = 0, red_coherence = 0, blue_win_rate = 0;
+};
+
+/// Rows for extra trace files, by file name (PolicyInfo::traces).
+using TraceRows = std::map<std::string, std::vector<std::vector<std::string>>>;
 
 class BluePolicy {
  public:
@@ -34,6 +46,11 @@ class BluePolicy {
   virtual std::string label() const { return info_.short_name; }
   /// Counters over the whole run that belong in run_metadata.json (e.g. process restarts); none by default.
   virtual std::map<std::string, double> run_counters() const { return {}; }
+  /// Appends this scenario's rows of the extra trace files that info().traces declares. `result` is what plan()
+  /// returned for the scenario (with its `details`); `outcome` is the plan's first RED result, or nullptr when it
+  /// met none. The default writes nothing.
+  virtual void trace_rows(const Scenario& sc, const BluePlanResult& result, const PlanOutcome* outcome,
+                          TraceRows& out) const;
 
  protected:
   BluePolicy(PolicyInfo info, Params params) : info_(std::move(info)), params_(std::move(params)) {}
@@ -46,9 +63,9 @@ class BluePolicy {
 
 using BlueRegistry = Registry<BluePolicy>;
 
-/// "seed", "council", "exec:CMD", "llm:MODEL" or any registered name. Throws PolicyError naming the policy and
-/// the registered names.
-std::unique_ptr<BluePolicy> make_blue_policy(const std::string& spec, const ExperimentConfig& cfg);
+/// "seed", "council", "exec:CMD", "llm:MODEL" or any registered name; parameters come from
+/// ctx.policy_params[name]. Throws PolicyError naming the policy and the registered names.
+std::unique_ptr<BluePolicy> make_blue_policy(const std::string& spec, const PolicyContext& ctx);
 
 }  // namespace advplan
 
@@ -56,7 +73,3 @@ std::unique_ptr<BluePolicy> make_blue_policy(const std::string& spec, const Expe
   namespace {                                       \
   const bool ADVPLAN_CONCAT(advplan_blue_registered_, __LINE__) = ::advplan::BlueRegistry::instance().add(INFO, FACTORY); \
   }
-#ifndef ADVPLAN_CONCAT
-#define ADVPLAN_CONCAT_INNER(a, b) a##b
-#define ADVPLAN_CONCAT(a, b) ADVPLAN_CONCAT_INNER(a, b)
-#endif

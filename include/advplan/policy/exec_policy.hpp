@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "advplan/experiment/config.hpp"
+#include "advplan/policy/policy_settings.hpp"
 #include "advplan/io/process_pool.hpp"
 #include "advplan/policy/blue_policy.hpp"
 

@@ -22,6 +22,13 @@ struct ParamSpec {
   std::string description;
 };
 
+/// A trace file a policy adds to the run directory beside the standard ones (the council's council_trace.csv):
+/// its name relative to the run directory and its columns.
+struct TraceFile {
+  std::string name;
+  std::vector<std::string> header;
+};
+
 struct PolicyInfo {
   std::string short_name;
   Side side = Side::Red;
@@ -30,6 +37,7 @@ struct PolicyInfo {
   ThreadSafety thread_safety = ThreadSafety::constant;
   std::vector<ParamSpec> params;
   std::string description;
+  std::vector<TraceFile> traces;  ///< extra trace files (BLUE policies; see BluePolicy::trace_rows)
 };
 
 /// Effective parameters: every spec'd parameter, defaulted where not given.

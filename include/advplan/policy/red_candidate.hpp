@@ -12,7 +12,7 @@
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/metrics/quality.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/policy/policy_context.hpp"
 #include "advplan/scenario/scenario_template.hpp"
 
 namespace advplan {
@@ -47,8 +47,9 @@ struct RedRequest {
 };
 
 /// The request for answering `blue` in `sc` from candidate stream `stream`, with the run seed, quality weights
-/// and the scenario's template plan shape taken from `cfg`. Throws ConfigError when the template is not in cfg.
-RedRequest red_request(const Scenario& sc, const Plan& blue, const ExperimentConfig& cfg, std::string stream);
+/// and the scenario's template plan shape taken from the run's context. Throws ConfigError when the run does not
+/// load the scenario's template.
+RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext& ctx, std::string stream);
 
 /// Caches sampled candidates per (stream, BLUE plan id) within one scenario task. Not thread-safe: one per task.
 class CandidateCache {

@@ -53,14 +53,12 @@ using RedRegistry = Registry<RedPolicy>;
 RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,
                                 const std::string& tag);
 
-/// Creates a RED policy from a spec such as "constraint@8"; parameters come from cfg.policy_params[name].
+/// Creates a RED policy from a spec such as "constraint@8"; parameters come from ctx.policy_params[name].
 /// Throws PolicyError naming the policy and the registered names, or the bad parameter.
-std::unique_ptr<RedPolicy> make_red_policy(const std::string& spec, const ExperimentConfig& cfg);
+std::unique_ptr<RedPolicy> make_red_policy(const std::string& spec, const PolicyContext& ctx);
 
 }  // namespace advplan
 
-#define ADVPLAN_CONCAT_INNER(a, b) a##b
-#define ADVPLAN_CONCAT(a, b) ADVPLAN_CONCAT_INNER(a, b)
 /// Registers a RED policy factory: ADVPLAN_REGISTER_RED_POLICY(info_expr, factory_lambda)
 #define ADVPLAN_REGISTER_RED_POLICY(INFO, FACTORY) \
   namespace {                                      \

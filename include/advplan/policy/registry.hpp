@@ -11,17 +11,16 @@
 #include <vector>
 
 #include "advplan/core/error.hpp"
+#include "advplan/policy/policy_context.hpp"
 #include "advplan/policy/policy_info.hpp"
 
 namespace advplan {
 
-struct ExperimentConfig;
-
 template <typename Base>
 class Registry {
  public:
-  /// Builds a policy from its spec (k resolved), effective params and the experiment config.
-  using Factory = std::function<std::unique_ptr<Base>(const PolicySpec&, const Params&, const ExperimentConfig&)>;
+  /// Builds a policy from its spec (k resolved), its effective params and the run's narrow context.
+  using Factory = std::function<std::unique_ptr<Base>(const PolicySpec&, const Params&, const PolicyContext&)>;
 
   static Registry& instance() {
     static Registry r;
@@ -40,9 +39,9 @@ class Registry {
   bool contains(const std::string& name) const { return entries_.contains(name); }
   /// Throws PolicyError "unknown <kind> policy 'x' (registered: a, b, c)".
   const PolicyInfo& info(const std::string& name, std::string_view kind) const { return entry(name, kind).info; }
-  std::unique_ptr<Base> create(const PolicySpec& spec, const Params& params, const ExperimentConfig& cfg,
+  std::unique_ptr<Base> create(const PolicySpec& spec, const Params& params, const PolicyContext& ctx,
                                std::string_view kind) const {
-    return entry(spec.name, kind).factory(spec, params, cfg);
+    return entry(spec.name, kind).factory(spec, params, ctx);
   }
 
  private:
@@ -63,3 +62,8 @@ class Registry {
 };
 
 }  // namespace advplan
+
+#ifndef ADVPLAN_CONCAT
+#define ADVPLAN_CONCAT_INNER(a, b) a##b
+#define ADVPLAN_CONCAT(a, b) ADVPLAN_CONCAT_INNER(a, b)
+#endif

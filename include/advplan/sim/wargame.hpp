@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "advplan/experiment/config.hpp"
+#include "advplan/sim/sim_config.hpp"
 
 namespace advplan {
 

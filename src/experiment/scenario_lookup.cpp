@@ -1,4 +1,4 @@
-#include "advplan/scenario/scenario_lookup.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,26 @@
+#pragma once
+// Settings of the policies that talk to the outside: external processes (config key `exec`) and live
+// language models (config key `llm`), docs/CONFIG.md.
+#include <cstddef>
+#include <string>
+
+namespace advplan {
+
+struct ExecConfig {
+  double timeout_s = 10.0;
+  std::size_t max_response_bytes = 1 << 20;
+  int max_restarts = 3;
+  int workers = 1;  ///< processes the policy's requests are spread over (`advplan evaluate --workers N`)
+};
+
+struct LlmConfig {
+  std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080; env ADVPLAN_LLM_ENDPOINT overrides
+  std::string model;     ///< env ADVPLAN_LLM_MODEL overrides
+  std::string api_key_env = "ADVPLAN_LLM_API_KEY";  ///< the key itself is never stored in the config
+  double timeout_s = 30.0;
+  int max_retries = 3;
+  double backoff_s = 0.5;
+  int max_repairs = 1;  ///< re-prompts after an unparseable completion
+};
+
+}  // namespace advplan

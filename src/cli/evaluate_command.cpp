@@ -103,13 +103,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       if (red_list.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       std::vector<std::string> references;
       if (!*no_refs) references = split_list(*refs);
-      std::vector<Condition> conds;
-      for (const auto& r : red_list) {
-        conds.push_back({label(*blue, r), *blue, r, "evaluate"});
-        for (const auto& ref : references)
-          if (ref != *blue) conds.push_back({label(ref, r), ref, r, "reference"});
-      }
-      const RunPlan plan = prepare_run(cfg, conds);  // bad policies fail here, before any work
+      const RunPlan plan = prepare_run(cfg, evaluate_conditions(*blue, red_list, references));  // bad policies fail here, before any work
       RunOptions opts;
       opts.out_dir = *out;
       opts.threads = *threads;

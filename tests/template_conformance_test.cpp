@@ -223,10 +223,10 @@ INSTANTIATE_TEST_SUITE_P(DroppedIn, TemplateConformance,
 
 TEST(BuiltInTemplates, EmbeddedTextEqualsTheSourceFile) {
   // The binary holds the current configs/templates/*.yaml (CMake re-globs and re-embeds on every build).
-  for (const auto& c : built_in_cases())
-    EXPECT_EQ(text_of(c).first,
-              testing::read_file(std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates/" + c.id + ".yaml"))
-        << c.id;
+  for (const auto& c : built_in_cases()) {
+    const std::string file = std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates/" + c.id + ".yaml";
+    EXPECT_TRUE(text_of(c).first == testing::read_file(file)) << file << " differs from the embedded copy";
+  }
 }
 
 TEST(NewTemplate, IsOneYamlFileAndNothingElse) {

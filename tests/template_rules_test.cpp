@@ -268,6 +268,7 @@ TEST(BuiltInTemplates, AreExactlyTheYamlFilesInConfigsTemplates) {
 TEST(BuiltInTemplates, UnknownBuiltInTemplateErrorListsTheEmbeddedIds) {
   std::string list;
   for (const auto& id : io::embedded_template_ids()) list += (list.empty() ? "" : ", ") + id;
+  EXPECT_THAT(list, HasSubstr("urban"));
   try {
     (void)parse_experiment_config("corpus: {templates: [urban, nope], seeds: [1, 2]}\n", "inline.yaml", "");
     ADD_FAILURE() << "no error";
@@ -275,7 +276,6 @@ TEST(BuiltInTemplates, UnknownBuiltInTemplateErrorListsTheEmbeddedIds) {
     EXPECT_EQ(
         std::string(e.what()),
         "inline.yaml: key 'corpus.templates[1]': template 'nope' is not built in (built-in: " + list + ")");
-    EXPECT_THAT(e.what(), HasSubstr("air-defense, humanitarian, maritime, mixed, urban"));
   }
 }
 

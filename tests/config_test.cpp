@@ -180,8 +180,8 @@ TEST_F(ConfigTest, MalformedTemplateOtherErrors) {
   edit_template("capability: 0.62", "capability: high");
   EXPECT_EQ(error_of(kGoodConfig), template_path() + ": key 'assets.BLUE[0].capability': expected a number, got 'high'");
   edit_template("branch_probability: 0.45", "branch_probability: 1.5");
-  EXPECT_EQ(error_of(kGoodConfig),
-            template_path() + ": key 'seed_plans.branch_probability': must be in [0, 1], while a value of 1.5 was given");
+  EXPECT_EQ(error_of(kGoodConfig), template_path() + ": key 'seed_plans.branch_probability': must be in [0.3, 0.5], "
+                                                     "while a value of 1.5 was given");
   edit_template("- \"Undermine public confidence around the {place}\"", "- \"Undermine public confidence\"");
   EXPECT_EQ(error_of(kGoodConfig), template_path() + ": key 'objectives.RED[1]': objective phrase must contain {place}");
   edit_template("name: Urban stability\n", "");

@@ -39,10 +39,13 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
     const std::string& id = cfg.template_ids[i];
     std::string text, source;
     if (base_dir.empty()) {
-      source = fmt::format("configs/templates/{}.yaml", id);
+      source = io::embedded_template_path(id);
       auto emb = io::embedded_file(source);
-      if (!emb) ids.at(i).fail(fmt::format("template '{}' is not built in (built-in: urban, maritime, mixed, "
-                                          "air-defense, humanitarian)", id));
+      if (!emb) {
+        std::string builtin;
+        for (const auto& b : io::embedded_template_ids()) builtin += (builtin.empty() ? "" : ", ") + b;
+        ids.at(i).fail(fmt::format("template '{}' is not built in (built-in: {})", id, builtin));
+      }
       text = std::string(*emb);
       source = "<built-in>/" + source;
     } else {

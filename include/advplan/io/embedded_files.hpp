@@ -1,6 +1,8 @@
 #pragma once
-// Files compiled into the binary: the built-in default experiment config and the five templates.
+// Files compiled into the binary: the built-in default experiment config and every configs/templates/*.yaml
+// (globbed by CMake, so the list of built-in templates is the data, never a hand-written list).
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -8,4 +10,8 @@ namespace advplan::io {
 /// Path under the source tree, e.g. "configs/experiments/paper.yaml"; nullopt when not embedded.
 std::optional<std::string_view> embedded_file(std::string_view path);
 std::vector<std::string_view> embedded_paths();
+/// Ids of the built-in templates (file names under configs/templates/ without ".yaml"), sorted.
+std::vector<std::string> embedded_template_ids();
+/// Embedded path of the built-in template `id`: "configs/templates/<id>.yaml".
+std::string embedded_template_path(std::string_view id);
 }  // namespace advplan::io

@@ -56,8 +56,10 @@ struct ScenarioTemplate {
   std::array<FramingEffect, kNumFramings> framing_effects;
 };
 
-/// Parse a template from YAML text; `file` names it in errors. Throws ConfigError (one sentence naming the
-/// file and key) on a syntax error, missing key, wrong type, unknown key or out-of-range value.
+/// Parse a template from YAML text; `file` names it in errors. Enforces every rule of docs/TEMPLATES.md
+/// ("Loader rules"): throws ConfigError (one sentence naming the file and the key path) on a syntax error,
+/// missing or unknown key, wrong type, out-of-range value, unknown vocabulary word, missing mandatory verb,
+/// wrong list size, duplicate, or inconsistent reference (e.g. a branch category no BLUE asset can perform).
 ScenarioTemplate parse_template(const std::string& yaml_text, const std::string& file);
 
 /// Read a template file; throws IoError when unreadable and ConfigError when malformed.

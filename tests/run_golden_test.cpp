@@ -161,6 +161,8 @@ struct BadConfig {
   std::string name, from, to;
   std::vector<std::string> must_name;
 };
+/// Test listings show the case's name, not the struct's bytes.
+void PrintTo(const BadConfig& c, std::ostream* os) { *os << c.name << ": '" << c.from << "' -> '" << c.to << "'"; }
 
 class BadRunInput : public ::testing::TestWithParam<BadConfig> {};
 

@@ -87,6 +87,8 @@ struct Malformed {
   std::function<std::string(const std::string&)> mutate;  // original text -> damaged text ("" deletes the file)
   std::string expected;                                    // substring of the error
 };
+/// Test listings show the case's name, not the struct's bytes.
+void PrintTo(const Malformed& m, std::ostream* os) { *os << m.name << " (" << m.file << ")"; }
 
 class MalformedRun : public ::testing::TestWithParam<Malformed> {};
 

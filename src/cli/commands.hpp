@@ -1,6 +1,6 @@
 #pragma once
 // One function per `advplan` subcommand; each returns the process exit status and reports errors on stderr as
-// one sentence (DESIGN.md §6).
+// one sentence.
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <set>
@@ -15,5 +15,6 @@ void add_validate_command(CLI::App& app, Action& run);
 void add_run_command(CLI::App& app, Action& run);
 void add_tables_command(CLI::App& app, Action& run);
 void add_evaluate_command(CLI::App& app, Action& run);
+void add_list_command(CLI::App& app, Action& run);
 
 }  // namespace advplan::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_run_command(app, run);
   advplan::cli::add_tables_command(app, run);
   advplan::cli::add_evaluate_command(app, run);
+  advplan::cli::add_list_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,8 +26,8 @@ std::vector<double> column_values(const CsvTable& t, std::string_view col, std::
 }
 
 /// The conditions Table 6 compares, found in the data: the council's condition is the one whose rows carry the
-/// council trace's selected (BLUE, RED) plans; its baseline is the first main condition with the same RED policy
-/// and another BLUE policy. Either is empty when absent.
+/// council trace's selected (BLUE, RED) plans; its baseline is the first condition with the same RED policy and
+/// another BLUE policy, looking in group main, then reference, then evaluate. Either is empty when absent.
 std::pair<std::string, std::string> council_conditions(const CsvTable& per, const CsvTable& trace) {
   std::set<std::tuple<std::string, std::string, std::string>> selected;
   for (std::size_t i = 0; i < trace.size(); ++i)
@@ -40,9 +40,11 @@ std::pair<std::string, std::string> council_conditions(const CsvTable& per, cons
       red = per.at(i, "red_policy");
       blue = per.at(i, "blue_policy");
     }
-  for (std::size_t i = 0; i < per.size() && !council.empty(); ++i)
-    if (per.at(i, "condition_group") == "main" && per.at(i, "red_policy") == red && per.at(i, "blue_policy") != blue)
-      return {per.at(i, "condition"), council};
+  if (council.empty()) return {};
+  for (const char* group : {"main", "reference", "evaluate"})
+    for (std::size_t i = 0; i < per.size(); ++i)
+      if (per.at(i, "condition_group") == group && per.at(i, "red_policy") == red && per.at(i, "blue_policy") != blue)
+        return {per.at(i, "condition"), council};
   return {"", council};
 }
 

@@ -119,25 +119,33 @@ TEST(PlanOps, DefaultTargetIsTheFirstPlaceOrEmpty) {
 TEST(PlanOps, DrawActionDrawsTheAssetThenTheVerb) {
   const Scenario sc = tiny_scenario();
   Rng a(11), b(11);
-  const auto drawn = draw_action(sc, Side::Blue, Category::movement, a);
+  for (int i = 0; i < 20; ++i) {
+    const auto drawn = draw_action(sc, Side::Blue, Category::movement, a);
+    ASSERT_TRUE(drawn.has_value());
+    const std::vector<double> w{0.2 + 0.5, 0.2 + 1.0};  // b1, b3
+    EXPECT_EQ(drawn->asset, b.weighted_index(w) == 0 ? "b1" : "b3");
+    EXPECT_EQ(drawn->verb, b.pick(sc.verbs[index(Category::movement)]));
+  }
+  EXPECT_EQ(a.next_u64(), b.next_u64());  // nothing else drawn
+  const auto drawn = draw_action(sc, Side::Blue, Category::sustainment, a);
   ASSERT_TRUE(drawn.has_value());
-  const Asset* asset = pick_asset(sc, Side::Blue, Category::movement, b);
-  EXPECT_EQ(drawn->asset, asset->id);
-  EXPECT_EQ(drawn->verb, pick_verb(sc, Category::movement, b));
-  EXPECT_EQ(drawn->category, Category::movement);
+  EXPECT_EQ(drawn->asset, "b1");
+  EXPECT_EQ(drawn->verb, "resupply");
+  EXPECT_EQ(drawn->category, Category::sustainment);
   EXPECT_EQ(drawn->id, "");
   EXPECT_EQ(drawn->target, "");
   EXPECT_EQ(drawn->priority, 3);
-  EXPECT_EQ(a.next_u64(), b.next_u64());
 }
 
 TEST(PlanOps, DrawActionWithAGivenVerbDrawsOnlyTheAsset) {
   const Scenario sc = tiny_scenario();
   Rng a(11), b(11);
-  const auto drawn = draw_action(sc, Side::Blue, Category::movement, a, "return");
-  ASSERT_TRUE(drawn.has_value());
-  EXPECT_EQ(drawn->verb, "return");
-  EXPECT_EQ(drawn->asset, pick_asset(sc, Side::Blue, Category::movement, b)->id);
+  for (int i = 0; i < 20; ++i) {
+    const auto drawn = draw_action(sc, Side::Blue, Category::movement, a, "return");
+    ASSERT_TRUE(drawn.has_value());
+    EXPECT_EQ(drawn->verb, "return");
+    EXPECT_EQ(drawn->asset, b.weighted_index(std::vector<double>{0.2 + 0.5, 0.2 + 1.0}) == 0 ? "b1" : "b3");
+  }
   EXPECT_EQ(a.next_u64(), b.next_u64());
 }
 

@@ -68,12 +68,12 @@ struct Decoder {
     }
     return &*it;
   }
-  /// The field when it is present with type `want`; a wrong-type violation when it has another type.
-  const json* typed(const json& obj, const std::string& path, const char* key, bool required, json::value_t want,
-                    const char* expected) {
+  /// The field when it is present with type `want` (an object or an array); a wrong-type violation when it has
+  /// another type.
+  const json* typed(const json& obj, const std::string& path, const char* key, bool required, json::value_t want) {
     const json* v = field(obj, path, key, required);
     if (v && v->type() != want) {
-      wrong_type(join(path, key), expected, *v);
+      wrong_type(join(path, key), want == json::value_t::object ? "an object" : "an array", *v);
       return nullptr;
     }
     return v;
@@ -107,7 +107,7 @@ struct Decoder {
   /// Calls `each(element, "key[i]")` for every object in the top-level array `key`; other elements are violations.
   template <typename Each>
   void object_list(const json& plan, const char* key, bool required, Each each) {
-    const json* arr = typed(plan, "", key, required, json::value_t::array, "an array");
+    const json* arr = typed(plan, "", key, required, json::value_t::array);
     if (!arr) return;
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const json& e = (*arr)[i];
@@ -135,7 +135,7 @@ struct Decoder {
   }
 
   void roles(const json& j, Plan& p) {
-    const json* roles = typed(j, "", "roles", false, json::value_t::object, "an object");
+    const json* roles = typed(j, "", "roles", false, json::value_t::object);
     if (!roles) return;
     for (const auto& [k, v] : roles->items()) {
       if (!v.is_string())
@@ -178,7 +178,7 @@ struct Decoder {
       }
     }
     priority(a, path, act.priority);
-    if (const json* meta = typed(a, path, "metadata", false, json::value_t::object, "an object"))
+    if (const json* meta = typed(a, path, "metadata", false, json::value_t::object))
       for (const auto& [k, v] : meta->items()) act.metadata[k] = scalar_text(v);
     return act;
   }
@@ -187,7 +187,7 @@ struct Decoder {
     Branch br;
     str(b, path, "at", br.at, true);
     str(b, path, "condition", br.condition, false);
-    if (const json* opts = typed(b, path, "options", true, json::value_t::array, "an array")) {
+    if (const json* opts = typed(b, path, "options", true, json::value_t::array)) {
       for (std::size_t k = 0; k < opts->size(); ++k) {
         std::vector<std::string> opt;
         str_list((*opts)[k], fmt::format("{}.options[{}]", path, k), opt);
@@ -200,7 +200,7 @@ struct Decoder {
   ToolCall tool_call(const json& t, const std::string& path) {
     ToolCall tc;
     str(t, path, "name", tc.name, true);
-    if (const json* args = typed(t, path, "arguments", false, json::value_t::object, "an object"))
+    if (const json* args = typed(t, path, "arguments", false, json::value_t::object))
       tc.arguments_json = args->dump();
     return tc;
   }

@@ -3,7 +3,7 @@
 //
 // What it does: start from the scenario's fixed first BLUE seed plan, then
 //   - add a protection action right before the first exposed step, when no protection or deception action
-//     already comes before it (exposed: exposure >= .5, the coherence rubric's threshold);
+//     already comes before it (exposed: advplan::is_exposed, the coherence rubric's threshold);
 //   - add a sustainment action when the plan has none.
 // advplan::add_role_action picks a BLUE asset able to perform the category and the chain position. Every
 // random choice comes from the Rng the framework passes in, so the same run seed gives the same plan.
@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "advplan/council/council.hpp"
+#include "advplan/metrics/quality.hpp"
 #include "advplan/policy/blue_policy.hpp"
 
 namespace {
@@ -52,9 +53,6 @@ class ExampleCppPolicy final : public BluePolicy {
   }
 
  private:
-  static bool exposed(const Action& a, const Scenario& sc) {
-    return std::min(1.0, sc.exposure[index(a.category)] * sc.terrain.exposure) >= 0.5;
-  }
   /// True when a protection or deception step precedes the first exposed chain step (or none is exposed).
   static bool protected_before_first_exposed(const Plan& plan, const Scenario& sc) {
     for (const auto& id : plan.chain) {
@@ -62,7 +60,7 @@ class ExampleCppPolicy final : public BluePolicy {
       if (i < 0) continue;
       const Action& a = plan.actions[static_cast<std::size_t>(i)];
       if (a.category == Category::protection || a.category == Category::deception) return true;
-      if (exposed(a, sc)) return false;
+      if (is_exposed(a.category, sc)) return false;
     }
     return true;
   }

@@ -49,25 +49,40 @@ json cat_map(const std::array<double, kNumCategories>& a) {
   return j;
 }
 
-// Structural decoding helpers: each records a violation at `path` and returns false on a bad field.
+// Structural decoding: each step records a violation at the field's JSON path for a missing required field or
+// a wrong type, and keeps whatever it could decode.
 struct Decoder {
   std::vector<Violation>& out;
 
+  static std::string join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+  static std::string scalar_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+  void wrong_type(const std::string& path, const char* expected, const json& v) {
+    out.push_back({path, fmt::format("wrong type: expected {}, got {}", expected, v.type_name())});
+  }
   const json* field(const json& obj, const std::string& path, const char* key, bool required) {
     auto it = obj.find(key);
     if (it == obj.end()) {
-      if (required) out.push_back({path.empty() ? key : path + "." + key, "missing required field"});
+      if (required) out.push_back({join(path, key), "missing required field"});
       return nullptr;
     }
     return &*it;
   }
-  static std::string join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
-
+  /// The field when it is present with type `want` (an object or an array); a wrong-type violation when it has
+  /// another type.
+  const json* typed(const json& obj, const std::string& path, const char* key, bool required, json::value_t want) {
+    const json* v = field(obj, path, key, required);
+    if (v && v->type() != want) {
+      wrong_type(join(path, key), want == json::value_t::object ? "an object" : "an array", *v);
+      return nullptr;
+    }
+    return v;
+  }
   bool str(const json& obj, const std::string& path, const char* key, std::string& dst, bool required) {
     const json* v = field(obj, path, key, required);
     if (!v) return !required;
     if (!v->is_string()) {
-      out.push_back({join(path, key), fmt::format("wrong type: expected a string, got {}", v->type_name())});
+      wrong_type(join(path, key), "a string", *v);
       return false;
     }
     dst = v->get<std::string>();
@@ -75,13 +90,13 @@ struct Decoder {
   }
   bool str_list(const json& v, const std::string& path, std::vector<std::string>& dst) {
     if (!v.is_array()) {
-      out.push_back({path, fmt::format("wrong type: expected an array of strings, got {}", v.type_name())});
+      wrong_type(path, "an array of strings", v);
       return false;
     }
     bool ok = true;
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) {
-        out.push_back({fmt::format("{}[{}]", path, i), fmt::format("wrong type: expected a string, got {}", v[i].type_name())});
+        wrong_type(fmt::format("{}[{}]", path, i), "a string", v[i]);
         ok = false;
       } else {
         dst.push_back(v[i].get<std::string>());
@@ -89,7 +104,106 @@ struct Decoder {
     }
     return ok;
   }
-  static std::string scalar_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+  /// Calls `each(element, "key[i]")` for every object in the top-level array `key`; other elements are violations.
+  template <typename Each>
+  void object_list(const json& plan, const char* key, bool required, Each each) {
+    const json* arr = typed(plan, "", key, required, json::value_t::array);
+    if (!arr) return;
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const json& e = (*arr)[i];
+      const std::string path = fmt::format("{}[{}]", key, i);
+      if (e.is_object())
+        each(e, path);
+      else
+        wrong_type(path, "an object", e);
+    }
+  }
+
+  // The steps of plan_from_json, in the order the plan's fields are decoded.
+
+  void header(const json& j, Plan& p) {
+    str(j, "", "plan_id", p.plan_id, true);
+    std::string side;
+    if (str(j, "", "side", side, true) && j.contains("side")) {
+      if (auto s = parse_side(side))
+        p.side = *s;
+      else
+        out.push_back({"side", fmt::format("unknown side \"{}\" (expected BLUE or RED)", side)});
+    }
+    str(j, "", "objective", p.objective, true);
+    str(j, "", "domain", p.domain, false);
+  }
+
+  void roles(const json& j, Plan& p) {
+    const json* roles = typed(j, "", "roles", false, json::value_t::object);
+    if (!roles) return;
+    for (const auto& [k, v] : roles->items()) {
+      if (!v.is_string())
+        wrong_type("roles." + k, "a string", v);
+      else
+        p.roles[k] = v.get<std::string>();
+    }
+  }
+
+  /// The priority, kept at a neutral 3 when it is not an integer in 1..5.
+  void priority(const json& a, const std::string& path, int& dst) {
+    const json* pr = field(a, path, "priority", true);
+    if (!pr) return;
+    if (!pr->is_number_integer()) {
+      wrong_type(path + ".priority", "an integer", *pr);
+    } else if (pr->is_number_unsigned() ? (pr->get<std::uint64_t>() < 1 || pr->get<std::uint64_t>() > 5)
+                                         : (pr->get<std::int64_t>() < 1 || pr->get<std::int64_t>() > 5)) {
+      // Reported with the value as written (it may not fit an int).
+      out.push_back({path + ".priority", fmt::format("priority {} is outside 1..5", pr->dump())});
+    } else {
+      dst = static_cast<int>(pr->get<std::int64_t>());
+    }
+  }
+
+  /// One action; `unknown_category` is set when its category is not in the vocabulary.
+  Action action(const json& a, const std::string& path, bool& unknown_category) {
+    Action act;
+    str(a, path, "id", act.id, true);
+    str(a, path, "asset", act.asset, true);
+    str(a, path, "verb", act.verb, true);
+    str(a, path, "target", act.target, false);
+    std::string cat;
+    if (str(a, path, "category", cat, true) && a.contains("category")) {
+      if (auto c = parse_category(cat)) {
+        act.category = *c;
+      } else {
+        out.push_back({path + ".category",
+                       fmt::format("unknown category \"{}\" (expected one of {})", cat, category_names())});
+        unknown_category = true;
+      }
+    }
+    priority(a, path, act.priority);
+    if (const json* meta = typed(a, path, "metadata", false, json::value_t::object))
+      for (const auto& [k, v] : meta->items()) act.metadata[k] = scalar_text(v);
+    return act;
+  }
+
+  Branch branch(const json& b, const std::string& path) {
+    Branch br;
+    str(b, path, "at", br.at, true);
+    str(b, path, "condition", br.condition, false);
+    if (const json* opts = typed(b, path, "options", true, json::value_t::array)) {
+      for (std::size_t k = 0; k < opts->size(); ++k) {
+        std::vector<std::string> opt;
+        str_list((*opts)[k], fmt::format("{}.options[{}]", path, k), opt);
+        br.options.push_back(std::move(opt));
+      }
+    }
+    return br;
+  }
+
+  ToolCall tool_call(const json& t, const std::string& path) {
+    ToolCall tc;
+    str(t, path, "name", tc.name, true);
+    if (const json* args = typed(t, path, "arguments", false, json::value_t::object))
+      tc.arguments_json = args->dump();
+    return tc;
+  }
 };
 
 }  // namespace
@@ -102,127 +216,18 @@ std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violat
     return std::nullopt;
   }
   Plan p;
-  d.str(j, "", "plan_id", p.plan_id, true);
-  std::string side;
-  if (d.str(j, "", "side", side, true) && j.contains("side")) {
-    if (auto s = parse_side(side))
-      p.side = *s;
-    else
-      violations.push_back({"side", fmt::format("unknown side \"{}\" (expected BLUE or RED)", side)});
-  }
-  d.str(j, "", "objective", p.objective, true);
-  d.str(j, "", "domain", p.domain, false);
-  if (const json* roles = d.field(j, "", "roles", false)) {
-    if (!roles->is_object()) {
-      violations.push_back({"roles", fmt::format("wrong type: expected an object, got {}", roles->type_name())});
-    } else {
-      for (const auto& [k, v] : roles->items()) {
-        if (!v.is_string())
-          violations.push_back({"roles." + k, fmt::format("wrong type: expected a string, got {}", v.type_name())});
-        else
-          p.roles[k] = v.get<std::string>();
-      }
-    }
-  }
-  if (const json* acts = d.field(j, "", "actions", true)) {
-    if (!acts->is_array()) {
-      violations.push_back({"actions", fmt::format("wrong type: expected an array, got {}", acts->type_name())});
-    } else {
-      for (std::size_t i = 0; i < acts->size(); ++i) {
-        const json& a = (*acts)[i];
-        const std::string path = fmt::format("actions[{}]", i);
-        if (!a.is_object()) {
-          violations.push_back({path, fmt::format("wrong type: expected an object, got {}", a.type_name())});
-          continue;
-        }
-        Action act;
-        d.str(a, path, "id", act.id, true);
-        d.str(a, path, "asset", act.asset, true);
-        d.str(a, path, "verb", act.verb, true);
-        d.str(a, path, "target", act.target, false);
-        std::string cat;
-        if (d.str(a, path, "category", cat, true) && a.contains("category")) {
-          if (auto c = parse_category(cat))
-            act.category = *c;
-          else {
-            violations.push_back({path + ".category",
-                                  fmt::format("unknown category \"{}\" (expected one of {})", cat, category_names())});
-            if (unknown_category) unknown_category->push_back(p.actions.size());
-          }
-        }
-        if (const json* pr = d.field(a, path, "priority", true)) {
-          if (!pr->is_number_integer()) {
-            violations.push_back({path + ".priority", fmt::format("wrong type: expected an integer, got {}", pr->type_name())});
-          } else if (pr->is_number_unsigned() ? (pr->get<std::uint64_t>() < 1 || pr->get<std::uint64_t>() > 5) : (pr->get<std::int64_t>() < 1 || pr->get<std::int64_t>() > 5)) {
-            // Reported here with the value as written (it may not fit an int); the plan keeps a neutral 3.
-            violations.push_back({path + ".priority", fmt::format("priority {} is outside 1..5", pr->dump())});
-          } else {
-            act.priority = static_cast<int>(pr->get<std::int64_t>());
-          }
-        }
-        if (const json* meta = d.field(a, path, "metadata", false)) {
-          if (!meta->is_object())
-            violations.push_back({path + ".metadata", fmt::format("wrong type: expected an object, got {}", meta->type_name())});
-          else
-            for (const auto& [k, v] : meta->items()) act.metadata[k] = Decoder::scalar_text(v);
-        }
-        p.actions.push_back(std::move(act));
-      }
-    }
-  }
+  d.header(j, p);
+  d.roles(j, p);
+  d.object_list(j, "actions", true, [&](const json& a, const std::string& path) {
+    bool unknown = false;
+    p.actions.push_back(d.action(a, path, unknown));
+    if (unknown && unknown_category) unknown_category->push_back(p.actions.size() - 1);
+  });
   if (const json* chain = d.field(j, "", "chain", true)) d.str_list(*chain, "chain", p.chain);
-  if (const json* brs = d.field(j, "", "branches", false)) {
-    if (!brs->is_array()) {
-      violations.push_back({"branches", fmt::format("wrong type: expected an array, got {}", brs->type_name())});
-    } else {
-      for (std::size_t i = 0; i < brs->size(); ++i) {
-        const json& b = (*brs)[i];
-        const std::string path = fmt::format("branches[{}]", i);
-        if (!b.is_object()) {
-          violations.push_back({path, fmt::format("wrong type: expected an object, got {}", b.type_name())});
-          continue;
-        }
-        Branch br;
-        d.str(b, path, "at", br.at, true);
-        d.str(b, path, "condition", br.condition, false);
-        if (const json* opts = d.field(b, path, "options", true)) {
-          if (!opts->is_array()) {
-            violations.push_back({path + ".options", fmt::format("wrong type: expected an array, got {}", opts->type_name())});
-          } else {
-            for (std::size_t k = 0; k < opts->size(); ++k) {
-              std::vector<std::string> opt;
-              d.str_list((*opts)[k], fmt::format("{}.options[{}]", path, k), opt);
-              br.options.push_back(std::move(opt));
-            }
-          }
-        }
-        p.branches.push_back(std::move(br));
-      }
-    }
-  }
-  if (const json* tcs = d.field(j, "", "tool_calls", false)) {
-    if (!tcs->is_array()) {
-      violations.push_back({"tool_calls", fmt::format("wrong type: expected an array, got {}", tcs->type_name())});
-    } else {
-      for (std::size_t i = 0; i < tcs->size(); ++i) {
-        const json& t = (*tcs)[i];
-        const std::string path = fmt::format("tool_calls[{}]", i);
-        if (!t.is_object()) {
-          violations.push_back({path, fmt::format("wrong type: expected an object, got {}", t.type_name())});
-          continue;
-        }
-        ToolCall tc;
-        d.str(t, path, "name", tc.name, true);
-        if (auto it = t.find("arguments"); it != t.end()) {
-          if (!it->is_object())
-            violations.push_back({path + ".arguments", fmt::format("wrong type: expected an object, got {}", it->type_name())});
-          else
-            tc.arguments_json = it->dump();
-        }
-        p.tool_calls.push_back(std::move(tc));
-      }
-    }
-  }
+  d.object_list(j, "branches", false,
+                [&](const json& b, const std::string& path) { p.branches.push_back(d.branch(b, path)); });
+  d.object_list(j, "tool_calls", false,
+                [&](const json& t, const std::string& path) { p.tool_calls.push_back(d.tool_call(t, path)); });
   return p;
 }
 

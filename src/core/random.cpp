@@ -95,7 +95,7 @@ std::size_t Rng::weighted_index(std::span<const double> weights) {
   if (weights.empty()) return 0;
   double total = 0;
   for (double w : weights) total += (w > 0 ? w : 0);
-  if (!(total > 0)) return static_cast<std::size_t>(uniform_int(0, static_cast<std::int64_t>(weights.size()) - 1));
+  if (!(total > 0)) return pick_index(weights.size());
   double x = uniform() * total;
   for (std::size_t i = 0; i < weights.size(); ++i) {
     const double w = weights[i] > 0 ? weights[i] : 0;

@@ -40,25 +40,15 @@ std::string_view pressure_names() {
   return "direct, cyber, logistics, information_gathering, public_information";
 }
 
+static_assert([] {
+  for (std::size_t p = 0; p < kNumPressures; ++p)
+    if (index(kPressureTable[p].pressure) != p) return false;
+  return true;
+}(), "kPressureTable rows must follow the Pressure enum order");
+
 std::optional<Pressure> pressure_of(Category c) {
-  switch (c) {
-    case Category::movement:
-    case Category::fires:
-      return Pressure::direct;
-    case Category::cyber:
-      return Pressure::cyber;
-    case Category::sustainment:
-      return Pressure::logistics;
-    case Category::information:
-    case Category::deception:
-      return Pressure::information_gathering;
-    case Category::public_information:
-      return Pressure::public_information;
-    case Category::protection:
-    case Category::command:
-    case Category::civil:
-      return std::nullopt;
-  }
+  for (const auto& row : kPressureTable)
+    if (row.main_effort == c || row.also_by == c) return row.pressure;
   return std::nullopt;
 }
 

@@ -71,12 +71,10 @@ CouncilPolicy::CouncilPolicy(Params p, const PolicyContext& ctx)
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
   const RedRequest req = red_request(sc, c.plan, ctx_, stream);
   const RedResponse r = red_->respond(req);
-  // The critique is the highest-pressure response among the k sampled (ties to the lower index).
-  int best = -1;
-  for (std::size_t i = 0; i < r.candidates.size(); ++i)
-    if (best < 0 || r.candidates[i].pressure.magnitude > r.candidates[static_cast<std::size_t>(best)].pressure.magnitude)
-      best = static_cast<int>(i);
-  if (best >= 0) {
+  // The critique is the highest-pressure response among the k sampled.
+  std::vector<double> magnitudes;
+  for (const auto& rc : r.candidates) magnitudes.push_back(rc.pressure.magnitude);
+  if (const int best = select_highest_pressure(magnitudes); best >= 0) {
     const auto& rc = r.candidates[static_cast<std::size_t>(best)];
     c.pressure = rc.pressure.magnitude;
     c.critique = rc.pressure.category;

@@ -4,7 +4,7 @@
 #include "advplan/council/council.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/quality.hpp"
-#include "advplan/scenario/plan_sampler.hpp"
+#include "advplan/scenario/plan_ops.hpp"
 
 namespace advplan {
 
@@ -25,7 +25,7 @@ std::size_t first_step(const Plan& p, Pred pred) {
 
 /// Where an added action of category c goes in the chain:
 ///  information, protection, deception: before the first step it prepares or shields (fires/movement for
-///    information; an exposed step, exposure >= .5, for protection and deception), else first;
+///    information; an exposed step (is_exposed) for protection and deception), else first;
 ///  cyber: before the first fires step, else after the first information step, else first;
 ///  movement: right after the first preparation step (information or command), else first;
 ///  sustainment: at the middle of the chain (after ceil(n/2) steps);
@@ -33,9 +33,7 @@ std::size_t first_step(const Plan& p, Pred pred) {
 ///  fires, civil: last.
 std::size_t insert_position(const Plan& p, const Scenario& sc, Category c) {
   const std::size_t n = p.chain.size();
-  auto exposed = [&](const Action& a) {
-    return std::min(1.0, sc.exposure[index(a.category)] * sc.terrain.exposure) >= 0.5;
-  };
+  auto exposed = [&](const Action& a) { return is_exposed(a.category, sc); };
   auto or_first = [](std::size_t i) { return i == std::string::npos ? std::size_t{0} : i; };
   switch (c) {
     case Category::information:
@@ -73,36 +71,30 @@ std::size_t insert_position(const Plan& p, const Scenario& sc, Category c) {
 
 bool add_role_action(Plan& plan, const Scenario& sc, Category c, Rng& rng, const std::string& verb,
                      const std::string& tag) {
-  const auto& verbs = sc.verbs[index(c)];
-  if (verbs.empty()) return false;
-  if (!verb.empty() && !sc.verb_allowed(c, verb)) return false;
-  const Asset* asset = pick_asset(sc, Side::Blue, c, rng);
-  if (!asset) return false;
-  Action a;
-  a.id = next_action_id(plan);
-  a.asset = asset->id;
-  a.category = c;
-  a.verb = !verb.empty() ? verb
-                         : verbs[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(verbs.size()) - 1))];
-  a.priority = 3;
+  auto a = draw_action(sc, Side::Blue, c, rng, verb);
+  if (!a) return false;
   const std::size_t pos = std::min(insert_position(plan, sc, c), plan.chain.size());
   const Action* near = plan.chain.empty() ? nullptr : chain_action(plan, std::min(pos, plan.chain.size() - 1));
-  a.target = near ? near->target : (sc.places.empty() ? "" : sc.places.front());
-  if (!tag.empty()) a.metadata["added_by"] = tag;
-  plan.chain.insert(plan.chain.begin() + static_cast<std::ptrdiff_t>(pos), a.id);
-  plan.roles[asset->id] = asset->role;
-  plan.actions.push_back(std::move(a));
+  a->target = near ? near->target : default_target(sc);
+  a->priority = 3;
+  if (!tag.empty()) a->metadata["added_by"] = tag;
+  insert_action(plan, sc, std::move(*a), pos);
   return true;
 }
 
 const std::vector<Mitigation>& mitigations_for(Pressure p) {
-  static const std::array<std::vector<Mitigation>, kNumPressures> map{{
-      {{Category::movement, "disperse"}, {Category::protection, "harden"}},        // direct
-      {{Category::cyber, "oob-comms"}},                                             // cyber
-      {{Category::sustainment, "reroute-supply"}},                                  // logistics
-      {{Category::deception, "decoy"}, {Category::deception, "counter-recon"}},     // information gathering
-      {{Category::public_information, "comm-cell"}},                                // public information
-  }};
+  // Each pressure is met with its counter category (kPressureTable); direct pressure is also met by dispersing.
+  static const auto map = [] {
+    std::array<std::vector<Mitigation>, kNumPressures> m;
+    auto counter = [](Pressure q, const char* verb) { return Mitigation{pressure_categories(q).counter, verb}; };
+    m[index(Pressure::direct)] = {{Category::movement, "disperse"}, counter(Pressure::direct, "harden")};
+    m[index(Pressure::cyber)] = {counter(Pressure::cyber, "oob-comms")};
+    m[index(Pressure::logistics)] = {counter(Pressure::logistics, "reroute-supply")};
+    m[index(Pressure::information_gathering)] = {counter(Pressure::information_gathering, "decoy"),
+                                                 counter(Pressure::information_gathering, "counter-recon")};
+    m[index(Pressure::public_information)] = {counter(Pressure::public_information, "comm-cell")};
+    return m;
+  }();
   return map[index(p)];
 }
 

@@ -95,13 +95,13 @@ double sustainment(const std::vector<PlacedAction>& layout) {
   return std::min(1.0, static_cast<double>(s) / need);
 }
 
-/// Mean coverage of the exposed actions (exposure >= .5); 1 when none is exposed.
+/// Mean coverage of the exposed actions (is_exposed); 1 when none is exposed.
 double risk_mitigation(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   const auto cov = coverage(layout);
   double sum = 0;
   std::size_t n = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
-    if (exposure(layout[i], sc) < 0.5) continue;
+    if (!is_exposed(layout[i].action->category, sc)) continue;
     sum += cov[i];
     ++n;
   }

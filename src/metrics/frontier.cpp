@@ -28,6 +28,10 @@ int select_constraint_aware(std::span<const double> q, std::span<const double> D
   return argmax(q.size(), [&](std::size_t i) { return lambda * q[i] + (1.0 - lambda) * D[i]; });
 }
 
+int select_highest_pressure(std::span<const double> pressure) {
+  return argmax(pressure.size(), [&](std::size_t i) { return pressure[i]; });
+}
+
 std::vector<bool> pareto_front(std::span<const double> q, std::span<const double> D) {
   const std::size_t n = q.size();
   std::vector<bool> front(n, true);

@@ -4,17 +4,6 @@
 
 namespace advplan {
 
-Category counter_category(Pressure p) {
-  switch (p) {
-    case Pressure::direct: return Category::protection;
-    case Pressure::cyber: return Category::cyber;
-    case Pressure::logistics: return Category::sustainment;
-    case Pressure::information_gathering: return Category::deception;
-    case Pressure::public_information: return Category::public_information;
-  }
-  return Category::protection;
-}
-
 std::array<double, kNumPressures> pressure_shares(const std::vector<PlacedAction>& layout) {
   std::array<double, kNumPressures> s{};
   double total = 0;
@@ -38,7 +27,7 @@ Pressure dominant_pressure(const std::array<double, kNumPressures>& shares) {
 std::array<double, kNumPressures> vulnerability(const std::vector<PlacedAction>& blue) {
   std::array<double, kNumPressures> v{};
   for (std::size_t p = 0; p < kNumPressures; ++p) {
-    const Category counter = counter_category(static_cast<Pressure>(p));
+    const Category counter = kPressureTable[p].counter;
     double n = 0;
     for (const auto& a : blue)
       if (a.action->category == counter) n += a.weight;

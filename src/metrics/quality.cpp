@@ -60,9 +60,8 @@ std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
   return cov;
 }
 
-double exposure(const PlacedAction& a, const Scenario& sc) {
-  return std::min(1.0, sc.exposure[index(a.action->category)] * sc.terrain.exposure);
-}
+double exposure(Category c, const Scenario& sc) { return std::min(1.0, sc.exposure[index(c)] * sc.terrain.exposure); }
+double exposure(const PlacedAction& a, const Scenario& sc) { return exposure(a.action->category, sc); }
 
 double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   if (layout.empty()) return 1.0;

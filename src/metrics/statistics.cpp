@@ -28,7 +28,7 @@ Interval bootstrap_mean(std::span<const double> v, int resamples, std::uint64_t 
   std::vector<double> means(static_cast<std::size_t>(resamples));
   for (auto& m : means) {
     double s = 0;
-    for (std::int64_t i = 0; i < n; ++i) s += v[static_cast<std::size_t>(rng.uniform_int(0, n - 1))];
+    for (std::int64_t i = 0; i < n; ++i) s += rng.pick(v);
     m = s / static_cast<double>(n);
   }
   // Order statistics by selection (the full sort is not needed).

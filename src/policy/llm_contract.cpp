@@ -10,6 +10,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
+#include "advplan/scenario/plan_ops.hpp"
 
 namespace advplan {
 using nlohmann::json;
@@ -169,13 +170,12 @@ struct Builder {
 
   const Asset* asset_for(Category c) {
     const Asset* best = nullptr;
-    for (const auto& a : sc.assets) {
-      if (a.side != side || std::find(a.categories.begin(), a.categories.end(), c) == a.categories.end()) continue;
+    for (const Asset* a : able_assets(sc, side, c)) {
       // Least-used first (resource balance), then the most capable, then the id (determinism).
-      if (!best || load[a.id] < load[best->id] ||
-          (load[a.id] == load[best->id] && (a.capability > best->capability ||
-                                             (a.capability == best->capability && a.id < best->id))))
-        best = &a;
+      if (!best || load[a->id] < load[best->id] ||
+          (load[a->id] == load[best->id] && (a->capability > best->capability ||
+                                               (a->capability == best->capability && a->id < best->id))))
+        best = a;
     }
     return best;
   }
@@ -188,34 +188,21 @@ struct Builder {
     }
     return vs.empty() ? "" : vs.front();
   }
+  /// Appends an action of category c to the chain; false when no asset of the side can perform it.
   bool add(Category c, int phase, int priority) {
     const Asset* a = asset_for(c);
     if (!a || sc.verbs[index(c)].empty()) return false;
     ++load[a->id];
     Action act;
-    act.id = fmt::format("a{}", plan.actions.size() + 1);
     act.asset = a->id;
     act.category = c;
     act.verb = verb_for(c, phase);
-    act.target = sc.places.empty() ? "" : sc.places.front();
+    act.target = default_target(sc);
     act.priority = priority;
-    plan.chain.push_back(act.id);
-    plan.roles[a->id] = a->role;
-    plan.actions.push_back(std::move(act));
+    insert_action(plan, sc, std::move(act));
     return true;
   }
 };
-
-Category main_effort_category(Pressure p) {
-  switch (p) {
-    case Pressure::direct: return Category::fires;
-    case Pressure::cyber: return Category::cyber;
-    case Pressure::logistics: return Category::sustainment;
-    case Pressure::information_gathering: return Category::information;
-    case Pressure::public_information: return Category::public_information;
-  }
-  return Category::fires;
-}
 
 }  // namespace
 
@@ -252,12 +239,11 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
     std::vector<Violation> ignored;
     if (auto blue = plan_from_json(json::parse(*blue_text, nullptr, false), ignored))
       v = vulnerability(layout_plan(*blue, sc));
-    std::size_t best = 0;
-    for (std::size_t p = 1; p < kNumPressures; ++p)
-      if (v[p] * sc.req(Side::Red).weight[index(main_effort_category(static_cast<Pressure>(p)))] >
-          v[best] * sc.req(Side::Red).weight[index(main_effort_category(static_cast<Pressure>(best)))])
-        best = p;
-    main = main_effort_category(static_cast<Pressure>(best));
+    // Openness times RED's requirement for the main-effort category; the first of the largest wins.
+    std::array<double, kNumPressures> aim{};
+    for (std::size_t p = 0; p < kNumPressures; ++p)
+      aim[p] = v[p] * sc.req(Side::Red).weight[index(kPressureTable[p].main_effort)];
+    main = pressure_categories(dominant_pressure(aim)).main_effort;
   } else {
     const auto& w = sc.req(Side::Blue).weight;
     main = static_cast<Category>(std::max_element(w.begin(), w.end()) - w.begin());

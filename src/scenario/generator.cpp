@@ -50,7 +50,7 @@ Scenario generate_scenario(const ScenarioTemplate& tpl, std::uint64_t seed, cons
   // Places: a seed-specific selection and order.
   std::vector<std::string> places = tpl.places;
   for (std::size_t i = places.size(); i > 1; --i)
-    std::swap(places[i - 1], places[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
+    std::swap(places[i - 1], places[rng.pick_index(i)]);
   places.resize(std::min<std::size_t>(places.size(), 4));
   s.places = places;
 
@@ -99,7 +99,7 @@ Scenario generate_scenario(const ScenarioTemplate& tpl, std::uint64_t seed, cons
   // Objectives.
   for (auto side : kSides) {
     const auto& phrases = tpl.objectives[index(side)];
-    const auto& phrase = phrases[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(phrases.size()) - 1))];
+    const auto& phrase = rng.pick(phrases);
     (side == Side::Blue ? s.blue_objective : s.red_objective) = fill_objective(phrase, places);
   }
 

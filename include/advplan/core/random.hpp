@@ -5,6 +5,7 @@
 // the same numbers with any standard library.
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 
 namespace advplan {
@@ -33,6 +34,18 @@ class Rng {
   bool bernoulli(double p) { return uniform() < p; }
   /// Index drawn with probability proportional to weights (all >= 0; uniform when they sum to 0).
   std::size_t weighted_index(std::span<const double> weights);
+  /// Index of a uniformly drawn element of a sequence of n > 0 elements: exactly one uniform_int(0, n - 1).
+  std::size_t pick_index(std::size_t n) {
+    if (n == 0) throw std::out_of_range("Rng::pick_index: cannot pick from an empty sequence");
+    return static_cast<std::size_t>(uniform_int(0, static_cast<std::int64_t>(n) - 1));
+  }
+  /// A uniformly drawn element of a non-empty indexable container (vector, array, span), by reference; one
+  /// pick_index draw. Every "random element of" in the library goes through here, so each consumes the stream
+  /// the same way.
+  template <typename Container>
+  auto& pick(Container& c) {
+    return c[pick_index(c.size())];
+  }
 
  private:
   std::uint64_t s_[4];

@@ -48,6 +48,25 @@ inline constexpr std::size_t index(Pressure p) { return static_cast<std::size_t>
 inline constexpr std::size_t index(Side s) { return static_cast<std::size_t>(s); }
 inline constexpr Side other(Side s) { return s == Side::Blue ? Side::Red : Side::Blue; }
 
+/// One row of the pressure <-> category table (docs/METRICS.md "Pressure category of an action").
+struct PressureCategories {
+  Pressure pressure;
+  Category main_effort;             ///< RED: the category a main effort exerting this pressure uses
+  std::optional<Category> also_by;  ///< RED: the other category whose actions exert it, if any
+  Category counter;                 ///< BLUE: the category that counters it (vulnerability, mitigation)
+};
+/// The one pressure <-> category table, a row per pressure in enum order. Every mapping between the two
+/// vocabularies (pressure_of, the BLUE vulnerability, the council's mitigations, the offline LLM client's main
+/// effort) reads it.
+inline constexpr std::array<PressureCategories, kNumPressures> kPressureTable{{
+    {Pressure::direct, Category::fires, Category::movement, Category::protection},
+    {Pressure::cyber, Category::cyber, std::nullopt, Category::cyber},
+    {Pressure::logistics, Category::sustainment, std::nullopt, Category::sustainment},
+    {Pressure::information_gathering, Category::information, Category::deception, Category::deception},
+    {Pressure::public_information, Category::public_information, std::nullopt, Category::public_information},
+}};
+inline constexpr const PressureCategories& pressure_categories(Pressure p) { return kPressureTable[index(p)]; }
+
 /// The pressure a RED action of this category exerts (DESIGN.md §3 "Pressure"); nullopt for categories that
 /// exert none (protection, command, civil).
 std::optional<Pressure> pressure_of(Category c);

@@ -13,6 +13,9 @@ namespace advplan {
 int select_quality_greedy(std::span<const double> q);
 /// c_D = argmax lambda*q + (1-lambda)*D; ties to the lowest index; -1 for an empty set.
 int select_constraint_aware(std::span<const double> q, std::span<const double> D, double lambda);
+/// c_p = argmax pressure magnitude (the council's critique among the RED responses); ties to the lowest index;
+/// -1 for an empty set.
+int select_highest_pressure(std::span<const double> pressure);
 
 /// Flags of candidates not dominated on (q, D): j dominates i when q_j >= q_i and D_j >= D_i with one strict.
 std::vector<bool> pareto_front(std::span<const double> q, std::span<const double> D);

@@ -1,7 +1,7 @@
 #pragma once
 // RED pressure (DESIGN.md §3 "Pressure"). A RED plan's effort share per pressure category comes from the
 // categories of its actions (pressure_of in vocabulary.hpp); BLUE's vulnerability to a pressure falls with the
-// actions that counter it. Formulas in docs/METRICS.md.
+// actions of its counter category (kPressureTable in vocabulary.hpp). Formulas in docs/METRICS.md.
 #include <array>
 
 #include "advplan/core/plan.hpp"
@@ -10,15 +10,11 @@
 
 namespace advplan {
 
-/// The BLUE category that counters each pressure: direct -> protection, cyber -> cyber, logistics ->
-/// sustainment, information_gathering -> deception, public_information -> public_information.
-Category counter_category(Pressure p);
-
 /// s_p: share of the plan's effort (weight * capability * priority/5) in actions exerting pressure p.
 std::array<double, kNumPressures> pressure_shares(const std::vector<PlacedAction>& red_layout);
 /// Dominant pressure: argmax of s_p (ties to the lower category), direct when the plan exerts none.
 Pressure dominant_pressure(const std::array<double, kNumPressures>& shares);
-/// v_p(B) = 1 / (1 + n_p), n_p = expected number of B's actions in counter_category(p).
+/// v_p(B) = 1 / (1 + n_p), n_p = expected number of B's actions in p's counter category.
 std::array<double, kNumPressures> vulnerability(const std::vector<PlacedAction>& blue_layout);
 
 struct PressureResult {

@@ -28,8 +28,13 @@ double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side si
 /// Coverage in [0,1] of each action by earlier protection or deception actions (same target or asset: 1
 /// each, otherwise .5 each, capped at 1).
 std::vector<double> coverage(const std::vector<PlacedAction>& layout);
-/// Exposure of one action: min(1, base exposure of its category * terrain exposure).
+/// Exposure of an action of category c: min(1, base exposure of c * terrain exposure).
+double exposure(Category c, const Scenario& sc);
 double exposure(const PlacedAction& a, const Scenario& sc);
+/// An action is exposed when its exposure is at least this: the coherence rubric's risk_mitigation averages
+/// over exposed actions, and the council puts protection and deception before the first exposed step.
+inline constexpr double kExposedThreshold = 0.5;
+inline bool is_exposed(Category c, const Scenario& sc) { return exposure(c, sc) >= kExposedThreshold; }
 /// r: weighted mean of exposure * (1 - .7 * coverage).
 double risk(const std::vector<PlacedAction>& layout, const Scenario& sc);
 

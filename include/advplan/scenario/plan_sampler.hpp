@@ -1,6 +1,7 @@
 #pragma once
 // Samples a plan for one side from a scenario: chain, conditional branches and role assignments. Used for the
-// BLUE seed plans and for RED response candidates, so both come from the same distributions.
+// BLUE seed plans and for RED response candidates, so both come from the same distributions. Actions are
+// drawn and added with the plan operations of plan_ops.hpp.
 #include <string>
 
 #include "advplan/core/plan.hpp"
@@ -21,11 +22,5 @@ struct SampleOptions {
 
 /// A valid plan for `side` (validate_plan returns no violation) drawn from `rng`.
 Plan sample_plan(const Scenario& scenario, Side side, Rng& rng, const SampleOptions& opts, const std::string& plan_id);
-
-/// Next free action id "a<N>" for a plan (used by operators that add actions).
-std::string next_action_id(const Plan& plan);
-
-/// Picks an asset of `side` that can perform `category`, preferring higher capability; nullptr when none.
-const Asset* pick_asset(const Scenario& scenario, Side side, Category category, Rng& rng);
 
 }  // namespace advplan

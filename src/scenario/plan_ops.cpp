@@ -1,0 +1,70 @@
+#include "advplan/scenario/plan_ops.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace advplan {
+
+std::vector<const Asset*> able_assets(const Scenario& sc, Side side, Category c) {
+  std::vector<const Asset*> able;
+  for (const auto& a : sc.assets)
+    if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end())
+      able.push_back(&a);
+  return able;
+}
+
+std::array<bool, kNumCategories> available_categories(const Scenario& sc, Side side) {
+  std::array<bool, kNumCategories> ok{};
+  for (const auto& a : sc.assets)
+    if (a.side == side)
+      for (auto c : a.categories) ok[index(c)] = !sc.verbs[index(c)].empty();
+  return ok;
+}
+
+const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
+  const auto able = able_assets(sc, side, c);
+  if (able.empty()) return nullptr;
+  std::vector<double> w;
+  for (const Asset* a : able) w.push_back(0.2 + a->capability);
+  return able[rng.weighted_index(w)];
+}
+
+const std::string& pick_verb(const Scenario& sc, Category c, Rng& rng) { return rng.pick(sc.verbs[index(c)]); }
+
+std::string default_target(const Scenario& sc) { return sc.places.empty() ? "" : sc.places.front(); }
+
+std::optional<Action> draw_action(const Scenario& sc, Side side, Category c, Rng& rng, std::string_view verb) {
+  if (sc.verbs[index(c)].empty()) return std::nullopt;
+  if (!verb.empty() && !sc.verb_allowed(c, verb)) return std::nullopt;
+  const Asset* asset = pick_asset(sc, side, c, rng);
+  if (!asset) return std::nullopt;
+  Action a;
+  a.asset = asset->id;
+  a.category = c;
+  a.verb = verb.empty() ? pick_verb(sc, c, rng) : std::string(verb);
+  return a;
+}
+
+std::string next_action_id(const Plan& plan) {
+  for (std::size_t n = plan.actions.size() + 1;; ++n) {
+    std::string id = fmt::format("a{}", n);
+    if (plan.find_action(id) < 0) return id;
+  }
+}
+
+Action& add_option_action(Plan& plan, const Scenario& sc, Action action) {
+  action.id = next_action_id(plan);
+  if (const Asset* asset = sc.find_asset(action.asset)) plan.roles[asset->id] = asset->role;
+  plan.actions.push_back(std::move(action));
+  return plan.actions.back();
+}
+
+Action& insert_action(Plan& plan, const Scenario& sc, Action action, std::size_t chain_pos) {
+  Action& added = add_option_action(plan, sc, std::move(action));
+  const std::size_t pos = std::min(chain_pos, plan.chain.size());
+  plan.chain.insert(plan.chain.begin() + static_cast<std::ptrdiff_t>(pos), added.id);
+  return added;
+}
+
+}  // namespace advplan

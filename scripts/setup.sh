@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs advplan's Debian 12 packages (when missing) and builds it in build/.
-# Usage: bash scripts/setup.sh [extra cmake args...]
+# Installs advplan's Debian 12 packages (when missing), then configures build/ and builds the `advplan`
+# target: the CLI and libadvplan.so, nothing else (scripts/test.sh builds the tests).
+# Usage: bash scripts/setup.sh [extra cmake args, e.g. -DADVPLAN_SANITIZE=ON]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,13 +15,19 @@ for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
+  echo "setup: installing ${#missing[@]} Debian packages (this takes a few minutes): ${missing[*]}" >&2
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $SUDO apt-get update -q
+  # -q: one line per package fetched, unpacked and set up, without progress bars.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all Debian packages are installed" >&2
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build build -j"$(nproc)"
-echo "setup: built build/advplan" >&2
+jobs="$(nproc)"
+echo "setup: configuring build/" >&2
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release --log-level=WARNING "$@"
+echo "setup: building build/advplan with ${jobs} job(s) (a few minutes on two cores the first time)" >&2
+cmake --build build -j"${jobs}" --target advplan
+echo "setup: built build/advplan ($(build/advplan --version))" >&2

@@ -1,5 +1,6 @@
 // An example BLUE planning policy written as one C++ file (docs/POLICIES.md, examples/cpp_policy/README.md).
-// Select it with `advplan evaluate --blue example_cpp` or a config condition naming "example_cpp".
+// Built as the plug-in build/plugins/example_cpp.so (CMakeLists.txt here); load it and select it with
+// `advplan evaluate --plugin build/plugins/example_cpp.so --blue example_cpp`, or name "example_cpp" in a config.
 //
 // What it does: start from the scenario's fixed first BLUE seed plan, then
 //   - add a protection action right before the first exposed step, when no protection or deception action

@@ -4,13 +4,34 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "advplan/core/error.hpp"
+#include "advplan/io/plugins.hpp"
+#include "advplan/version.hpp"
 #include "commands.hpp"
+
+namespace {
+
+/// `--plugin FILE` (repeatable), accepted before or after the subcommand; files are appended to `plugins`.
+void add_plugin_option(CLI::App& app, std::vector<std::string>& plugins) {
+  app.add_option_function<std::vector<std::string>>(
+         "--plugin",
+         [&plugins](const std::vector<std::string>& files) { plugins.insert(plugins.end(), files.begin(), files.end()); },
+         "load a policy plug-in (a .so built with advplan_add_policy) before running; repeatable; "
+         "ADVPLAN_PLUGINS adds a colon-separated list")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"advplan: adversarial evaluation of plan-generation policies"};
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       fmt::format("advplan {} (commit {})", advplan::version_string(), advplan::git_commit()));
   advplan::cli::Action run;
   advplan::cli::add_scenarios_command(app, run);
   advplan::cli::add_validate_command(app, run);
@@ -18,12 +39,17 @@ int main(int argc, char** argv) {
   advplan::cli::add_tables_command(app, run);
   advplan::cli::add_evaluate_command(app, run);
   advplan::cli::add_list_command(app, run);
+  std::vector<std::string> plugins = advplan::io::plugins_from_env();
+  add_plugin_option(app, plugins);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_plugin_option(*sub, plugins);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   try {
+    // Before the subcommand runs, so a plug-in's policies are selectable by name (--blue, config conditions).
+    for (const auto& file : plugins) advplan::io::load_plugin(file);
     return run ? run() : 2;
   } catch (const advplan::Error& e) {
     fmt::print(stderr, "advplan: {}\n", e.what());

@@ -20,6 +20,7 @@
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/sha256.hpp"
+#include "advplan/version.hpp"
 
 namespace advplan {
 namespace fs = std::filesystem;
@@ -96,8 +97,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   const ExperimentConfig& cfg = *plan.cfg;
   nlohmann::ordered_json j;
   j["program"] = "advplan";
-  j["version"] = ADVPLAN_VERSION;
-  j["git_commit"] = ADVPLAN_GIT_COMMIT;
+  j["version"] = std::string(version_string());
+  j["git_commit"] = std::string(git_commit());
   j["command"] = opts.command;
   j["config_source"] = cfg.source;
   j["config_sha256"] = io::sha256_hex(cfg.text);

@@ -1,7 +1,8 @@
 #pragma once
-// Registration by name (STYLE.md, after OpenSpiel's REGISTER_SPIEL_GAME): a function-local static map of
-// factories, filled by registration objects in each plug-in's translation unit. The library is an OBJECT
-// library, so the linker keeps every registration object.
+// Registration by name (after OpenSpiel's REGISTER_SPIEL_GAME): a function-local static map of factories,
+// filled by registration objects in each policy's translation unit. The library is a shared library, so every
+// registration object in it is kept; a plug-in (advplan_add_policy, loaded with --plugin) registers into the
+// same map when it is loaded.
 #include <fmt/format.h>
 
 #include <functional>

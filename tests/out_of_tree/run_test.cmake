@@ -1,0 +1,64 @@
+# ctest InstallAndOutOfTreePlugin (tests/CMakeLists.txt), script mode. Installs the built advplan into a
+# temporary prefix, builds this folder's plug-in against that prefix with find_package(advplan), and runs
+# the installed CLI with the plug-in on a small config that reads the installed templates.
+# Inputs: -DBUILD_DIR -DPROJECT_DIR -DWORK_DIR -DCXX_COMPILER -DCXX_COMPILER_LAUNCHER -DBUILD_TYPE
+cmake_minimum_required(VERSION 3.25)
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n--- stdout\n${out}\n--- stderr\n${err}")
+  endif()
+  set(STEP_OUT "${out}" PARENT_SCOPE)
+  set(STEP_ERR "${err}" PARENT_SCOPE)
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+run_step("install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+foreach(f bin/advplan include/advplan/version.hpp share/advplan/configs/templates/urban.yaml)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "install: ${prefix}/${f} is missing")
+  endif()
+endforeach()
+
+run_step("--version" "${prefix}/bin/advplan" --version)
+if(NOT STEP_OUT MATCHES "^advplan [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [^)]+\\)")
+  message(FATAL_ERROR "advplan --version printed '${STEP_OUT}'")
+endif()
+
+set(configure_args -S "${PROJECT_DIR}" -B "${WORK_DIR}/build" "-DCMAKE_PREFIX_PATH=${prefix}"
+    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+if(CXX_COMPILER_LAUNCHER)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
+endif()
+run_step("configure the out-of-tree project" "${CMAKE_COMMAND}" ${configure_args})
+run_step("build the out-of-tree plug-in" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
+set(plugin "${WORK_DIR}/build/out_of_tree_blue.so")
+if(NOT EXISTS "${plugin}")
+  message(FATAL_ERROR "the out-of-tree build made no ${plugin}")
+endif()
+
+# One template, two seeds, few replications: a run of a few seconds.
+file(WRITE "${WORK_DIR}/small.yaml" "name: out-of-tree
+seed: 11
+corpus:
+  templates: [urban]
+  seeds: [1, 2]
+  template_dir: ${prefix}/share/advplan/configs/templates
+simulator: {replications: 20}
+bootstrap: {resamples: 50, seed: 3}
+")
+run_step("advplan evaluate with the plug-in" "${prefix}/bin/advplan" evaluate --plugin "${plugin}"
+         --blue out_of_tree_blue --red single --no-reference --config "${WORK_DIR}/small.yaml"
+         --out "${WORK_DIR}/run" --threads 2)
+if(NOT EXISTS "${WORK_DIR}/run/per_scenario.csv")
+  message(FATAL_ERROR "advplan evaluate wrote no ${WORK_DIR}/run/per_scenario.csv")
+endif()
+file(READ "${WORK_DIR}/run/per_scenario.csv" per)
+if(NOT per MATCHES "out_of_tree_blue")
+  message(FATAL_ERROR "per_scenario.csv has no out_of_tree_blue row:\n${per}")
+endif()
+message(STATUS "out-of-tree plug-in ran: ${STEP_ERR}")

@@ -1,4 +1,4 @@
-// End-to-end tests of the `advplan` executable (DESIGN.md §6): `scenarios` writes the corpus as JSON lines,
+// End-to-end tests of the `advplan` executable (docs/ARCHITECTURE.md "Command line"): `scenarios` writes the corpus as JSON lines,
 // deterministically; `validate` accepts a seed plan and prints its metrics, rejects a broken plan naming the
 // field; a bad config path fails with the path in the message and leaves no output file.
 #include <gmock/gmock.h>

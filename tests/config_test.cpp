@@ -1,4 +1,4 @@
-// Experiment config and template reading (DESIGN.md §6, STYLE.md "Constructor validation with exact
+// Experiment config and template reading (docs/CONFIG.md; "constructor validation with exact
 // messages"): bad input gets one sentence naming the file and the key. Each case edits a known-good config or
 // template in a fresh temporary directory, so the error can only come from the edit.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// The council (DESIGN.md §3 "Council"): proposers, mitigation map, adjudicator, deliberation invariants, and a
+// The council (docs/METRICS.md "Council"): proposers, mitigation map, adjudicator, deliberation invariants, and a
 // conformance suite over every registered BLUE planning policy.
 #include <gtest/gtest.h>
 

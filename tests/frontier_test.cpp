@@ -1,4 +1,4 @@
-// Candidate-set selectors and diagnostics (DESIGN.md §3 "Selectors", "Candidate diagnostics") on hand-made
+// Candidate-set selectors and diagnostics (docs/METRICS.md "Selectors and candidate diagnostics") on hand-made
 // candidate sets, plus a property test over random sets. Conventions under test: q and D are maximised, ties go
 // to the lowest index, a NaN score never wins and never dominates, equal points do not dominate each other.
 #include <gtest/gtest.h>
@@ -101,7 +101,7 @@ TEST(ParetoFront, EqualPointsDoNotDominateEachOther) {
 }
 
 TEST(ParetoFront, SingleCandidateAndEmptySet) {
-  EXPECT_EQ(pareto_count(V{0.3}, V{0.1}), 1u);  // DESIGN.md: 1 when k = 1
+  EXPECT_EQ(pareto_count(V{0.3}, V{0.1}), 1u);  // docs/METRICS.md: 1 when k = 1
   EXPECT_EQ(pareto_count(V{}, V{}), 0u);
 }
 

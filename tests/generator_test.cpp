@@ -1,4 +1,4 @@
-// Scenario generator (DESIGN.md §2, §4): deterministic in (template, seed), seeds differ in substance, the
+// Scenario generator (docs/ARCHITECTURE.md "Data model", "Determinism"): deterministic in (template, seed), seeds differ in substance, the
 // paper corpus has the paper's shape, and framing is metadata-only unless applied.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

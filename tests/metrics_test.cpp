@@ -1,4 +1,4 @@
-// Metrics against small plans worked by hand (STYLE.md: "Algorithms tested against known values").
+// Metrics against small plans worked by hand ("Algorithms tested against known values").
 // The scenario is tests/test_fixtures.hpp's tiny_scenario(); every expected number is derived in the comments
 // from the formulas of src/metrics/{quality,structure,coherence,plan_layout}.cpp:
 //   supply_c = sum weight * capability * (priority / 5) * terrain factor; terrain factor = category modifier,

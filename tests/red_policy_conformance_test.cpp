@@ -1,4 +1,4 @@
-// One conformance suite for every registered RED policy (STYLE.md, after OpenSpiel's RandomSimTest), run through
+// One conformance suite for every registered RED policy (after OpenSpiel's RandomSimTest), run through
 // INSTANTIATE_TEST_SUITE_P over RedRegistry::instance().names(), so a new plug-in is tested by registering it.
 // Plus the candidate-stream contract (greedy@k and constraint@k share candidates; greedy@4's are the first 4 of
 // greedy@16's) and the exact error messages of make_red_policy.

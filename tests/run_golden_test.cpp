@@ -1,4 +1,4 @@
-// End-to-end tests of `advplan run` (DESIGN.md §4-§6): the golden run of tests/data/small.yaml reproduced byte
+// End-to-end tests of `advplan run` (docs/TRACES.md, docs/ARCHITECTURE.md "Determinism"): the golden run of tests/data/small.yaml reproduced byte
 // for byte at one and two threads, and bad inputs that must fail with one line on stderr and no complete-looking
 // run directory. Regenerate the golden files with scripts/update_golden.sh (tests/golden/README.md).
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Percentile-bootstrap intervals (DESIGN.md §3 "Statistics"), against exact cases and an independent
+// Percentile-bootstrap intervals (docs/METRICS.md "Statistics"), against exact cases and an independent
 // reference: for a mean of n roughly normal values the 95% percentile interval has half-width close to
 // 1.96 * sd / sqrt(n) (the normal-theory interval the bootstrap approximates).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The rubric-sensitivity and framing-sensitivity studies (DESIGN.md §3 "Studies").
+// The rubric-sensitivity and framing-sensitivity studies (docs/METRICS.md "Rubric validators" and "Framing").
 #include <gtest/gtest.h>
 
 #include <cmath>

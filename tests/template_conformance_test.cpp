@@ -1,4 +1,4 @@
-// One conformance suite for every scenario template (STYLE.md: "One conformance suite for every registered
+// One conformance suite for every scenario template ("One conformance suite for every registered
 // plug-in"), run over every built-in template (whatever configs/templates/*.yaml holds, as embedded in the
 // binary: no list here) and over a template dropped into a directory next to a config, to show that a new
 // template is one YAML file and nothing else. For each: the file parses; for seeds 100..109 every seed plan
@@ -172,7 +172,7 @@ TEST_P(TemplateConformance, DifferentSeedsGiveDifferentScenarios) {
 }
 
 TEST_P(TemplateConformance, CouncilVerbsExist) {
-  // Mitigation map (DESIGN.md §3 "Council"): direct -> dispersion and hardening; cyber -> out-of-band comms;
+  // Mitigation map (docs/METRICS.md "Council"): direct -> dispersion and hardening; cyber -> out-of-band comms;
   // logistics -> redundant supply routing; information gathering -> deception and counter-reconnaissance;
   // public information -> a communication cell.
   const std::pair<Category, const char*> needed[] = {{Category::movement, "disperse"},

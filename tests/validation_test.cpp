@@ -1,4 +1,4 @@
-// Plan parsing and validation (DESIGN.md §2): seed plans validate and round-trip through JSON; each kind of
+// Plan parsing and validation (docs/ARCHITECTURE.md "Data model"): seed plans validate and round-trip through JSON; each kind of
 // invalid plan is rejected with a message naming its JSON path (exact texts from src/core/validation.cpp and
 // src/core/plan_json.cpp); random corruption of a plan's text never crashes or throws.
 #include <gmock/gmock.h>

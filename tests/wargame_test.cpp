@@ -1,4 +1,4 @@
-// The wargame simulator (DESIGN.md §3 "Wargame simulator"; src/sim/wargame.cpp) against the closed form of the
+// The wargame simulator (docs/METRICS.md "Wargame simulator"; src/sim/wargame.cpp) against the closed form of the
 // deterministic Lanchester square law, and its common-random-numbers and monotonicity contracts.
 //
 // Closed form. With noise 0 the rates are alpha = P_B / Pbar and beta = P_R / Pbar (Pbar = (P_B + P_R) / 2),

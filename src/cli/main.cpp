@@ -1,4 +1,4 @@
-// advplan: adversarial evaluation of plan-generation policies. Subcommands in DESIGN.md §6.
+// advplan: adversarial evaluation of plan-generation policies. Subcommands in docs/ARCHITECTURE.md "Command line".
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

@@ -47,7 +47,7 @@ void add_validate_command(CLI::App& app, Action& run) {
   auto plan_path = std::make_shared<std::string>();
   auto scenario_id = std::make_shared<std::string>();
   auto config = std::make_shared<std::string>();
-  cmd->add_option("PLAN", *plan_path, "plan JSON file (DESIGN.md §2 form)")->required();
+  cmd->add_option("PLAN", *plan_path, "plan JSON file (the form of docs/POLICIES.md)")->required();
   cmd->add_option("--scenario", *scenario_id, "scenario id, e.g. urban-100")->required();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
   cmd->callback([&run, plan_path, scenario_id, config] {

@@ -36,7 +36,7 @@ class SinglePolicy final : public RedPolicy {
   }
 };
 
-/// Quality-greedy best-of-k: c_q = argmax q (DESIGN.md §3).
+/// Quality-greedy best-of-k: c_q = argmax q (docs/METRICS.md).
 class GreedyPolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
@@ -53,7 +53,7 @@ class GreedyPolicy final : public RedPolicy {
   }
 };
 
-/// Constraint-aware best-of-k: c_D = argmax lambda q + (1 - lambda) D (DESIGN.md §3).
+/// Constraint-aware best-of-k: c_D = argmax lambda q + (1 - lambda) D (docs/METRICS.md).
 class ConstraintPolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {

@@ -1,5 +1,5 @@
 #pragma once
-// The action graph on Boost.Graph (DESIGN.md §2): one vertex per action, sequence edges along the chain and
+// The action graph on Boost.Graph (docs/ARCHITECTURE.md "Data model"): one vertex per action, sequence edges along the chain and
 // inside each option, a branch edge from `at` to the first action of each option, and a rejoin edge from the
 // last action of each option to the chain step after `at`.
 #include <boost/graph/adjacency_list.hpp>

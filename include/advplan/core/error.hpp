@@ -1,6 +1,6 @@
 #pragma once
 // Typed exceptions. They are caught at the command or scenario boundary, never turned into exit() calls
-// deep inside the library (STYLE.md "Leave behind").
+// deep inside the library.
 #include <stdexcept>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The plan contract of DESIGN.md §2, shared by every policy (C++, external process, language model).
+// The plan contract (docs/POLICIES.md "1.5 The plan"), shared by every policy (C++, external process, language model).
 #include <map>
 #include <string>
 #include <vector>

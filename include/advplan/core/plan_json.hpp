@@ -1,5 +1,5 @@
 #pragma once
-// JSON read and write for plans and scenarios (nlohmann/json). The JSON form is DESIGN.md §2.
+// JSON read and write for plans and scenarios (nlohmann/json). The JSON form is in docs/POLICIES.md "1.5 The plan".
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Keyed random streams (DESIGN.md §4). Every draw comes from a stream derived from
+// Keyed random streams (docs/ARCHITECTURE.md "Determinism"). Every draw comes from a stream derived from
 // (run seed, scenario id, purpose, index) by SplitMix64 over an FNV-1a hash; no generator is shared or global.
 // The generator is xoshiro256**; distributions are written here, not taken from <random>, so the same key gives
 // the same numbers with any standard library.

@@ -1,5 +1,5 @@
 #pragma once
-// A typed scenario (DESIGN.md §2). Immutable value generated from (template, seed); it carries everything a
+// A typed scenario (docs/ARCHITECTURE.md "Data model"). Immutable value generated from (template, seed); it carries everything a
 // policy or metric needs, so an external policy sees the same facts as a C++ one.
 #include <array>
 #include <cstdint>

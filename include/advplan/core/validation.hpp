@@ -1,5 +1,5 @@
 #pragma once
-// Plan parsing and validation (DESIGN.md §2). Every violation is reported with its JSON path, e.g.
+// Plan parsing and validation (docs/ARCHITECTURE.md "Data model"). Every violation is reported with its JSON path, e.g.
 // `actions[3].asset: unknown asset "b-tank-9"`. Nothing here throws on bad input; whatever the input,
 // the result is a list of violations.
 #include <nlohmann/json_fwd.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The closed vocabularies of DESIGN.md §2: sides, action categories, RED pressure categories, framings.
+// The closed vocabularies (docs/ARCHITECTURE.md "Data model"): sides, action categories, RED pressure categories, framings.
 #include <array>
 #include <optional>
 #include <string_view>
@@ -67,7 +67,7 @@ inline constexpr std::array<PressureCategories, kNumPressures> kPressureTable{{
 }};
 inline constexpr const PressureCategories& pressure_categories(Pressure p) { return kPressureTable[index(p)]; }
 
-/// The pressure a RED action of this category exerts (DESIGN.md §3 "Pressure"); nullopt for categories that
+/// The pressure a RED action of this category exerts (docs/METRICS.md "RED candidates and pressure"); nullopt for categories that
 /// exert none (protection, command, civil).
 std::optional<Pressure> pressure_of(Category c);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Summaries and tables computed from the trace CSVs alone (DESIGN.md §5). `advplan run` and `advplan tables`
+// Summaries and tables computed from the trace CSVs alone (docs/TRACES.md). `advplan run` and `advplan tables`
 // both go through these functions, so the tables a run writes and the tables rebuilt from its CSVs are
 // byte-identical.
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// The rubric-sensitivity, framing-sensitivity and component studies (docs/METRICS.md "Studies"). Each names the
+// The rubric-sensitivity, framing-sensitivity and component studies (docs/METRICS.md "Rubric validators" and "Framing"). Each names the
 // conditions it compares in the config (StudiesConfig).
 #include <string>
 #include <utility>

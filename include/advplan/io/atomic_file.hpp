@@ -1,6 +1,6 @@
 #pragma once
 // Files are written to a temporary name beside the target and renamed when complete, so a crash or an error
-// never leaves a truncated file that looks whole (DESIGN.md §5).
+// never leaves a truncated file that looks whole (docs/TRACES.md).
 #include <fstream>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Candidate-set diagnostics (DESIGN.md §3 "Selectors", "Candidate diagnostics"). Free functions over plain
+// Candidate-set diagnostics (docs/METRICS.md "Selectors and candidate diagnostics"). Free functions over plain
 // values. Convention: q and D are both maximised. NaN-safe: a NaN score never wins and never dominates.
 #include <array>
 #include <span>

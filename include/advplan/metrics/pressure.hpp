@@ -1,5 +1,5 @@
 #pragma once
-// RED pressure (DESIGN.md §3 "Pressure"). A RED plan's effort share per pressure category comes from the
+// RED pressure (docs/METRICS.md "RED candidates and pressure"). A RED plan's effort share per pressure category comes from the
 // categories of its actions (pressure_of in vocabulary.hpp); BLUE's vulnerability to a pressure falls with the
 // actions of its counter category (kPressureTable in vocabulary.hpp). Formulas in docs/METRICS.md.
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// Synthetic quality q (paper "synthetic quality score"; DESIGN.md §3 "Quality q"):
+// Synthetic quality q (paper "synthetic quality score"; docs/METRICS.md "Quality q"):
 //   q = w_e * e + w_c * (1 - c) + w_r * (1 - r),   defaults w_e = .5, w_c = .3, w_r = .2.
 // Sub-formulas in docs/METRICS.md.
 #include "advplan/core/plan.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Percentile-bootstrap intervals over scenarios (DESIGN.md §3 "Statistics"). Resamples come from a stream
+// Percentile-bootstrap intervals over scenarios (docs/METRICS.md "Statistics"). Resamples come from a stream
 // keyed by (bootstrap seed, key), so the same CSV rows and seed give the same interval in `advplan run` and
 // `advplan tables`.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Structure diagnostics, exactly as the paper states them (DESIGN.md §3).
+// Structure diagnostics, exactly as the paper states them (docs/METRICS.md).
 #include "advplan/core/plan.hpp"
 
 namespace advplan {

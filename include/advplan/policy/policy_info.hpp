@@ -1,5 +1,5 @@
 #pragma once
-// Static description of a policy plug-in (STYLE.md, after OpenSpiel's GameType): short name, side, whether it
+// Static description of a policy plug-in (after OpenSpiel's GameType): short name, side, whether it
 // samples k candidates, its thread safety, and a parameter spec with defaults and ranges.
 #include <map>
 #include <optional>

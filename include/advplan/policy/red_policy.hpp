@@ -1,5 +1,5 @@
 #pragma once
-// RED response policies behind one interface (STYLE.md: a checked non-virtual entry point, a static
+// RED response policies behind one interface (a checked non-virtual entry point, a static
 // description, registration by name). Registered: single, greedy, constraint, llm_offline (and llm_live in
 // src/policy/llm_live_policies.cpp, with the client in openai_client.hpp).
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// (template, seed) -> Scenario, deterministic (DESIGN.md §2). Framing handling (metadata vs applied) is in
+// (template, seed) -> Scenario, deterministic (docs/ARCHITECTURE.md "Data model"). Framing handling (metadata vs applied) is in
 // framing.hpp; the generator always stores the sampled framing and, under FramingMode::applied, applies it.
 #include <cstdint>
 

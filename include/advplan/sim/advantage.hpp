@@ -1,5 +1,5 @@
 #pragma once
-// Advantage and Nash gap (DESIGN.md §3, reconstruction of the paper's lost equation).
+// Advantage and Nash gap (docs/METRICS.md, reconstruction of the paper's lost equation).
 namespace advplan {
 
 /// A(B, R) = (1 + q_B - q_R) / 2, so A(B,R) + A(R,B) = 1 and A = .5 at parity.

@@ -1,5 +1,5 @@
 #pragma once
-// Stylised stochastic wargame (DESIGN.md §3 "Wargame simulator"). Each side's effective power grows with raw
+// Stylised stochastic wargame (docs/METRICS.md "Wargame simulator"). Each side's effective power grows with raw
 // asset capability, quality q and coherence D; strengths follow a stochastic Lanchester square law with a
 // break point and a time limit. Replication r of a scenario uses the same noise in every condition (common
 // random numbers): draw the noise once per scenario with draw_noise and reuse it. The R replications advance

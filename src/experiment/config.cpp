@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/yaml_reader.hpp"
 
@@ -21,14 +22,6 @@ std::string_view to_string(FramingMode m) { return m == FramingMode::metadata ? 
 namespace {
 
 constexpr const char* kBuiltinConfig = "configs/experiments/paper.yaml";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot read file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::string& base_dir) {
   const auto ids = corpus.at("templates");
@@ -52,7 +45,7 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
       const fs::path p = fs::path(base_dir) / dir / (id + ".yaml");
       source = p.lexically_normal().string();
       if (!fs::exists(p)) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, source));
-      text = read_file(source);
+      text = io::read_text_file(source);
     }
     ScenarioTemplate t = parse_template(text, source);
     if (t.id != id) ids.at(i).fail(fmt::format("template file {} declares id '{}', not '{}'", source, t.id, id));
@@ -347,7 +340,7 @@ PolicyContext policy_context(const ExperimentConfig& cfg) {
 
 ExperimentConfig load_experiment_config(const std::string& path) {
   if (!fs::exists(path)) throw IoError(fmt::format("{}: config file not found", path));
-  const std::string text = read_file(path);
+  const std::string text = io::read_text_file(path);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
   return parse_experiment_config(text, path, base);

@@ -388,10 +388,19 @@ WaitState group_wait_state(pid_t pg) {
     if (DIR* t = ::opendir((dir + "/task").c_str())) {
       while (const dirent* te = ::readdir(t)) {
         if (te->d_name[0] < '0' || te->d_name[0] > '9') continue;
-        std::ifstream wc(dir + "/task/" + te->d_name + "/wchan");
+        const std::string task = dir + "/task/" + te->d_name;
+        std::ifstream ts(task + "/stat");
+        std::string tstat;
+        std::getline(ts, tstat);
+        const auto tclose = tstat.rfind(')');
+        if (tclose != std::string::npos && tclose + 2 < tstat.size() && tstat[tclose + 2] == 'R') {
+          seen_any = true;  // running: busy, whatever the wait channel says
+          continue;
+        }
+        std::ifstream wc(task + "/wchan");
         std::string chan;
         std::getline(wc, chan);
-        if (chan.empty() || chan == "0") continue;
+        if (chan.empty() || chan == "0") continue;  // a sleeping task without a visible wait channel
         seen_any = true;
         if (chan.find("pipe_read") != std::string::npos || chan.find("poll") != std::string::npos ||
             chan.find("select") != std::string::npos || chan.find("pipe_wait") != std::string::npos) {
@@ -441,8 +450,9 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
                                       std::chrono::duration<double>(opt_.startup_check_s));
   const auto grace_end = Clock::now() + 300ms;
   std::vector<bool> ready(workers_.size(), false);
+  bool ever_visible = false;  // some wait channel was readable: /proc shows what processes wait on
   for (;;) {
-    bool all_ready = true, visible = true;
+    bool all_ready = true;
     for (std::size_t i = 0; i < workers_.size(); ++i) {
       auto& w = workers_[i];
       if (auto e = peek_exit(w->pid)) {
@@ -456,11 +466,11 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
       if (!ready[i]) {
         const WaitState st = group_wait_state(w->pid);
         ready[i] = st == WaitState::waiting_for_input;
-        visible = visible && st != WaitState::unknown;
+        ever_visible = ever_visible || st != WaitState::unknown;
         all_ready = all_ready && ready[i];
       }
     }
-    if (all_ready || Clock::now() >= end || (!visible && Clock::now() >= grace_end)) break;
+    if (all_ready || Clock::now() >= end || (!ever_visible && Clock::now() >= grace_end)) break;
     std::this_thread::sleep_for(5ms);
   }
   for (std::size_t i = 0; i < workers_.size(); ++i) idle_.push_back(i);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hostile BLUE planning policies for tests/hardening_test.cpp. The first argument picks the behaviour:
 
-  deep        answers with a plan holding a field that nests 40,000 arrays (about 80 KB)
+  deep        answers with a plan whose first action's metadata nests 40,000 arrays (about 80 KB)
   deep-id     answers with a request_id nested 40,000 levels deep
   deep-error  answers with an "error" nested 40,000 levels deep
   escape PIDFILE   starts a detached grandchild (setsid, a double fork) that keeps our stdout and stderr
@@ -63,9 +63,10 @@ def main():
         plan = scenario["blue_seed_plans"][0]
         seed = int(scenario["seed"])
         if mode == "deep":
-            plan_text = json.dumps(plan)
-            plan_text = plan_text[:-1] + ', "notes": ' + nested(40000, "1") + "}"
-            sys.stdout.write('{"request_id": %d, "plan": %s}\n' % (rid, plan_text))
+            deep = json.loads(json.dumps(plan))
+            deep["actions"][0]["metadata"] = {"deep": "PLACEHOLDER"}
+            text = json.dumps({"request_id": rid, "plan": deep}).replace('"PLACEHOLDER"', nested(40000, "1"))
+            sys.stdout.write(text + "\n")
             sys.stdout.flush()
         elif mode == "deep-id":
             sys.stdout.write('{"request_id": ' + nested(40000, str(rid)) + "}\n")

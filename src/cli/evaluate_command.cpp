@@ -82,7 +82,7 @@ std::string evaluation_summary(const io::CsvTable& per, const std::string& blue,
     }
   }
   std::string md = t.markdown();
-  // One row per distinct cause (the reason's first two parts, numbers masked), with its count and the first
+  // One row per distinct cause (failure_cause: the reason's leading parts, numbers masked), with its count and the first
   // row that had it, quoted as a short excerpt: a broken policy reads as a few causes, not 50 similar rows.
   struct Cause {
     std::size_t rows = 0;
@@ -102,12 +102,16 @@ std::string evaluation_summary(const io::CsvTable& per, const std::string& blue,
   md += fmt::format("\n**Failures of `{}`: {} row(s)** (per_scenario.csv, columns status and failure_reason)\n", blue, total);
   if (total > 0) {
     md += "\n| Cause | Rows | First scenario | RED | First reason |\n|---|---|---|---|---|\n";
-    for (const auto& key : order) {
+    constexpr std::size_t kMaxCauses = 50;
+    for (std::size_t k = 0; k < order.size() && k < kMaxCauses; ++k) {
+      const std::string& key = order[k];
       const Cause& c = causes.at(key);
       md += fmt::format("| {} | {} | {} | {} | `{}` |\n", md_cell(key), c.rows, md_cell(per.at(c.first, "scenario_id")),
                         md_cell(per.at(c.first, "red_policy")),
                         md_cell(io::excerpt(per.at(c.first, "failure_reason"), 200)));
     }
+    if (order.size() > kMaxCauses)
+      md += fmt::format("\n... and {} more causes in per_scenario.csv\n", order.size() - kMaxCauses);
   }
   return md;
 }

@@ -471,7 +471,7 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
       }
     }
     if (all_ready || Clock::now() >= end || (!ever_visible && Clock::now() >= grace_end)) break;
-    std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(10ms);  // each check scans /proc: keep it cheap
   }
   for (std::size_t i = 0; i < workers_.size(); ++i) idle_.push_back(i);
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "advplan/core/error.hpp"
@@ -10,6 +11,7 @@
 #include "advplan/experiment/runner.hpp"
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/untrusted.hpp"
 #include "advplan/metrics/statistics.hpp"
 #include "commands.hpp"
 
@@ -27,6 +29,29 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 std::string label(const std::string& blue, const std::string& red) { return blue + " vs " + red; }
+
+/// The cause of a failure reason: its first two ": "-separated parts after the side tag, digits masked as N
+/// and at most 80 characters ("blue: exec: request_id mismatch", "blue: exec: timeout after N.N s").
+std::string failure_cause(const std::string& reason) {
+  const int parts = reason.starts_with("blue: ") || reason.starts_with("red: ") ? 3 : 2;
+  std::size_t cut = reason.find(": ");
+  for (int k = 1; k < parts && cut != std::string::npos; ++k) cut = reason.find(": ", cut + 2);
+  std::string c = reason.substr(0, cut);
+  for (char& ch : c)
+    if (ch >= '0' && ch <= '9') ch = 'N';
+  return io::excerpt(c, 80);
+}
+
+/// Text safe inside a markdown table cell.
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '`') out += '\'';
+    else out += c;
+  }
+  return out;
+}
 
 /// summary.md: per RED baseline, advantage and win rate with intervals for the policy, the seed plan and the
 /// council; then the failures.
@@ -57,19 +82,37 @@ std::string evaluation_summary(const io::CsvTable& per, const std::string& blue,
     }
   }
   std::string md = t.markdown();
-  std::size_t shown = 0, total = 0;
-  std::string fails;
+  // One row per distinct cause (failure_cause: the reason's leading parts, numbers masked), with its count and the first
+  // row that had it, quoted as a short excerpt: a broken policy reads as a few causes, not 50 similar rows.
+  struct Cause {
+    std::size_t rows = 0;
+    std::size_t first = 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Cause> causes;
+  std::size_t total = 0;
   for (std::size_t i = 0; i < per.size(); ++i) {
     if (per.at(i, "status") == "ok" || per.at(i, "blue_policy") != blue) continue;
     ++total;
-    if (shown < 50) {
-      fails += fmt::format("| {} | {} | {} |\n", per.at(i, "scenario_id"), per.at(i, "red_policy"), per.at(i, "failure_reason"));
-      ++shown;
-    }
+    const std::string key = failure_cause(per.at(i, "failure_reason"));
+    auto [it, fresh] = causes.try_emplace(key, Cause{0, i});
+    if (fresh) order.push_back(key);
+    ++it->second.rows;
   }
   md += fmt::format("\n**Failures of `{}`: {} row(s)** (per_scenario.csv, columns status and failure_reason)\n", blue, total);
-  if (total > 0) md += "\n| Scenario | RED | Reason |\n|---|---|---|\n" + fails;
-  if (total > shown) md += fmt::format("\n... and {} more in per_scenario.csv\n", total - shown);
+  if (total > 0) {
+    md += "\n| Cause | Rows | First scenario | RED | First reason |\n|---|---|---|---|---|\n";
+    constexpr std::size_t kMaxCauses = 50;
+    for (std::size_t k = 0; k < order.size() && k < kMaxCauses; ++k) {
+      const std::string& key = order[k];
+      const Cause& c = causes.at(key);
+      md += fmt::format("| {} | {} | {} | {} | `{}` |\n", md_cell(key), c.rows, md_cell(per.at(c.first, "scenario_id")),
+                        md_cell(per.at(c.first, "red_policy")),
+                        md_cell(io::excerpt(per.at(c.first, "failure_reason"), 200)));
+    }
+    if (order.size() > kMaxCauses)
+      md += fmt::format("\n... and {} more causes in per_scenario.csv\n", order.size() - kMaxCauses);
+  }
   return md;
 }
 
@@ -85,6 +128,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto threads = std::make_shared<int>(0);
   auto no_refs = std::make_shared<bool>(false);
   auto refs = std::make_shared<std::string>("seed,council");
+  auto fail_on = std::make_shared<double>(-1.0);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -95,8 +139,11 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--reference", *refs, "comma-separated BLUE policies the policy is compared with")
       ->capture_default_str();
   cmd->add_flag("--no-reference", *no_refs, "skip the reference rows");
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs] {
+  cmd->add_option("--fail-on", *fail_on,
+                  "exit with status 1 when the policy's failed rows are more than this share of its rows (0..1)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       const auto red_list = split_list(*reds);
@@ -114,14 +161,23 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
       const std::string md = evaluation_summary(per, *blue, red_list, references, bs);
       io::write_file_atomic((fs::path(*out) / "summary.md").string(), md);
-      std::size_t policy_failures = 0;
-      for (std::size_t i = 0; i < per.size(); ++i)
-        if (per.at(i, "blue_policy") == *blue && per.at(i, "status") != "ok") ++policy_failures;
+      std::size_t policy_failures = 0, policy_rows = 0;
+      for (std::size_t i = 0; i < per.size(); ++i) {
+        if (per.at(i, "blue_policy") != *blue) continue;
+        ++policy_rows;
+        if (per.at(i, "status") != "ok") ++policy_failures;
+      }
       fmt::print("{}", md);
       fmt::print(stderr, "advplan: evaluated {} on {} scenarios in {:.2f}s: {} failure(s); wrote {}\n", *blue,
                  s.scenarios, s.seconds, policy_failures, *out);
       if (s.scenarios_with_blue_plan == 0) {
         fmt::print(stderr, "advplan: {} produced no plan on any scenario\n", *blue);
+        return 1;
+      }
+      if (*fail_on >= 0 && policy_rows > 0 &&
+          static_cast<double>(policy_failures) > *fail_on * static_cast<double>(policy_rows)) {
+        fmt::print(stderr, "advplan: {} failed on {} of {} rows, more than --fail-on {} allows\n", *blue,
+                   policy_failures, policy_rows, *fail_on);
         return 1;
       }
       return 0;

@@ -8,6 +8,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/untrusted.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
@@ -59,7 +60,11 @@ void add_validate_command(CLI::App& app, Action& run) {
       if (!parsed.ok()) {
         fmt::print(stderr, "{}: invalid plan for scenario {} ({} violation{}):\n", *plan_path, sc.id,
                    parsed.violations.size(), parsed.violations.size() == 1 ? "" : "s");
-        for (const auto& v : parsed.violations) fmt::print(stderr, "  {}: {}\n", *plan_path, v.str());
+        constexpr std::size_t kShown = 50;  // a plan with thousands of faults gets the first ones, each one line
+        for (std::size_t i = 0; i < parsed.violations.size() && i < kShown; ++i)
+          fmt::print(stderr, "  {}: {}\n", *plan_path, io::excerpt(parsed.violations[i].str(), 300));
+        if (parsed.violations.size() > kShown)
+          fmt::print(stderr, "  {}: and {} more\n", *plan_path, parsed.violations.size() - kShown);
         return 1;
       }
       const Plan& p = *parsed.plan;

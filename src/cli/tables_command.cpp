@@ -5,6 +5,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/analysis.hpp"
+#include "advplan/io/untrusted.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -58,7 +59,15 @@ void add_tables_command(CLI::App& app, Action& run) {
           all.emplace_back(v, build_tables(slice_run(r, *by, v), bs));
         }
         const fs::path dest = out->empty() ? tables / ("by_" + *by) : fs::path(*out);
-        for (const auto& [v, files] : all) write_files((dest / v).string(), files);
+        // Cell values are data: each becomes one safe directory name under dest (never "..", "/" or an
+        // absolute path); values that map to the same name get -2, -3, ...
+        std::set<std::string> used;
+        for (const auto& [v, files] : all) {
+          const std::string base = io::safe_path_component(v);
+          std::string name = base;
+          for (int k = 2; !used.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
+          write_files((dest / name).string(), files);
+        }
         fmt::print(stderr, "advplan: wrote {} slices to {}\n", all.size(), dest.string());
         return 0;
       }
@@ -71,7 +80,8 @@ void add_tables_command(CLI::App& app, Action& run) {
         if (s.scenarios.size() == 0)
           throw ConfigError(fmt::format("tables: --only {}: no scenario has {} '{}' (values: {})", *only, col, val,
                                         distinct_values_note(r, col)));
-        const std::string dest = out->empty() ? (tables / ("only_" + col + "_" + val)).string() : *out;
+        const std::string dest =
+            out->empty() ? (tables / io::safe_path_component("only_" + col + "_" + val)).string() : *out;
         write_files(dest, build_tables(s, bs));
         fmt::print(stderr, "advplan: wrote tables over {} to {}\n", *only, dest);
         return 0;

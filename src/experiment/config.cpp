@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,13 @@ void read_corpus(ExperimentConfig& cfg, const YamlReader& root, const std::strin
   cfg.seed_to = static_cast<std::uint64_t>(seeds.at(1).as_int_in(0, INT64_MAX));
   if (cfg.seed_from > cfg.seed_to) seeds.fail("first seed is greater than last seed");
   read_templates(cfg, corpus, base_dir);
+  // Joint bound: each key's own range allows corpora that cannot fit in memory or time.
+  constexpr std::uint64_t kMaxScenarios = 100000;
+  const std::uint64_t n_seeds = cfg.seed_to - cfg.seed_from + 1;
+  const std::uint64_t n_templates = std::max<std::uint64_t>(1, cfg.templates.size());
+  if (n_seeds > kMaxScenarios || n_seeds * n_templates > kMaxScenarios)
+    seeds.fail(fmt::format("[{}, {}] gives {} seeds x {} templates; at most {} scenarios fit in one run",
+                           cfg.seed_from, cfg.seed_to, n_seeds, n_templates, kMaxScenarios));
 }
 
 void read_quality_weights(ExperimentConfig& cfg, const YamlReader& qw) {
@@ -148,6 +156,12 @@ SimConfig read_simulator(const YamlReader& s) {
   if (s.has("dt")) sim.dt = s.at("dt").as_double_in(1e-4, 1);
   if (s.has("noise")) sim.noise = s.at("noise").as_double_in(0, 2);
   if (s.has("step_noise")) sim.step_noise = s.at("step_noise").as_double_in(0, 2);
+  // Joint bound: the simulator draws replications x time_limit noise steps per side for each evaluation.
+  constexpr long long kMaxSimSteps = 10000000;
+  const long long steps = static_cast<long long>(sim.replications) * sim.time_limit;
+  if (steps > kMaxSimSteps)
+    s.fail(fmt::format("replications x time_limit is {} x {} = {}; at most {} fit in memory per evaluation",
+                       sim.replications, sim.time_limit, steps, kMaxSimSteps));
   return sim;
 }
 

@@ -126,7 +126,7 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["rows"] = s.rows;
   j["failed_rows"] = s.failed_rows;
   j["wall_seconds"] = s.seconds;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -136,7 +136,11 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const ExperimentConfig& cfg = *plan.cfg;
   check_writable(opts.out_dir);
   // A stale run_metadata.json from an earlier run in this directory would make a failed rerun look complete.
-  fs::remove(fs::path(opts.out_dir) / "run_metadata.json");
+  const fs::path stale = fs::path(opts.out_dir) / "run_metadata.json";
+  if (std::error_code ec; fs::exists(fs::symlink_status(stale, ec)) && !fs::is_regular_file(fs::symlink_status(stale, ec)))
+    throw IoError(fmt::format("{}: exists and is not a regular file; the run writes its metadata there, so move it "
+                              "away first", stale.string()));
+  fs::remove(stale);
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 

@@ -21,7 +21,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/io/process_pool.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/quality.hpp"

@@ -1,6 +1,7 @@
 // `advplan evaluate --blue POLICY [--red LIST] [--config C] --out DIR [--workers N] [--threads N]`
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -8,10 +9,11 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/analysis.hpp"
+#include "advplan/experiment/evaluation.hpp"
 #include "advplan/experiment/runner.hpp"
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/io/atomic_file.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/statistics.hpp"
 #include "commands.hpp"
 
@@ -28,94 +30,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-std::string label(const std::string& blue, const std::string& red) { return blue + " vs " + red; }
-
-/// The cause of a failure reason: its first two ": "-separated parts after the side tag, digits masked as N
-/// and at most 80 characters ("blue: exec: request_id mismatch", "blue: exec: timeout after N.N s").
-std::string failure_cause(const std::string& reason) {
-  const int parts = reason.starts_with("blue: ") || reason.starts_with("red: ") ? 3 : 2;
-  std::size_t cut = reason.find(": ");
-  for (int k = 1; k < parts && cut != std::string::npos; ++k) cut = reason.find(": ", cut + 2);
-  std::string c = reason.substr(0, cut);
-  for (char& ch : c)
-    if (ch >= '0' && ch <= '9') ch = 'N';
-  return io::excerpt(c, 80);
-}
-
-/// Text safe inside a markdown table cell.
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += '\'';
-    else out += c;
-  }
-  return out;
-}
-
-/// summary.md: per RED baseline, advantage and win rate with intervals for the policy, the seed plan and the
-/// council; then the failures.
-std::string evaluation_summary(const io::CsvTable& per, const std::string& blue, const std::vector<std::string>& reds,
-                               const std::vector<std::string>& references, const BootstrapSettings& bs) {
-  TextTable t{"summary", fmt::format("Evaluation of BLUE policy `{}` against the fixed RED baselines", blue),
-              {"RED baseline", "BLUE policy", "plans", "failures", "BLUE advantage", "BLUE win rate"}, {}};
-  std::vector<std::string> blues{blue};
-  for (const auto& r : references)
-    if (r != blue) blues.push_back(r);
-  for (const auto& red : reds) {
-    for (const auto& b : blues) {
-      const std::string cond = label(b, red);
-      std::vector<double> adv, win;
-      std::size_t failures = 0;
-      for (std::size_t i = 0; i < per.size(); ++i) {
-        if (per.at(i, "condition") != cond) continue;
-        if (per.at(i, "status") != "ok") {
-          ++failures;
-          continue;
-        }
-        adv.push_back(per.real(i, "advantage"));
-        win.push_back(per.real(i, "blue_win_rate"));
-      }
-      const auto a = bootstrap_mean(adv, bs.resamples, bs.seed, fmt::format("all|{}|advantage", cond));
-      const auto w = bootstrap_mean(win, bs.resamples, bs.seed, fmt::format("all|{}|blue_win_rate", cond));
-      t.rows.push_back({red, b, std::to_string(adv.size()), std::to_string(failures), interval_cell(a), interval_cell(w)});
-    }
-  }
-  std::string md = t.markdown();
-  // One row per distinct cause (failure_cause: the reason's leading parts, numbers masked), with its count and the first
-  // row that had it, quoted as a short excerpt: a broken policy reads as a few causes, not 50 similar rows.
-  struct Cause {
-    std::size_t rows = 0;
-    std::size_t first = 0;
-  };
-  std::vector<std::string> order;
-  std::map<std::string, Cause> causes;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < per.size(); ++i) {
-    if (per.at(i, "status") == "ok" || per.at(i, "blue_policy") != blue) continue;
-    ++total;
-    const std::string key = failure_cause(per.at(i, "failure_reason"));
-    auto [it, fresh] = causes.try_emplace(key, Cause{0, i});
-    if (fresh) order.push_back(key);
-    ++it->second.rows;
-  }
-  md += fmt::format("\n**Failures of `{}`: {} row(s)** (per_scenario.csv, columns status and failure_reason)\n", blue, total);
-  if (total > 0) {
-    md += "\n| Cause | Rows | First scenario | RED | First reason |\n|---|---|---|---|---|\n";
-    constexpr std::size_t kMaxCauses = 50;
-    for (std::size_t k = 0; k < order.size() && k < kMaxCauses; ++k) {
-      const std::string& key = order[k];
-      const Cause& c = causes.at(key);
-      md += fmt::format("| {} | {} | {} | {} | `{}` |\n", md_cell(key), c.rows, md_cell(per.at(c.first, "scenario_id")),
-                        md_cell(per.at(c.first, "red_policy")),
-                        md_cell(io::excerpt(per.at(c.first, "failure_reason"), 200)));
-    }
-    if (order.size() > kMaxCauses)
-      md += fmt::format("\n... and {} more causes in per_scenario.csv\n", order.size() - kMaxCauses);
-  }
-  return md;
-}
-
 }  // namespace
 
 void add_evaluate_command(CLI::App& app, Action& run) {
@@ -129,6 +43,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto no_refs = std::make_shared<bool>(false);
   auto refs = std::make_shared<std::string>("seed,council");
   auto fail_on = std::make_shared<double>(-1.0);
+  auto budget = std::make_shared<std::string>("1,2,4,8,16");
+  auto rerun = std::make_shared<std::size_t>(5);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -139,18 +55,33 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--reference", *refs, "comma-separated BLUE policies the policy is compared with")
       ->capture_default_str();
   cmd->add_flag("--no-reference", *no_refs, "skip the reference rows");
+  cmd->add_option("--budget", *budget, "comma-separated k of the greedy@k robustness sweep (empty: none)")
+      ->capture_default_str();
+  cmd->add_option("--rerun", *rerun, "scenarios re-evaluated for the reproducibility check (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--fail-on", *fail_on,
                   "exit with status 1 when the policy's failed rows are more than this share of its rows (0..1)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on] {
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
-      const auto red_list = split_list(*reds);
-      if (red_list.empty()) throw ConfigError("evaluate: --red names no RED baseline");
-      std::vector<std::string> references;
-      if (!*no_refs) references = split_list(*refs);
-      const RunPlan plan = prepare_run(cfg, evaluate_conditions(*blue, red_list, references));  // bad policies fail here, before any work
+      EvaluateSpec spec;
+      spec.blue = *blue;
+      spec.reds = split_list(*reds);
+      if (spec.reds.empty()) throw ConfigError("evaluate: --red names no RED baseline");
+      spec.references.clear();
+      if (!*no_refs) spec.references = split_list(*refs);
+      spec.budget_ks.clear();
+      for (const auto& k : split_list(*budget)) {
+        int v = 0;
+        const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
+        if (ec != std::errc() || p != k.data() + k.size() || v < 1 || v > 1024)
+          throw ConfigError(fmt::format("evaluate: --budget: '{}' is not a k in 1..1024", k));
+        spec.budget_ks.push_back(v);
+      }
+      const RunPlan plan = prepare_run(cfg, evaluate_conditions(spec));  // bad policies fail here, before any work
       RunOptions opts;
       opts.out_dir = *out;
       opts.threads = *threads;
@@ -158,9 +89,13 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.command = "evaluate";
       const RunSummary s = run_experiment(plan, opts);
       const io::CsvTable per = io::CsvTable::read((fs::path(*out) / "per_scenario.csv").string());
+      const io::CsvTable cand = io::CsvTable::read((fs::path(*out) / "candidates.csv").string());
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-      const std::string md = evaluation_summary(per, *blue, red_list, references, bs);
-      io::write_file_atomic((fs::path(*out) / "summary.md").string(), md);
+      std::string exempt;
+      const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
+      const auto files = evaluation_report(per, cand, repro, exempt, spec, bs);
+      write_files(*out, files);
+      const std::string& md = files.front().second;
       std::size_t policy_failures = 0, policy_rows = 0;
       for (std::size_t i = 0; i < per.size(); ++i) {
         if (per.at(i, "blue_policy") != *blue) continue;

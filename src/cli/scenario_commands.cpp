@@ -8,7 +8,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/io/atomic_file.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"

@@ -5,7 +5,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/analysis.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {

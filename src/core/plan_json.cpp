@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 using nlohmann::json;

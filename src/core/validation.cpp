@@ -9,7 +9,7 @@
 
 #include "advplan/core/action_graph.hpp"
 #include "advplan/core/plan_json.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 

@@ -31,17 +31,6 @@ namespace {
 std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
 }  // namespace
 
-std::vector<Condition> evaluate_conditions(const std::string& blue, const std::vector<std::string>& reds,
-                                           const std::vector<std::string>& references) {
-  std::vector<Condition> conds;
-  for (const auto& r : reds) {
-    conds.push_back({blue + " vs " + r, blue, r, "evaluate"});
-    for (const auto& ref : references)
-      if (ref != blue) conds.push_back({ref + " vs " + r, ref, r, "reference"});
-  }
-  return conds;
-}
-
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;

@@ -9,7 +9,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/atomic_file.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan::io {
 

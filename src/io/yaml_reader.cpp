@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan::io {
 

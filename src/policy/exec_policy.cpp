@@ -7,7 +7,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 

@@ -9,7 +9,7 @@
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/scenario/plan_ops.hpp"

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "advplan/core/error.hpp"
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/policy/policy_settings.hpp"
 
 namespace advplan {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/policy/exec_policy.hpp"
 #include "fuzz_common.hpp"
 

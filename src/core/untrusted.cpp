@@ -1,4 +1,4 @@
-#include "advplan/io/untrusted.hpp"
+#include "advplan/core/untrusted.hpp"
 
 #include <fmt/format.h>
 

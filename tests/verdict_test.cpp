@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
 #include "advplan/core/random.hpp"
 #include "advplan/experiment/evaluation.hpp"
+#include "advplan/experiment/leaderboard.hpp"
 #include "advplan/experiment/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/quality.hpp"
@@ -93,21 +95,22 @@ class DisguisedSeed final : public BluePolicy {
   }
 };
 
-/// The seed plan with a protection action inserted before every exposed step of its chain.
+/// The seed plan with a protection action inserted before each of its first `limit` exposed chain steps.
 class ProtectExposed final : public BluePolicy {
  public:
-  static PolicyInfo static_info() {
-    return {"test_protect_exposed", Side::Blue, false, 1, ThreadSafety::constant, {},
-            "test: the seed plan, protecting every exposed step"};
+  static PolicyInfo static_info(const char* name = "test_protect_exposed") {
+    return {name, Side::Blue, false, 1, ThreadSafety::constant, {}, "test: the seed plan, protecting exposed steps"};
   }
-  explicit ProtectExposed(Params p) : BluePolicy(static_info(), std::move(p)) {}
+  ProtectExposed(Params p, std::size_t limit, const char* name)
+      : BluePolicy(static_info(name), std::move(p)), limit_(limit) {}
 
  protected:
   BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
     BluePlanResult r;
     Plan plan = sc.blue_seed_plans.front();
     plan.plan_id += "/protected";
-    for (std::size_t pos = 0; pos < plan.chain.size(); ++pos) {
+    std::size_t added = 0;
+    for (std::size_t pos = 0; pos < plan.chain.size() && added < limit_; ++pos) {
       const int idx = plan.find_action(plan.chain[pos]);
       if (idx < 0) continue;
       const Action& step = plan.actions[static_cast<std::size_t>(idx)];
@@ -117,10 +120,14 @@ class ProtectExposed final : public BluePolicy {
       guard->target = step.target;
       insert_action(plan, sc, std::move(*guard), pos);
       ++pos;  // skip past the step just protected
+      ++added;
     }
     r.plan = std::move(plan);
     return r;
   }
+
+ private:
+  std::size_t limit_;
 };
 
 }  // namespace
@@ -131,7 +138,11 @@ ADVPLAN_REGISTER_BLUE_POLICY(DisguisedSeed::static_info(),
                              })
 ADVPLAN_REGISTER_BLUE_POLICY(ProtectExposed::static_info(),
                              [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
-                               return std::make_unique<ProtectExposed>(p);
+                               return std::make_unique<ProtectExposed>(p, SIZE_MAX, "test_protect_exposed");
+                             })
+ADVPLAN_REGISTER_BLUE_POLICY(ProtectExposed::static_info("test_protect_first"),
+                             [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<ProtectExposed>(p, 1, "test_protect_first");
                              })
 
 namespace {
@@ -140,8 +151,9 @@ struct Evaluated {
   io::CsvTable per, candidates;
 };
 
-/// An evaluate run of `blue` on 5 templates x `seeds` seeds against greedy@8 and single, with a k in {1, 8} sweep.
-Evaluated evaluate(const std::string& blue, int seeds, const testing::TempDir& dir) {
+/// An evaluate run of `blue` on 5 templates x `seeds` seeds against greedy@8 and single, with a k in {1, 8} sweep,
+/// written to dir/<sub>.
+Evaluated evaluate(const std::string& blue, int seeds, const testing::TempDir& dir, const std::string& sub = "run") {
   ExperimentConfig cfg = default_experiment_config();
   cfg.seed_to = cfg.seed_from + static_cast<std::uint64_t>(seeds) - 1;
   cfg.sim.replications = 100;
@@ -153,11 +165,11 @@ Evaluated evaluate(const std::string& blue, int seeds, const testing::TempDir& d
   spec.budget_ks = {1, 8};
   const RunPlan plan = prepare_run(cfg, evaluate_conditions(spec));
   RunOptions opts;
-  opts.out_dir = dir / "run";
+  opts.out_dir = dir / sub;
   opts.progress = false;
   opts.studies = false;
   run_experiment(plan, opts);
-  return {io::CsvTable::read(dir / "run/per_scenario.csv"), io::CsvTable::read(dir / "run/candidates.csv")};
+  return {io::CsvTable::read(dir / (sub + "/per_scenario.csv")), io::CsvTable::read(dir / (sub + "/candidates.csv"))};
 }
 
 TEST(Verdicts, TheSeedPlanInDisguiseDiffersByExactlyZero) {
@@ -210,6 +222,50 @@ TEST(Scorecard, HasEverySixAxesAndRobustnessFromTheSweep) {
   for (const auto& p : curve)
     if (p.blue == "seed") (p.k == 1 ? adv1 : adv8) = p.advantage.mean;
   EXPECT_NEAR(seed.at("advantage drop (smallest k - largest k)"), adv1 - adv8, 1e-12);
+}
+
+TEST(Leaderboard, ThreePoliciesRankAsTheirConstructionImplies) {
+  // Protecting every exposed step > protecting the first > the seed plan (protecting none), by win rate.
+  testing::TempDir dir("leaderboard");
+  std::vector<RunCsvs> runs;
+  for (const char* blue : {"test_protect_first", "test_protect_exposed"}) {
+    evaluate(blue, 20, dir, blue);
+    runs.push_back(read_run(dir / blue));
+  }
+  const Leaderboard lb = build_leaderboard(runs, "blue_win_rate", {400, 7});
+  ASSERT_EQ(lb.entries.size(), 3u);
+  EXPECT_EQ(lb.entries[0].blue, "test_protect_exposed");
+  EXPECT_EQ(lb.entries[1].blue, "test_protect_first");
+  EXPECT_EQ(lb.entries[2].blue, "seed");
+  EXPECT_EQ(lb.reds, (std::vector<std::string>{"greedy@8", "single"}));  // the sweep is not a baseline
+  for (const auto& e : lb.entries) {
+    EXPECT_LE(e.rank_lo, static_cast<double>(e.rank));
+    EXPECT_GE(e.rank_hi, static_cast<double>(e.rank));
+    EXPECT_LE(e.mean.lo, e.mean.mean);
+    EXPECT_GE(e.mean.hi, e.mean.mean);
+    EXPECT_LE(e.worst.mean, e.mean.mean);
+    EXPECT_EQ(e.validity, 1.0);
+  }
+  // The strongest is separated from the weakest policy's side of the table.
+  EXPECT_EQ(lb.entries[1].separated_from_next, "yes") << lb.entries[1].gap_to_next.lo;
+  EXPECT_EQ(lb.entries[2].separated_from_next, "");
+  // The seed plan came from the first run that has it; every file is written.
+  EXPECT_EQ(lb.entries[2].run, dir / "test_protect_first");
+  const auto files = leaderboard_files(lb);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_NE(files[1].second.find("test_protect_exposed"), std::string::npos);
+}
+
+TEST(Leaderboard, RunsOfDifferentCorporaAreRefused) {
+  testing::TempDir dir("leaderboard-corpus");
+  evaluate("test_protect_first", 2, dir, "a");
+  evaluate("test_protect_first", 3, dir, "b");
+  try {
+    (void)build_leaderboard({read_run(dir / "a"), read_run(dir / "b")}, "advantage", {100, 7});
+    FAIL() << "runs of different corpora were ranked together";
+  } catch (const CsvError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not the corpus of"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

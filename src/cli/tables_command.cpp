@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/analysis.hpp"
@@ -28,21 +29,32 @@ void add_tables_command(CLI::App& app, Action& run) {
   auto by = std::make_shared<std::string>();
   auto only = std::make_shared<std::string>();
   auto against = std::make_shared<std::string>();
+  auto blue_map = std::make_shared<std::vector<std::string>>();
   cmd->add_option("RUN_DIR", *dir, "run directory written by `advplan run`")->required();
   cmd->add_option("--out", *out, "output directory (default: RUN_DIR/tables, or a subfolder of it)");
   cmd->add_option("--by", *by, "one set of tables per value of template or terrain_family");
   cmd->add_option("--only", *only, "tables over one slice, e.g. template=urban");
-  cmd->add_option("--against", *against, "paired differences of RUN_DIR against this run, over common scenarios");
-  cmd->callback([&run, dir, out, by, only, against] {
-    run = [dir, out, by, only, against] {
+  cmd->add_option("--against", *against,
+                  "paired differences of RUN_DIR against this run, by scenario, BLUE policy and RED policy");
+  cmd->add_option("--blue-map", *blue_map, "with --against: A=B compares RUN_DIR's BLUE policy A with B (repeatable)");
+  cmd->callback([&run, dir, out, by, only, against, blue_map] {
+    run = [dir, out, by, only, against, blue_map] {
       const int modes = !by->empty() + !only->empty() + !against->empty();
       if (modes > 1) throw ConfigError("tables: use at most one of --by, --only and --against");
+      if (!blue_map->empty() && against->empty()) throw ConfigError("tables: --blue-map needs --against");
       const RunCsvs r = read_run(*dir);
       const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
       const fs::path tables = fs::path(*dir) / "tables";
       if (!against->empty()) {
         const RunCsvs b = read_run(*against);
-        const auto files = build_comparison(r, b, bs);
+        std::map<std::string, std::string> rename;
+        for (const auto& m : *blue_map) {
+          const auto eq = m.find('=');
+          if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+            throw ConfigError(fmt::format("tables: --blue-map {}: expected A=B, e.g. mine=seed", m));
+          rename[m.substr(0, eq)] = m.substr(eq + 1);
+        }
+        const auto files = build_comparison(r, b, bs, rename);
         const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
         write_files(dest, files);
         fmt::print(stderr, "advplan: wrote paired differences to {}\n", dest);

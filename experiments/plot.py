@@ -33,7 +33,10 @@ PROG = "plot.py"
 
 # Fixed figure geometry, so reruns give identical files.
 DPI = 150
-SIZE_BUDGET = (10.0, 4.2)
+SIZE_BUDGET = (14.0, 4.2)
+SIZE_ROBUSTNESS = (12.0, 4.4)
+SIZE_FOREST = (9.0, 0.32)  # width, height per row
+SIZE_SCORECARD = (13.0, 2.6)  # width, height per row of panels
 SIZE_FRONTIER = (7.2, 6.2)
 SIZE_TEMPLATE = (10.0, 4.8)
 SIZE_COUNCIL = (11.0, 4.6)
@@ -150,18 +153,20 @@ def save(fig, out_dir, name, written):
         written.append(final)
 
 
-def plot_budget_curve(plt, budget, out_dir, written):
+def plot_budget_curve(plt, budget, out_dir, written, sweep_blue="the BLUE plan"):
     np = _np()
     k = numbers(budget, "k")
     order = np.argsort(k, kind="stable")
     k = k[order]
     if k.size == 0:
         raise InputError(f"{budget['__path__']}: no rows (the run has no response-budget sweep)")
-    fig, axes = plt.subplots(1, 2, figsize=SIZE_BUDGET, constrained_layout=True)
     panels = [
         ("advantage", "BLUE advantage", BLUE, "BLUE advantage vs RED budget"),
+        ("blue_win_rate", "BLUE win rate", "#2ca02c", "BLUE win rate vs RED budget"),
         ("red_quality", "RED quality", RED, "RED quality vs RED budget"),
     ]
+    panels = [p for p in panels if p[0] in budget]
+    fig, axes = plt.subplots(1, len(panels), figsize=SIZE_BUDGET, constrained_layout=True)
     for ax, (col, label, colour, title) in zip(axes, panels):
         y = numbers(budget, col)[order]
         lo = numbers(budget, col + "_lo")[order]
@@ -181,19 +186,22 @@ def plot_budget_curve(plt, budget, out_dir, written):
         ax.legend(loc="best", fontsize="small")
     n = numbers(budget, "n")
     if n.size and np.all(n == n[0]):
-        fig.suptitle(f"Response-budget sweep (BLUE seed plan vs greedy@k, n = {int(n[0])} scenarios)")
+        fig.suptitle(f"Response-budget sweep (BLUE {sweep_blue} vs greedy@k, n = {int(n[0])} scenarios)")
     else:
-        fig.suptitle("Response-budget sweep (BLUE seed plan vs greedy@k)")
+        fig.suptitle(f"Response-budget sweep (BLUE {sweep_blue} vs greedy@k)")
     save(fig, out_dir, "budget_curve", written)
     plt.close(fig)
 
 
 def frontier_condition(cands, scenario):
-    """greedy@8 if the scenario has it, else the largest-k greedy condition it has, else None."""
-    conds = [c for s, c in zip(cands["scenario_id"], cands["condition"]) if s == scenario]
-    if "greedy@8" in conds:
-        return "greedy@8"
-    greedy = sorted({c for c in conds if k_of(c) is not None}, key=k_of)
+    """The scenario's first condition against greedy@8 (labels `greedy@8` or `BLUE vs greedy@8`), else its
+    largest-k greedy condition, else None."""
+    conds = list(dict.fromkeys(c for s, c in zip(cands["scenario_id"], cands["condition"]) if s == scenario))
+    red_k = lambda c: k_of(c.split(" vs ")[-1])  # noqa: E731
+    for c in conds:
+        if red_k(c) == 8:
+            return c
+    greedy = sorted((c for c in conds if red_k(c) is not None), key=red_k)
     return greedy[-1] if greedy else None
 
 
@@ -277,9 +285,14 @@ def plot_template_slice(plt, per, boot, out_dir, written):
 
     conditions = ordered(cond[group == "main"])
     group_note = "group main"
-    if not conditions:  # a run without the paper's main group: plot every condition it has
-        conditions = ordered(cond)
-        group_note = "all conditions"
+    if not conditions:  # a run without the paper's main group: the evaluate and reference conditions
+        conditions = ordered(cond[(group == "evaluate") | (group == "reference")]) or ordered(cond)
+        group_note = "evaluated policy and references"
+    blue_of, red_of = {}, {}
+    if "blue_policy" in per and "red_policy" in per:
+        for c, b, r in zip(per["condition"], per["blue_policy"], per["red_policy"]):
+            blue_of.setdefault(c, b)
+            red_of.setdefault(c, r)
     templates = ordered(tpl)
 
     # Bootstrap intervals recorded by the run, keyed by (template, condition).
@@ -313,20 +326,24 @@ def plot_template_slice(plt, per, boot, out_dir, written):
             lows.append(np.nanmin(means))
             highs.append(np.nanmax(means))
         colour = CONDITION_COLOURS[j % len(CONDITION_COLOURS)]
-        ax.bar(x + (j - (len(conditions) - 1) / 2) * width, np.nan_to_num(means), width * 0.95, yerr=err,
-               color=colour, label=c, error_kw={"elinewidth": 1.0, "capsize": 2.5, "ecolor": "black"})
+        # A dot plot (mean and interval), not bars: the axis need not start at zero.
+        label = f"{c}: BLUE {blue_of[c]} vs RED {red_of[c]}" if c in blue_of else c
+        keep = ~np.isnan(means)
+        ax.errorbar((x + (j - (len(conditions) - 1) / 2) * width)[keep], means[keep], yerr=err[:, keep], fmt="o",
+                    color=colour, label=label, elinewidth=1.0, capsize=2.5, markersize=5)
     ax.set_xticks(x)
     ax.set_xticklabels(templates)
     ax.set_xlabel("Scenario template")
     ax.set_ylabel("BLUE advantage (mean, 95% bootstrap CI)")
-    ax.set_title(f"BLUE advantage by template and RED condition ({group_note})")
+    ax.set_title(f"BLUE advantage by template and condition ({group_note})")
     if lows:
         lo, hi = min(lows), max(highs)
         pad = max(hi - lo, 0.02) * 0.15
         ax.set_ylim(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad)
     ax.axhline(0.5, color=GREY, linewidth=0.8, linestyle="--", zorder=0, label="parity (A = 0.5)")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(title="Condition", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax.legend(title="Condition (BLUE policy vs RED policy)", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              fontsize="small")
     save(fig, out_dir, "template_slice", written)
     plt.close(fig)
 
@@ -391,6 +408,148 @@ def plot_council(plt, council, out_dir, written):
     plt.close(fig)
 
 
+def robustness_points(per, boot):
+    """{BLUE policy: [(k, adv, lo, hi, win, lo, hi)]} for every BLUE policy with greedy@k rows, from the run's
+    bootstrap_summary.csv intervals (scope all) of each (BLUE, greedy@k) condition."""
+    conds = {}
+    for c, b, r in zip(per["condition"], per["blue_policy"], per["red_policy"]):
+        k = k_of(r)
+        if k is not None:
+            conds.setdefault(b, {}).setdefault(k, c)
+    iv = {}
+    b_mean, b_lo, b_hi = numbers(boot, "mean"), numbers(boot, "ci_lo"), numbers(boot, "ci_hi")
+    for i in range(boot["__n__"]):
+        if boot["scope"][i] == "all":
+            iv[(boot["condition"][i], boot["metric"][i])] = (b_mean[i], b_lo[i], b_hi[i])
+    out = {}
+    for b, by_k in conds.items():
+        pts = []
+        for k in sorted(by_k):
+            a = iv.get((by_k[k], "advantage"))
+            w = iv.get((by_k[k], "blue_win_rate"))
+            if a and w:
+                pts.append((k,) + a + w)
+        if pts:
+            out[b] = pts
+    return out
+
+
+def plot_robustness(plt, per, boot, out_dir, written):
+    """Advantage and win rate against RED's budget k for every BLUE policy of the run, with 95% bands."""
+    np = _np()
+    curves = robustness_points(per, boot)
+    if not curves:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_ROBUSTNESS, constrained_layout=True)
+    for ax, (offset, label) in zip(axes, [(1, "BLUE advantage"), (4, "BLUE win rate")]):
+        for j, (b, pts) in enumerate(curves.items()):
+            a = np.array(pts, dtype=float)
+            colour = CONDITION_COLOURS[j % len(CONDITION_COLOURS)]
+            ax.fill_between(a[:, 0], a[:, offset + 1], a[:, offset + 2], color=colour, alpha=0.15, linewidth=0)
+            ax.plot(a[:, 0], a[:, offset], marker="o", color=colour, linewidth=1.8, label=b)
+        ks = sorted({p[0] for pts in curves.values() for p in pts})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ks)
+        ax.set_xticklabels([str(k) for k in ks])
+        ax.minorticks_off()
+        ax.set_xlabel("RED response budget k (greedy best-of-k, log2 scale)")
+        ax.set_ylabel(f"{label} (mean, 95% bootstrap band)")
+        ax.set_title(f"{label} vs RED budget")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(title="BLUE policy", loc="best", fontsize="small")
+    fig.suptitle("Robustness: each BLUE policy against greedy@k (common random numbers)")
+    save(fig, out_dir, "robustness", written)
+    plt.close(fig)
+    return True
+
+
+def plot_forest(plt, verdicts, out_dir, written):
+    """Paired differences (policy minus reference) with 95% intervals, one row per comparison, by metric."""
+    np = _np()
+    n = verdicts["__n__"]
+    if n == 0:
+        return False
+    diff, lo, hi = numbers(verdicts, "difference"), numbers(verdicts, "ci_lo"), numbers(verdicts, "ci_hi")
+    metrics = list(dict.fromkeys(verdicts["metric"]))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(SIZE_FOREST[0] * len(metrics) / 2,
+                                                        max(2.5, SIZE_FOREST[1] * n / len(metrics) + 1.2)),
+                             constrained_layout=True, sharey=True)
+    axes = np.atleast_1d(axes)
+    colours = {"better": "#2ca02c", "worse": RED, "no detectable difference": GREY}
+    for ax, m in zip(axes, metrics):
+        idx = [i for i in range(n) if verdicts["metric"][i] == m]
+        y = np.arange(len(idx))[::-1]
+        for yy, i in zip(y, idx):
+            v = verdicts["verdict"][i]
+            ax.errorbar([diff[i]], [yy], xerr=[[diff[i] - lo[i]], [hi[i] - diff[i]]], fmt="o",
+                        color=colours.get(v, GREY), capsize=2.5, markersize=4)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels([f"vs {verdicts['reference'][i]}, RED {verdicts['red_policy'][i]}" for i in idx])
+        ax.set_title({"advantage": "BLUE advantage", "blue_win_rate": "BLUE win rate", "blue_quality": "BLUE quality q",
+                      "blue_coherence": "BLUE coherence D"}.get(m, m))
+        ax.set_xlabel("difference (policy - reference)")
+        ax.grid(True, axis="x", alpha=0.3)
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
+    axes[0].legend(handles=handles, loc="best", fontsize="x-small", title="verdict")
+    fig.suptitle(f"Paired verdicts for {verdicts['blue_policy'][0]} (95% paired bootstrap intervals; "
+                 "colour: Holm-corrected verdict)")
+    save(fig, out_dir, "forest", written)
+    plt.close(fig)
+    return True
+
+
+def plot_scorecard(plt, card, out_dir, written):
+    """The six-axis scorecard: one small dot plot per quantity, every policy with its interval."""
+    np = _np()
+    n = card["__n__"]
+    value, lo, hi = numbers(card, "value"), numbers(card, "ci_lo"), numbers(card, "ci_hi")
+    keys = list(dict.fromkeys((card["axis"][i], card["quantity"][i]) for i in range(n)
+                              if not math.isnan(value[i]) and not card["quantity"][i].startswith("scenarios failed")))
+    if not keys:
+        return False
+    policies = list(dict.fromkeys(card["blue_policy"]))
+    cols = 4
+    rows = (len(keys) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(SIZE_SCORECARD[0], SIZE_SCORECARD[1] * rows),
+                             constrained_layout=True)
+    axes = np.atleast_1d(axes).ravel()
+    from matplotlib.ticker import MaxNLocator
+
+    for ax, (axis, quantity) in zip(axes, keys):
+        for j, pol in enumerate(policies):
+            for i in range(n):
+                if card["axis"][i] == axis and card["quantity"][i] == quantity and card["blue_policy"][i] == pol:
+                    if math.isnan(value[i]):
+                        continue
+                    l = value[i] - lo[i] if not math.isnan(lo[i]) else 0.0
+                    h = hi[i] - value[i] if not math.isnan(hi[i]) else 0.0
+                    ax.errorbar([value[i]], [j], xerr=[[max(l, 0.0)], [max(h, 0.0)]], fmt="o",
+                                color=CONDITION_COLOURS[j % len(CONDITION_COLOURS)], capsize=2.5, markersize=5)
+        ax.set_yticks([])
+        ax.set_ylim(-0.6, len(policies) - 0.4)
+        ax.invert_yaxis()
+        ax.margins(x=0.15)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.tick_params(axis="x", labelsize="x-small")
+        ax.set_title(f"{axis}:\n{quantity}", fontsize="small")
+        ax.grid(True, axis="x", alpha=0.3)
+    for ax in axes[len(keys):]:
+        ax.axis("off")
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=CONDITION_COLOURS[j % len(CONDITION_COLOURS)],
+                          label=pol if len(pol) <= 60 else pol[:57] + "...") for j, pol in enumerate(policies)]
+    axes[len(keys) - 1 if len(keys) < len(axes) else 0].legend(handles=handles, title="BLUE policy", fontsize="small",
+                                                                loc="best")
+    if len(keys) < len(axes):  # the legend gets an empty panel of its own
+        legend_ax = axes[len(keys)]
+        legend_ax.legend(handles=handles, title="BLUE policy", fontsize="small", loc="center")
+        axes[len(keys) - 1].get_legend().remove()
+    fig.suptitle("Scorecard: the six AdvPlan-Bench axes (dots: value; bars: 95% bootstrap interval)")
+    save(fig, out_dir, "scorecard", written)
+    plt.close(fig)
+    return True
+
+
 # --------------------------------------------------------------------------------------------------- main
 
 
@@ -439,7 +598,7 @@ def main(argv=None):
         cands = read_csv(p("candidates.csv"), ["scenario_id", "condition", "k", "quality", "coherence",
                                                "on_frontier", "selected_greedy", "selected_constraint"])
         per = read_csv(p("per_scenario.csv"), ["scenario_id", "template", "condition", "condition_group", "status",
-                                               "advantage"])
+                                               "advantage", "blue_policy", "red_policy"])
         boot = read_csv(p("bootstrap_summary.csv"), ["scope", "condition", "metric", "mean", "ci_lo", "ci_hi"])
         council = None
         if os.path.exists(p("council_candidates.csv")):
@@ -462,8 +621,23 @@ def main(argv=None):
             fail(f"--scenario {args.scenario}: no such scenario in {p('candidates.csv')} "
                  f"({len(scenario_ids)} available: {shown or 'none'})")
         condition = frontier_condition(cands, args.scenario)
-        if condition is None:
-            fail(f"{p('candidates.csv')}: scenario {args.scenario} has no greedy@k candidate set to plot")
+        evaluation = {}
+        for name, cols in (("verdicts", ["blue_policy", "reference", "red_policy", "metric", "difference", "ci_lo",
+                                         "ci_hi", "verdict"]),
+                           ("scorecard", ["axis", "quantity", "blue_policy", "value", "ci_lo", "ci_hi"])):
+            path = p(os.path.join("evaluation", f"{name}.csv"))
+            if os.path.exists(path):
+                evaluation[name] = read_csv(path, cols)
+        for name, columns in (("verdicts", ["difference", "ci_lo", "ci_hi"]), ("scorecard", ["value", "ci_lo", "ci_hi"])):
+            if name in evaluation:
+                for c in columns:
+                    numbers(evaluation[name], c)
+        sweep_blue = "the BLUE plan"
+        if "blue_policy" in per:
+            for g, b in zip(per["condition_group"], per["blue_policy"]):
+                if g == "sweep":
+                    sweep_blue = b
+                    break
 
         try:
             os.makedirs(out_dir, exist_ok=True)
@@ -473,9 +647,22 @@ def main(argv=None):
             fail(f"{out_dir}: output directory is not writable")
 
         written = []
-        plot_budget_curve(plt, budget, out_dir, written)
-        plot_frontier(plt, cands, args.scenario, condition, out_dir, written)
+        if budget["__n__"] > 0:
+            plot_budget_curve(plt, budget, out_dir, written, sweep_blue)
+        else:
+            print(f"{PROG}: note: {p('budget_curve.csv')} has no rows (no greedy@k sweep); skipping the budget "
+                  "figure", file=sys.stderr)
+        if condition is not None:
+            plot_frontier(plt, cands, args.scenario, condition, out_dir, written)
+        else:
+            print(f"{PROG}: note: scenario {args.scenario} has no greedy@k candidate set; skipping the frontier "
+                  "figure", file=sys.stderr)
         plot_template_slice(plt, per, boot, out_dir, written)
+        plot_robustness(plt, per, boot, out_dir, written)
+        if "verdicts" in evaluation:
+            plot_forest(plt, evaluation["verdicts"], out_dir, written)
+        if "scorecard" in evaluation:
+            plot_scorecard(plt, evaluation["scorecard"], out_dir, written)
         if council is not None:
             plot_council(plt, council, out_dir, written)
         else:

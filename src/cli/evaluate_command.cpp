@@ -85,6 +85,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto threads = std::make_shared<int>(0);
   auto no_refs = std::make_shared<bool>(false);
   auto refs = std::make_shared<std::string>("seed,council");
+  auto candidate_plans = std::make_shared<bool>(false);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -95,10 +96,13 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--reference", *refs, "comma-separated BLUE policies the policy is compared with")
       ->capture_default_str();
   cmd->add_flag("--no-reference", *no_refs, "skip the reference rows");
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs] {
+  cmd->add_flag("--candidate-plans", *candidate_plans,
+                "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, candidate_plans] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, candidate_plans] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
+      if (*candidate_plans) cfg.candidate_plans = true;
       const auto red_list = split_list(*reds);
       if (red_list.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       std::vector<std::string> references;

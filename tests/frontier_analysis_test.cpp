@@ -379,6 +379,12 @@ TEST(FrontierCommand, WritesTheTablesAndFailsOnBadInputWithOneLine) {
   ASSERT_EQ(objs.size(), 4u);
   EXPECT_EQ(objs.at(3, "direction"), "min");
   EXPECT_EQ(objs.at(3, "reference"), "1.000000");  // the worst cost
+  // Repeatable options take one value each, so the run directory may follow them.
+  const auto z = testing::run_command(quote(kBinary) + " frontier --condition greedy@8 --condition single " +
+                                          quote(kGolden) + " --out " + quote(out / "two"),
+                                      scratch);
+  ASSERT_EQ(z.status, 0) << z.err;
+  EXPECT_EQ(CsvTable::read(out / "two/hypervolume_summary.csv").size(), 2u);
   for (const std::string& args : {" frontier " + quote(kGolden) + " --objectives q",
                                  " frontier " + quote(kGolden + "/nonexistent"),
                                  " frontier " + quote(kGolden) + " --compare greedy@8"}) {

@@ -27,11 +27,14 @@ void add_frontier_command(CLI::App& app, Action& run) {
                   "2 to 4 columns of candidates.csv, comma-separated, maximised unless prefixed by '-' "
                   "(q = quality, D = coherence; e.g. q,D,pressure,-cost)")
       ->capture_default_str();
-  cmd->add_option("--condition", *conditions, "analyse this condition only; repeatable (default: every condition)");
+  // One value per occurrence, so `--condition C RUN_DIR` leaves RUN_DIR to the positional.
+  cmd->add_option("--condition", *conditions, "analyse this condition only; repeatable (default: every condition)")
+      ->allow_extra_args(false);
   cmd->add_option("--k", *k, "analyse the conditions with this k only")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--compare", *compare,
                   "EAF difference A,B between two conditions (A minus B); repeatable (default: each greedy@2k "
-                  "against greedy@k)");
+                  "against greedy@k)")
+      ->allow_extra_args(false);
   cmd->add_option("--against", *against, "EAF difference of each condition against the same condition of this run");
   cmd->add_option("--out", *out, "output directory (default: RUN_DIR/frontier)");
   cmd->callback([&run, dir, out, objectives, conditions, k, compare, against] {

@@ -294,7 +294,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   const YamlReader root(io::parse_yaml(text, file), file);
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
-                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm"});
+                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -315,6 +315,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("traces")) {
+    const auto t = root.at("traces");
+    t.require_only({"candidate_plans"});
+    cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
+  }
   return cfg;
 }
 

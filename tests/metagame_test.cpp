@@ -183,7 +183,18 @@ TEST(MetagameSolver, DegenerateAndDominatedGames) {
   // A dominant row with indifferent columns: several equilibria (RED may mix freely).
   const IntMatrix several = matrix_of({{1, 1}, {0, 0}, {-1, 1}});
   expect_agrees_with_lrsnash(several, "several");
-  EXPECT_FALSE(solve_game(several).unique);
+  const GameSolution sv = solve_game(several);
+  EXPECT_FALSE(sv.unique);
+  EXPECT_EQ(sv.blue_best_reply[0], 0u);  // a tie between the columns goes to the first
+  EXPECT_EQ(sv.red_best_reply[0], 0u);
+  // Only BLUE's optimal set is not a point: two identical rows, RED's column 1 strictly better for RED.
+  const IntMatrix rows_tie = matrix_of({{1, 0}, {1, 0}, {0, -1}});
+  expect_agrees_with_lrsnash(rows_tie, "identical rows");
+  const GameSolution rt = solve_game(rows_tie);
+  EXPECT_FALSE(rt.unique);
+  EXPECT_EQ(rt.blue_range[0].first.str(), "0");
+  EXPECT_EQ(rt.blue_range[0].second.str(), "1");
+  EXPECT_EQ(rt.red_range[1].first.str(), "1");
   // Dominated strategies and a mixed equilibrium (values as fractions over den 6).
   expect_agrees_with_lrsnash(matrix_of({{3, -1, 5}, {-2, 4, 6}, {-3, -2, -1}}, 6), "dominated");
   // Matching pennies: the unique mixture 1/2, 1/2.
@@ -391,6 +402,26 @@ TEST(MetagameOutputs, BootstrapIntervalsCoverTheFullSampleValues) {
   const IntMatrix a = d.matrix();
   EXPECT_EQ(j["matrix"][1][1].get<std::string>(), make_fraction(a.at(1, 1), a.den).str());
   EXPECT_NE(md.find("| BLUE \\ RED |"), std::string::npos);
+}
+
+TEST(MetagameOutputs, PlotDrawsTheMetagameFigures) {
+  TempDir dir("mg-plot");
+  const auto probe = testing::run_command("/usr/bin/python3 -c 'import matplotlib, numpy'", dir);
+  if (probe.status != 0) GTEST_SKIP() << "matplotlib/numpy not installed for /usr/bin/python3";
+  const std::string script = testing::shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/plot.py");
+  // No metagame/ yet: one sentence naming the file, exit status 1.
+  const auto missing = testing::run_command("/usr/bin/python3 " + script + " " + testing::shell_quote(dir.path().string()) + " --metagame", dir);
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("payoff_matrix.csv: missing"), std::string::npos) << missing.err;
+  write_run(dir, 12, 100, 5);
+  MetaGameOptions opt;
+  opt.resamples = 50;
+  write_metagame(read_metagame_data({dir.path().string()}, Payoff::advantage), opt, dir / "metagame");
+  const auto r = testing::run_command("/usr/bin/python3 " + script + " " + testing::shell_quote(dir.path().string()) + " --metagame", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"metagame_payoff", "metagame_exploitability", "metagame_response_graph"})
+    for (const char* ext : {".png", ".svg"})
+      EXPECT_TRUE(std::filesystem::exists(dir.path() / "metagame" / "figures" / (std::string(f) + ext))) << f << ext;
 }
 
 }  // namespace

@@ -31,17 +31,6 @@ namespace {
 std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
 }  // namespace
 
-std::vector<Condition> evaluate_conditions(const std::string& blue, const std::vector<std::string>& reds,
-                                           const std::vector<std::string>& references) {
-  std::vector<Condition> conds;
-  for (const auto& r : reds) {
-    conds.push_back({blue + " vs " + r, blue, r, "evaluate"});
-    for (const auto& ref : references)
-      if (ref != blue) conds.push_back({ref + " vs " + r, ref, r, "reference"});
-  }
-  return conds;
-}
-
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
@@ -126,7 +115,7 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["rows"] = s.rows;
   j["failed_rows"] = s.failed_rows;
   j["wall_seconds"] = s.seconds;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -136,7 +125,11 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const ExperimentConfig& cfg = *plan.cfg;
   check_writable(opts.out_dir);
   // A stale run_metadata.json from an earlier run in this directory would make a failed rerun look complete.
-  fs::remove(fs::path(opts.out_dir) / "run_metadata.json");
+  const fs::path stale = fs::path(opts.out_dir) / "run_metadata.json";
+  if (std::error_code ec; fs::exists(fs::symlink_status(stale, ec)) && !fs::is_regular_file(fs::symlink_status(stale, ec)))
+    throw IoError(fmt::format("{}: exists and is not a regular file; the run writes its metadata there, so move it "
+                              "away first", stale.string()));
+  fs::remove(stale);
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -154,6 +147,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   summary.scenarios = corpus.size();
   CsvTable scen(schema::scenarios()), per(schema::per_scenario()), cand(schema::candidates());
   CsvTable rubric(schema::rubric_records());
+  std::string candidate_plans;  // candidate_plans.jsonl, when the config asks for it
   // Extra trace files of the BLUE policies (PolicyInfo::traces), in the order the conditions first name them.
   std::vector<std::pair<std::string, CsvTable>> extra;
   for (const auto& c : plan.conditions)
@@ -164,6 +158,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     scen.add(std::move(o.scenario_row));
     for (auto& r : o.per_scenario) per.add(std::move(r));
     for (auto& r : o.candidates) cand.add(std::move(r));
+    for (const auto& line : o.candidate_plans) candidate_plans += line + "\n";
     for (auto& [name, table] : extra)
       if (auto it = o.extra.find(name); it != o.extra.end())
         for (auto& r : it->second) table.add(std::move(r));
@@ -180,6 +175,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   files.emplace_back("scenarios.csv", scen.to_string());
   files.emplace_back("per_scenario.csv", per.to_string());
   files.emplace_back("candidates.csv", cand.to_string());
+  if (cfg.candidate_plans)
+    files.emplace_back("candidate_plans.jsonl", std::move(candidate_plans));
+  else
+    fs::remove(fs::path(opts.out_dir) / "candidate_plans.jsonl");  // not a stale one from an earlier run
   const CsvTable boot = bootstrap_summary_table(per, bs);
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
   files.emplace_back("budget_curve.csv", budget_curve_table(per, bs).to_string());

@@ -297,7 +297,9 @@ void write_run(const TempDir& dir, int n, int R, std::uint64_t seed, bool fail_o
         const int wins = std::min(R, w(gen) / 2 + static_cast<int>(b) * R / 3 + static_cast<int>(r == 0) * R / 4);
         std::uniform_int_distribution<int> adv(-200000, 800000);
         const bool failed = fail_one && s == 1 && b == 1 && r == 2;
-        t.add({"s" + std::to_string(s), "main", blues[b], reds[r], failed ? "failed" : "ok",
+        std::string id = "s";  // not "s" + to_string: GCC 12 warns falsely (-Wrestrict) on that form
+        id += std::to_string(s);
+        t.add({id, "main", blues[b], reds[r], failed ? "failed" : "ok",
                io::fmt_real(adv(gen) / 1e6), io::fmt_real(static_cast<double>(wins) / R)});
       }
   t.write(dir / "per_scenario.csv");

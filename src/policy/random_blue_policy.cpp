@@ -14,7 +14,7 @@ class RandomBluePolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
     return {"random", Side::Blue, false, 1, ThreadSafety::constant, {},
-            "a BLUE plan sampled like a RED candidate (template plan shape, weight jitter 0.6) from BLUE's assets"};
+            "a BLUE plan sampled like a RED candidate (template plan shape, weight jitter 0.6) from BLUE's assets", {}};
   }
   RandomBluePolicy(Params p, const PolicyContext& ctx) : BluePolicy(static_info(), std::move(p)), ctx_(ctx) {}
 

@@ -24,8 +24,7 @@ void list_policies(const Registry& reg, std::string_view side) {
   for (const auto& name : reg.names()) {
     const PolicyInfo& info = reg.info(name, side);
     std::string name_shown = info.samples_k ? fmt::format("{}@k (default k {})", name, info.default_k) : name;
-    if (name == "exec") name_shown = "exec:COMMAND";
-    if (name == "llm") name_shown = "llm:MODEL";
+    if (!info.argument.empty()) name_shown = name + ":" + info.argument;
     std::string traces;
     for (const auto& t : info.traces) traces += (traces.empty() ? "" : ", ") + t.name;
     fmt::print("  {}{}: {}{}{}\n", name_shown, info.thread_safety == ThreadSafety::none ? " [serialised]" : "",

@@ -19,9 +19,11 @@ std::string role_names() {
 class ProposerPolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
-    return {"proposer", Side::Blue, false, 1, ThreadSafety::constant, {},
-            "one council proposer, proposer:ROLE (movement, information, cyber, sustainment, protection): the "
-            "first BLUE seed plan plus one action of the role's category, as in the council's first round", {}};
+    PolicyInfo info{"proposer", Side::Blue, false, 1, ThreadSafety::constant, {},
+                    "one council proposer, proposer:ROLE (movement, information, cyber, sustainment, protection): the "
+                    "first BLUE seed plan plus one action of the role's category, as in the council's first round", {}};
+    info.argument = "ROLE";
+    return info;
   }
   ProposerPolicy(const std::string& spec_text, Params p) : BluePolicy(static_info(), std::move(p)), spec_(spec_text) {
     const auto colon = spec_text.find(':');

@@ -93,6 +93,7 @@ PolicyInfo ExecPolicy::static_info() {
   info.side = Side::Blue;
   info.thread_safety = ThreadSafety::constant;
   info.description = "an external program speaking JSON lines on stdin/stdout (docs/POLICIES.md)";
+  info.argument = "COMMAND";
   return info;
 }
 

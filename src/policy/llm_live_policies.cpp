@@ -59,6 +59,7 @@ class LlmBluePolicy final : public BluePolicy {
     PolicyInfo info{"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
                     "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
     info.reproducible = false;
+    info.argument = "MODEL";
     return info;
   }
   /// Throws PolicyError without an endpoint.

@@ -39,6 +39,7 @@ struct PolicyInfo {
   std::string description;
   std::vector<TraceFile> traces;  ///< extra trace files (BLUE policies; see BluePolicy::trace_rows)
   bool reproducible = true;       ///< false for live models: a server decides, so reruns may differ
+  std::string argument;           ///< what follows "name:" in a spec ("COMMAND", "MODEL", "ROLE"); "" for none
 };
 
 /// Effective parameters: every spec'd parameter, defaulted where not given.

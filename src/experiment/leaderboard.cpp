@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -21,6 +22,9 @@ using io::fmt_real;
 namespace {
 
 bool ranked_group(const std::string& g) { return g == "main" || g == "evaluate" || g == "reference"; }
+
+/// Sort key: a policy with no value on some baseline (NaN score) ranks last, and NaN never reaches a comparison.
+double sort_key(double v) { return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v; }
 
 /// One policy's data: value of the metric per (RED, scenario index), NaN when there is no ok row.
 struct PolicyData {
@@ -123,7 +127,8 @@ Leaderboard build_leaderboard(const std::vector<RunCsvs>& runs, const std::strin
   for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, nullptr, mean[p], worst[p], &worst_red[p]);
   std::vector<std::size_t> order(np);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return mean[a] > mean[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return sort_key(mean[a]) > sort_key(mean[b]); });
   std::vector<std::size_t> rank_of(np);
   for (std::size_t r = 0; r < np; ++r) rank_of[order[r]] = r;
 
@@ -138,7 +143,8 @@ Leaderboard build_leaderboard(const std::vector<RunCsvs>& runs, const std::strin
     resample_counts(rng, counts);
     for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, &counts, m[p], wv[p]);
     std::iota(ord.begin(), ord.end(), 0);
-    std::stable_sort(ord.begin(), ord.end(), [&](std::size_t x, std::size_t y) { return m[x] > m[y]; });
+    std::stable_sort(ord.begin(), ord.end(),
+                     [&](std::size_t x, std::size_t y) { return sort_key(m[x]) > sort_key(m[y]); });
     for (std::size_t r = 0; r < np; ++r) brank[ord[r]][b] = static_cast<double>(r + 1);
     for (std::size_t p = 0; p < np; ++p) {
       bmean[p][b] = m[p];

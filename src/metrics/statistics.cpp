@@ -17,6 +17,8 @@ double mean(std::span<const double> v) {
 }
 
 std::pair<double, double> percentile_bounds(std::vector<double>& means) {
+  // NaN replicates (a statistic undefined on some resample) are left out; selection needs a strict weak order.
+  means.erase(std::remove_if(means.begin(), means.end(), [](double v) { return std::isnan(v); }), means.end());
   if (means.empty()) return {std::nan(""), std::nan("")};
   const double b = static_cast<double>(means.size());
   // Order statistics by selection (the full sort is not needed).

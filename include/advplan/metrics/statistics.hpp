@@ -27,7 +27,8 @@ Interval bootstrap_paired_difference(std::span<const double> a, std::span<const 
                                      std::uint64_t seed, std::string_view key);
 
 /// The percentile interval of bootstrap replicates (reordered in place): the order statistics at
-/// floor(.025 B) and ceil(.975 B) - 1, as bootstrap_mean uses. Returns {lo, hi}; {NaN, NaN} when empty.
+/// floor(.025 B) and ceil(.975 B) - 1, as bootstrap_mean uses, B counting the replicates that are not NaN (NaN
+/// ones are removed). Returns {lo, hi}; {NaN, NaN} when none is left.
 std::pair<double, double> percentile_bounds(std::vector<double>& replicates);
 
 /// One bootstrap resample of n rows as multiplicities: counts[i] = how often row i was drawn (n uniform draws).

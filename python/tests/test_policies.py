@@ -16,7 +16,7 @@ class PySeed:
 
 @advplan.blue_policy("py_seed_serial")
 class PySeedSerial:
-    """the first seed plan, declared not thread-safe (its calls are serialised); counts its calls"""
+    """a seed plan chosen by the run's keyed stream (scenario["rng_seed"]), declared not thread-safe"""
 
     def __init__(self):
         self.calls = 0
@@ -26,7 +26,8 @@ class PySeedSerial:
         assert not self.inside, "called concurrently although declared not thread-safe"
         self.inside = True
         self.calls += 1
-        p = scenario["blue_seed_plans"][self.calls % 1]
+        plans = scenario["blue_seed_plans"]
+        p = plans[scenario["rng_seed"] % len(plans)]
         self.inside = False
         return p
 

@@ -13,6 +13,7 @@
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <tbb/task_arena.h>
 
 #include <filesystem>
 #include <memory>
@@ -251,7 +252,9 @@ class PyBluePolicy final : public BluePolicy {
     const std::string scenario_json = scenario_to_string(sc);
     const std::uint64_t seed = rng.next_u64() & 0x7fffffffffffffffULL;
     std::string text;
-    {
+    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
+    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
+    tbb::this_task_arena::isolate([&] {
       py::gil_scoped_acquire gil;
       try {
         py::object scenario = json_module().attr("loads")(scenario_json);
@@ -262,7 +265,7 @@ class PyBluePolicy final : public BluePolicy {
       } catch (py::error_already_set& e) {
         throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
       }
-    }
+    });
     BluePlanResult r;
     const PlanParse p = parse_plan_text(text, sc, Side::Blue);
     if (!p.ok()) {
@@ -290,7 +293,9 @@ class PyRedPolicy final : public RedPolicy {
     const std::uint64_t seed =
         Rng::keyed(req.run_seed, sc.id, "red/" + info().short_name).next_u64() & 0x7fffffffffffffffULL;
     std::string text;
-    {
+    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
+    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
+    tbb::this_task_arena::isolate([&] {
       py::gil_scoped_acquire gil;
       try {
         py::object loads = json_module().attr("loads");
@@ -302,7 +307,7 @@ class PyRedPolicy final : public RedPolicy {
       } catch (py::error_already_set& e) {
         throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
       }
-    }
+    });
     RedResponse r;
     const PlanParse p = parse_plan_text(text, sc, Side::Red);
     if (!p.ok()) {

@@ -54,6 +54,9 @@ class PyGreedy4:
         return cands[advplan.select_quality_greedy([c["q"] for c in cands])]["plan"]
 
 
+advplan.register_red("py_greedy4_serial", PyGreedy4, False, "py_greedy4, declared not thread-safe")
+
+
 def normalised(path, old, new):
     return read(path).decode().replace(old, new)
 
@@ -95,7 +98,9 @@ class Policies(unittest.TestCase):
         cfg = small_config()
         conds = [{"blue": "py_seed", "red": "greedy@4", "label": "a"},
                  {"blue": "py_seed_serial", "red": "py_greedy4", "label": "b"},
-                 {"blue": "py_seed_serial", "red": "single", "label": "c"}]
+                 {"blue": "py_seed_serial", "red": "single", "label": "c"},
+                 # a serialised policy whose callback starts parallel work (red_candidates) under the runner's lock
+                 {"blue": "py_seed_serial", "red": "py_greedy4_serial", "label": "d"}]
         with TempDir() as d:
             one = advplan.run(cfg, out=os.path.join(d, "1"), conditions=conds, threads=1)
             two = advplan.run(cfg, out=os.path.join(d, "2"), conditions=conds, threads=2)
@@ -106,13 +111,15 @@ class Policies(unittest.TestCase):
     def test_python_red_policy_matches_greedy(self):
         cfg = small_config()
         with TempDir() as d:
-            r = advplan.run(cfg, out=d, conditions=["greedy@4", "py_greedy4"], threads=2)
+            r = advplan.run(cfg, out=d, conditions=["greedy@4", "py_greedy4", "py_greedy4_serial"], threads=2)
             per = r.trace("per_scenario", pandas=False)
             g = per[per["red_policy"] == "greedy@4"]
             p = per[per["red_policy"] == "py_greedy4"]
+            ps = per[per["red_policy"] == "py_greedy4_serial"]
             self.assertEqual(len(g), 6)
             for col in ("red_plan_id", "red_quality", "red_coherence", "advantage", "blue_win_rate"):
                 self.assertEqual(list(g[col]), list(p[col]), col)
+                self.assertEqual(list(g[col]), list(ps[col]), col)
 
     def test_evaluate_a_python_policy(self):
         cfg = small_config()

@@ -7,7 +7,8 @@ Each variant runs the paper config's conditions (studies off) with every `seed` 
 variant: `seed` (built in), `py_seed` (examples/python/seed_policy.py, in-process) and
 exec:'/usr/bin/python3 examples/policies/trivial_blue.py' (the same plan over JSON lines). All three return the
 same plans, so the runs do the same RED and simulator work; the difference is the cost of the BLUE call. Prints
-the median wall time per run and per scenario, and the ratio to `seed`.
+the median wall time per run and per scenario, and the ratio to `seed`. --single runs one condition, BLUE
+against `single`, so that the BLUE call is a larger share of the work.
 """
 import argparse
 import os
@@ -28,9 +29,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--single", action="store_true",
+                    help="one condition, BLUE against `single` (the cheapest RED), so the BLUE call weighs most")
     args = ap.parse_args()
     cfg = advplan.Config()
-    base = cfg.conditions()
+    base = [{"label": "single", "blue": "seed", "red": "single", "group": "main"}] if args.single else cfg.conditions()
     exec_spec = "exec:/usr/bin/python3 %s" % os.path.join(HERE, "..", "examples", "policies", "trivial_blue.py")
     variants = [("seed", "seed"), ("python in-process (py_seed)", "py_seed"), ("exec: (trivial_blue.py)", exec_spec)]
     n = len(cfg.scenario_ids())
@@ -50,7 +53,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     seed = statistics.median(times["seed"])
-    print("paper run, %d scenarios, %d conditions, threads=%d, median of %d runs" %
+    print("paper corpus, %d scenarios, %d conditions, threads=%d, median of %d runs" %
           (n, len(base), args.threads, args.repeats))
     print("| BLUE policy | run (s) | per scenario (ms) | vs seed |")
     print("|---|---:|---:|---:|")

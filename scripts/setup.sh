@@ -11,6 +11,9 @@ PACKAGES=(cmake g++ make pkg-config git
   python3 python3-numpy python3-matplotlib
   libglpk-dev libgmp-dev lrslib)
 
+# the Python module (python/, docs/PYTHON.md)
+PACKAGES+=(python3-dev pybind11-dev)
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

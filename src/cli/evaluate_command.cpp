@@ -85,6 +85,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto threads = std::make_shared<int>(0);
   auto no_refs = std::make_shared<bool>(false);
   auto refs = std::make_shared<std::string>("seed,council");
+  auto force = std::make_shared<bool>(false);
+  auto resume = std::make_shared<bool>(false);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -95,8 +97,11 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--reference", *refs, "comma-separated BLUE policies the policy is compared with")
       ->capture_default_str();
   cmd->add_flag("--no-reference", *no_refs, "skip the reference rows");
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs] {
+  auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
+  cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
+      ->excludes(f);
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, force, resume] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, force, resume] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       const auto red_list = split_list(*reds);
@@ -109,11 +114,18 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.studies = false;
       opts.command = "evaluate";
-      const RunSummary s = run_experiment(plan, opts);
-      const io::CsvTable per = io::CsvTable::read((fs::path(*out) / "per_scenario.csv").string());
+      opts.force = *force;
+      opts.resume = *resume;
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-      const std::string md = evaluation_summary(per, *blue, red_list, references, bs);
-      io::write_file_atomic((fs::path(*out) / "summary.md").string(), md);
+      std::string md;
+      io::CsvTable per;
+      // summary.md is part of the run: written before the MANIFEST, from the written per_scenario.csv.
+      opts.before_manifest = [&](const std::string& dir) {
+        per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
+        md = evaluation_summary(per, *blue, red_list, references, bs);
+        io::write_file_atomic((fs::path(dir) / "summary.md").string(), md);
+      };
+      const RunSummary s = run_experiment(plan, opts);
       std::size_t policy_failures = 0;
       for (std::size_t i = 0; i < per.size(); ++i)
         if (per.at(i, "blue_policy") == *blue && per.at(i, "status") != "ok") ++policy_failures;

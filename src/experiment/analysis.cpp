@@ -13,6 +13,7 @@
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/metrics/statistics.hpp"
 
@@ -187,7 +188,8 @@ BootstrapSettings recorded_bootstrap(const CsvTable& b) {
 }
 
 RunCsvs read_run(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
+  // One complete run, as its MANIFEST lists it: no stale file of another run, no interrupted write.
+  io::verify_run_directory(dir);
   RunCsvs r;
   r.dir = dir;
   auto path = [&](const char* f) { return (fs::path(dir) / f).string(); };

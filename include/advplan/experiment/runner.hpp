@@ -1,6 +1,8 @@
 #pragma once
 // The experiment runner: `advplan run` and `advplan evaluate`. Scenarios are evaluated in parallel (TBB) and
-// their rows collected by scenario index, so the traces are byte-identical at any thread count.
+// their rows streamed to disk in scenario order through a bounded reorder window, so the traces are
+// byte-identical at any thread count and memory does not grow with the corpus (docs/TRACES.md "Run directory").
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +21,13 @@ struct RunOptions {
   bool progress = true;    ///< progress line on stderr when it is a terminal
   bool studies = true;     ///< run the configured studies (advplan run); evaluate turns them off
   std::string command = "run";  ///< recorded in run_metadata.json
+  /// An existing non-empty output directory is refused unless `force` (clear it first) or `resume` (continue
+  /// the interrupted run in it from its last complete scenario; the config must be the same).
+  bool force = false;
+  bool resume = false;
+  /// Called with the run directory after the traces, summaries and tables are written and before the
+  /// MANIFEST, to add files of the command's own (evaluate's summary.md).
+  std::function<void(const std::string& dir)> before_manifest;
 };
 
 struct RunSummary {
@@ -26,6 +35,9 @@ struct RunSummary {
   std::size_t rows = 0;
   std::size_t failed_rows = 0;
   std::size_t scenarios_with_blue_plan = 0;  ///< scenarios where at least one non-reference BLUE plan was made
+  std::size_t resumed_from = 0;  ///< scenarios already complete when a --resume run started
+  std::string first_failure;     ///< the failure_reason of the first failed row ("" when none failed)
+  bool already_complete = false;  ///< --resume found a complete run: nothing was done
   double seconds = 0;
 };
 
@@ -56,9 +68,11 @@ std::vector<Condition> evaluate_conditions(const std::string& blue, const std::v
 /// condition.
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions);
 
-/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written
-/// (before any work), PolicyError / ConfigError on bad names. Files are written when complete, each to a
-/// temporary name and renamed; run_metadata.json is written last.
+/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written or
+/// is not empty (before any work), PolicyError / ConfigError on bad names, ConfigError when --resume meets a
+/// different config. Rows stream to .advplan-work/ with a journal of complete scenarios; when every scenario
+/// is done, the traces move into place, the summaries and tables are computed from the written CSVs, and
+/// MANIFEST and run_metadata.json are written last.
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts);
 
 }  // namespace advplan

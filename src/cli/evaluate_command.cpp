@@ -87,6 +87,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto refs = std::make_shared<std::string>("seed,council");
   auto force = std::make_shared<bool>(false);
   auto resume = std::make_shared<bool>(false);
+  auto checkpoint = std::make_shared<std::size_t>(0);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -100,8 +101,10 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
   cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
       ->excludes(f);
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, force, resume] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, force, resume] {
+  cmd->add_option("--checkpoint-every", *checkpoint,
+                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       const auto red_list = split_list(*reds);
@@ -116,6 +119,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.command = "evaluate";
       opts.force = *force;
       opts.resume = *resume;
+      opts.checkpoint_every = *checkpoint;
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
       std::string md;
       io::CsvTable per;

@@ -13,14 +13,17 @@ void add_run_command(CLI::App& app, Action& run) {
   auto threads = std::make_shared<int>(0);
   auto force = std::make_shared<bool>(false);
   auto resume = std::make_shared<bool>(false);
+  auto checkpoint = std::make_shared<std::size_t>(0);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
   cmd->add_option("--out", *out, "run directory to write (must be new or empty)")->required();
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
   cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
       ->excludes(f);
-  cmd->callback([&run, config, out, threads, force, resume] {
-    run = [config, out, threads, force, resume] {
+  cmd->add_option("--checkpoint-every", *checkpoint,
+                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
+  cmd->callback([&run, config, out, threads, force, resume, checkpoint] {
+    run = [config, out, threads, force, resume, checkpoint] {
       const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       RunOptions opts;
@@ -28,6 +31,7 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.force = *force;
       opts.resume = *resume;
+      opts.checkpoint_every = *checkpoint;
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {
         fmt::print(stderr, "advplan: {} is already a complete run; nothing to resume\n", *out);

@@ -326,8 +326,13 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
         throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
                                       "with its own config, or pass --force to start over",
                                       (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
-    const auto entry = last_journal_entry(io::read_text_file(journal_path), streams.size());
+    const std::string journal_text = io::read_text_file(journal_path);
+    const auto entry = last_journal_entry(journal_text, streams.size());
     if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+    // A torn last line is cut off, so the next entry starts on a line of its own.
+    const auto nl = journal_text.rfind('\n');
+    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
+      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
     start = done = entry->done;
     summary.resumed_from = start;
     summary.rows = entry->rows;
@@ -433,7 +438,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                   std::size_t bytes = 0;
                   for (const Stream& st : streams) bytes += st.buf.size();
                   const auto now = std::chrono::steady_clock::now();
-                  if (bytes > (4u << 20) || now - last_flush > std::chrono::milliseconds(200)) {
+                  const bool due = opts.checkpoint_every > 0
+                                       ? (done - start) % opts.checkpoint_every == 0
+                                       : now - last_flush > std::chrono::milliseconds(200);
+                  if (bytes > (4u << 20) || due) {
                     flush();
                     last_flush = now;
                   }

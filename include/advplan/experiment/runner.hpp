@@ -28,6 +28,8 @@ struct RunOptions {
   /// Called with the run directory after the traces, summaries and tables are written and before the
   /// MANIFEST, to add files of the command's own (evaluate's summary.md).
   std::function<void(const std::string& dir)> before_manifest;
+  /// Scenarios between journal entries (checkpoints a --resume continues from); 0: every 200 ms or 4 MiB.
+  std::size_t checkpoint_every = 0;
 };
 
 struct RunSummary {

@@ -16,5 +16,6 @@ void add_run_command(CLI::App& app, Action& run);
 void add_tables_command(CLI::App& app, Action& run);
 void add_evaluate_command(CLI::App& app, Action& run);
 void add_list_command(CLI::App& app, Action& run);
+void add_merge_command(CLI::App& app, Action& run);
 
 }  // namespace advplan::cli

@@ -89,7 +89,7 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
 namespace {
 
 std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads,
-                          const std::string& manifest_sha) {
+                          const std::string& manifest_sha, const std::vector<std::pair<std::string, std::string>>& key) {
   const ExperimentConfig& cfg = *plan.cfg;
   nlohmann::ordered_json j;
   j["program"] = "advplan";
@@ -123,6 +123,12 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["failed_rows"] = s.failed_rows;
   j["resumed_from"] = s.resumed_from;
   j["wall_seconds"] = s.seconds;
+  j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
+  j["studies"] = opts.studies;
+  nlohmann::ordered_json k = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : key) k[name] = value;
+  j["run_key"] = k;
+  if (opts.shard_count > 0) j["shard"] = {{"index", opts.shard_index}, {"count", opts.shard_count}};
   j["manifest_sha256"] = manifest_sha;
   return j.dump(2) + "\n";
 }
@@ -175,13 +181,14 @@ struct Stream {
   std::vector<std::string> header;
   int fd = -1;
   std::uint64_t size = 0;  ///< bytes on disk after the last flush
+  std::uint64_t header_bytes = 0;
   std::uint64_t rows = 0;  ///< rows on disk after the last flush
   std::string buf;
   std::uint64_t buf_rows = 0;
 };
 
 /// What identifies a run for --resume: a resumed run must be the same run.
-std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total) {
+std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::string conds;
   for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
@@ -191,7 +198,9 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"config_sha256", io::sha256_hex(cfg.text)},
           {"templates_sha256", io::sha256_hex(tpls)},
           {"conditions_sha256", io::sha256_hex(conds)},
-          {"scenarios", std::to_string(total)}};
+          {"seed", std::to_string(cfg.seed)},
+          {"scenarios", std::to_string(total)},
+          {"shards", std::to_string(shards)}};
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {
@@ -242,228 +251,71 @@ void remove_stale_temporaries(const std::string& dir) {
   for (const auto& p : stale) fs::remove(p);
 }
 
-}  // namespace
 
-RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const ExperimentConfig& cfg = *plan.cfg;
-  if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
-  const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
-  const bool had_files = io::prepare_run_directory(opts.out_dir, mode);
-  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-
-  const fs::path dir(opts.out_dir), work = dir / kWork;
-  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
-  const std::size_t total = cfg.templates.size() * per_template;
-  const auto key = run_key(plan, total);
-
-  // The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
-  // files (in the order the conditions first name them), and the rubric records (input of the studies).
+/// The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
+/// files (in the order the conditions first name them), and the rubric records (input of the studies).
+std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std::vector<std::string>& extra_names) {
   std::vector<Stream> streams;
   auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name) {
     Stream st;
     st.name = name;
     st.work = (work / work_name).string();
     st.header = header;
+    std::string h;
+    put_row(h, header);
+    st.header_bytes = h.size();
     streams.push_back(std::move(st));
   };
   add_stream("scenarios.csv", schema::scenarios(), "scenarios.csv");
   add_stream("per_scenario.csv", schema::per_scenario(), "per_scenario.csv");
   add_stream("candidates.csv", schema::candidates(), "candidates.csv");
-  std::vector<std::string> extra_names;
   for (const auto& c : plan.conditions)
     for (const auto& f : plan.blues.at(c.blue)->info().traces)
       if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
         extra_names.push_back(f.name);
         add_stream(f.name, f.header, f.name);
       }
-  add_stream("", schema::rubric_records(), kRubric);  // never moved into place: the studies write their own copy
-  const std::size_t rubric_stream = streams.size() - 1;
+  add_stream("", schema::rubric_records(), kRubric);  // a shard keeps it; a run's studies write their own copy
+  return streams;
+}
 
-  RunSummary summary;
-  summary.scenarios = total;
-  std::size_t start = 0;
-  const std::string journal_path = (work / kJournal).string();
-  bool resuming = false;
-  if (had_files) {
-    // Work directories of a run killed before its first journal entry hold nothing to keep.
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
-    resuming = fs::exists(work / kJournal);
-    if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
-      // Complete; a kill may have left the work directory half removed.
-      fs::remove_all(work);
-      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string()), nullptr, false);
-      if (meta.is_object()) {
-        summary.rows = meta.value("rows", std::size_t{0});
-        summary.failed_rows = meta.value("failed_rows", std::size_t{0});
-      }
-      summary.resumed_from = total;
-      summary.already_complete = true;
-      return summary;
-    }
-    if (!resuming && fs::directory_iterator(dir) != fs::directory_iterator())
-      throw IoError(fmt::format("{}: --resume: no interrupted advplan run here ({} is missing)", opts.out_dir,
-                                journal_path));
-  }
-  std::size_t done = start;
-  int journal_fd = -1;
-  auto journal_line = [&] {
-    std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
-    for (const Stream& st : streams) line += fmt::format(" {} {}", st.size, st.rows);
-    return line + '\n';
-  };
-  if (resuming) {
-    // The interrupted run must be the same run: compare its key field by field.
-    const std::string recorded = io::read_text_file((work / kKey).string());
-    std::istringstream in(recorded);
-    std::map<std::string, std::string> was;
-    for (std::string line; std::getline(in, line);)
-      if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
-    for (const auto& [k, v] : key)
-      if (was[k] != v)
-        throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
-                                      "with its own config, or pass --force to start over",
-                                      (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
-    const std::string journal_text = io::read_text_file(journal_path);
-    const auto entry = last_journal_entry(journal_text, streams.size());
-    if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
-    // A torn last line is cut off, so the next entry starts on a line of its own.
-    const auto nl = journal_text.rfind('\n');
-    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
-      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
-    start = done = entry->done;
-    summary.resumed_from = start;
-    summary.rows = entry->rows;
-    summary.failed_rows = entry->failed;
-    summary.scenarios_with_blue_plan = entry->with_plan;
-    remove_stale_temporaries(opts.out_dir);
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      Stream& st = streams[i];
-      st.size = entry->files[i].first;
-      st.rows = entry->files[i].second;
-      const bool moved = start == total && !st.name.empty() && !fs::exists(st.work);
-      if (moved) continue;  // finalisation had already moved it into place
-      st.fd = ::open(st.work.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-      if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
-      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0 || ::lseek(st.fd, 0, SEEK_END) < 0)
-        throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
-    }
-    journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
-  } else {
-    // Built under a fresh random name (mkdtemp) with the key, the headers and journal entry 0, then renamed, so
-    // .advplan-work is always resumable.
-    std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    if (::mkdtemp(name.data()) == nullptr)
-      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
-    const fs::path staging(name.data());
-    io::write_file_atomic((staging / kKey).string(), key_text(key));
-    for (Stream& st : streams) {
-      const std::string p = (staging / fs::path(st.work).filename()).string();
-      st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
-      std::string h;
-      put_row(h, st.header);
-      write_all(st.fd, h, st.work);
-      st.size = h.size();
-    }
-    const std::string jp = (staging / kJournal).string();
-    journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
-    write_all(journal_fd, journal_line(), journal_path);
-    if (std::rename(staging.c_str(), work.c_str()) != 0)
-      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
-  }
+/// MANIFEST, then run_metadata.json, then the work directory goes (its journal first: from then on the run is
+/// complete, and a half-removed work directory is cleared by --resume).
+RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summary, int threads,
+                    std::chrono::steady_clock::time_point t0, const std::vector<std::pair<std::string, std::string>>& key) {
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::string manifest = io::write_manifest(opts.out_dir);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  io::write_file_atomic((dir / io::kMetadataFile).string(),
+                        metadata_json(plan, opts, summary, threads, io::sha256_hex(manifest), key));
+  fs::remove(work / kJournal);
+  fs::remove_all(work);
+  return summary;
+}
 
-  auto flush = [&] {
-    for (Stream& st : streams) {
-      if (st.buf.empty()) continue;
-      write_all(st.fd, st.buf, st.work);
-      st.size += st.buf.size();
-      st.rows += st.buf_rows;
-      st.buf.clear();
-      st.buf_rows = 0;
-    }
-    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
-    // resumed run truncates and writes again.
-    write_all(journal_fd, journal_line(), journal_path);
-  };
-
-  if (start < total) {
-    const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
-    Progress progress("advplan: scenarios", total - start, opts.progress);
-    std::size_t next = start;
-    auto last_flush = std::chrono::steady_clock::now();
-    // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
-    const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
-                                            [&](tbb::flow_control& fc) -> std::size_t {
-                                              if (next >= total) {
-                                                fc.stop();
-                                                return 0;
-                                              }
-                                              return next++;
-                                            }) &
-            tbb::make_filter<std::size_t, std::shared_ptr<ScenarioOutcome>>(
-                tbb::filter_mode::parallel,
-                [&](std::size_t i) {
-                  const Scenario sc = generate_scenario(cfg.templates[i / per_template],
-                                                        cfg.seed_from + i % per_template, gen);
-                  return std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
-                }) &
-            tbb::make_filter<std::shared_ptr<ScenarioOutcome>, void>(
-                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ScenarioOutcome> o) {
-                  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
-                    put_row(streams[s].buf, row);
-                    ++streams[s].buf_rows;
-                  };
-                  add(0, o->scenario_row);
-                  for (const auto& r : o->per_scenario) add(1, r);
-                  for (const auto& r : o->candidates) add(2, r);
-                  for (std::size_t e = 0; e < extra_names.size(); ++e)
-                    if (auto it = o->extra.find(extra_names[e]); it != o->extra.end())
-                      for (const auto& r : it->second) add(3 + e, r);
-                  for (const auto& r : o->rubric_records) add(rubric_stream, r);
-                  summary.rows += o->per_scenario.size();
-                  summary.failed_rows += o->failed_rows;
-                  summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
-                  ++done;
-                  progress.tick();
-                  std::size_t bytes = 0;
-                  for (const Stream& st : streams) bytes += st.buf.size();
-                  const auto now = std::chrono::steady_clock::now();
-                  const bool due = opts.checkpoint_every > 0
-                                       ? (done - start) % opts.checkpoint_every == 0
-                                       : now - last_flush > std::chrono::milliseconds(200);
-                  if (bytes > (4u << 20) || due) {
-                    flush();
-                    last_flush = now;
-                  }
-                }));
-    flush();
-  }
-  ::close(journal_fd);
-  for (Stream& st : streams)
-    if (st.fd >= 0) {
-      if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
-      st.fd = -1;
-    }
-
+/// Every scenario is on disk in the work directory: moves the traces into place and writes what derives from
+/// them.
+RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams, RunSummary summary,
+                      int threads, std::chrono::steady_clock::time_point t0,
+                      const std::vector<std::pair<std::string, std::string>>& key) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const fs::path dir(opts.out_dir);
   // Every scenario is on disk: move the traces into place (an extra trace file without rows is not written).
+  // A shard keeps its rubric records (the merge runs the studies) and stops there: summaries, studies and tables
+  // are corpus-level.
+  const bool shard = opts.shard_count > 0;
+  const std::size_t rubric_stream = streams.size() - 1;
+  if (shard) streams[rubric_stream].name = kRubric;
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const Stream& st = streams[i];
     if (st.name.empty() || !fs::exists(st.work)) continue;
-    const bool is_extra = i >= 3 && i < rubric_stream;
-    if (is_extra && st.rows == 0) continue;
+    const bool optional = (i >= 3 && i < rubric_stream) || i == rubric_stream;
+    if (optional && st.size == st.header_bytes) continue;
     if (std::rename(st.work.c_str(), (dir / st.name).c_str()) != 0)
       throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
   }
+
+  if (shard) return seal_run(plan, opts, summary, threads, t0, key);
 
   // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
@@ -508,15 +360,270 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   // A run in which every row failed keeps its rows and reasons, but has no tables to build.
   if (any_ok) write_files((dir / "tables").string(), build_tables(run, bs));
   if (opts.before_manifest) opts.before_manifest(opts.out_dir);
-  const std::string manifest = io::write_manifest(opts.out_dir);
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  io::write_file_atomic((dir / io::kMetadataFile).string(),
-                        metadata_json(plan, opts, summary, threads, io::sha256_hex(manifest)));
-  // The journal goes first: from then on the run is complete, and a half-removed work directory is cleared by
-  // --resume.
-  fs::remove(work / kJournal);
-  fs::remove_all(work);
-  return summary;
+  return seal_run(plan, opts, summary, threads, t0, key);
+}
+
+}  // namespace
+
+RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExperimentConfig& cfg = *plan.cfg;
+  if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
+  if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
+    throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
+                                  opts.shard_index, opts.shard_count, opts.shard_count - 1));
+  const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
+  const bool had_files = io::prepare_run_directory(opts.out_dir, mode);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  const std::size_t total = cfg.templates.size() * per_template;
+  auto key = run_key(plan, total, opts.shard_count);
+  // The resume check also compares the shard; a merge compares every field but this one.
+  key.emplace_back("shard_index", std::to_string(opts.shard_index));
+  // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
+  const std::size_t lo = opts.shard_count > 0 ? total * opts.shard_index / opts.shard_count : 0;
+  const std::size_t hi = opts.shard_count > 0 ? total * (opts.shard_index + 1) / opts.shard_count : total;
+
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
+
+  RunSummary summary;
+  const std::size_t count = hi - lo;  // scenarios of this process
+  summary.scenarios = count;
+  std::size_t start = 0;
+  const std::string journal_path = (work / kJournal).string();
+  bool resuming = false;
+  if (had_files) {
+    // Work directories of a run killed before its first journal entry hold nothing to keep.
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
+    resuming = fs::exists(work / kJournal);
+    if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
+      // Complete; a kill may have left the work directory half removed.
+      fs::remove_all(work);
+      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string()), nullptr, false);
+      if (meta.is_object()) {
+        summary.rows = meta.value("rows", std::size_t{0});
+        summary.failed_rows = meta.value("failed_rows", std::size_t{0});
+      }
+      summary.resumed_from = count;
+      summary.already_complete = true;
+      return summary;
+    }
+    if (!resuming && fs::directory_iterator(dir) != fs::directory_iterator())
+      throw IoError(fmt::format("{}: --resume: no interrupted advplan run here ({} is missing)", opts.out_dir,
+                                journal_path));
+  }
+  std::size_t done = start;
+  int journal_fd = -1;
+  auto journal_line = [&] {
+    std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
+    for (const Stream& st : streams) line += fmt::format(" {} {}", st.size, st.rows);
+    return line + '\n';
+  };
+  if (resuming) {
+    // The interrupted run must be the same run: compare its key field by field.
+    const std::string recorded = io::read_text_file((work / kKey).string());
+    std::istringstream in(recorded);
+    std::map<std::string, std::string> was;
+    for (std::string line; std::getline(in, line);)
+      if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
+    for (const auto& [k, v] : key)
+      if (was[k] != v)
+        throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
+                                      "with its own config, or pass --force to start over",
+                                      (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
+    const std::string journal_text = io::read_text_file(journal_path);
+    const auto entry = last_journal_entry(journal_text, streams.size());
+    if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+    // A torn last line is cut off, so the next entry starts on a line of its own.
+    const auto nl = journal_text.rfind('\n');
+    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
+      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
+    start = done = entry->done;
+    summary.resumed_from = start;
+    summary.rows = entry->rows;
+    summary.failed_rows = entry->failed;
+    summary.scenarios_with_blue_plan = entry->with_plan;
+    remove_stale_temporaries(opts.out_dir);
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      Stream& st = streams[i];
+      st.size = entry->files[i].first;
+      st.rows = entry->files[i].second;
+      const bool moved = start == count && !st.name.empty() && !fs::exists(st.work);
+      if (moved) continue;  // finalisation had already moved it into place
+      st.fd = ::open(st.work.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
+      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0 || ::lseek(st.fd, 0, SEEK_END) < 0)
+        throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
+    }
+    journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
+  } else {
+    // Built under a fresh random name (mkdtemp) with the key, the headers and journal entry 0, then renamed, so
+    // .advplan-work is always resumable.
+    std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    if (::mkdtemp(name.data()) == nullptr)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+    const fs::path staging(name.data());
+    io::write_file_atomic((staging / kKey).string(), key_text(key));
+    for (Stream& st : streams) {
+      const std::string p = (staging / fs::path(st.work).filename()).string();
+      st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
+      std::string h;
+      put_row(h, st.header);
+      write_all(st.fd, h, st.work);
+      st.size = h.size();
+      st.header_bytes = h.size();
+    }
+    const std::string jp = (staging / kJournal).string();
+    journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
+    write_all(journal_fd, journal_line(), journal_path);
+    if (std::rename(staging.c_str(), work.c_str()) != 0)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  }
+
+  auto flush = [&] {
+    for (Stream& st : streams) {
+      if (st.buf.empty()) continue;
+      write_all(st.fd, st.buf, st.work);
+      st.size += st.buf.size();
+      st.rows += st.buf_rows;
+      st.buf.clear();
+      st.buf_rows = 0;
+    }
+    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
+    // resumed run truncates and writes again.
+    write_all(journal_fd, journal_line(), journal_path);
+  };
+
+  if (start < count) {
+    const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
+    Progress progress("advplan: scenarios", count - start, opts.progress);
+    std::size_t next = start;
+    auto last_flush = std::chrono::steady_clock::now();
+    // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
+    const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                            [&](tbb::flow_control& fc) -> std::size_t {
+                                              if (next >= count) {
+                                                fc.stop();
+                                                return 0;
+                                              }
+                                              return next++;
+                                            }) &
+            tbb::make_filter<std::size_t, std::shared_ptr<ScenarioOutcome>>(
+                tbb::filter_mode::parallel,
+                [&](std::size_t i) {
+                  const std::size_t c = lo + i;  // corpus index
+                  const Scenario sc = generate_scenario(cfg.templates[c / per_template],
+                                                        cfg.seed_from + c % per_template, gen);
+                  return std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+                }) &
+            tbb::make_filter<std::shared_ptr<ScenarioOutcome>, void>(
+                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ScenarioOutcome> o) {
+                  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
+                    put_row(streams[s].buf, row);
+                    ++streams[s].buf_rows;
+                  };
+                  add(0, o->scenario_row);
+                  for (const auto& r : o->per_scenario) add(1, r);
+                  for (const auto& r : o->candidates) add(2, r);
+                  for (std::size_t e = 0; e < extra_names.size(); ++e)
+                    if (auto it = o->extra.find(extra_names[e]); it != o->extra.end())
+                      for (const auto& r : it->second) add(3 + e, r);
+                  for (const auto& r : o->rubric_records) add(rubric_stream, r);
+                  summary.rows += o->per_scenario.size();
+                  summary.failed_rows += o->failed_rows;
+                  summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
+                  ++done;
+                  progress.tick();
+                  std::size_t bytes = 0;
+                  for (const Stream& st : streams) bytes += st.buf.size();
+                  const auto now = std::chrono::steady_clock::now();
+                  const bool due = opts.checkpoint_every > 0
+                                       ? (done - start) % opts.checkpoint_every == 0
+                                       : now - last_flush > std::chrono::milliseconds(200);
+                  if (bytes > (4u << 20) || due) {
+                    flush();
+                    last_flush = now;
+                  }
+                }));
+    flush();
+  }
+  ::close(journal_fd);
+  for (Stream& st : streams)
+    if (st.fd >= 0) {
+      if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
+      st.fd = -1;
+    }
+
+  return finish_run(plan, opts, streams, summary, threads, t0, key);
+}
+
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  return run_key(plan, cfg.templates.size() * per_template, shard_count);
+}
+
+RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  io::prepare_run_directory(opts.out_dir, opts.force ? io::DirMode::force : io::DirMode::fresh);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  if (::mkdir(work.c_str(), 0755) != 0)
+    throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
+  RunSummary summary;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    Stream& st = streams[i];
+    const std::string shard_name = i == rubric_stream ? kRubric : st.name;
+    st.fd = ::open(st.work.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", st.work, std::strerror(errno)));
+    std::string h;
+    put_row(h, st.header);
+    write_all(st.fd, h, st.work);
+    st.size = h.size();
+    // Each shard's rows after its header line, in shard order: the contiguous blocks make the corpus order.
+    for (const auto& sd : shard_dirs) {
+      const std::string path = (fs::path(sd) / shard_name).string();
+      if (!fs::exists(path)) continue;  // an optional file the shard had no rows for
+      const std::string text = io::read_text_file(path);
+      if (text.compare(0, h.size(), h) != 0)
+        throw CsvError(fmt::format("{}: line 1: the header is not the one this run writes", path));
+      write_all(st.fd, text.substr(h.size()), st.work);
+      st.size += text.size() - h.size();
+    }
+    ::close(st.fd);
+    st.fd = -1;
+  }
+  for (const auto& sd : shard_dirs) {
+    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string()));
+    summary.scenarios += meta.value("scenarios", std::size_t{0});
+    summary.rows += meta.value("rows", std::size_t{0});
+    summary.failed_rows += meta.value("failed_rows", std::size_t{0});
+    summary.scenarios_with_blue_plan += meta.value("scenarios_with_blue_plan", std::size_t{0});
+  }
+  RunOptions merged = opts;
+  merged.shard_count = 0;
+  merged.shard_index = 0;
+  auto key = run_identity(plan, 0);
+  key.emplace_back("shard_index", "0");
+  return finish_run(plan, merged, streams, summary, threads, t0, key);
 }
 
 }  // namespace advplan

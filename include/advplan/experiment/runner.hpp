@@ -30,6 +30,11 @@ struct RunOptions {
   std::function<void(const std::string& dir)> before_manifest;
   /// Scenarios between journal entries (checkpoints a --resume continues from); 0: every 200 ms or 4 MiB.
   std::size_t checkpoint_every = 0;
+  /// A shard (`--shard i/N`, shard_count > 0): this process runs the contiguous block
+  /// [total * i / N, total * (i + 1) / N) of the corpus and writes its traces and rubric records only;
+  /// merge_shards combines the N shard directories into the run a single process writes.
+  std::size_t shard_index = 0;
+  std::size_t shard_count = 0;
 };
 
 struct RunSummary {
@@ -76,5 +81,14 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
 /// is done, the traces move into place, the summaries and tables are computed from the written CSVs, and
 /// MANIFEST and run_metadata.json are written last.
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts);
+
+/// The shard directories' recorded run key (run_metadata.json "run_key") and shard index, checked by the caller.
+/// merge_shards concatenates their trace files in the given order (shard 0 first) into opts.out_dir and writes
+/// the summaries, studies, tables, MANIFEST and run_metadata.json, byte-identical to a single-process run.
+/// Throws CsvError naming a shard's file when one is unreadable.
+RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts);
+
+/// The run key of a plan (what a resumed run and the shards of a merge must share), without the shard index.
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count);
 
 }  // namespace advplan

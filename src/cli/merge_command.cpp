@@ -20,7 +20,7 @@ namespace {
 
 struct Shard {
   std::string dir;
-  nlohmann::json meta;
+  nlohmann::ordered_json meta;
   std::size_t index = 0, count = 0;
 };
 
@@ -30,7 +30,7 @@ Shard read_shard(const std::string& dir) {
   s.dir = dir;
   const std::string path = (fs::path(dir) / io::kMetadataFile).string();
   if (!fs::exists(path)) throw CsvError(fmt::format("{}: missing, so {} is not a complete shard", path, dir));
-  s.meta = nlohmann::json::parse(io::read_text_file(path), nullptr, false);
+  s.meta = nlohmann::ordered_json::parse(io::read_text_file(path), nullptr, false);
   if (!s.meta.is_object()) throw CsvError(fmt::format("{}: not a JSON object", path));
   if (!s.meta.contains("shard") || !s.meta["shard"].is_object())
     throw ConfigError(fmt::format("{}: shard: missing, so {} is not a shard (write shards with advplan run --shard "
@@ -43,7 +43,7 @@ Shard read_shard(const std::string& dir) {
   return s;
 }
 
-std::string key_value(const nlohmann::json& key, const std::string& field) {
+std::string key_value(const nlohmann::ordered_json& key, const std::string& field) {
   return key.contains(field) && key[field].is_string() ? key[field].get<std::string>() : "none";
 }
 
@@ -69,7 +69,7 @@ void add_merge_command(CLI::App& app, Action& run) {
       std::vector<Shard> shards;
       for (const auto& d : *dirs) shards.push_back(read_shard(d));
       const Shard& first = shards.front();
-      const nlohmann::json& ref = first.meta["run_key"];
+      const nlohmann::ordered_json& ref = first.meta["run_key"];
       // Every shard of one run: the same config, templates, conditions, seed, corpus size, shard count and version.
       for (const Shard& s : shards) {
         for (const auto& [field, value] : ref.items()) {

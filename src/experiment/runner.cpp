@@ -194,13 +194,14 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
   for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
   std::string tpls;
   for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+  // The most specific fields first, so an error names the seed rather than the config hash that it changes.
   return {{"program_version", std::string(version_string())},
-          {"config_sha256", io::sha256_hex(cfg.text)},
-          {"templates_sha256", io::sha256_hex(tpls)},
-          {"conditions_sha256", io::sha256_hex(conds)},
           {"seed", std::to_string(cfg.seed)},
           {"scenarios", std::to_string(total)},
-          {"shards", std::to_string(shards)}};
+          {"shards", std::to_string(shards)},
+          {"conditions_sha256", io::sha256_hex(conds)},
+          {"templates_sha256", io::sha256_hex(tpls)},
+          {"config_sha256", io::sha256_hex(cfg.text)}};
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake g++ make pkg-config git
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libssl-dev
-  python3 python3-numpy python3-matplotlib)
+  python3 python3-numpy python3-matplotlib
+  libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

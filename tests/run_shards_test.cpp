@@ -221,5 +221,30 @@ TEST_F(Shards, SlurmScriptsInADryRun) {
   EXPECT_THAT(bad.err, HasSubstr("SHARDS"));
 }
 
+/// mpirun on PATH and an advplan linked with MPI; otherwise "" and the reason.
+std::string mpi_skip_reason(const TempDir& dir) {
+  if (testing::run_command("command -v mpirun", dir).status != 0) return "mpirun is not installed (Debian openmpi-bin)";
+  if (testing::run_command("(ldd " + quote(kBinary) + " | grep -q libmpi)", dir).status != 0)
+    return "advplan was built without MPI (Debian libopenmpi-dev)";
+  return "";
+}
+
+TEST_F(Shards, MpirunWithThreeRanksWritesOneRunByteIdenticalToASingleProcess) {
+  TempDir dir("shards-mpi");
+  if (const auto why = mpi_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;
+  const std::string mpirun = "mpirun --oversubscribe --allow-run-as-root -n 3 ";
+  const std::string out = dir / "run";
+  const auto x = testing::run_command(mpirun + quote(kBinary) + " run " + quote(config_) + " --out " + quote(out) +
+                                          " --threads 1",
+                                      dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(compare_runs(*dir_ / "ref", out), "");
+  EXPECT_FALSE(fs::exists(dir / ".run.mpi-shards")) << "the ranks' shards are removed after the merge";
+  // The same refusal as a single process: the directory now holds a run.
+  const auto again = testing::run_command(mpirun + quote(kBinary) + " run " + quote(config_) + " --out " + quote(out), dir);
+  EXPECT_NE(again.status, 0);
+  EXPECT_THAT(again.err, HasSubstr("--force"));
+}
+
 }  // namespace
 }  // namespace advplan

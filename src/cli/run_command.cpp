@@ -6,8 +6,12 @@
 
 #include "advplan/core/error.hpp"
 
+#include <filesystem>
+
 #include "advplan/experiment/runner.hpp"
+#include "advplan/io/run_store.hpp"
 #include "commands.hpp"
+#include "mpi_support.hpp"
 
 namespace advplan::cli {
 
@@ -39,6 +43,78 @@ void set_shard(RunOptions& opts, const std::string& shard, std::size_t shards) {
   if (const char* m = std::getenv("SLURM_ARRAY_TASK_MIN"); m != nullptr && parse_count(m, min) && min <= task) task -= min;
   opts.shard_index = task;
   opts.shard_count = shards;
+}
+
+/// `mpirun -n N advplan run CONFIG --out DIR`: rank r runs shard r/N into a directory beside DIR, and rank 0 merges
+/// the shards into DIR, byte-identical to a single process. --resume resumes every rank's shard (same N).
+int run_over_ranks(const MpiWorld& w, const RunPlan& plan, const RunOptions& opts) {
+  namespace fs = std::filesystem;
+  if (opts.shard_count > 0) throw ConfigError("run: --shard and --shards do not combine with mpirun, which shards by rank");
+  fs::path out = fs::absolute(opts.out_dir).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  const fs::path shards = out.parent_path() / ("." + out.filename().string() + ".mpi-shards");
+  bool ok = true;
+  std::string error;
+  bool complete = false;
+  if (w.rank == 0) {
+    try {
+      complete = opts.resume && fs::exists(out / io::kManifestFile) && !fs::exists(shards);
+      if (!complete) {
+        io::prepare_run_directory(out.string(), opts.resume ? io::DirMode::resume
+                                                            : opts.force ? io::DirMode::force : io::DirMode::fresh);
+        if (!opts.resume) fs::remove_all(shards);
+        fs::create_directories(shards);
+      }
+    } catch (const Error& e) {
+      ok = false;
+      error = e.what();
+    }
+  }
+  if (!mpi_all(ok)) {
+    if (w.rank == 0) throw IoError(error);
+    return 1;
+  }
+  if (!mpi_all(!complete)) {  // rank 0 found a complete run: nothing to do on any rank
+    if (w.rank == 0) fmt::print(stderr, "advplan: {} is already a complete run; nothing to resume\n", opts.out_dir);
+    return 0;
+  }
+  RunOptions mine = opts;
+  mine.out_dir = (shards / fmt::format("shard-{}", w.rank)).string();
+  mine.shard_index = static_cast<std::size_t>(w.rank);
+  mine.shard_count = static_cast<std::size_t>(w.size);
+  mine.force = false;
+  mine.progress = opts.progress && w.rank == 0;
+  try {
+    run_experiment(plan, mine);
+  } catch (const Error& e) {
+    ok = false;
+    fmt::print(stderr, "advplan: rank {} of {}: {}\n", w.rank, w.size, e.what());
+  }
+  if (!mpi_all(ok)) return 1;
+  int status = 0;
+  if (w.rank == 0) {
+    try {
+      std::vector<std::string> dirs;
+      for (int r = 0; r < w.size; ++r) dirs.push_back((shards / fmt::format("shard-{}", r)).string());
+      RunOptions merged = opts;
+      merged.force = true;  // checked above; an interrupted merge may have left files
+      merged.resume = false;
+      const RunSummary s = merge_shards(plan, dirs, merged);
+      fs::remove_all(shards);
+      fmt::print(stderr, "advplan: {} ranks: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", w.size,
+                 s.scenarios, s.rows, s.failed_rows, s.seconds, opts.out_dir);
+      if (s.rows > 0 && s.failed_rows == s.rows) {
+        fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
+                   s.first_failure, opts.out_dir);
+        status = 1;
+      }
+    } catch (const Error& e) {
+      ok = false;
+      fmt::print(stderr, "advplan: {}\n", e.what());
+    }
+  }
+  if (!mpi_all(ok)) return 1;
+  return status;
 }
 
 }  // namespace
@@ -75,6 +151,7 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.force = *force;
       opts.resume = *resume;
       opts.checkpoint_every = *checkpoint;
+      if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {
         fmt::print(stderr, "advplan: {} is already a complete run; nothing to resume\n", *out);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 
+#include "advplan/experiment/progress.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
@@ -330,8 +331,16 @@ TEST(RunStore, ResumeWithAChangedConfigIsRefusedNamingTheField) {
   const std::string other = small_config(dir, "[100, 125]", "other.yaml");
   const auto x = advplan("run " + quote(other) + " --out " + quote(out) + " --resume", dir);
   expect_one_line_error(x);
-  EXPECT_THAT(x.err, HasSubstr("config_sha256"));
+  EXPECT_THAT(x.err, HasSubstr("different scenarios (50, now 52)"));
   EXPECT_THAT(x.err, HasSubstr("--resume"));
+  // The same corpus under another bootstrap setting: the config's hash names it.
+  const std::string third = dir / "third.yaml";
+  std::string text = read_file(cfg);
+  text.replace(text.find("resamples: 200"), 14, "resamples: 300");
+  write_file(third, text);
+  const auto y = advplan("run " + quote(third) + " --out " + quote(out) + " --resume", dir);
+  expect_one_line_error(y);
+  EXPECT_THAT(y.err, HasSubstr("config_sha256"));
   // The same config resumes.
   EXPECT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out) + " --resume", dir).status, 0);
 }
@@ -355,6 +364,46 @@ TEST(RunStore, PlotRefusesADirectoryThatDoesNotMatchItsManifest) {
   EXPECT_EQ(x.status, 1) << x.err;
   EXPECT_THAT(x.err, HasSubstr(run + "/studies/stale.csv"));
   EXPECT_FALSE(fs::exists(dir / "fig"));
+}
+
+// ---- progress ----------------------------------------------------------------------------------------------------
+
+TEST(RunProgress, PlainLinesWhenStderrIsNotATerminalAndNoneTurnsThemOff) {
+  TempDir dir("rs-progress");
+  const std::string cfg = small_config(dir);
+  auto x = advplan("run " + quote(cfg) + " --out " + quote(dir / "a") + " --progress-interval 0.000001", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("advplan: 6/6 scenarios (100%)"));
+  EXPECT_THAT(x.err, HasSubstr("/s, 0 failed rows"));
+  EXPECT_THAT(x.err, HasSubstr("ETA"));
+  EXPECT_EQ(x.err.find('\r'), std::string::npos) << "no redrawing when stderr is not a terminal";
+  EXPECT_GE(std::count(x.err.begin(), x.err.end(), '\n'), 3) << "periodic lines:\n" << x.err;
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "b") + " --progress none", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(x.err.find("scenarios ("), std::string::npos) << x.err;
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "c") + " --progress tty", dir);
+  EXPECT_THAT(x.err, HasSubstr("\radvplan: 6/6 scenarios"));
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "d") + " --progress sometimes", dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("--progress sometimes"));
+  EXPECT_FALSE(fs::exists(dir / "d"));
+}
+
+TEST(RunProgress, TheFirstFailureOfEachCauseIsPrintedOnce) {
+  TempDir dir("rs-progress-fail");
+  const std::string cfg = small_config(dir);
+  const auto x = advplan("evaluate --blue exec:cat --no-reference --red single,greedy@2 --config " + quote(cfg) +
+                             " --out " + quote(dir / "run") + " --progress plain",
+                         dir);
+  EXPECT_NE(x.status, 0);
+  const std::string line = "advplan: failure (urban-100, exec:cat vs single): blue: exec: response has no \"plan\" field";
+  EXPECT_THAT(x.err, HasSubstr(line));
+  std::size_t n = 0;
+  for (auto p = x.err.find("advplan: failure ("); p != std::string::npos; p = x.err.find("advplan: failure (", p + 1)) ++n;
+  EXPECT_EQ(n, 1u) << "12 failed rows of one cause:\n" << x.err;
+  EXPECT_THAT(x.err, HasSubstr("12 failed rows"));
+  EXPECT_EQ(Progress::cause_of("line 3: bad 17"), Progress::cause_of("line 12: bad 4"));
+  EXPECT_NE(Progress::cause_of("timeout"), Progress::cause_of("no plan"));
 }
 
 }  // namespace

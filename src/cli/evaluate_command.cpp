@@ -88,6 +88,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto force = std::make_shared<bool>(false);
   auto resume = std::make_shared<bool>(false);
   auto checkpoint = std::make_shared<std::size_t>(0);
+  auto progress = std::make_shared<std::string>("auto");
+  auto interval = std::make_shared<double>(10.0);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -103,8 +105,14 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       ->excludes(f);
   cmd->add_option("--checkpoint-every", *checkpoint,
                   "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint] {
+  cmd->add_option("--progress", *progress,
+                  "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
+      ->capture_default_str();
+  cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint, progress, interval] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, force, resume, checkpoint, progress, interval] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       const auto red_list = split_list(*reds);
@@ -120,6 +128,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.force = *force;
       opts.resume = *resume;
       opts.checkpoint_every = *checkpoint;
+      opts.progress_mode = *progress;
+      opts.progress_interval_s = *interval;
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
       std::string md;
       io::CsvTable per;

@@ -127,6 +127,8 @@ void add_run_command(CLI::App& app, Action& run) {
   auto force = std::make_shared<bool>(false);
   auto resume = std::make_shared<bool>(false);
   auto checkpoint = std::make_shared<std::size_t>(0);
+  auto progress = std::make_shared<std::string>("auto");
+  auto interval = std::make_shared<double>(10.0);
   auto shard = std::make_shared<std::string>();
   auto shards = std::make_shared<std::size_t>(0);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
@@ -137,11 +139,17 @@ void add_run_command(CLI::App& app, Action& run) {
       ->excludes(f);
   cmd->add_option("--checkpoint-every", *checkpoint,
                   "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
+  cmd->add_option("--progress", *progress,
+                  "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
+      ->capture_default_str();
+  cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--shard", *shard,
                   "run shard INDEX/COUNT of the corpus (0-based), to be combined with advplan merge");
   cmd->add_option("--shards", *shards, "run one of COUNT shards, the index from SLURM_ARRAY_TASK_ID");
-  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards] {
-    run = [config, out, threads, force, resume, checkpoint, shard, shards] {
+  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval] {
+    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval] {
       RunOptions opts;
       set_shard(opts, *shard, *shards);  // bad shard specs fail before the config is read
       const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
@@ -151,6 +159,8 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.force = *force;
       opts.resume = *resume;
       opts.checkpoint_every = *checkpoint;
+      opts.progress_mode = *progress;
+      opts.progress_interval_s = *interval;
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {

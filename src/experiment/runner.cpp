@@ -370,6 +370,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const ExperimentConfig& cfg = *plan.cfg;
   if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
+  (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
   if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
     throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
                                   opts.shard_index, opts.shard_count, opts.shard_count - 1));
@@ -508,7 +509,14 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
 
   if (start < count) {
     const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
-    Progress progress("advplan: scenarios", count - start, opts.progress);
+    Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
+                      start, opts.progress_interval_s);
+    const auto per_header = schema::per_scenario();
+    const auto col = [&](const char* name) {
+      return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
+    };
+    const std::size_t c_status = col("status"), c_reason = col("failure_reason"), c_scenario = col("scenario_id"),
+                      c_condition = col("condition");
     std::size_t next = start;
     auto last_flush = std::chrono::steady_clock::now();
     // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
@@ -548,7 +556,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                   summary.failed_rows += o->failed_rows;
                   summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
                   ++done;
-                  progress.tick();
+                  for (const auto& r : o->per_scenario)
+                    if (r[c_status] != "ok") progress.failure(r[c_scenario], r[c_condition], r[c_reason]);
+                  progress.scenario_done(o->failed_rows);
                   std::size_t bytes = 0;
                   for (const Stream& st : streams) bytes += st.buf.size();
                   const auto now = std::chrono::steady_clock::now();

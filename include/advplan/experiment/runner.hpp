@@ -18,7 +18,10 @@ namespace advplan {
 struct RunOptions {
   std::string out_dir;
   int threads = 0;         ///< 0: all cores
-  bool progress = true;    ///< progress line on stderr when it is a terminal
+  bool progress = true;    ///< false: no progress at all (as progress_mode none)
+  /// auto (a redrawn line on a terminal, periodic plain lines otherwise), tty, plain or none: "auto" etc.
+  std::string progress_mode = "auto";
+  double progress_interval_s = 10.0;  ///< seconds between plain progress lines
   bool studies = true;     ///< run the configured studies (advplan run); evaluate turns them off
   std::string command = "run";  ///< recorded in run_metadata.json
   /// An existing non-empty output directory is refused unless `force` (clear it first) or `resume` (continue

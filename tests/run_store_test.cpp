@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -404,6 +405,50 @@ TEST(RunProgress, TheFirstFailureOfEachCauseIsPrintedOnce) {
   EXPECT_THAT(x.err, HasSubstr("12 failed rows"));
   EXPECT_EQ(Progress::cause_of("line 3: bad 17"), Progress::cause_of("line 12: bad 4"));
   EXPECT_NE(Progress::cause_of("timeout"), Progress::cause_of("no plan"));
+}
+
+// ---- summaries at scale ------------------------------------------------------------------------------------------
+
+TEST(StreamedSummaries, SameKeysCountsAndMeansAsTheBootstrapAndNormalIntervals) {
+  TempDir dir("rs-streamed");
+  const std::string cfg = small_config(dir);
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(dir / "b") + " --summary bootstrap", dir).status, 0);
+  const auto x = advplan("run " + quote(cfg) + " --out " + quote(dir / "s") + " --summary streaming", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_FALSE(fs::exists(dir / "s/tables")) << "no tables at scale";
+  // Every row of the three summaries: the same keys, counts and means; only the intervals differ.
+  for (const std::string f : {"bootstrap_summary.csv", "budget_curve.csv", "terrain_summary.csv"}) {
+    const auto b = io::CsvTable::read(dir / ("b/" + f)), st = io::CsvTable::read(dir / ("s/" + f));
+    ASSERT_EQ(b.size(), st.size()) << f;
+    ASSERT_GT(b.size(), 0u) << f;
+    for (std::size_t r = 0; r < b.size(); ++r)
+      for (std::size_t c = 0; c < b.header().size(); ++c) {
+        const std::string& col = b.header()[c];
+        if (col.ends_with("_lo") || col.ends_with("_hi") || col == "resamples") continue;
+        EXPECT_EQ(b.rows()[r][c], st.rows()[r][c]) << f << " line " << r + 2 << " column " << col;
+      }
+  }
+  // The interval is mean +- 1.959964 s / sqrt(n) over the ok rows.
+  const auto per = io::CsvTable::read(dir / "s/per_scenario.csv");
+  std::vector<double> v;
+  for (std::size_t i = 0; i < per.size(); ++i)
+    if (per.at(i, "condition") == "greedy@8" && per.at(i, "status") == "ok") v.push_back(per.real(i, "advantage"));
+  double m = 0, ss = 0;
+  for (double a : v) m += a;
+  m /= static_cast<double>(v.size());
+  for (double a : v) ss += (a - m) * (a - m);
+  const double half = 1.959963984540054 * std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+  const auto boot = io::CsvTable::read(dir / "s/bootstrap_summary.csv");
+  bool found = false;
+  for (std::size_t i = 0; i < boot.size(); ++i)
+    if (boot.at(i, "scope") == "all" && boot.at(i, "condition") == "greedy@8" && boot.at(i, "metric") == "advantage") {
+      found = true;
+      EXPECT_NEAR(boot.real(i, "ci_lo"), m - half, 2e-6);
+      EXPECT_NEAR(boot.real(i, "ci_hi"), m + half, 2e-6);
+      EXPECT_EQ(boot.at(i, "resamples"), "0");
+    }
+  EXPECT_TRUE(found);
+  expect_one_line_error(advplan("run " + quote(cfg) + " --out " + quote(dir / "x") + " --summary maybe", dir));
 }
 
 }  // namespace

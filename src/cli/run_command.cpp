@@ -129,6 +129,7 @@ void add_run_command(CLI::App& app, Action& run) {
   auto checkpoint = std::make_shared<std::size_t>(0);
   auto progress = std::make_shared<std::string>("auto");
   auto interval = std::make_shared<double>(10.0);
+  auto summary = std::make_shared<std::string>("auto");
   auto shard = std::make_shared<std::string>();
   auto shards = std::make_shared<std::size_t>(0);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
@@ -145,11 +146,15 @@ void add_run_command(CLI::App& app, Action& run) {
   cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--summary", *summary,
+                  "auto, bootstrap or streaming (one pass, normal-approximation intervals, no studies or tables; "
+                  "auto streams above 100000 ok rows)")
+      ->capture_default_str();
   cmd->add_option("--shard", *shard,
                   "run shard INDEX/COUNT of the corpus (0-based), to be combined with advplan merge");
   cmd->add_option("--shards", *shards, "run one of COUNT shards, the index from SLURM_ARRAY_TASK_ID");
-  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval] {
-    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval] {
+  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary] {
+    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary] {
       RunOptions opts;
       set_shard(opts, *shard, *shards);  // bad shard specs fail before the config is read
       const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
@@ -161,6 +166,7 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.checkpoint_every = *checkpoint;
       opts.progress_mode = *progress;
       opts.progress_interval_s = *interval;
+      opts.summary = *summary;
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {
@@ -169,6 +175,9 @@ void add_run_command(CLI::App& app, Action& run) {
       }
       fmt::print(stderr, "advplan: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", s.scenarios, s.rows,
                  s.failed_rows, s.seconds, *out);
+      if (s.streamed_summaries)
+        fmt::print(stderr, "advplan: summaries streamed with normal-approximation intervals; no studies or tables "
+                           "(docs/RESULTS.md \"Summaries at scale\")\n");
       if (s.rows > 0 && s.failed_rows == s.rows) {
         fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
                    s.first_failure, *out);

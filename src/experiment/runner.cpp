@@ -22,6 +22,7 @@
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/progress.hpp"
 #include "advplan/experiment/scenario_eval.hpp"
+#include "advplan/experiment/stream_summary.hpp"
 #include "advplan/experiment/studies.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
@@ -124,7 +125,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["resumed_from"] = s.resumed_from;
   j["wall_seconds"] = s.seconds;
   j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
-  j["studies"] = opts.studies;
+  j["studies"] = opts.studies && !s.streamed_summaries;
+  j["summary_method"] = s.streamed_summaries ? "streaming, normal-approximation intervals" : "bootstrap";
   nlohmann::ordered_json k = nlohmann::ordered_json::object();
   for (const auto& [name, value] : key) k[name] = value;
   j["run_key"] = k;
@@ -318,8 +320,21 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
 
   if (shard) return seal_run(plan, opts, summary, threads, t0, key);
 
-  // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  if (opts.summary == "streaming" ||
+      (opts.summary == "auto" && summary.rows - summary.failed_rows > kStreamingSummaryRows)) {
+    // At scale: one pass over per_scenario.csv, memory independent of the corpus (docs/RESULTS.md).
+    const StreamedSummaries ss = stream_summaries((dir / "per_scenario.csv").string(), bs);
+    summary.first_failure = ss.first_failure;
+    summary.streamed_summaries = true;
+    write_files(opts.out_dir, {{"bootstrap_summary.csv", ss.bootstrap_summary},
+                               {"budget_curve.csv", ss.budget_curve},
+                               {"terrain_summary.csv", ss.terrain_summary}});
+    if (opts.before_manifest) opts.before_manifest(opts.out_dir);
+    return seal_run(plan, opts, summary, threads, t0, key);
+  }
+
+  // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
   RunCsvs run;
   run.dir = opts.out_dir;
   run.scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
@@ -371,6 +386,8 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const ExperimentConfig& cfg = *plan.cfg;
   if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
   (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
+  if (opts.summary != "auto" && opts.summary != "bootstrap" && opts.summary != "streaming")
+    throw ConfigError(fmt::format("--summary {}: accepted values are auto, bootstrap and streaming", opts.summary));
   if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
     throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
                                   opts.shard_index, opts.shard_count, opts.shard_count - 1));

@@ -22,6 +22,10 @@ struct RunOptions {
   /// auto (a redrawn line on a terminal, periodic plain lines otherwise), tty, plain or none: "auto" etc.
   std::string progress_mode = "auto";
   double progress_interval_s = 10.0;  ///< seconds between plain progress lines
+  /// How the summaries are computed: "bootstrap" (in memory, docs/METRICS.md "Statistics"), "streaming" (one
+  /// pass over per_scenario.csv, normal-approximation intervals, no studies or tables: docs/RESULTS.md), or
+  /// "auto" (streaming above kStreamingSummaryRows ok rows).
+  std::string summary = "auto";
   bool studies = true;     ///< run the configured studies (advplan run); evaluate turns them off
   std::string command = "run";  ///< recorded in run_metadata.json
   /// An existing non-empty output directory is refused unless `force` (clear it first) or `resume` (continue
@@ -48,6 +52,7 @@ struct RunSummary {
   std::size_t resumed_from = 0;  ///< scenarios already complete when a --resume run started
   std::string first_failure;     ///< the failure_reason of the first failed row ("" when none failed)
   bool already_complete = false;  ///< --resume found a complete run: nothing was done
+  bool streamed_summaries = false;  ///< the summaries were streamed; no studies or tables were built
   double seconds = 0;
 };
 

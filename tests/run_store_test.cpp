@@ -449,6 +449,9 @@ TEST(StreamedSummaries, SameKeysCountsAndMeansAsTheBootstrapAndNormalIntervals) 
     }
   EXPECT_TRUE(found);
   expect_one_line_error(advplan("run " + quote(cfg) + " --out " + quote(dir / "x") + " --summary maybe", dir));
+  const auto t = advplan("tables " + quote(dir / "s"), dir);
+  expect_one_line_error(t);
+  EXPECT_THAT(t.err, HasSubstr("bootstrap_summary.csv: resamples is 0"));
 }
 
 }  // namespace

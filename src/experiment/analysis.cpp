@@ -182,6 +182,10 @@ BootstrapSettings recorded_bootstrap(const CsvTable& b) {
   const std::string& sd = b.at(0, "seed");
   auto [p1, e1] = std::from_chars(r.data(), r.data() + r.size(), s.resamples);
   auto [p2, e2] = std::from_chars(sd.data(), sd.data() + sd.size(), s.seed);
+  if (e1 == std::errc() && e2 == std::errc() && s.resamples == 0)
+    throw CsvError(fmt::format("{}: resamples is 0: this run's summaries were streamed with normal-approximation "
+                               "intervals (advplan run --summary streaming), so its tables are not rebuilt",
+                               b.source()));
   if (e1 != std::errc() || e2 != std::errc() || s.resamples < 1)
     throw CsvError(fmt::format("{}: line 2: resamples/seed are not integers", b.source()));
   return s;

@@ -2,6 +2,8 @@
 """Figures of an advplan run, built from its trace CSVs alone.
 
     /usr/bin/python3 experiments/plot.py RUN_DIR [--out DIR] [--scenario ID]
+    /usr/bin/python3 experiments/plot.py frontier RUN_DIR [--frontier DIR] [--out DIR] [--scenario ID]
+                                         [--condition C] [--k K]
 
 Writes PNG and SVG of each figure to DIR (default RUN_DIR/figures) and prints every path it writes:
 
@@ -15,6 +17,17 @@ Writes PNG and SVG of each figure to DIR (default RUN_DIR/figures) and prints ev
   council               first-round against revised council candidates: adjudicator score against RED pressure,
                         and the score distribution per round (council_candidates.csv; beside Table 6). Skipped
                         with a note when the run has no council_candidates.csv.
+
+`plot.py frontier RUN_DIR` draws the figures of `advplan frontier RUN_DIR` (run it first; it writes
+RUN_DIR/frontier/, or pass --frontier DIR) into the same directory:
+
+  frontier_cloud_<ID>_<C>  the candidate set of scenario ID under condition C in the (q, D) plane, coloured by
+                        non-domination rank (staircases when the ranks are on (q, D)), both selectors' picks and
+                        the lambda iso-line through the constraint-aware pick. Default C: greedy@8 (--k K: greedy@K);
+                        default ID: the scenario where the two picks lie furthest apart.
+  frontier_attainment   the 10%, 50% and 90% attainment surfaces of each condition (attainment.csv).
+  frontier_hypervolume  mean hypervolume and front size against k, with 95% bands (hypervolume_summary.csv).
+  frontier_eaf_diff     the EAF difference of each comparison on its grid (eaf_diff.csv).
 
 Only numpy and matplotlib (Debian's python3-numpy and python3-matplotlib) are used. Output is deterministic:
 rerunning on the same run directory gives byte-identical SVG and PNG files.
@@ -33,7 +46,10 @@ PROG = "plot.py"
 
 # Fixed figure geometry, so reruns give identical files.
 DPI = 150
-SIZE_BUDGET = (10.0, 4.2)
+SIZE_BUDGET = (14.0, 4.2)
+SIZE_ROBUSTNESS = (12.0, 4.4)
+SIZE_FOREST = (9.0, 0.32)  # width, height per row
+SIZE_SCORECARD = (13.0, 2.6)  # width, height per row of panels
 SIZE_FRONTIER = (7.2, 6.2)
 SIZE_TEMPLATE = (10.0, 4.8)
 SIZE_COUNCIL = (11.0, 4.6)
@@ -150,18 +166,20 @@ def save(fig, out_dir, name, written):
         written.append(final)
 
 
-def plot_budget_curve(plt, budget, out_dir, written):
+def plot_budget_curve(plt, budget, out_dir, written, sweep_blue="the BLUE plan"):
     np = _np()
     k = numbers(budget, "k")
     order = np.argsort(k, kind="stable")
     k = k[order]
     if k.size == 0:
         raise InputError(f"{budget['__path__']}: no rows (the run has no response-budget sweep)")
-    fig, axes = plt.subplots(1, 2, figsize=SIZE_BUDGET, constrained_layout=True)
     panels = [
         ("advantage", "BLUE advantage", BLUE, "BLUE advantage vs RED budget"),
+        ("blue_win_rate", "BLUE win rate", "#2ca02c", "BLUE win rate vs RED budget"),
         ("red_quality", "RED quality", RED, "RED quality vs RED budget"),
     ]
+    panels = [p for p in panels if p[0] in budget]
+    fig, axes = plt.subplots(1, len(panels), figsize=SIZE_BUDGET, constrained_layout=True)
     for ax, (col, label, colour, title) in zip(axes, panels):
         y = numbers(budget, col)[order]
         lo = numbers(budget, col + "_lo")[order]
@@ -181,19 +199,22 @@ def plot_budget_curve(plt, budget, out_dir, written):
         ax.legend(loc="best", fontsize="small")
     n = numbers(budget, "n")
     if n.size and np.all(n == n[0]):
-        fig.suptitle(f"Response-budget sweep (BLUE seed plan vs greedy@k, n = {int(n[0])} scenarios)")
+        fig.suptitle(f"Response-budget sweep (BLUE {sweep_blue} vs greedy@k, n = {int(n[0])} scenarios)")
     else:
-        fig.suptitle("Response-budget sweep (BLUE seed plan vs greedy@k)")
+        fig.suptitle(f"Response-budget sweep (BLUE {sweep_blue} vs greedy@k)")
     save(fig, out_dir, "budget_curve", written)
     plt.close(fig)
 
 
 def frontier_condition(cands, scenario):
-    """greedy@8 if the scenario has it, else the largest-k greedy condition it has, else None."""
-    conds = [c for s, c in zip(cands["scenario_id"], cands["condition"]) if s == scenario]
-    if "greedy@8" in conds:
-        return "greedy@8"
-    greedy = sorted({c for c in conds if k_of(c) is not None}, key=k_of)
+    """The scenario's first condition against greedy@8 (labels `greedy@8` or `BLUE vs greedy@8`), else its
+    largest-k greedy condition, else None."""
+    conds = list(dict.fromkeys(c for s, c in zip(cands["scenario_id"], cands["condition"]) if s == scenario))
+    red_k = lambda c: k_of(c.split(" vs ")[-1])  # noqa: E731
+    for c in conds:
+        if red_k(c) == 8:
+            return c
+    greedy = sorted((c for c in conds if red_k(c) is not None), key=red_k)
     return greedy[-1] if greedy else None
 
 
@@ -277,9 +298,14 @@ def plot_template_slice(plt, per, boot, out_dir, written):
 
     conditions = ordered(cond[group == "main"])
     group_note = "group main"
-    if not conditions:  # a run without the paper's main group: plot every condition it has
-        conditions = ordered(cond)
-        group_note = "all conditions"
+    if not conditions:  # a run without the paper's main group: the evaluate and reference conditions
+        conditions = ordered(cond[(group == "evaluate") | (group == "reference")]) or ordered(cond)
+        group_note = "evaluated policy and references"
+    blue_of, red_of = {}, {}
+    if "blue_policy" in per and "red_policy" in per:
+        for c, b, r in zip(per["condition"], per["blue_policy"], per["red_policy"]):
+            blue_of.setdefault(c, b)
+            red_of.setdefault(c, r)
     templates = ordered(tpl)
 
     # Bootstrap intervals recorded by the run, keyed by (template, condition).
@@ -313,20 +339,24 @@ def plot_template_slice(plt, per, boot, out_dir, written):
             lows.append(np.nanmin(means))
             highs.append(np.nanmax(means))
         colour = CONDITION_COLOURS[j % len(CONDITION_COLOURS)]
-        ax.bar(x + (j - (len(conditions) - 1) / 2) * width, np.nan_to_num(means), width * 0.95, yerr=err,
-               color=colour, label=c, error_kw={"elinewidth": 1.0, "capsize": 2.5, "ecolor": "black"})
+        # A dot plot (mean and interval), not bars: the axis need not start at zero.
+        label = f"{c}: BLUE {blue_of[c]} vs RED {red_of[c]}" if c in blue_of else c
+        keep = ~np.isnan(means)
+        ax.errorbar((x + (j - (len(conditions) - 1) / 2) * width)[keep], means[keep], yerr=err[:, keep], fmt="o",
+                    color=colour, label=label, elinewidth=1.0, capsize=2.5, markersize=5)
     ax.set_xticks(x)
     ax.set_xticklabels(templates)
     ax.set_xlabel("Scenario template")
     ax.set_ylabel("BLUE advantage (mean, 95% bootstrap CI)")
-    ax.set_title(f"BLUE advantage by template and RED condition ({group_note})")
+    ax.set_title(f"BLUE advantage by template and condition ({group_note})")
     if lows:
         lo, hi = min(lows), max(highs)
         pad = max(hi - lo, 0.02) * 0.15
         ax.set_ylim(max(lo - pad, 0.0) if lo >= 0 else lo - pad, hi + pad)
     ax.axhline(0.5, color=GREY, linewidth=0.8, linestyle="--", zorder=0, label="parity (A = 0.5)")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(title="Condition", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax.legend(title="Condition (BLUE policy vs RED policy)", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              fontsize="small")
     save(fig, out_dir, "template_slice", written)
     plt.close(fig)
 
@@ -391,6 +421,148 @@ def plot_council(plt, council, out_dir, written):
     plt.close(fig)
 
 
+def robustness_points(per, boot):
+    """{BLUE policy: [(k, adv, lo, hi, win, lo, hi)]} for every BLUE policy with greedy@k rows, from the run's
+    bootstrap_summary.csv intervals (scope all) of each (BLUE, greedy@k) condition."""
+    conds = {}
+    for c, b, r in zip(per["condition"], per["blue_policy"], per["red_policy"]):
+        k = k_of(r)
+        if k is not None:
+            conds.setdefault(b, {}).setdefault(k, c)
+    iv = {}
+    b_mean, b_lo, b_hi = numbers(boot, "mean"), numbers(boot, "ci_lo"), numbers(boot, "ci_hi")
+    for i in range(boot["__n__"]):
+        if boot["scope"][i] == "all":
+            iv[(boot["condition"][i], boot["metric"][i])] = (b_mean[i], b_lo[i], b_hi[i])
+    out = {}
+    for b, by_k in conds.items():
+        pts = []
+        for k in sorted(by_k):
+            a = iv.get((by_k[k], "advantage"))
+            w = iv.get((by_k[k], "blue_win_rate"))
+            if a and w:
+                pts.append((k,) + a + w)
+        if pts:
+            out[b] = pts
+    return out
+
+
+def plot_robustness(plt, per, boot, out_dir, written):
+    """Advantage and win rate against RED's budget k for every BLUE policy of the run, with 95% bands."""
+    np = _np()
+    curves = robustness_points(per, boot)
+    if not curves:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_ROBUSTNESS, constrained_layout=True)
+    for ax, (offset, label) in zip(axes, [(1, "BLUE advantage"), (4, "BLUE win rate")]):
+        for j, (b, pts) in enumerate(curves.items()):
+            a = np.array(pts, dtype=float)
+            colour = CONDITION_COLOURS[j % len(CONDITION_COLOURS)]
+            ax.fill_between(a[:, 0], a[:, offset + 1], a[:, offset + 2], color=colour, alpha=0.15, linewidth=0)
+            ax.plot(a[:, 0], a[:, offset], marker="o", color=colour, linewidth=1.8, label=b)
+        ks = sorted({p[0] for pts in curves.values() for p in pts})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ks)
+        ax.set_xticklabels([str(k) for k in ks])
+        ax.minorticks_off()
+        ax.set_xlabel("RED response budget k (greedy best-of-k, log2 scale)")
+        ax.set_ylabel(f"{label} (mean, 95% bootstrap band)")
+        ax.set_title(f"{label} vs RED budget")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(title="BLUE policy", loc="best", fontsize="small")
+    fig.suptitle("Robustness: each BLUE policy against greedy@k (common random numbers)")
+    save(fig, out_dir, "robustness", written)
+    plt.close(fig)
+    return True
+
+
+def plot_forest(plt, verdicts, out_dir, written):
+    """Paired differences (policy minus reference) with 95% intervals, one row per comparison, by metric."""
+    np = _np()
+    n = verdicts["__n__"]
+    if n == 0:
+        return False
+    diff, lo, hi = numbers(verdicts, "difference"), numbers(verdicts, "ci_lo"), numbers(verdicts, "ci_hi")
+    metrics = list(dict.fromkeys(verdicts["metric"]))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(SIZE_FOREST[0] * len(metrics) / 2,
+                                                        max(2.5, SIZE_FOREST[1] * n / len(metrics) + 1.2)),
+                             constrained_layout=True, sharey=True)
+    axes = np.atleast_1d(axes)
+    colours = {"better": "#2ca02c", "worse": RED, "no detectable difference": GREY}
+    for ax, m in zip(axes, metrics):
+        idx = [i for i in range(n) if verdicts["metric"][i] == m]
+        y = np.arange(len(idx))[::-1]
+        for yy, i in zip(y, idx):
+            v = verdicts["verdict"][i]
+            ax.errorbar([diff[i]], [yy], xerr=[[diff[i] - lo[i]], [hi[i] - diff[i]]], fmt="o",
+                        color=colours.get(v, GREY), capsize=2.5, markersize=4)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels([f"vs {verdicts['reference'][i]}, RED {verdicts['red_policy'][i]}" for i in idx])
+        ax.set_title({"advantage": "BLUE advantage", "blue_win_rate": "BLUE win rate", "blue_quality": "BLUE quality q",
+                      "blue_coherence": "BLUE coherence D"}.get(m, m))
+        ax.set_xlabel("difference (policy - reference)")
+        ax.grid(True, axis="x", alpha=0.3)
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
+    axes[0].legend(handles=handles, loc="best", fontsize="x-small", title="verdict")
+    fig.suptitle(f"Paired verdicts for {verdicts['blue_policy'][0]} (95% paired bootstrap intervals; "
+                 "colour: Holm-corrected verdict)")
+    save(fig, out_dir, "forest", written)
+    plt.close(fig)
+    return True
+
+
+def plot_scorecard(plt, card, out_dir, written):
+    """The six-axis scorecard: one small dot plot per quantity, every policy with its interval."""
+    np = _np()
+    n = card["__n__"]
+    value, lo, hi = numbers(card, "value"), numbers(card, "ci_lo"), numbers(card, "ci_hi")
+    keys = list(dict.fromkeys((card["axis"][i], card["quantity"][i]) for i in range(n)
+                              if not math.isnan(value[i]) and not card["quantity"][i].startswith("scenarios failed")))
+    if not keys:
+        return False
+    policies = list(dict.fromkeys(card["blue_policy"]))
+    cols = 4
+    rows = (len(keys) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(SIZE_SCORECARD[0], SIZE_SCORECARD[1] * rows),
+                             constrained_layout=True)
+    axes = np.atleast_1d(axes).ravel()
+    from matplotlib.ticker import MaxNLocator
+
+    for ax, (axis, quantity) in zip(axes, keys):
+        for j, pol in enumerate(policies):
+            for i in range(n):
+                if card["axis"][i] == axis and card["quantity"][i] == quantity and card["blue_policy"][i] == pol:
+                    if math.isnan(value[i]):
+                        continue
+                    l = value[i] - lo[i] if not math.isnan(lo[i]) else 0.0
+                    h = hi[i] - value[i] if not math.isnan(hi[i]) else 0.0
+                    ax.errorbar([value[i]], [j], xerr=[[max(l, 0.0)], [max(h, 0.0)]], fmt="o",
+                                color=CONDITION_COLOURS[j % len(CONDITION_COLOURS)], capsize=2.5, markersize=5)
+        ax.set_yticks([])
+        ax.set_ylim(-0.6, len(policies) - 0.4)
+        ax.invert_yaxis()
+        ax.margins(x=0.15)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.tick_params(axis="x", labelsize="x-small")
+        ax.set_title(f"{axis}:\n{quantity}", fontsize="small")
+        ax.grid(True, axis="x", alpha=0.3)
+    for ax in axes[len(keys):]:
+        ax.axis("off")
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=CONDITION_COLOURS[j % len(CONDITION_COLOURS)],
+                          label=pol if len(pol) <= 60 else pol[:57] + "...") for j, pol in enumerate(policies)]
+    axes[len(keys) - 1 if len(keys) < len(axes) else 0].legend(handles=handles, title="BLUE policy", fontsize="small",
+                                                                loc="best")
+    if len(keys) < len(axes):  # the legend gets an empty panel of its own
+        legend_ax = axes[len(keys)]
+        legend_ax.legend(handles=handles, title="BLUE policy", fontsize="small", loc="center")
+        axes[len(keys) - 1].get_legend().remove()
+    fig.suptitle("Scorecard: the six AdvPlan-Bench axes (dots: value; bars: 95% bootstrap interval)")
+    save(fig, out_dir, "scorecard", written)
+    plt.close(fig)
+    return True
+
+
 # --------------------------------------------------------------------------------------------------- main
 
 
@@ -435,6 +607,367 @@ def verify_run_manifest(run_dir):
     return None
 
 
+# --------------------------------------------------------------------------------------------------- frontier
+# `plot.py frontier RUN_DIR`: the figures of `advplan frontier` (docs/METRICS.md "Pareto frontier analysis"), read
+# from candidates.csv and RUN_DIR/frontier/ (or --frontier DIR).
+
+SIZE_CLOUD = (7.6, 6.4)
+SIZE_HV = (10.0, 4.2)
+RANK_COLOURS = ["#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf", "#1f77b4", "#9467bd"]
+LEVEL_STYLES = {"10": ("#9ecae1", "--"), "50": ("#08519c", "-"), "90": ("#6baed6", ":")}
+
+
+def frontier_lambda(run_dir):
+    """The constraint-aware selector's lambda recorded in run_metadata.json (0.7, the default, when absent)."""
+    import json
+
+    try:
+        with open(os.path.join(run_dir, "run_metadata.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        for spec, pol in meta.get("effective_policies", {}).items():
+            if spec.startswith("constraint") and "lambda" in pol.get("params", {}):
+                return float(pol["params"]["lambda"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0.7
+
+
+def frontier_default_condition(cands, k):
+    """With --k: greedy@K, else the first condition with that k. Without: greedy@8, else the largest-k greedy
+    condition, else the first condition."""
+    conds = list(dict.fromkeys(cands["condition"]))
+    ks = dict(zip(cands["condition"], cands["k"]))
+    if k is not None:
+        if f"greedy@{k}" in conds:
+            return f"greedy@{k}"
+        with_k = [c for c in conds if ks[c] == str(k)]
+        return with_k[0] if with_k else None
+    if "greedy@8" in conds:
+        return "greedy@8"
+    greedy = sorted((c for c in conds if k_of(c) is not None), key=k_of)
+    return greedy[-1] if greedy else (conds[0] if conds else None)
+
+
+def frontier_disagreement(cands, condition):
+    """Per scenario of `condition`: the (q, D) distance between the quality-greedy and the constraint-aware pick.
+    Returns [(scenario, distance)] in file order."""
+    np = _np()
+    mask = strings(cands, "condition") == condition
+    sid = strings(cands, "scenario_id")[mask]
+    q, d = numbers(cands, "quality")[mask], numbers(cands, "coherence")[mask]
+    g = numbers(cands, "selected_greedy")[mask] == 1
+    c = numbers(cands, "selected_constraint")[mask] == 1
+    out = []
+    for s in dict.fromkeys(sid):
+        m = sid == s
+        if g[m].any() and c[m].any():
+            gq, gd = q[m][g[m]][0], d[m][g[m]][0]
+            cq, cd = q[m][c[m]][0], d[m][c[m]][0]
+            out.append((s, float(np.hypot(gq - cq, gd - cd))))
+    return out
+
+
+def plot_frontier_cloud(plt, cands, ranks, objectives, scenario, condition, lam, out_dir, written):
+    """The candidate set of one (scenario, condition) in the (q, D) plane, coloured by non-domination rank, with
+    both selectors' picks and the lambda iso-line through the constraint-aware pick."""
+    np = _np()
+    from matplotlib.lines import Line2D
+
+    mask = (strings(cands, "scenario_id") == scenario) & (strings(cands, "condition") == condition)
+    idx = strings(cands, "index")[mask]
+    q, d = numbers(cands, "quality")[mask], numbers(cands, "coherence")[mask]
+    greedy = numbers(cands, "selected_greedy")[mask] == 1
+    constraint = numbers(cands, "selected_constraint")[mask] == 1
+    rank_of = {}
+    rmask = (strings(ranks, "scenario_id") == scenario) & (strings(ranks, "condition") == condition)
+    for i, r in zip(strings(ranks, "index")[rmask], numbers(ranks, "rank")[rmask]):
+        rank_of[i] = int(r)
+    rank = np.array([rank_of.get(i, 0) for i in idx], dtype=int)
+    cols = list(objectives["column"])
+    dirs = list(objectives["direction"])
+    on_qd = cols == ["quality", "coherence"] and dirs == ["max", "max"]
+    obj_text = ", ".join(("\u2212" if dr == "min" else "") + c for c, dr in zip(cols, dirs))
+
+    fig, ax = plt.subplots(figsize=SIZE_CLOUD, constrained_layout=True)
+    handles = []
+    for r in sorted(set(rank.tolist()) - {0}):
+        m = rank == r
+        colour = RANK_COLOURS[min(r - 1, len(RANK_COLOURS) - 1)]
+        ax.scatter(q[m], d[m], s=48, color=colour, zorder=3, edgecolors="white", linewidths=0.5)
+        if on_qd and m.sum() > 0:
+            # The rank's staircase (its attainment boundary): sorted by q, each point's D holds until the next.
+            o = np.lexsort((-d[m], q[m]))
+            ax.step(q[m][o], d[m][o], where="pre", color=colour, linewidth=1.2, alpha=0.9, zorder=2)
+        handles.append(Line2D([], [], color=colour, marker="o", linestyle="-" if on_qd else "none", markersize=7,
+                              label=f"rank {r} ({int(m.sum())})"))
+    if greedy.any():
+        ax.scatter(q[greedy], d[greedy], s=200, facecolors="none", edgecolors="black", linewidths=1.6, marker="s",
+                   zorder=5)
+        handles.append(Line2D([], [], linestyle="none", marker="s", markersize=11, markerfacecolor="none",
+                              markeredgecolor="black", markeredgewidth=1.6, label="quality-greedy pick (max q)"))
+    if constraint.any():
+        ax.scatter(q[constraint], d[constraint], s=430, facecolors="none", edgecolors="#2ca02c", linewidths=1.8,
+                   marker="D", zorder=6)
+        handles.append(Line2D([], [], linestyle="none", marker="D", markersize=11, markerfacecolor="none",
+                              markeredgecolor="#2ca02c", markeredgewidth=1.8,
+                              label="constraint-aware pick (max \u03bbq + (1\u2212\u03bb)D)"))
+    valid = ~(np.isnan(q) | np.isnan(d))
+    if valid.any():
+        span_q = max(np.nanmax(q) - np.nanmin(q), 0.05)
+        span_d = max(np.nanmax(d) - np.nanmin(d), 0.05)
+        xlim = (np.nanmin(q) - 0.1 * span_q, np.nanmax(q) + 0.1 * span_q)
+        ylim = (np.nanmin(d) - 0.1 * span_d, np.nanmax(d) + 0.15 * span_d)
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        if constraint.any():
+            # The iso-line of the constraint-aware score through its pick: lambda q + (1 - lambda) D = c*.
+            cq, cd = q[constraint][0], d[constraint][0]
+            level = lam * cq + (1 - lam) * cd
+            if lam < 1:
+                xs = np.linspace(xlim[0], xlim[1], 50)
+                ax.plot(xs, (level - lam * xs) / (1 - lam), color="#2ca02c", linestyle="--", linewidth=1.0, zorder=1)
+            else:
+                ax.axvline(cq, color="#2ca02c", linestyle="--", linewidth=1.0, zorder=1)
+            handles.append(Line2D([], [], color="#2ca02c", linestyle="--", linewidth=1.0,
+                                  label=f"\u03bbq + (1\u2212\u03bb)D = {level:.3f}  (\u03bb = {lam:g})"))
+    else:
+        ax.text(0.5, 0.5, "no valid candidate", transform=ax.transAxes, ha="center", va="center")
+    if greedy.any() and constraint.any() and np.array_equal(np.flatnonzero(greedy), np.flatnonzero(constraint)):
+        ax.text(0.02, 0.98, "both selectors pick the same candidate", transform=ax.transAxes, ha="left", va="top",
+                fontsize="small", color="#333333")
+    ax.set_xlabel("RED candidate quality q")
+    ax.set_ylabel("RED candidate coherence D")
+    ax.set_title(f"RED candidates by non-domination rank on ({obj_text})\n{scenario}, {condition}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=2, fontsize="small",
+              frameon=False)
+    save(fig, out_dir, f"frontier_cloud_{scenario}_{condition}", written)
+    plt.close(fig)
+
+
+def staircase(xs, ys):
+    """The boundary of the region a maximisation surface's corners (obj1 ascending, obj2 descending) dominate."""
+    px, py = [0.0], [ys[0]]
+    for i in range(len(xs)):
+        px += [xs[i], xs[i]]
+        py += [ys[i], ys[i + 1] if i + 1 < len(xs) else 0.0]
+    return px, py
+
+
+def plot_frontier_attainment(plt, att, objectives, out_dir, written):
+    """The 10%, 50% and 90% attainment surfaces of each condition, one panel per condition."""
+    np = _np()
+    conds = list(dict.fromkeys(att["condition"]))
+    if not conds:
+        return
+    cond_col, level_col = strings(att, "condition"), strings(att, "level")
+    o1, o2 = numbers(att, "obj1"), numbers(att, "obj2")
+    runs = dict(zip(att["condition"], att["runs"]))
+    ncols = min(3, len(conds))
+    nrows = (len(conds) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.3 * nrows + 0.6), sharex=True, sharey=True,
+                             constrained_layout=True, squeeze=False)
+    lo = min(np.nanmin(o1), np.nanmin(o2)) if o1.size else 0.0
+    hi = max(np.nanmax(o1), np.nanmax(o2)) if o1.size else 1.0
+    lo = max(0.0, math.floor(lo * 20) / 20 - 0.05)
+    hi = min(1.0, math.ceil(hi * 20) / 20 + 0.05)
+    names = [("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"], objectives["direction"])]
+    for n, cond in enumerate(conds):
+        ax = axes[n // ncols][n % ncols]
+        for level in ("10", "50", "90"):
+            m = (cond_col == cond) & (level_col == level)
+            if not m.any():
+                continue
+            colour, style = LEVEL_STYLES[level]
+            px, py = staircase(list(o1[m]), list(o2[m]))
+            ax.plot(px, py, color=colour, linestyle=style, linewidth=1.6, label=f"{level}%")
+        ax.set_title(f"{cond} (n = {runs[cond]})", fontsize="medium")
+        ax.grid(True, alpha=0.3)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        if n % ncols == 0:
+            ax.set_ylabel(f"{names[1]} (normalised)")
+        if n // ncols == nrows - 1:
+            ax.set_xlabel(f"{names[0]} (normalised)")
+    for n in range(len(conds), nrows * ncols):
+        axes[n // ncols][n % ncols].set_visible(False)
+    # Upper right: the surfaces bound lower-left regions, so that corner stays clear.
+    axes[0][0].legend(title="attained in", fontsize="small", title_fontsize="small", loc="upper right")
+    fig.suptitle("Empirical attainment surfaces over scenarios: the share of scenarios whose candidate set reaches "
+                 "each point")
+    save(fig, out_dir, "frontier_attainment", written)
+    plt.close(fig)
+
+
+def plot_frontier_hypervolume(plt, hv, objectives, out_dir, written):
+    """Mean hypervolume and front size against k, with 95% bootstrap bands for the greedy@k sweep and intervals
+    for the other conditions."""
+    np = _np()
+    cond = list(hv["condition"])
+    k = numbers(hv, "k")
+    names = ", ".join(("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"],
+                                                                              objectives["direction"]))
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_HV, constrained_layout=True)
+    greedy = np.array([k_of(c) is not None for c in cond])
+    others = [i for i, c in enumerate(cond) if not greedy[i]]
+    for ax, metric, label in ((axes[0], "hypervolume", "hypervolume"), (axes[1], "front_size", "front size")):
+        y, lo, hi = numbers(hv, metric), numbers(hv, metric + "_lo"), numbers(hv, metric + "_hi")
+        if greedy.any():
+            o = np.argsort(k[greedy], kind="stable")
+            gk, gy, glo, ghi = k[greedy][o], y[greedy][o], lo[greedy][o], hi[greedy][o]
+            ax.fill_between(gk, glo, ghi, color=RED, alpha=0.2, linewidth=0)
+            ax.plot(gk, gy, color=RED, marker="o", label="greedy@k (95% band)")
+        for n, i in enumerate(others):
+            colour = CONDITION_COLOURS[(n + 2) % len(CONDITION_COLOURS)]
+            x = k[i] * (1.0 + 0.06 * (n + 1))  # offset so the intervals at one k stay apart (log axis)
+            ax.errorbar([x], [y[i]], yerr=[[y[i] - lo[i]], [hi[i] - y[i]]], color=colour, marker="s", markersize=5,
+                        linestyle="none", capsize=3, label=cond[i])
+        ax.set_xscale("log", base=2)
+        ks = sorted(set(k.tolist()))
+        ax.set_xticks(ks)
+        ax.set_xticklabels([f"{int(v)}" for v in ks])
+        ax.set_xlabel("RED response budget k (candidates)")
+        ax.set_ylabel(f"mean {label}")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title(f"Hypervolume on ({names}), reference at the worst values", fontsize="medium")
+    axes[1].set_title("Candidates on the front", fontsize="medium")
+    axes[1].legend(fontsize="small", loc="upper left")
+    save(fig, out_dir, "frontier_hypervolume", written)
+    plt.close(fig)
+
+
+def plot_frontier_eaf_diff(plt, diff, objectives, out_dir, written):
+    """The EAF difference A - B of each comparison on its grid, one panel per comparison."""
+    np = _np()
+    pairs = list(dict.fromkeys(zip(diff["a"], diff["b"])))
+    if not pairs:
+        return
+    a_col, b_col = strings(diff, "a"), strings(diff, "b")
+    x, y, v = numbers(diff, "obj1"), numbers(diff, "obj2"), numbers(diff, "difference")
+    names = [("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"], objectives["direction"])]
+    ncols = min(2, len(pairs))
+    nrows = (len(pairs) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.9 * nrows + 0.5), constrained_layout=True,
+                             squeeze=False)
+    vmax = max(float(np.nanmax(np.abs(v))) if v.size else 0.0, 0.05)
+    mesh = None
+    for n, (a, b) in enumerate(pairs):
+        ax = axes[n // ncols][n % ncols]
+        m = (a_col == a) & (b_col == b)
+        xs, ys = np.unique(x[m]), np.unique(y[m])
+        grid = np.full((ys.size, xs.size), np.nan)
+        xi, yi = np.searchsorted(xs, x[m]), np.searchsorted(ys, y[m])
+        grid[yi, xi] = v[m]
+        mesh = ax.pcolormesh(xs, ys, grid, cmap="RdBu_r", vmin=-vmax, vmax=vmax, shading="nearest")
+        ax.set_title(f"{a} \u2212 {b}", fontsize="medium")
+        ax.set_xlabel(f"{names[0]} (normalised)")
+        ax.set_ylabel(f"{names[1]} (normalised)")
+    for n in range(len(pairs), nrows * ncols):
+        axes[n // ncols][n % ncols].set_visible(False)
+    fig.colorbar(mesh, ax=axes, shrink=0.8, label="EAF difference (share of scenarios)")
+    save(fig, out_dir, "frontier_eaf_diff", written)
+    plt.close(fig)
+
+
+def frontier_main(argv):
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} frontier",
+        description="Figures of `advplan frontier`: the candidate cloud by rank, the attainment surfaces, "
+                    "hypervolume against k and the EAF differences (PNG and SVG).")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="run directory written by `advplan run`")
+    parser.add_argument("--frontier", metavar="DIR", help="output of `advplan frontier` (default: RUN_DIR/frontier)")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: RUN_DIR/figures)")
+    parser.add_argument("--scenario", metavar="ID",
+                        help="scenario of the candidate cloud (default: where the two selectors' picks lie furthest "
+                             "apart in (q, D))")
+    parser.add_argument("--condition", metavar="C", help="condition of the candidate cloud (default: greedy@8)")
+    parser.add_argument("--k", metavar="K", type=int, help="use the greedy@K condition (or another with that k)")
+    args = parser.parse_args(argv)
+    plt = frontier_matplotlib()
+
+    run_dir = args.run_dir
+    if not os.path.isdir(run_dir):
+        fail(f"{run_dir}: no such run directory (write one with `advplan run --out {run_dir}`)")
+    fdir = args.frontier if args.frontier else os.path.join(run_dir, "frontier")
+    out_dir = args.out if args.out else os.path.join(run_dir, "figures")
+    p = lambda name: os.path.join(fdir, name)  # noqa: E731
+    try:
+        cands = read_csv(os.path.join(run_dir, "candidates.csv"),
+                         ["scenario_id", "condition", "k", "index", "quality", "coherence", "selected_greedy",
+                          "selected_constraint"])
+        if not os.path.isfile(p("ranks.csv")):
+            fail(f"{p('ranks.csv')}: missing (run `advplan frontier {run_dir}` first)")
+        ranks = read_csv(p("ranks.csv"), ["scenario_id", "condition", "index", "rank"])
+        objectives = read_csv(p("objectives.csv"), ["column", "direction"])
+        att = read_csv(p("attainment.csv"), ["condition", "level", "runs", "obj1", "obj2"])
+        hv = read_csv(p("hypervolume_summary.csv"), ["condition", "k", "hypervolume", "hypervolume_lo",
+                                                     "hypervolume_hi", "front_size", "front_size_lo",
+                                                     "front_size_hi"])
+        diff = read_csv(p("eaf_diff.csv"), ["a", "b", "obj1", "obj2", "difference"])
+        for table, columns in ((cands, ["quality", "coherence", "selected_greedy", "selected_constraint"]),
+                               (ranks, ["rank"]), (att, ["obj1", "obj2"]),
+                               (hv, ["k", "hypervolume", "hypervolume_lo", "hypervolume_hi", "front_size",
+                                     "front_size_lo", "front_size_hi"]),
+                               (diff, ["obj1", "obj2", "difference"])):
+            for c in columns:
+                numbers(table, c)
+        conditions = list(dict.fromkeys(cands["condition"]))
+        if args.condition is not None:
+            if args.condition not in conditions:
+                fail(f"--condition {args.condition}: no such condition in {cands['__path__']} "
+                     f"(conditions: {', '.join(conditions)})")
+            condition = args.condition
+        else:
+            condition = frontier_default_condition(cands, args.k)
+            if condition is None:
+                fail(f"--k {args.k}: no condition with that k in {cands['__path__']}")
+        scenarios = [s for s, c in zip(cands["scenario_id"], cands["condition"]) if c == condition]
+        if args.scenario is not None:
+            if args.scenario not in scenarios:
+                fail(f"--scenario {args.scenario}: scenario has no {condition} candidates in {cands['__path__']}")
+            scenario = args.scenario
+        else:
+            apart = frontier_disagreement(cands, condition)
+            best = max(apart, key=lambda t: t[1], default=(scenarios[0] if scenarios else None, 0.0))
+            scenario = best[0]
+            print(f"{PROG}: candidate cloud of {scenario} under {condition}: the selectors' picks are "
+                  f"{best[1]:.3f} apart in (q, D), the most of any scenario", file=sys.stderr)
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            fail(f"{out_dir}: output directory cannot be created ({e.strerror})")
+        written = []
+        plot_frontier_cloud(plt, cands, ranks, objectives, scenario, condition, frontier_lambda(run_dir), out_dir,
+                            written)
+        plot_frontier_attainment(plt, att, objectives, out_dir, written)
+        plot_frontier_hypervolume(plt, hv, objectives, out_dir, written)
+        plot_frontier_eaf_diff(plt, diff, objectives, out_dir, written)
+    except InputError as e:
+        fail(str(e))
+    return 0
+
+
+def frontier_matplotlib():
+    """matplotlib with the settings of main(), so the frontier figures are deterministic too."""
+    try:
+        import matplotlib
+    except ImportError:
+        fail("matplotlib is not installed (apt-get install python3-matplotlib)", 2)
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        fail("numpy is not installed (apt-get install python3-numpy)", 2)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "advplan", "svg.fonttype": "path", "figure.dpi": DPI,
+                                "savefig.dpi": DPI, "font.size": 10, "axes.titlesize": 11, "path.simplify": False})
+    if "svg.id" in matplotlib.rcParams:
+        matplotlib.rcParams["svg.id"] = "advplan"
+    return plt
+
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Figures of an advplan run (PNG and SVG), built from its trace CSVs alone.")
@@ -442,6 +975,10 @@ def main(argv=None):
     parser.add_argument("--out", metavar="DIR", help="output directory (default: RUN_DIR/figures)")
     parser.add_argument("--scenario", metavar="ID", default="urban-100",
                         help="scenario of the frontier figure (default: urban-100)")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "frontier":
+        return frontier_main(argv[1:])
     args = parser.parse_args(argv)
 
     try:
@@ -483,7 +1020,7 @@ def main(argv=None):
         cands = read_csv(p("candidates.csv"), ["scenario_id", "condition", "k", "quality", "coherence",
                                                "on_frontier", "selected_greedy", "selected_constraint"])
         per = read_csv(p("per_scenario.csv"), ["scenario_id", "template", "condition", "condition_group", "status",
-                                               "advantage"])
+                                               "advantage", "blue_policy", "red_policy"])
         boot = read_csv(p("bootstrap_summary.csv"), ["scope", "condition", "metric", "mean", "ci_lo", "ci_hi"])
         council = None
         if os.path.exists(p("council_candidates.csv")):
@@ -506,8 +1043,23 @@ def main(argv=None):
             fail(f"--scenario {args.scenario}: no such scenario in {p('candidates.csv')} "
                  f"({len(scenario_ids)} available: {shown or 'none'})")
         condition = frontier_condition(cands, args.scenario)
-        if condition is None:
-            fail(f"{p('candidates.csv')}: scenario {args.scenario} has no greedy@k candidate set to plot")
+        evaluation = {}
+        for name, cols in (("verdicts", ["blue_policy", "reference", "red_policy", "metric", "difference", "ci_lo",
+                                         "ci_hi", "verdict"]),
+                           ("scorecard", ["axis", "quantity", "blue_policy", "value", "ci_lo", "ci_hi"])):
+            path = p(os.path.join("evaluation", f"{name}.csv"))
+            if os.path.exists(path):
+                evaluation[name] = read_csv(path, cols)
+        for name, columns in (("verdicts", ["difference", "ci_lo", "ci_hi"]), ("scorecard", ["value", "ci_lo", "ci_hi"])):
+            if name in evaluation:
+                for c in columns:
+                    numbers(evaluation[name], c)
+        sweep_blue = "the BLUE plan"
+        if "blue_policy" in per:
+            for g, b in zip(per["condition_group"], per["blue_policy"]):
+                if g == "sweep":
+                    sweep_blue = b
+                    break
 
         try:
             os.makedirs(out_dir, exist_ok=True)
@@ -517,9 +1069,22 @@ def main(argv=None):
             fail(f"{out_dir}: output directory is not writable")
 
         written = []
-        plot_budget_curve(plt, budget, out_dir, written)
-        plot_frontier(plt, cands, args.scenario, condition, out_dir, written)
+        if budget["__n__"] > 0:
+            plot_budget_curve(plt, budget, out_dir, written, sweep_blue)
+        else:
+            print(f"{PROG}: note: {p('budget_curve.csv')} has no rows (no greedy@k sweep); skipping the budget "
+                  "figure", file=sys.stderr)
+        if condition is not None:
+            plot_frontier(plt, cands, args.scenario, condition, out_dir, written)
+        else:
+            print(f"{PROG}: note: scenario {args.scenario} has no greedy@k candidate set; skipping the frontier "
+                  "figure", file=sys.stderr)
         plot_template_slice(plt, per, boot, out_dir, written)
+        plot_robustness(plt, per, boot, out_dir, written)
+        if "verdicts" in evaluation:
+            plot_forest(plt, evaluation["verdicts"], out_dir, written)
+        if "scorecard" in evaluation:
+            plot_scorecard(plt, evaluation["scorecard"], out_dir, written)
         if council is not None:
             plot_council(plt, council, out_dir, written)
         else:

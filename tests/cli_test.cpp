@@ -108,6 +108,31 @@ TEST(Cli, ValidateAcceptsASeedPlanAndPrintsItsMetrics) {
   EXPECT_THAT(out, Contains(fmt::format("O {:.4f}", path_optionality(p))));
 }
 
+TEST(Cli, ValidateJsonPrintsTheLibrarysMetricsOrTheViolations) {
+  testing::TempDir dir("cli");
+  const auto cfg = default_experiment_config();
+  const Scenario sc = find_scenario(cfg, "urban-100");
+  const Plan& p = sc.blue_seed_plans.front();
+  const std::string plan_file = dir / "plan.json";
+  testing::write_file(plan_file, to_json(p).dump());
+  const auto r = run_cli("validate " + quote(plan_file) + " --scenario urban-100 --json", dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("valid"), true);
+  EXPECT_EQ(j.at("q").get<double>(), quality(p, sc, cfg.quality).q);
+  EXPECT_EQ(j.at("D").get<double>(), coherence(p, sc).D);
+  EXPECT_EQ(j.at("P_V").get<double>(), vertex_parsimony(p));
+  EXPECT_TRUE(j.at("D_parts").contains("tempo_sequencing"));
+  json broken = to_json(p);
+  broken["actions"][0]["asset"] = "b-tank-9";
+  testing::write_file(plan_file, broken.dump());
+  const auto r2 = run_cli("validate " + quote(plan_file) + " --scenario urban-100 --json", dir);
+  EXPECT_EQ(r2.status, 1);
+  const json j2 = json::parse(r2.out);
+  EXPECT_EQ(j2.at("valid"), false);
+  EXPECT_THAT(j2.at("violations").at(0).get<std::string>(), HasSubstr("unknown asset"));
+}
+
 TEST(Cli, ValidateRejectsABrokenPlanNamingTheField) {
   testing::TempDir dir("cli");
   const auto cfg = default_experiment_config();

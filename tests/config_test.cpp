@@ -193,7 +193,7 @@ TEST(Config, LoadTemplateFileErrors) {
     (void)load_template_file("/nonexistent/advplan/nope.yaml");
     ADD_FAILURE() << "no error";
   } catch (const IoError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/advplan/nope.yaml: cannot read template file");
+    EXPECT_STREQ(e.what(), "/nonexistent/advplan/nope.yaml: cannot read file");
   }
   try {
     (void)parse_template("id: [unclosed\n", "inline.yaml");

@@ -194,19 +194,27 @@ TEST_F(ExecPolicyTest, EachMisbehaviourIsAFailureAndTheNextRequestSucceeds) {
   }
 }
 
-TEST_F(ExecPolicyTest, RestartLimitStopsFurtherRequests) {
+TEST_F(ExecPolicyTest, RestartLimitCountsFailuresInARow) {
   auto p = make_blue_policy(misbehaving(), policy_context(config(10, 1)));
+  const auto* exec = dynamic_cast<const ExecPolicy*>(p.get());
   const Scenario& good = scenario("maritime-108");
   const Scenario& exits = scenario("maritime-104");
+  // A success between two failures refills the budget: a program that fails now and then keeps serving.
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(plan(*p, exits).failure, "exec: process exited with status 3") << round;
+    EXPECT_TRUE(plan(*p, good).plan) << round;
+  }
+  EXPECT_EQ(exec->restarts(), 3);
+  // max_restarts + 1 failures in a row: no more restarts.
   EXPECT_EQ(plan(*p, exits).failure, "exec: process exited with status 3");
-  EXPECT_TRUE(plan(*p, good).plan);  // the one restart allowed
   EXPECT_EQ(plan(*p, exits).failure, "exec: process exited with status 3");
   for (int i = 0; i < 2; ++i) {
     const auto r = plan(*p, good);
     EXPECT_FALSE(r.plan);
-    EXPECT_EQ(r.failure, "exec: restart limit (1) reached");
+    EXPECT_EQ(r.failure, "exec: restart limit reached: the program failed 2 requests in a row (max_restarts 1)");
     EXPECT_EQ(r.contract.failed, 1);
   }
+  EXPECT_EQ(exec->restarts(), 4);
 }
 
 TEST_F(ExecPolicyTest, ACommandThatCannotStartIsRefusedUpFront) {
@@ -280,6 +288,7 @@ TEST_F(ExecPolicyTest, DestructionEndsAProgramThatIgnoresEndOfInput) {
   {
     ProcessPoolOptions opt;
     opt.command = "sleep 30";
+    opt.startup_check_s = 0.5;  // it never reads its input, so the start-up check waits its whole limit
     opt.workers = 2;
     ProcessPool pool(opt);
     EXPECT_EQ(child_processes(), 2);

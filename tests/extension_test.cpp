@@ -3,6 +3,7 @@
 // does) and in evaluate's conditions (as `advplan evaluate` does), and the run writes their rows and tables.
 #include <gtest/gtest.h>
 
+#include "advplan/experiment/evaluation.hpp"
 #include "advplan/experiment/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/policy/red_candidate.hpp"
@@ -108,7 +109,12 @@ TEST(Extension, NewPoliciesRunFromConfigConditions) {
 TEST(Extension, NewBluePolicyIsEvaluatedAgainstRedBaselines) {
   const ExperimentConfig cfg = extension_config();
   testing::TempDir dir("extension-evaluate");
-  const auto per = run_into(cfg, evaluate_conditions("test_last_seed", {"greedy@4", "test_last@4"}, {"seed"}), dir);
+  EvaluateSpec spec;
+  spec.blue = "test_last_seed";
+  spec.reds = {"greedy@4", "test_last@4"};
+  spec.references = {"seed"};
+  spec.budget_ks = {};
+  const auto per = run_into(cfg, evaluate_conditions(spec), dir);
   ASSERT_EQ(per.size(), 4u * 4u);
   for (std::size_t i = 0; i < per.size(); ++i) {
     const bool tested = per.at(i, "blue_policy") == "test_last_seed";

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -92,6 +93,7 @@ class FakeChatServer {
       return r.set_content(R"({"id":"c1","object":"chat.completion","choices":[]})", "application/json");
     if (model == "hang")
       for (int i = 0; i < 200 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (hostile(model, q, r)) return;
 
     std::string text = OfflineCompletionClient().complete(req).text;
     if (model == "prose-always" || (model == "prose-once" && !reprompt))
@@ -108,6 +110,63 @@ class FakeChatServer {
         {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens}}}};
     r.set_content(out.dump(), "application/json");
   }
+  /// Hostile behaviours (the hardening issue): "slowloris" trickles one byte every 50 ms for up to 10 s;
+  /// "huge" sends a 6 MiB body; "gzip" a gzip-encoded body; "echo-key" a valid plan with the bearer token in its
+  /// objective; "deep" a body nested 40,000 levels; "bad-tokens" a valid plan with usage counts -5 and 3e9;
+  /// "latin1" a 400 error whose body is Latin-1 text.
+  bool hostile(const std::string& model, const httplib::Request& q, httplib::Response& r) {
+    if (model == "slowloris") {
+      r.set_chunked_content_provider("application/json", [this](std::size_t offset, httplib::DataSink& sink) {
+        if (stopping_ || offset >= 200) {
+          sink.done();
+          return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        sink.write(offset == 0 ? "{" : " ", 1);
+        return true;
+      });
+      return true;
+    }
+    if (model == "huge") {
+      r.set_content("{\"pad\": \"" + std::string(6u << 20, 'x') + "\"}", "application/json");
+      return true;
+    }
+    if (model == "gzip") {
+      // A tiny gzip stream of "{}": the client must refuse any encoding it did not ask for.
+      static const unsigned char gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xab, 0xae,
+                                         0x05, 0x00, 0x43, 0xbf, 0xa6, 0xa3, 0x02, 0x00, 0x00, 0x00};
+      r.set_header("Content-Encoding", "gzip");
+      r.set_content(std::string(reinterpret_cast<const char*>(gz), sizeof gz), "application/json");
+      return true;
+    }
+    if (model == "deep") {
+      r.set_content(std::string(40000, '[') + std::string(40000, ']'), "application/json");
+      return true;
+    }
+    if (model == "latin1") {
+      r.status = 400;
+      r.set_content("{\"error\": \"caf\xe9 cr\xe8me\"}", "application/json");
+      return true;
+    }
+    if (model == "echo-key" || model == "bad-tokens") {
+      CompletionRequest req;
+      const json body = json::parse(q.body, nullptr, false);
+      for (const auto& m : body.value("messages", json::array()))
+        req.messages.push_back({m.value("role", ""), m.value("content", "")});
+      json plan = json::parse(OfflineCompletionClient().complete(req).text, nullptr, false);
+      if (plan.is_discarded()) plan = json::object();
+      if (model == "echo-key") {
+        plan["objective"] = "Secure the objective. " + q.get_header_value("Authorization");
+        plan["actions"][0]["asset"] = q.get_header_value("Authorization");  // quoted by the validator
+      }
+      json out = {{"choices", {{{"message", {{"role", "assistant"}, {"content", plan.dump()}}}}}}};
+      if (model == "bad-tokens") out["usage"] = {{"prompt_tokens", -5}, {"completion_tokens", 3000000000LL}};
+      r.set_content(out.dump(), "application/json");
+      return true;
+    }
+    return false;
+  }
+
   static void error(httplib::Response& r, int status, const std::string& message) {
     r.status = status;
     r.set_content(json{{"error", {{"message", message}}}}.dump(), "application/json");
@@ -403,6 +462,75 @@ TEST_F(LlmLiveTest, KeyNeverAppearsInErrors) {
   const auto seen = server_.seen();
   ASSERT_FALSE(seen.empty());
   for (const auto& x : seen) EXPECT_EQ(x.authorization, std::string("Bearer ") + kSentinel);
+}
+
+// ---- Hostile servers (the hardening issue) ----------------------------------------------------------
+
+TEST_F(LlmLiveTest, ASlowlorisServerIsCutAtTheDeadline) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Completion c = client("slowloris", 1.0, 0).complete(red_prompt());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("timeout: no complete response"));
+  EXPECT_LT(took, 3.0) << "each read is fast, but the request as a whole must end at its deadline";
+}
+
+TEST_F(LlmLiveTest, AnOversizedBodyIsRefused) {
+  const Completion c = client("huge", 10, 0).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("response body exceeds 4194304 bytes"));
+  auto small = client("valid", 10, 0);
+  small.set_max_response_bytes(64);
+  EXPECT_THAT(small.complete(red_prompt()).error, HasSubstr("response body exceeds 64 bytes"));
+}
+
+TEST_F(LlmLiveTest, ACompressedBodyIsRefusedAndNotAskedFor) {
+  const Completion c = client("gzip", 5, 0).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.error, "the server sent a compressed body (Content-Encoding: gzip) that was not asked for");
+}
+
+TEST_F(LlmLiveTest, ADeepBodyIsAFailureNotACrash) {
+  const Completion c = client("deep", 5, 0).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.error, "response JSON nests deeper than 64 levels");
+}
+
+TEST_F(LlmLiveTest, NonUtf8ErrorBodiesAreQuotedAsValidUtf8) {
+  const Completion c = client("latin1", 5, 0).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_THAT(c.error, HasSubstr("HTTP 400: "));
+  EXPECT_THAT(c.error, HasSubstr("caf\xEF\xBF\xBD cr"));
+}
+
+TEST_F(LlmLiveTest, AnEchoedKeyIsRedactedFromTextAndFailures) {
+  const OpenAiCompatibleClient keyed(server_.url(), "echo-key", kSentinel, 5, 0, 0.01);
+  const Completion c = keyed.complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_THAT(c.text, Not(HasSubstr(kSentinel)));
+  EXPECT_THAT(c.text, HasSubstr("[redacted]"));
+  const auto res = run_contract(keyed, red_prompt(), sc_, Side::Red, 1, "x");
+  EXPECT_FALSE(res.plan);
+  EXPECT_THAT(res.failure, HasSubstr("[redacted]"));
+  EXPECT_THAT(res.failure, Not(HasSubstr(kSentinel)));
+}
+
+TEST_F(LlmLiveTest, BadTokenCountsAreNotReportedOrSaturate) {
+  const Completion c = client("bad-tokens", 5, 0).complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.prompt_tokens, -1);
+  EXPECT_EQ(c.completion_tokens, std::numeric_limits<int>::max());
+  ContractStats a;
+  a.prompt_tokens = std::numeric_limits<int>::max() - 1;
+  ContractStats b;
+  b.prompt_tokens = 10;
+  b.completion_tokens = -7;
+  a += b;
+  EXPECT_EQ(a.prompt_tokens, std::numeric_limits<int>::max());
+  EXPECT_EQ(a.completion_tokens, 0);
+  const auto res = run_contract(client("bad-tokens", 5, 0), red_prompt(), sc_, Side::Red, 1, "x");
+  EXPECT_GE(res.stats.prompt_tokens, 0);
+  EXPECT_EQ(res.stats.completion_tokens, std::numeric_limits<int>::max());
 }
 
 }  // namespace

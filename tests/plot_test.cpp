@@ -50,7 +50,7 @@ TEST(Plot, WritesEveryFigureOfTheGoldenRun) {
                             " --scenario urban-100",
                         scratch);
   ASSERT_EQ(x.status, 0) << x.err;
-  for (const char* stem : {"budget_curve", "frontier_urban-100", "template_slice", "council"}) {
+  for (const char* stem : {"budget_curve", "frontier_urban-100", "template_slice", "council", "robustness"}) {
     for (const char* ext : {".png", ".svg"}) {
       const std::string f = out / (std::string(stem) + ext);
       ASSERT_TRUE(fs::is_regular_file(f)) << f << " was not written; stderr: " << x.err;
@@ -60,6 +60,27 @@ TEST(Plot, WritesEveryFigureOfTheGoldenRun) {
   }
   // Nothing lands in the golden directory itself.
   EXPECT_FALSE(fs::exists(kGolden + "/figures"));
+}
+
+TEST(Plot, WritesEveryFigureOfAnEvaluateRun) {
+  if (!plotting_available()) GTEST_SKIP() << kSkipReason;
+  TempDir dir("plot-evaluate");
+  TempDir scratch("plot-evaluate-io");
+  const std::string run = dir / "run";
+  const auto e = testing::run_command(quote(ADVPLAN_BINARY) + " evaluate --blue council --reference seed --red greedy@8,single " +
+                                          "--budget 1,4 --config " + quote(kSource + "/tests/data/small.yaml") +
+                                          " --out " + quote(run),
+                                      scratch);
+  ASSERT_EQ(e.status, 0) << e.err;
+  const auto x = python(quote(kScript) + " " + quote(run) + " --out " + quote(dir / "figures"), scratch);
+  ASSERT_EQ(x.status, 0) << x.err;
+  for (const char* stem : {"budget_curve", "frontier_urban-100", "template_slice", "council", "robustness", "forest",
+                           "scorecard"})
+    for (const char* ext : {".png", ".svg"}) {
+      const std::string f = dir / ("figures/" + std::string(stem) + ext);
+      ASSERT_TRUE(fs::is_regular_file(f)) << f << " was not written; stderr: " << x.err;
+      EXPECT_GT(fs::file_size(f), 0u) << f;
+    }
 }
 
 TEST(Plot, SvgOutputIsDeterministic) {

@@ -59,10 +59,54 @@ TEST(Tables, AgainstItselfGivesZeroDifferences) {
   const auto cmp = io::CsvTable::read(dir / "cmp/comparison.csv");
   ASSERT_GT(cmp.size(), 0u);
   for (std::size_t i = 0; i < cmp.size(); ++i) {
-    EXPECT_EQ(cmp.at(i, "difference"), "0.000000") << cmp.at(i, "condition") << " " << cmp.at(i, "metric");
+    EXPECT_EQ(cmp.at(i, "blue_a"), cmp.at(i, "blue_b"));
+    EXPECT_EQ(cmp.at(i, "difference"), "0.000000") << cmp.at(i, "blue_a") << " " << cmp.at(i, "red_policy") << " "
+                                                   << cmp.at(i, "metric");
     EXPECT_EQ(cmp.at(i, "ci_lo"), "0.000000");
     EXPECT_EQ(cmp.at(i, "ci_hi"), "0.000000");
   }
+}
+
+TEST(Tables, AgainstPairsRowsByBluePolicyThroughTheBlueMap) {
+  TempDir dir("tables-against-map");
+  const std::string run = copy_golden(dir);
+  const auto x = tables(run + " --against " + run + " --blue-map council=seed --out " + (dir / "cmp"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  const auto cmp = io::CsvTable::read(dir / "cmp/comparison.csv");
+  // The council's rows in run A meet the seed plan's rows in run B, scenario by scenario, against the same RED.
+  const auto per = io::CsvTable::read(run + "/per_scenario.csv");
+  auto mean_of = [&](const std::string& blue) {
+    double s = 0;
+    int n = 0;
+    for (std::size_t i = 0; i < per.size(); ++i)
+      if (per.at(i, "blue_policy") == blue && per.at(i, "red_policy") == "greedy@8" && per.at(i, "status") == "ok") {
+        s += per.real(i, "advantage");
+        ++n;
+      }
+    return s / n;
+  };
+  bool found = false;
+  for (std::size_t i = 0; i < cmp.size(); ++i) {
+    if (cmp.at(i, "blue_a") != "council") continue;
+    EXPECT_EQ(cmp.at(i, "blue_b"), "seed");
+    if (cmp.at(i, "red_policy") != "greedy@8" || cmp.at(i, "metric") != "advantage") continue;
+    found = true;
+    EXPECT_NEAR(cmp.real(i, "difference"), mean_of("council") - mean_of("seed"), 2e-6);
+    EXPECT_GT(cmp.real(i, "difference"), 0.0);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Tables, AgainstWithNothingToPairFailsWithASentence) {
+  TempDir dir("tables-against-none");
+  const std::string run = copy_golden(dir);
+  const auto x = tables(run + " --against " + run + " --blue-map seed=nobody --blue-map council=nobody --out " +
+                            (dir / "cmp"),
+                        dir);
+  EXPECT_NE(x.status, 0);
+  EXPECT_THAT(x.err, HasSubstr("no row pairs"));
+  EXPECT_EQ(std::count(x.err.begin(), x.err.end(), '\n'), 1) << x.err;
+  EXPECT_FALSE(fs::exists(dir / "cmp"));
 }
 
 TEST(Tables, SlicesByTemplateAndOnlyOneTemplate) {

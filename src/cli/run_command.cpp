@@ -132,6 +132,7 @@ void add_run_command(CLI::App& app, Action& run) {
   auto summary = std::make_shared<std::string>("auto");
   auto shard = std::make_shared<std::string>();
   auto shards = std::make_shared<std::size_t>(0);
+  auto candidate_plans = std::make_shared<bool>(false);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
   cmd->add_option("--out", *out, "run directory to write (must be new or empty)")->required();
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
@@ -153,11 +154,16 @@ void add_run_command(CLI::App& app, Action& run) {
   cmd->add_option("--shard", *shard,
                   "run shard INDEX/COUNT of the corpus (0-based), to be combined with advplan merge");
   cmd->add_option("--shards", *shards, "run one of COUNT shards, the index from SLURM_ARRAY_TASK_ID");
-  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary] {
-    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary] {
+  cmd->add_flag("--candidate-plans", *candidate_plans,
+                "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary,
+                 candidate_plans] {
+    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary,
+           candidate_plans] {
       RunOptions opts;
       set_shard(opts, *shard, *shards);  // bad shard specs fail before the config is read
-      const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
+      ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
+      if (*candidate_plans) cfg.candidate_plans = true;
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       opts.out_dir = *out;
       opts.threads = *threads;

@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/analysis.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -27,21 +29,32 @@ void add_tables_command(CLI::App& app, Action& run) {
   auto by = std::make_shared<std::string>();
   auto only = std::make_shared<std::string>();
   auto against = std::make_shared<std::string>();
+  auto blue_map = std::make_shared<std::vector<std::string>>();
   cmd->add_option("RUN_DIR", *dir, "run directory written by `advplan run`")->required();
   cmd->add_option("--out", *out, "output directory (default: RUN_DIR/tables, or a subfolder of it)");
   cmd->add_option("--by", *by, "one set of tables per value of template or terrain_family");
   cmd->add_option("--only", *only, "tables over one slice, e.g. template=urban");
-  cmd->add_option("--against", *against, "paired differences of RUN_DIR against this run, over common scenarios");
-  cmd->callback([&run, dir, out, by, only, against] {
-    run = [dir, out, by, only, against] {
+  cmd->add_option("--against", *against,
+                  "paired differences of RUN_DIR against this run, by scenario, BLUE policy and RED policy");
+  cmd->add_option("--blue-map", *blue_map, "with --against: A=B compares RUN_DIR's BLUE policy A with B (repeatable)");
+  cmd->callback([&run, dir, out, by, only, against, blue_map] {
+    run = [dir, out, by, only, against, blue_map] {
       const int modes = !by->empty() + !only->empty() + !against->empty();
       if (modes > 1) throw ConfigError("tables: use at most one of --by, --only and --against");
+      if (!blue_map->empty() && against->empty()) throw ConfigError("tables: --blue-map needs --against");
       const RunCsvs r = read_run(*dir);
       const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
       const fs::path tables = fs::path(*dir) / "tables";
       if (!against->empty()) {
         const RunCsvs b = read_run(*against);
-        const auto files = build_comparison(r, b, bs);
+        std::map<std::string, std::string> rename;
+        for (const auto& m : *blue_map) {
+          const auto eq = m.find('=');
+          if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+            throw ConfigError(fmt::format("tables: --blue-map {}: expected A=B, e.g. mine=seed", m));
+          rename[m.substr(0, eq)] = m.substr(eq + 1);
+        }
+        const auto files = build_comparison(r, b, bs, rename);
         const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
         write_files(dest, files);
         fmt::print(stderr, "advplan: wrote paired differences to {}\n", dest);
@@ -58,7 +71,15 @@ void add_tables_command(CLI::App& app, Action& run) {
           all.emplace_back(v, build_tables(slice_run(r, *by, v), bs));
         }
         const fs::path dest = out->empty() ? tables / ("by_" + *by) : fs::path(*out);
-        for (const auto& [v, files] : all) write_files((dest / v).string(), files);
+        // Cell values are data: each becomes one safe directory name under dest (never "..", "/" or an
+        // absolute path); values that map to the same name get -2, -3, ...
+        std::set<std::string> used;
+        for (const auto& [v, files] : all) {
+          const std::string base = io::safe_path_component(v);
+          std::string name = base;
+          for (int k = 2; !used.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
+          write_files((dest / name).string(), files);
+        }
         fmt::print(stderr, "advplan: wrote {} slices to {}\n", all.size(), dest.string());
         return 0;
       }
@@ -71,7 +92,8 @@ void add_tables_command(CLI::App& app, Action& run) {
         if (s.scenarios.size() == 0)
           throw ConfigError(fmt::format("tables: --only {}: no scenario has {} '{}' (values: {})", *only, col, val,
                                         distinct_values_note(r, col)));
-        const std::string dest = out->empty() ? (tables / ("only_" + col + "_" + val)).string() : *out;
+        const std::string dest =
+            out->empty() ? (tables / io::safe_path_component("only_" + col + "_" + val)).string() : *out;
         write_files(dest, build_tables(s, bs));
         fmt::print(stderr, "advplan: wrote tables over {} to {}\n", *only, dest);
         return 0;

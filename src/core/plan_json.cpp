@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 using nlohmann::json;
@@ -211,6 +212,10 @@ struct Decoder {
 std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violations,
                                    std::vector<std::size_t>* unknown_category) {
   Decoder d{violations};
+  if (const std::string limit = io::plan_json_limit_error(j); !limit.empty()) {
+    violations.push_back({"", limit});
+    return std::nullopt;
+  }
   if (!j.is_object()) {
     violations.push_back({"", fmt::format("wrong type: a plan must be a JSON object, got {}", j.type_name())});
     return std::nullopt;

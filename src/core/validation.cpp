@@ -9,6 +9,7 @@
 
 #include "advplan/core/action_graph.hpp"
 #include "advplan/core/plan_json.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 
@@ -125,17 +126,9 @@ PlanParse parse_plan_json(const nlohmann::json& j, const Scenario& scenario, std
 
 PlanParse parse_plan_text(std::string_view text, const Scenario& scenario, std::optional<Side> expected_side) {
   PlanParse res;
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) {
-    // Re-parse with exceptions only to get the parser's position message.
-    try {
-      auto unused = nlohmann::json::parse(text.begin(), text.end());
-      (void)unused;
-    } catch (const nlohmann::json::parse_error& e) {
-      res.violations.push_back({"", fmt::format("invalid JSON at byte {}", e.byte)});
-      return res;
-    }
-    res.violations.push_back({"", "invalid JSON"});
+  nlohmann::json j;
+  if (const std::string err = io::parse_json_bounded(text, j); !err.empty()) {
+    res.violations.push_back({"", err});
     return res;
   }
   return parse_plan_json(j, scenario, expected_side);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/table_format.hpp"
@@ -357,37 +358,57 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
 }
 
 std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
-                                                                  const BootstrapSettings& bs) {
+                                                                  const BootstrapSettings& bs,
+                                                                  const std::map<std::string, std::string>& blue_map) {
   const CsvTable pa = ok_rows(a.per_scenario), pb = ok_rows(b.per_scenario);
-  // (condition, scenario) -> row index
-  auto index = [](const CsvTable& t) {
-    std::map<std::pair<std::string, std::string>, std::size_t> m;
-    const auto cc = t.col("condition"), cs = t.col("scenario_id");
-    for (std::size_t i = 0; i < t.size(); ++i) m.emplace(std::make_pair(t.rows()[i][cc], t.rows()[i][cs]), i);
-    return m;
-  };
-  const auto ia = index(pa), ib = index(pb);
-  CsvTable csv({"condition", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi"});
-  TextTable t{"comparison", fmt::format("Paired differences, run A ({}) minus run B ({}), over common scenarios", a.dir, b.dir),
-              {"Condition", "Metric", "n", "A", "B", "A - B [95% CI]"}, {}};
-  for (const auto& cond : distinct(pa, "condition")) {
+  // Rows pair by (scenario, BLUE policy, RED policy); run A's BLUE policy is renamed through blue_map first.
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::size_t> ib;
+  {
+    const auto cs = pb.col("scenario_id"), cb = pb.col("blue_policy"), cr = pb.col("red_policy");
+    for (std::size_t i = 0; i < pb.size(); ++i) ib.emplace(Key{pb.rows()[i][cs], pb.rows()[i][cb], pb.rows()[i][cr]}, i);
+  }
+  // Pairings of run A in order of appearance: (BLUE in A, BLUE in B, RED) -> row pairs.
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::size_t, std::size_t>>> pairs;
+  {
+    const auto cs = pa.col("scenario_id"), cb = pa.col("blue_policy"), cr = pa.col("red_policy");
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+      const auto& r = pa.rows()[i];
+      auto m = blue_map.find(r[cb]);
+      const std::string blue_b = m == blue_map.end() ? r[cb] : m->second;
+      auto j = ib.find(Key{r[cs], blue_b, r[cr]});
+      if (j == ib.end()) continue;
+      const auto key = std::make_tuple(r[cb], blue_b, r[cr]);
+      auto [it, fresh] = pairs.try_emplace(key);
+      if (fresh) order.push_back(key);
+      it->second.emplace_back(i, j->second);
+    }
+  }
+  if (order.empty())
+    throw CsvError(fmt::format("{} and {}: no row pairs: no (scenario, BLUE policy, RED policy) of the first run is in "
+                               "the second{}",
+                               a.dir, b.dir, blue_map.empty() ? " (--blue-map A=B pairs BLUE policies with other names)" : ""));
+  CsvTable csv({"blue_a", "blue_b", "red_policy", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi"});
+  TextTable t{"comparison", fmt::format("Paired differences, run A ({}) minus run B ({}), by scenario, BLUE and RED policy", a.dir, b.dir),
+              {"BLUE in A", "BLUE in B", "RED", "Metric", "n", "A", "B", "A - B [95% CI]"}, {}};
+  for (const auto& key : order) {
+    const auto& [blue_a, blue_b, red] = key;
     for (const char* m : {"advantage", "blue_win_rate", "blue_quality", "red_quality", "blue_coherence", "red_coherence"}) {
       std::vector<double> va, vb;
-      for (const auto& [key, i] : ia) {
-        if (key.first != cond) continue;
-        auto j = ib.find(key);
-        if (j == ib.end()) continue;
-        const double x = pa.real(i, m), y = pb.real(j->second, m);
+      for (const auto& [i, j] : pairs.at(key)) {
+        const double x = pa.real(i, m), y = pb.real(j, m);
         if (std::isnan(x) || std::isnan(y)) continue;
         va.push_back(x);
         vb.push_back(y);
       }
       if (va.empty()) continue;
-      const auto d = bootstrap_paired_difference(va, vb, bs.resamples, bs.seed, fmt::format("paired|{}|{}", cond, m));
-      csv.add({cond, m, std::to_string(d.n), fmt_real(mean(va)), fmt_real(mean(vb)), fmt_real(d.mean), fmt_real(d.lo),
-               fmt_real(d.hi)});
-      t.rows.push_back({cond, m, std::to_string(d.n), fmt::format("{:.3f}", mean(va)), fmt::format("{:.3f}", mean(vb)),
-                        fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, d.lo, d.hi)});
+      const auto d = bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
+                                                 fmt::format("paired|{}|{}|{}|{}", blue_a, blue_b, red, m));
+      csv.add({blue_a, blue_b, red, m, std::to_string(d.n), fmt_real(mean(va)), fmt_real(mean(vb)), fmt_real(d.mean),
+               fmt_real(d.lo), fmt_real(d.hi)});
+      t.rows.push_back({blue_a, blue_b, red, m, std::to_string(d.n), fmt::format("{:.3f}", mean(va)),
+                        fmt::format("{:.3f}", mean(vb)), fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, d.lo, d.hi)});
     }
   }
   return {{"comparison.csv", csv.to_string()}, {"comparison.md", t.markdown()}, {"comparison.tex", t.latex()}};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/yaml_reader.hpp"
 
@@ -21,14 +23,6 @@ std::string_view to_string(FramingMode m) { return m == FramingMode::metadata ? 
 namespace {
 
 constexpr const char* kBuiltinConfig = "configs/experiments/paper.yaml";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot read file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::string& base_dir) {
   const auto ids = corpus.at("templates");
@@ -52,7 +46,7 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
       const fs::path p = fs::path(base_dir) / dir / (id + ".yaml");
       source = p.lexically_normal().string();
       if (!fs::exists(p)) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, source));
-      text = read_file(source);
+      text = io::read_text_file(source);
     }
     ScenarioTemplate t = parse_template(text, source);
     if (t.id != id) ids.at(i).fail(fmt::format("template file {} declares id '{}', not '{}'", source, t.id, id));
@@ -71,6 +65,13 @@ void read_corpus(ExperimentConfig& cfg, const YamlReader& root, const std::strin
   cfg.seed_to = static_cast<std::uint64_t>(seeds.at(1).as_int_in(0, INT64_MAX));
   if (cfg.seed_from > cfg.seed_to) seeds.fail("first seed is greater than last seed");
   read_templates(cfg, corpus, base_dir);
+  // Joint bound: each key's own range allows corpora that cannot fit in memory or time.
+  constexpr std::uint64_t kMaxScenarios = 100000;
+  const std::uint64_t n_seeds = cfg.seed_to - cfg.seed_from + 1;
+  const std::uint64_t n_templates = std::max<std::uint64_t>(1, cfg.templates.size());
+  if (n_seeds > kMaxScenarios || n_seeds * n_templates > kMaxScenarios)
+    seeds.fail(fmt::format("[{}, {}] gives {} seeds x {} templates; at most {} scenarios fit in one run",
+                           cfg.seed_from, cfg.seed_to, n_seeds, n_templates, kMaxScenarios));
 }
 
 void read_quality_weights(ExperimentConfig& cfg, const YamlReader& qw) {
@@ -155,6 +156,12 @@ SimConfig read_simulator(const YamlReader& s) {
   if (s.has("dt")) sim.dt = s.at("dt").as_double_in(1e-4, 1);
   if (s.has("noise")) sim.noise = s.at("noise").as_double_in(0, 2);
   if (s.has("step_noise")) sim.step_noise = s.at("step_noise").as_double_in(0, 2);
+  // Joint bound: the simulator draws replications x time_limit noise steps per side for each evaluation.
+  constexpr long long kMaxSimSteps = 10000000;
+  const long long steps = static_cast<long long>(sim.replications) * sim.time_limit;
+  if (steps > kMaxSimSteps)
+    s.fail(fmt::format("replications x time_limit is {} x {} = {}; at most {} fit in memory per evaluation",
+                       sim.replications, sim.time_limit, steps, kMaxSimSteps));
   return sim;
 }
 
@@ -287,7 +294,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   const YamlReader root(io::parse_yaml(text, file), file);
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
-                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm"});
+                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -308,6 +315,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("traces")) {
+    const auto t = root.at("traces");
+    t.require_only({"candidate_plans"});
+    cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
+  }
   return cfg;
 }
 
@@ -347,7 +359,7 @@ PolicyContext policy_context(const ExperimentConfig& cfg) {
 
 ExperimentConfig load_experiment_config(const std::string& path) {
   if (!fs::exists(path)) throw IoError(fmt::format("{}: config file not found", path));
-  const std::string text = read_file(path);
+  const std::string text = io::read_text_file(path);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
   return parse_experiment_config(text, path, base);

@@ -40,17 +40,6 @@ namespace {
 std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
 }  // namespace
 
-std::vector<Condition> evaluate_conditions(const std::string& blue, const std::vector<std::string>& reds,
-                                           const std::vector<std::string>& references) {
-  std::vector<Condition> conds;
-  for (const auto& r : reds) {
-    conds.push_back({blue + " vs " + r, blue, r, "evaluate"});
-    for (const auto& ref : references)
-      if (ref != blue) conds.push_back({ref + " vs " + r, ref, r, "reference"});
-  }
-  return conds;
-}
-
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
@@ -132,7 +121,7 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["run_key"] = k;
   if (opts.shard_count > 0) j["shard"] = {{"index", opts.shard_index}, {"count", opts.shard_count}};
   j["manifest_sha256"] = manifest_sha;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -184,6 +173,8 @@ struct Stream {
   int fd = -1;
   std::uint64_t size = 0;  ///< bytes on disk after the last flush
   std::uint64_t header_bytes = 0;
+  bool jsonl = false;     ///< candidate_plans.jsonl: JSON lines, no header
+  bool optional = false;  ///< not written when it has no rows (extra trace files, rubric records)
   std::uint64_t rows = 0;  ///< rows on disk after the last flush
   std::string buf;
   std::uint64_t buf_rows = 0;
@@ -257,16 +248,23 @@ void remove_stale_temporaries(const std::string& dir) {
 
 /// The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
 /// files (in the order the conditions first name them), and the rubric records (input of the studies).
+std::string header_text(const Stream& st) {
+  std::string h;
+  if (!st.jsonl) put_row(h, st.header);
+  return h;
+}
+
 std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std::vector<std::string>& extra_names) {
   std::vector<Stream> streams;
-  auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name) {
+  auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name,
+                        bool optional = false, bool jsonl = false) {
     Stream st;
     st.name = name;
     st.work = (work / work_name).string();
     st.header = header;
-    std::string h;
-    put_row(h, header);
-    st.header_bytes = h.size();
+    st.jsonl = jsonl;
+    st.optional = optional;
+    st.header_bytes = header_text(st).size();
     streams.push_back(std::move(st));
   };
   add_stream("scenarios.csv", schema::scenarios(), "scenarios.csv");
@@ -276,9 +274,10 @@ std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std:
     for (const auto& f : plan.blues.at(c.blue)->info().traces)
       if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
         extra_names.push_back(f.name);
-        add_stream(f.name, f.header, f.name);
+        add_stream(f.name, f.header, f.name, true);
       }
-  add_stream("", schema::rubric_records(), kRubric);  // a shard keeps it; a run's studies write their own copy
+  if (plan.cfg->candidate_plans) add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
+  add_stream("", schema::rubric_records(), kRubric, true);  // a shard keeps it; a run's studies write their own copy
   return streams;
 }
 
@@ -312,8 +311,7 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const Stream& st = streams[i];
     if (st.name.empty() || !fs::exists(st.work)) continue;
-    const bool optional = (i >= 3 && i < rubric_stream) || i == rubric_stream;
-    if (optional && st.size == st.header_bytes) continue;
+    if (st.optional && st.size == st.header_bytes) continue;
     if (std::rename(st.work.c_str(), (dir / st.name).c_str()) != 0)
       throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
   }
@@ -428,6 +426,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       if (meta.is_object()) {
         summary.rows = meta.value("rows", std::size_t{0});
         summary.failed_rows = meta.value("failed_rows", std::size_t{0});
+        summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
       }
       summary.resumed_from = count;
       summary.already_complete = true;
@@ -496,8 +495,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       const std::string p = (staging / fs::path(st.work).filename()).string();
       st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
-      std::string h;
-      put_row(h, st.header);
+      const std::string h = header_text(st);
       write_all(st.fd, h, st.work);
       st.size = h.size();
       st.header_bytes = h.size();
@@ -568,6 +566,14 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                   for (std::size_t e = 0; e < extra_names.size(); ++e)
                     if (auto it = o->extra.find(extra_names[e]); it != o->extra.end())
                       for (const auto& r : it->second) add(3 + e, r);
+                  if (plan.cfg->candidate_plans) {
+                    Stream& cp = streams[rubric_stream - 1];
+                    for (const auto& line : o->candidate_plans) {
+                      cp.buf += line;
+                      cp.buf += '\n';
+                      ++cp.buf_rows;
+                    }
+                  }
                   for (const auto& r : o->rubric_records) add(rubric_stream, r);
                   summary.rows += o->per_scenario.size();
                   summary.failed_rows += o->failed_rows;
@@ -622,8 +628,7 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
     const std::string shard_name = i == rubric_stream ? kRubric : st.name;
     st.fd = ::open(st.work.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", st.work, std::strerror(errno)));
-    std::string h;
-    put_row(h, st.header);
+    const std::string h = header_text(st);
     write_all(st.fd, h, st.work);
     st.size = h.size();
     // Each shard's rows after its header line, in shard order: the contiguous blocks make the corpus order.

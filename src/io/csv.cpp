@@ -9,6 +9,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan::io {
 
@@ -50,7 +51,10 @@ double CsvTable::real(std::size_t row, std::string_view column) const {
 }
 
 namespace {
-void put_field(std::string& out, const std::string& f) {
+void put_field(std::string& out, const std::string& raw) {
+  // Traces are UTF-8: a cell that is not (bytes from a policy or server that slipped past every other check)
+  // is written with U+FFFD in place of each ill-formed byte. Valid cells are written as they are.
+  const std::string f = to_valid_utf8(raw);
   if (f.find_first_of(",\"\n\r") == std::string::npos) {
     out += f;
     return;

@@ -5,15 +5,21 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "advplan/core/error.hpp"
@@ -29,10 +35,91 @@ struct ProcessPool::Worker {
   pid_t pid = -1;       ///< -1: down (never started, or stopped and reaped)
   int to_child = -1;    ///< our end of the child's stdin (non-blocking)
   int from_child = -1;  ///< our end of the child's stdout (non-blocking)
+  int pidfd = -1;       ///< readable when the child exits (-1 where pidfd_open is unavailable)
+  bool answered = false;  ///< has answered a request since it was (re)started
+  std::string token;    ///< ADVPLAN_POLICY_TOKEN value in its environment, inherited by its descendants
   std::string pending;  ///< bytes read beyond the last response line
 };
 
 namespace {
+
+// ---- Process groups of live workers, ended by a SIGINT/SIGTERM of ours (async-signal-safe: kill only). ----
+constexpr std::size_t kMaxGroups = 1024;
+std::array<std::atomic<pid_t>, kMaxGroups> g_groups{};
+struct sigaction g_old_int {}, g_old_term {};
+
+void register_group(pid_t pg) {
+  for (auto& g : g_groups) {
+    pid_t expected = 0;
+    if (g.compare_exchange_strong(expected, pg)) return;
+  }
+}
+void unregister_group(pid_t pg) {
+  for (auto& g : g_groups) {
+    pid_t expected = pg;
+    if (g.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+extern "C" void end_groups_and_reraise(int sig) {
+  for (auto& g : g_groups)
+    if (const pid_t pg = g.load(); pg > 0) ::kill(-pg, SIGKILL);
+  ::sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, nullptr);
+  ::raise(sig);
+}
+
+/// On SIGINT or SIGTERM of this process, every live worker's process group is killed before we die. A
+/// handler installed by someone else is left alone.
+void install_signal_handlers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+      (sig == SIGINT ? g_old_int : g_old_term) = old;
+      struct sigaction sa {};
+      sa.sa_handler = end_groups_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+/// Kills every process whose environment carries `token`: descendants that left the worker's process group
+/// (setsid, a double fork) still inherit its environment. Processes we may not inspect are skipped.
+void kill_by_token(const std::string& token) {
+  if (token.empty()) return;
+  const std::string needle = "ADVPLAN_POLICY_TOKEN=" + token;
+  DIR* d = ::opendir("/proc");
+  if (!d) return;
+  const pid_t self = ::getpid();
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
+    if (pid == self) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
+    if (!in) continue;
+    for (std::string entry; std::getline(in, entry, '\0');) {
+      if (entry == needle) {
+        ::kill(pid, SIGKILL);
+        break;
+      }
+    }
+  }
+  ::closedir(d);
+}
+
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (fd >= 0) {
+    ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    return static_cast<int>(fd);
+  }
+#endif
+  (void)pid;
+  return -1;
+}
 
 /// A write to a child that has died must return EPIPE, not kill us. An existing handler is left alone.
 void ignore_sigpipe_once() {
@@ -101,14 +188,18 @@ void close_fd(int& fd) {
 void stop(ProcessPool::Worker& w) {
   close_fd(w.to_child);
   close_fd(w.from_child);
+  close_fd(w.pidfd);
   if (w.pid > 0) {
     ::kill(-w.pid, SIGKILL);
     ::kill(w.pid, SIGKILL);
     int st = 0;
     while (::waitpid(w.pid, &st, 0) < 0 && errno == EINTR) {
     }
+    unregister_group(w.pid);
+    kill_by_token(w.token);
   }
   w.pid = -1;
+  w.answered = false;
   w.pending.clear();
 }
 
@@ -156,8 +247,18 @@ std::string spawn(const std::string& command, ProcessPool::Worker& w) {
   std::string text = shell_text(command);
   char sh[] = "sh", dash_c[] = "-c";
   char* argv[] = {sh, dash_c, text.data(), nullptr};
+  // The environment plus a token naming this worker, so that descendants which leave its process group can
+  // still be found and ended (kill_by_token).
+  static std::atomic<unsigned long> serial{0};
+  w.token = fmt::format("{}-{}", ::getpid(), serial.fetch_add(1));
+  const std::string token_entry = "ADVPLAN_POLICY_TOKEN=" + w.token;
+  std::vector<char*> env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "ADVPLAN_POLICY_TOKEN=", 21) != 0) env.push_back(*e);
+  env.push_back(const_cast<char*>(token_entry.c_str()));
+  env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+  const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, env.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   ::close(in[0]);
@@ -170,8 +271,11 @@ std::string spawn(const std::string& command, ProcessPool::Worker& w) {
   ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
   ::fcntl(out[0], F_SETFL, ::fcntl(out[0], F_GETFL) | O_NONBLOCK);
   w.pid = pid;
+  register_group(pid);
+  w.pidfd = open_pidfd(pid);
   w.to_child = in[1];
   w.from_child = out[0];
+  w.answered = false;
   w.pending.clear();
   return "";
 }
@@ -194,6 +298,24 @@ std::string closed_reason(const ProcessPool::Worker& w, const char* what) {
   return fmt::format("process closed its {}", what);
 }
 
+enum class Ready { data, timeout, exited };
+
+/// Waits for the child's stdout to be readable, the child to exit (its pidfd, or a 50 ms poll of its status
+/// where pidfd_open is missing) or the deadline. An exit is seen even when a descendant still holds the pipe.
+Ready wait_output(const ProcessPool::Worker& w, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Ready::timeout;
+    pollfd p[2] = {{w.from_child, POLLIN, 0}, {w.pidfd, POLLIN, 0}};
+    const int slice = w.pidfd >= 0 ? static_cast<int>(std::min<long long>(left, INT_MAX))
+                                   : static_cast<int>(std::min<long long>(left, 50));
+    const int rc = ::poll(p, w.pidfd >= 0 ? 2 : 1, slice);
+    if (rc < 0 && errno != EINTR) return Ready::data;  // let the read report the error
+    if (rc > 0 && p[0].revents) return Ready::data;
+    if ((rc > 0 && w.pidfd >= 0 && p[1].revents) || (w.pidfd < 0 && peek_exit(w.pid))) return Ready::exited;
+  }
+}
+
 /// Writes `msg` and reads the next non-blank line into `line`. Returns "" or the failure sentence; after a
 /// failure the worker's streams are out of step and it must be stopped.
 std::string exchange(ProcessPool::Worker& w, const std::string& msg, const ProcessPoolOptions& opt,
@@ -213,6 +335,7 @@ std::string exchange(ProcessPool::Worker& w, const std::string& msg, const Proce
   }
   const std::string too_big = fmt::format("response exceeds {} bytes", opt.max_response_bytes);
   std::size_t scanned = 0;
+  bool exited = false;  // the child has exited: read what is left, then report the exit
   char buf[65536];
   for (;;) {
     const auto nl = w.pending.find('\n', scanned);
@@ -224,17 +347,72 @@ std::string exchange(ProcessPool::Worker& w, const std::string& msg, const Proce
       if (l.size() > opt.max_response_bytes) return too_big;
       if (l.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are not responses
       line = std::move(l);
+      w.answered = true;
       return "";
     }
     scanned = w.pending.size();
     if (w.pending.size() > opt.max_response_bytes) return too_big;
-    if (!wait_ready(w.from_child, POLLIN, deadline)) return timeout;
+    if (!exited) {
+      const Ready r = wait_output(w, deadline);
+      if (r == Ready::timeout) return timeout;
+      exited = r == Ready::exited;
+    }
     const ssize_t n = ::read(w.from_child, buf, sizeof buf);
     if (n > 0)
       w.pending.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+    else if (n == 0 || exited || (errno != EAGAIN && errno != EINTR))
       return closed_reason(w, "standard output");
   }
+}
+
+enum class WaitState { busy, waiting_for_input, unknown };
+
+/// Whether some process of process group `pg` is blocked waiting for input: its kernel wait channel is a
+/// pipe read, poll, select or epoll. `unknown` when no wait channel can be read (a restricted /proc).
+WaitState group_wait_state(pid_t pg) {
+  DIR* d = ::opendir("/proc");
+  if (!d) return WaitState::unknown;
+  bool seen_any = false, waiting = false;
+  while (const dirent* e = ::readdir(d)) {
+    if (waiting) break;
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string dir = std::string("/proc/") + e->d_name;
+    std::ifstream st(dir + "/stat");
+    std::string stat;
+    std::getline(st, stat);
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || pgrp != pg) continue;
+    if (DIR* t = ::opendir((dir + "/task").c_str())) {
+      while (const dirent* te = ::readdir(t)) {
+        if (te->d_name[0] < '0' || te->d_name[0] > '9') continue;
+        const std::string task = dir + "/task/" + te->d_name;
+        std::ifstream ts(task + "/stat");
+        std::string tstat;
+        std::getline(ts, tstat);
+        const auto tclose = tstat.rfind(')');
+        if (tclose != std::string::npos && tclose + 2 < tstat.size() && tstat[tclose + 2] == 'R') {
+          seen_any = true;  // running: busy, whatever the wait channel says
+          continue;
+        }
+        std::ifstream wc(task + "/wchan");
+        std::string chan;
+        std::getline(wc, chan);
+        if (chan.empty() || chan == "0") continue;  // a sleeping task without a visible wait channel
+        seen_any = true;
+        if (chan.find("pipe_read") != std::string::npos || chan.find("poll") != std::string::npos ||
+            chan.find("select") != std::string::npos || chan.find("pipe_wait") != std::string::npos) {
+          waiting = true;
+          break;
+        }
+      }
+      ::closedir(t);
+    }
+  }
+  ::closedir(d);
+  return waiting ? WaitState::waiting_for_input : seen_any ? WaitState::busy : WaitState::unknown;
 }
 
 }  // namespace
@@ -253,6 +431,7 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
   if (opt_.max_restarts < 0)
     throw bad(fmt::format("max restarts must be >= 0, while {} was given", opt_.max_restarts));
   ignore_sigpipe_once();
+  install_signal_handlers_once();
 
   for (int i = 0; i < opt_.workers; ++i) workers_.push_back(std::make_unique<Worker>());
   auto stop_all = [&] {
@@ -264,11 +443,18 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
       throw bad(fmt::format("cannot start: {}", why));
     }
   }
-  // A command that is not found, not executable or fails at once exits within a few milliseconds.
+  // Start-up check: wait until every worker is waiting for input (some process of its group blocked reading
+  // a pipe or polling) or has exited, rather than for a fixed time. A program that exits first cannot start.
+  // Where the kernel does not show what a process waits on, a short grace period stands in.
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(opt_.startup_check_s));
-  do {
-    for (auto& w : workers_) {
+  const auto grace_end = Clock::now() + 300ms;
+  std::vector<bool> ready(workers_.size(), false);
+  bool ever_visible = false;  // some wait channel was readable: /proc shows what processes wait on
+  for (;;) {
+    bool all_ready = true;
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      auto& w = workers_[i];
       if (auto e = peek_exit(w->pid)) {
         std::string how = e->signaled ? "was killed by signal " + signal_text(e->code)
                                       : fmt::format("exited with status {}", e->code);
@@ -277,11 +463,17 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
         stop_all();
         throw bad(fmt::format("cannot start: it {} before the first request", how));
       }
+      if (!ready[i]) {
+        const WaitState st = group_wait_state(w->pid);
+        ready[i] = st == WaitState::waiting_for_input;
+        ever_visible = ever_visible || st != WaitState::unknown;
+        all_ready = all_ready && ready[i];
+      }
     }
-    std::this_thread::sleep_for(10ms);
-  } while (Clock::now() < end);
+    if (all_ready || Clock::now() >= end || (!ever_visible && Clock::now() >= grace_end)) break;
+    std::this_thread::sleep_for(10ms);  // each check scans /proc: keep it cheap
+  }
   for (std::size_t i = 0; i < workers_.size(); ++i) idle_.push_back(i);
-  usable_ = workers_.size();
 }
 
 ProcessPool::~ProcessPool() {
@@ -301,39 +493,58 @@ int ProcessPool::restarts() const {
 std::optional<std::size_t> ProcessPool::acquire(std::string& error) {
   std::unique_lock lock(mutex_);
   for (;;) {
-    idle_cv_.wait(lock, [&] { return !idle_.empty() || usable_ == 0; });
-    if (usable_ == 0) {
-      error = fmt::format("restart limit ({}) reached", opt_.max_restarts);
-      return std::nullopt;
+    // Restarts are a budget of failures in a row: any successful response refills it, so a program that
+    // fails on some scenarios keeps serving the others; one that fails max_restarts + 1 times in a row with
+    // no success in between is not started again.
+    const auto may_restart = [&] { return failures_in_a_row_ <= opt_.max_restarts; };
+    const auto running = [&] {
+      return std::find_if(idle_.begin(), idle_.end(), [&](std::size_t i) { return workers_[i]->pid > 0; });
+    };
+    idle_cv_.wait(lock, [&] {
+      return running() != idle_.end() || (may_restart() && !idle_.empty()) || busy_ == 0;
+    });
+    auto it = running();
+    if (it == idle_.end()) {
+      if (idle_.empty() || !may_restart()) {
+        if (busy_ > 0) continue;  // a busy worker may yet succeed and refill the budget
+        error = fmt::format("restart limit reached: the program failed {} requests in a row (max_restarts {})",
+                            failures_in_a_row_, opt_.max_restarts);
+        return std::nullopt;
+      }
+      it = idle_.begin();
     }
-    // Prefer a running worker, so a down one is restarted only when it is needed.
-    auto it = std::find_if(idle_.begin(), idle_.end(), [&](std::size_t i) { return workers_[i]->pid > 0; });
-    if (it == idle_.end()) it = idle_.begin();
     const std::size_t i = *it;
     idle_.erase(it);
     Worker& w = *workers_[i];
-    if (w.pid > 0 && !peek_exit(w.pid)) return i;
+    if (w.pid > 0 && !peek_exit(w.pid)) {
+      ++busy_;
+      return i;
+    }
     stop(w);  // down, or exited while idle
-    if (restarts_ < opt_.max_restarts) {
+    if (may_restart()) {
       ++restarts_;
       const std::string why = spawn(opt_.command, w);
-      if (why.empty()) return i;
+      if (why.empty()) {
+        ++busy_;
+        return i;
+      }
       idle_.push_back(i);
       idle_cv_.notify_one();
       error = "cannot restart: " + why;
       return std::nullopt;
     }
-    --usable_;  // retired: down with no restart left
-    idle_cv_.notify_all();
+    idle_.push_back(i);  // down, and no restart allowed now
   }
 }
 
-void ProcessPool::release(std::size_t index) {
+void ProcessPool::release(std::size_t index, bool failed) {
   {
     std::lock_guard lock(mutex_);
     idle_.push_back(index);
+    --busy_;
+    failures_in_a_row_ = failed ? failures_in_a_row_ + 1 : 0;
   }
-  idle_cv_.notify_one();
+  idle_cv_.notify_all();
 }
 
 PoolReply ProcessPool::request(const std::string& line, const ResponseCheck& check) {
@@ -353,7 +564,7 @@ PoolReply ProcessPool::request(const std::string& line, const ResponseCheck& che
     bool failed = true;
     ~Release() {
       if (failed) stop(w);
-      pool.release(index);
+      pool.release(index, failed);
     }
   } guard{*this, w, *index};
   std::string response;

@@ -5,9 +5,19 @@
 #include <algorithm>
 #include <charconv>
 
+#include "advplan/core/untrusted.hpp"
+
 namespace advplan::io {
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  if (const auto bad = first_invalid_utf8(text); bad != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    const auto line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const auto column = bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1) + 1;
+    throw ConfigError(fmt::format("{}: line {}, column {}: the file is not UTF-8 text (byte 0x{:02X}); save it as "
+                                  "UTF-8",
+                                  file, line, bad == 0 ? 1 : column, static_cast<unsigned char>(text[bad])));
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
@@ -51,7 +61,12 @@ void YamlReader::require_sequence() const {
 std::vector<std::string> YamlReader::keys() const {
   require_map();
   std::vector<std::string> out;
-  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar())
+      throw ConfigError(fmt::format("{}: line {}: {}a key must be plain text, not a list or a mapping", file_,
+                                    kv.first.Mark().line + 1, path_.empty() ? "" : "under '" + path_ + "': "));
+    out.push_back(kv.first.Scalar());
+  }
   return out;
 }
 

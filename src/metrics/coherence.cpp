@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "advplan/metrics/quality.hpp"
 
@@ -38,8 +40,14 @@ double objective_clarity(const Plan& plan, const std::vector<PlacedAction>& layo
   const double len_ok = words == 0 ? 0.0 : (words >= 4 && words <= 30 ? 1.0 : 0.5);
   const std::string obj = lower(plan.objective);
   double names_target = 0;
-  for (const auto& a : layout)
-    if (!a.action->target.empty() && obj.find(lower(a.action->target)) != std::string::npos) names_target = 1;
+  std::unordered_set<std::string_view> tried;  // each distinct target is looked for once
+  for (const auto& a : layout) {
+    if (a.action->target.empty() || !tried.insert(a.action->target).second) continue;
+    if (obj.find(lower(a.action->target)) != std::string::npos) {
+      names_target = 1;
+      break;
+    }
+  }
   std::map<std::string, bool> used;
   for (const auto& a : layout) {
     auto it = plan.roles.find(a.action->asset);

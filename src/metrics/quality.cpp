@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
 
 namespace advplan {
 
@@ -39,21 +41,35 @@ double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side si
 }
 
 std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
+  // Only protectors can cover, so each action looks at the protector list alone, in layout order (the sum's
+  // order, so results are bit-for-bit those of the plain double loop), and stops once the sum reaches 1:
+  // further terms are positive and the result is capped at 1. Targets and assets are compared as integer
+  // ids from a hash map instead of strings.
+  std::unordered_map<std::string_view, int> target_id, asset_id;
+  std::vector<int> tgt(layout.size()), ast(layout.size());
+  std::vector<std::size_t> protectors;
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const Action& a = *layout[i].action;
+    tgt[i] = target_id.try_emplace(a.target, static_cast<int>(target_id.size())).first->second;
+    ast[i] = asset_id.try_emplace(a.asset, static_cast<int>(asset_id.size())).first->second;
+    if (is_protector(a)) protectors.push_back(i);
+  }
   std::vector<double> cov(layout.size(), 0.0);
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const auto& a = layout[i];
     double s = 0;
-    for (std::size_t j = 0; j < layout.size(); ++j) {
+    for (const std::size_t j : protectors) {
       if (j == i) continue;
       const auto& b = layout[j];
-      if (!is_protector(*b.action) || b.position > a.position) continue;
+      if (b.position > a.position) continue;
       // An option action covers only what follows it on its own path: later chain steps after the rejoin,
       // and later actions of its own option, never the other options.
       if (!b.in_chain && !a.in_chain && (b.branch != a.branch || b.option != a.option)) continue;
       if (!b.in_chain && a.in_chain && b.position >= a.position) continue;
-      const bool close = b.action->target == a.action->target || b.action->asset == a.action->asset;
+      const bool close = tgt[j] == tgt[i] || ast[j] == ast[i];
       // A protector on one option covers a later chain step only on that path: weight it by its option weight.
       s += (close ? 1.0 : 0.5) * (!b.in_chain && a.in_chain ? b.weight : 1.0);
+      if (s >= 1.0) break;
     }
     cov[i] = std::min(1.0, s);
   }

@@ -7,6 +7,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan {
 
@@ -19,7 +20,7 @@ constexpr std::size_t kMaxViolationsShown = 5;
 
 std::string join_violations(const std::vector<Violation>& v) {
   std::string out;
-  for (std::size_t i = 0; i < v.size() && i < kMaxViolationsShown; ++i) out += (i ? "; " : "") + v[i].str();
+  for (std::size_t i = 0; i < v.size() && i < kMaxViolationsShown; ++i) out += (i ? "; " : "") + io::excerpt(v[i].str());
   if (v.size() > kMaxViolationsShown) out += fmt::format("; and {} more", v.size() - kMaxViolationsShown);
   return out;
 }
@@ -33,25 +34,47 @@ std::string json_error(const std::string& text) {
     std::string m = e.what();
     if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos)
       m.erase(0, p + 2);
-    return m;
+    return io::excerpt(m);
   }
   return "not a JSON value";
 }
 
-/// Protocol check of one response line: a JSON object carrying the request's id. Any failure here means the
-/// program's output can no longer be matched to requests, so the pool restarts it.
-std::string check_envelope(const std::string& line, std::uint64_t id, json& out) {
+}  // namespace
+
+std::string check_exec_envelope(const std::string& line, std::uint64_t id, json& out) {
+  if (const std::string deep = io::json_depth_error(line); !deep.empty()) return "invalid JSON in response: " + deep;
   out = json::parse(line, nullptr, false);
-  if (out.is_discarded()) return "invalid JSON in response: " + json_error(line);
+  if (out.is_discarded())
+    return fmt::format("invalid JSON in response: {}; the line began \"{}\"", json_error(line), io::excerpt(line, 60));
   if (!out.is_object()) return fmt::format("response must be a JSON object, got {}", out.type_name());
   const auto it = out.find("request_id");
   if (it == out.end()) return fmt::format("response has no request_id (sent {})", id);
   if (!it->is_number_unsigned() || it->get<std::uint64_t>() != id)
-    return fmt::format("request_id mismatch: sent {}, got {}", id, it->dump());
+    return fmt::format("request_id mismatch: sent {}, got {}", id, io::json_excerpt(*it, 40));
   return "";
 }
 
-}  // namespace
+BluePlanResult exec_plan_from_response(const json& response, const Scenario& sc) {
+  BluePlanResult r;
+  auto fail = [&](const std::string& why) {
+    r.failure = "exec: " + why;
+    r.contract.failed = 1;
+    return r;
+  };
+  // The stream is in step from here on: a bad plan is this scenario's failure, not a reason to restart.
+  if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
+    return fail("policy reported an error: " + (err->is_string() ? io::excerpt(err->get<std::string>())
+                                                                 : io::json_excerpt(*err)));
+  const auto pj = response.find("plan");
+  if (pj == response.end()) return fail("response has no \"plan\" field");
+  std::vector<Violation> violations;
+  auto plan = plan_from_json(*pj, violations);
+  if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Blue);
+  if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
+  r.plan = std::move(plan);
+  r.contract.parsed = 1;
+  return r;
+}
 
 std::string exec_command_of(const std::string& spec_text) {
   const auto colon = spec_text.find(':');
@@ -98,21 +121,9 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   json response;
   const PoolReply reply =
       pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
-                     [&](const std::string& line) { return check_envelope(line, id, response); });
+                     [&](const std::string& line) { return check_exec_envelope(line, id, response); });
   if (!reply.ok()) return fail(reply.error);
-
-  // The stream is in step from here on: a bad plan is this scenario's failure, not a reason to restart.
-  if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
-    return fail("policy reported an error: " + (err->is_string() ? err->get<std::string>() : err->dump()));
-  const auto pj = response.find("plan");
-  if (pj == response.end()) return fail("response has no \"plan\" field");
-  std::vector<Violation> violations;
-  auto plan = plan_from_json(*pj, violations);
-  if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Blue);
-  if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
-  r.plan = std::move(plan);
-  r.contract.parsed = 1;
-  return r;
+  return exec_plan_from_response(response, sc);
 }
 
 ADVPLAN_REGISTER_BLUE_POLICY(ExecPolicy::static_info(),

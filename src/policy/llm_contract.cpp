@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/scenario/plan_ops.hpp"
@@ -15,14 +17,22 @@
 namespace advplan {
 using nlohmann::json;
 
+namespace {
+/// a + b for token counts: negatives count as 0 and the sum saturates at INT_MAX instead of overflowing.
+int add_tokens(int a, int b) {
+  const long long sum = static_cast<long long>(std::max(0, a)) + std::max(0, b);
+  return static_cast<int>(std::min<long long>(sum, std::numeric_limits<int>::max()));
+}
+}  // namespace
+
 ContractStats& ContractStats::operator+=(const ContractStats& o) {
   parsed += o.parsed;
   repaired += o.repaired;
   failed += o.failed;
   retries += o.retries;
   http_retries += o.http_retries;
-  prompt_tokens += o.prompt_tokens;
-  completion_tokens += o.completion_tokens;
+  prompt_tokens = add_tokens(prompt_tokens, o.prompt_tokens);
+  completion_tokens = add_tokens(completion_tokens, o.completion_tokens);
   tokens_reported = tokens_reported || o.tokens_reported;
   return *this;
 }
@@ -97,7 +107,10 @@ CompletionRequest build_blue_prompt(const Scenario& sc) {
 
 CompletionParse parse_completion(const std::string& text, const Scenario& sc, Side side) {
   CompletionParse out;
-  json j = json::parse(text, nullptr, false);
+  json j;
+  std::string depth_error = io::json_depth_error(text);
+  if (depth_error.empty()) j = json::parse(text, nullptr, false);
+  else j = json(json::value_t::discarded);
   std::string candidate;
   if (j.is_discarded()) {
     // Repair: the JSON inside a ``` fence, else the outermost {...}.
@@ -112,17 +125,42 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
       if (b != std::string::npos && e != std::string::npos && e > b) candidate = text.substr(b, e - b + 1);
     }
     if (!candidate.empty()) {
-      j = json::parse(candidate, nullptr, false);
+      depth_error = io::json_depth_error(candidate);
+      if (depth_error.empty()) j = json::parse(candidate, nullptr, false);
       out.repaired = !j.is_discarded();
     }
   }
   if (j.is_discarded()) {
-    out.parse.violations.push_back({"", text.empty() ? "empty completion" : "completion holds no parseable JSON object"});
+    out.parse.violations.push_back({"", text.empty()             ? "empty completion"
+                                        : !depth_error.empty() ? "completion JSON nests deeper than " +
+                                                                     std::to_string(io::kMaxJsonDepth) + " levels"
+                                                               : "completion holds no parseable JSON object"});
     return out;
   }
   out.parse = parse_plan_json(j, sc, side);
   return out;
 }
+
+namespace {
+constexpr std::size_t kMaxEchoedReply = 64 * 1024;
+constexpr std::size_t kMaxSummaryViolations = 20;
+constexpr std::size_t kMaxSummaryChars = 2000;
+
+/// The violations as PlanParse::summary() gives them when that is short (every ordinary case); else the first
+/// ones, each an excerpt, and how many more.
+std::string bounded_summary(const PlanParse& p) {
+  std::string full = p.summary();
+  if (full.size() <= kMaxSummaryChars && p.violations.size() <= kMaxSummaryViolations) return io::to_valid_utf8(full);
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& v : p.violations) {
+    if (shown == kMaxSummaryViolations || out.size() > kMaxSummaryChars) break;
+    out += (shown++ ? "; " : "") + io::excerpt(v.str());
+  }
+  if (shown < p.violations.size()) out += fmt::format("; and {} more", p.violations.size() - shown);
+  return out;
+}
+}  // namespace
 
 ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,
                             int max_repairs, const std::string& plan_id) {
@@ -133,8 +171,8 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
     res.stats.http_retries += c.http_retries;
     if (c.prompt_tokens >= 0 || c.completion_tokens >= 0) {
       res.stats.tokens_reported = true;
-      res.stats.prompt_tokens += std::max(0, c.prompt_tokens);
-      res.stats.completion_tokens += std::max(0, c.completion_tokens);
+      res.stats.prompt_tokens = add_tokens(res.stats.prompt_tokens, c.prompt_tokens);
+      res.stats.completion_tokens = add_tokens(res.stats.completion_tokens, c.completion_tokens);
     }
     if (!c.ok) {
       res.failure = "transport: " + c.error;
@@ -148,10 +186,12 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
       res.failure.clear();
       return res;
     }
-    res.failure = "invalid plan: " + p.parse.summary();
-    req.messages.push_back({"assistant", c.text});
+    const std::string summary = bounded_summary(p.parse);
+    res.failure = "invalid plan: " + summary;
+    // The model's own reply goes back at most kMaxEchoedReply bytes long (a valid plan is far shorter).
+    req.messages.push_back({"assistant", c.text.size() <= kMaxEchoedReply ? c.text : io::excerpt(c.text, kMaxEchoedReply)});
     req.messages.push_back({"user", fmt::format("That reply is not a valid plan: {}. Reply with the corrected JSON plan only.",
-                                                p.parse.summary())});
+                                                summary)});
   }
   res.stats.failed = 1;
   return res;

@@ -31,8 +31,10 @@ std::uint64_t request_seed(Rng rng) { return rng.next_u64() & 0x7fffffffULL; }
 class LlmLivePolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
-    return {"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param()},
-            "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
+    PolicyInfo info{"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param()},
+                    "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
+    info.reproducible = false;
+    return info;
   }
   /// Throws PolicyError without an endpoint.
   LlmLivePolicy(Params p, const PolicyContext& ctx)
@@ -54,8 +56,10 @@ class LlmLivePolicy final : public RedPolicy {
 class LlmBluePolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
-    return {"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
-            "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
+    PolicyInfo info{"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
+                    "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
+    info.reproducible = false;
+    return info;
   }
   /// Throws PolicyError without an endpoint.
   LlmBluePolicy(const PolicySpec& spec, Params p, const PolicyContext& ctx)

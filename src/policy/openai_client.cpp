@@ -6,12 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/policy/policy_settings.hpp"
 
 namespace advplan {
@@ -57,21 +62,10 @@ std::optional<ParsedUrl> parse_endpoint(std::string_view url) {
   return ParsedUrl{scheme + std::string(host), path};
 }
 
-/// Replaces every occurrence of `secret` in `text` (a server may echo the key back in an error body).
-std::string redact(std::string text, const std::string& secret) {
-  if (secret.empty()) return text;
-  for (auto p = text.find(secret); p != std::string::npos; p = text.find(secret, p))
-    text.replace(p, secret.size(), "[redacted]");
-  return text;
-}
-
-/// At most kExcerptChars characters of a response body, on one line.
+/// At most kExcerptChars characters of a response body, on one line, valid UTF-8, without the key.
 std::string excerpt(const std::string& body, const std::string& secret) {
-  std::string s = redact(body, secret);
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > kExcerptChars) s = s.substr(0, kExcerptChars) + "...";
-  return s.empty() ? "(empty body)" : s;
+  std::string s = io::excerpt(io::redact(body.substr(0, 4 * kExcerptChars), secret), kExcerptChars);
+  return s.empty() ? "(empty body)" : io::redact(s, secret);
 }
 
 bool retryable_status(int status) { return status == 429 || (status >= 500 && status <= 599); }
@@ -86,37 +80,19 @@ std::optional<double> retry_after(const httplib::Response& r) {
   return std::min(s, kRetryAfterCap);
 }
 
+/// A reported token count: a non-negative integer, saturated at INT_MAX; -1 when absent, negative or not an
+/// integer (a count the server got wrong is treated as not reported).
 int token_count(const json& usage, const char* key) {
   if (!usage.is_object()) return -1;
   const auto it = usage.find(key);
-  return it != usage.end() && it->is_number_integer() ? it->get<int>() : -1;
-}
-
-/// Fills text / tokens / ok from a 2xx body.
-void read_success_body(const std::string& body, const std::string& secret, Completion& out) {
-  const json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    out.error = "response is not a JSON object: " + excerpt(body, secret);
-    return;
+  if (it == usage.end()) return -1;
+  if (it->is_number_unsigned())
+    return static_cast<int>(std::min<std::uint64_t>(it->get<std::uint64_t>(), std::numeric_limits<int>::max()));
+  if (it->is_number_integer()) {
+    const auto v = it->get<std::int64_t>();
+    return v < 0 ? -1 : static_cast<int>(std::min<std::int64_t>(v, std::numeric_limits<int>::max()));
   }
-  if (const auto u = j.find("usage"); u != j.end()) {
-    out.prompt_tokens = token_count(*u, "prompt_tokens");
-    out.completion_tokens = token_count(*u, "completion_tokens");
-  }
-  const json* content = nullptr;
-  if (const auto ch = j.find("choices");
-      ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object())
-    if (const auto m = (*ch)[0].find("message"); m != (*ch)[0].end() && m->is_object())
-      if (const auto c = m->find("content"); c != m->end() && c->is_string()) content = &*c;
-  if (!content) {
-    const auto e = j.find("error");
-    out.error = e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()
-                    ? "server error: " + excerpt((*e)["message"].get<std::string>(), secret)
-                    : "response has no choices[0].message.content: " + excerpt(body, secret);
-    return;
-  }
-  out.text = content->get<std::string>();
-  out.ok = true;
+  return -1;
 }
 
 std::string transport_error(httplib::Error e, double elapsed_s, double timeout_s, const std::string& origin) {
@@ -136,6 +112,41 @@ void set_timeouts(httplib::Client& cli, double timeout_s) {
 }
 
 }  // namespace
+
+void read_success_body(const std::string& body, const std::string& secret, Completion& out) {
+  json j;
+  if (const std::string err = io::parse_json_bounded(body, j); !err.empty() || !j.is_object()) {
+    out.error = err.find("deeper") != std::string::npos ? "response " + err
+                                                        : "response is not a JSON object: " + excerpt(body, secret);
+    return;
+  }
+  if (const auto u = j.find("usage"); u != j.end()) {
+    out.prompt_tokens = token_count(*u, "prompt_tokens");
+    out.completion_tokens = token_count(*u, "completion_tokens");
+  }
+  const json* content = nullptr;
+  if (const auto ch = j.find("choices");
+      ch != j.end() && ch->is_array() && !ch->empty() && (*ch)[0].is_object())
+    if (const auto m = (*ch)[0].find("message"); m != (*ch)[0].end() && m->is_object())
+      if (const auto c = m->find("content"); c != m->end() && c->is_string()) content = &*c;
+  if (!content) {
+    const auto e = j.find("error");
+    out.error = e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()
+                    ? "server error: " + excerpt((*e)["message"].get<std::string>(), secret)
+                    : "response has no choices[0].message.content: " + excerpt(body, secret);
+    return;
+  }
+  // The key never travels further than the transport: a server echoing it into the content gets it redacted
+  // before the text reaches the parser, the validator's messages or any trace.
+  out.text = io::redact(content->get<std::string>(), secret);
+  out.ok = true;
+}
+
+Completion parse_chat_completion_body(const std::string& body, const std::string& secret) {
+  Completion out;
+  read_success_body(body, secret, out);
+  return out;
+}
 
 LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override,
                                  std::string_view who) {
@@ -180,35 +191,126 @@ OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string
   path_ = url->path;
 }
 
+namespace {
+
+/// One POST with a total deadline, a cap on the body and no compressed body. A watchdog thread stops the
+/// client when the deadline passes, so a server that trickles bytes cannot hold the run.
+struct Attempt {
+  std::optional<int> status;
+  std::string body;
+  std::string error;        ///< set: the attempt failed (transport, deadline, size or encoding)
+  bool retryable = false;   ///< transport failures and deadlines are retried
+  std::optional<double> retry_after;
+};
+
+Attempt post_once(const std::string& origin, const std::string& path, const httplib::Headers& headers,
+                  const std::string& payload, double timeout_s, std::size_t max_body, const std::string& secret) {
+  Attempt a;
+  httplib::Client cli(origin);
+  set_timeouts(cli, timeout_s);
+  cli.set_decompress(false);
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.headers = headers;
+  req.body = payload;
+  req.set_header("Content-Type", "application/json");
+  std::string encoding, too_big;
+  req.response_handler = [&](const httplib::Response& r) {
+    encoding = r.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity") return false;
+    if (r.has_header("Content-Length")) {
+      const std::string len = r.get_header_value("Content-Length");
+      if (std::strtoull(len.c_str(), nullptr, 10) > max_body) {
+        too_big = len;
+        return false;
+      }
+    }
+    return true;
+  };
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    if (a.body.size() + n > max_body) {
+      too_big = "more than " + std::to_string(max_body);
+      return false;
+    }
+    a.body.append(data, n);
+    return true;
+  };
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, deadline_hit = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                std::chrono::duration<double>(timeout_s));
+  std::thread watchdog([&] {
+    std::unique_lock lock(mu);
+    if (cv.wait_until(lock, deadline, [&] { return done; })) return;
+    deadline_hit = true;
+    // stop() shuts the socket of a request in flight; repeat it in case the socket did not exist yet.
+    while (!done) {
+      lock.unlock();
+      cli.stop();
+      lock.lock();
+      cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const httplib::Result res = cli.send(req);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  {
+    std::lock_guard lock(mu);
+    done = true;
+  }
+  cv.notify_all();
+  watchdog.join();
+
+  if (deadline_hit) {
+    a.error = fmt::format("timeout: no complete response from {} within {} s", origin, timeout_s);
+    a.retryable = true;
+  } else if (!encoding.empty() && encoding != "identity") {
+    a.error = fmt::format("the server sent a compressed body (Content-Encoding: {}) that was not asked for",
+                          io::excerpt(io::redact(encoding, secret), 40));
+  } else if (!too_big.empty()) {
+    a.error = fmt::format("response body exceeds {} bytes ({} bytes)", max_body, io::excerpt(too_big, 40));
+  } else if (!res) {
+    a.error = transport_error(res.error(), elapsed, timeout_s, origin);
+    a.retryable = true;
+  } else {
+    a.status = res->status;
+    if (retryable_status(res->status)) {
+      a.retryable = true;
+      a.retry_after = retry_after(*res);
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
 Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const {
   json body = {{"messages", json::array()}, {"temperature", req.temperature}, {"seed", req.seed}};
   if (!model_.empty()) body["model"] = model_;
   for (const auto& m : req.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
-  const std::string payload = body.dump();
-  httplib::Headers headers{{"Accept", "application/json"}};
+  const std::string payload = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  // Identity encoding only: a compressed body could inflate far past the size cap.
+  httplib::Headers headers{{"Accept", "application/json"}, {"Accept-Encoding", "identity"}};
   if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
 
   Completion out;
   for (int attempt = 0;; ++attempt) {
     // A client per call (and per attempt): nothing is shared between threads.
-    httplib::Client cli(origin_);
-    set_timeouts(cli, timeout_s_);
-    const auto t0 = std::chrono::steady_clock::now();
-    const httplib::Result res = cli.Post(path_, headers, payload, "application/json");
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
+    const Attempt a = post_once(origin_, path_, headers, payload, timeout_s_, max_response_bytes_, api_key_);
     std::optional<double> wait;  // set: retryable
-    if (!res) {
-      out.error = transport_error(res.error(), elapsed, timeout_s_, origin_);
-      wait = backoff_s_ * std::ldexp(1.0, attempt);
-    } else if (res->status >= 200 && res->status <= 299) {
+    if (!a.status) {
+      out.error = io::redact(a.error, api_key_);
+      if (a.retryable) wait = backoff_s_ * std::ldexp(1.0, attempt);
+    } else if (*a.status >= 200 && *a.status <= 299) {
       out.error.clear();
-      read_success_body(res->body, api_key_, out);
+      read_success_body(a.body, api_key_, out);
       return out;
     } else {
-      out.error = fmt::format("HTTP {}: {}", res->status, excerpt(res->body, api_key_));
-      if (retryable_status(res->status))
-        wait = retry_after(*res).value_or(backoff_s_ * std::ldexp(1.0, attempt));
+      out.error = fmt::format("HTTP {}: {}", *a.status, excerpt(a.body, api_key_));
+      if (a.retryable) wait = a.retry_after.value_or(backoff_s_ * std::ldexp(1.0, attempt));
     }
     if (!wait) return out;
     if (attempt >= max_retries_) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/io/yaml_reader.hpp"
 
 // Every rule below is written down in docs/TEMPLATES.md ("Loader rules"); a change here changes that list.
@@ -469,12 +470,6 @@ ScenarioTemplate parse_template(const std::string& yaml_text, const std::string&
   return t;
 }
 
-ScenarioTemplate load_template_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot read template file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_template(ss.str(), path);
-}
+ScenarioTemplate load_template_file(const std::string& path) { return parse_template(io::read_text_file(path), path); }
 
 }  // namespace advplan

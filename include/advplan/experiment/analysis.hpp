@@ -46,9 +46,12 @@ RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::stri
 /// Every table, as (file name, content): <name>.md and <name>.tex per table.
 std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs);
 
-/// Paired differences of run A against run B per condition over their common scenarios, as tables.
+/// Paired differences of run A against run B: rows pair by (scenario, BLUE policy, RED policy), with run A's BLUE
+/// policies renamed through `blue_map` first (so `mine=seed` compares A's `mine` with B's `seed`). Throws
+/// CsvError naming both runs when nothing pairs.
 std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
-                                                                  const BootstrapSettings& bs);
+                                                                  const BootstrapSettings& bs,
+                                                                  const std::map<std::string, std::string>& blue_map = {});
 
 /// Writes the files into `dir` (created when missing), each atomically, after all were built.
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);

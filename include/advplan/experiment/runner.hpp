@@ -73,12 +73,6 @@ struct RunPlan {
   }
 };
 
-/// The conditions of `advplan evaluate`: the BLUE policy under test against each RED baseline (group evaluate),
-/// and each reference BLUE policy other than it against the same baselines (group reference). Labels are
-/// "BLUE vs RED".
-std::vector<Condition> evaluate_conditions(const std::string& blue, const std::vector<std::string>& reds,
-                                           const std::vector<std::string>& references);
-
 /// Creates every policy the conditions name. Throws PolicyError / ConfigError naming the config and the
 /// condition.
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions);

@@ -2,8 +2,10 @@
 // A pool of long-lived child processes spoken to in lines over stdin/stdout (the exec: planning policy's
 // transport, docs/POLICIES.md). Each request goes to one idle worker, waits for one response line under a
 // timeout and a size cap, and a worker that misbehaves (timeout, oversized or rejected response, exit,
-// crash) is killed, reaped and restarted on its next use, up to a restart budget shared by the pool.
-// POSIX only: posix_spawn, poll, waitpid.
+// crash) is killed with its whole process group (and any descendant that left the group, found by an
+// environment token), reaped and restarted on its next use. Restarts are a budget of failures in a row that
+// any success refills. Each worker runs in its own process group, which is also killed when this process
+// gets SIGINT or SIGTERM. POSIX (posix_spawn, poll, waitpid) with Linux /proc and pidfd where available.
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -20,8 +22,9 @@ struct ProcessPoolOptions {
   int workers = 1;                           ///< processes (>= 1)
   double timeout_s = 10.0;                   ///< per request, from sending the line to the response's newline
   std::size_t max_response_bytes = 1 << 20;  ///< a response line longer than this is a failure
-  int max_restarts = 3;                      ///< restarts allowed over the pool's lifetime (all workers)
-  double startup_check_s = 0.3;  ///< a worker that exits within this time after start cannot start
+  int max_restarts = 3;  ///< failed requests in a row (no success between) after which no worker is restarted
+  /// Longest wait at start for every worker to block reading its input (or to exit: then it cannot start).
+  double startup_check_s = 10.0;
 };
 
 /// The response line to one request (without its newline), or why there is none.
@@ -38,8 +41,9 @@ class ProcessPool {
   /// reason and the worker is restarted (its output stream can no longer be trusted).
   using ResponseCheck = std::function<std::string(const std::string& line)>;
 
-  /// Starts every worker and waits startup_check_s. Throws PolicyError naming the command when a worker
-  /// cannot be spawned or exits during that time, and for options out of range.
+  /// Starts every worker and waits until each is blocked waiting for input (at most startup_check_s). Throws
+  /// PolicyError naming the command when a worker cannot be spawned or exits before that, and for options
+  /// out of range.
   explicit ProcessPool(ProcessPoolOptions opt);
   /// Closes each worker's stdin, waits up to one second for it to exit, then kills and reaps what is left.
   ~ProcessPool();
@@ -60,14 +64,15 @@ class ProcessPool {
   /// Takes an idle worker, restarting it if it is down and the budget allows; nullopt (and `error`) when no
   /// worker can serve any more.
   std::optional<std::size_t> acquire(std::string& error);
-  void release(std::size_t index);
+  void release(std::size_t index, bool failed);
 
   ProcessPoolOptions opt_;
   std::vector<std::unique_ptr<Worker>> workers_;
   mutable std::mutex mutex_;
   std::condition_variable idle_cv_;
   std::vector<std::size_t> idle_;  ///< workers not serving a request
-  std::size_t usable_ = 0;         ///< workers not retired (a retired worker is down with no budget left)
+  std::size_t busy_ = 0;           ///< workers serving a request
+  int failures_in_a_row_ = 0;      ///< failed requests since the last success
   int restarts_ = 0;
 };
 

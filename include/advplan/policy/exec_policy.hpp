@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "advplan/policy/policy_settings.hpp"
@@ -37,6 +38,14 @@ class ExecPolicy final : public BluePolicy {
   std::unique_ptr<ProcessPool> pool_;
   mutable std::atomic<std::uint64_t> next_request_id_{1};
 };
+
+/// Protocol check of one response line to request `id`: "" and `out` set when it is a JSON object (nested at
+/// most io::kMaxJsonDepth levels) carrying that request_id; else the failure sentence, after which the
+/// program's output can no longer be matched to requests and it is restarted. Never throws.
+std::string check_exec_envelope(const std::string& line, std::uint64_t id, nlohmann::json& out);
+/// The plan of a response that passed check_exec_envelope, parsed and validated against `sc`, or the
+/// scenario's failure ("exec: plan invalid: ...", "exec: policy reported an error: ..."). Never throws.
+BluePlanResult exec_plan_from_response(const nlohmann::json& response, const Scenario& sc);
 
 /// The command of an "exec:CMD" spec: the text after the colon, without one pair of surrounding quotes.
 std::string exec_command_of(const std::string& spec_text);

@@ -32,8 +32,18 @@ struct LlmSettings {
 LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override,
                                  std::string_view who = "llm");
 
+/// Reads a 2xx chat-completions body: text (choices[0].message.content, the key redacted), token counts and
+/// ok; or error, one sentence. Bounded (io::kMaxJsonDepth), never throws. `secret` is the key to redact.
+Completion parse_chat_completion_body(const std::string& body, const std::string& secret);
+/// The same, filling `out` in place (the client's path).
+void read_success_body(const std::string& body, const std::string& secret, Completion& out);
+
 /// POSTs {"model","messages","temperature","seed"} to <base>/v1/chat/completions (or <base>/chat/completions
 /// when the base already ends in /v1) and returns choices[0].message.content with the usage token counts.
+/// Each attempt has a total deadline of timeout_s seconds (connection, request and the whole response, however
+/// slowly the server sends it), a body cap of kMaxResponseBytes, and asks for an uncompressed body: a body
+/// with a Content-Encoding other than identity is refused. The API key is redacted from the completion text
+/// and from every error before they leave the client.
 /// 429, 5xx and transport errors (refused connection, timeout) are retried up to max_retries times after
 /// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends
 /// one; other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one
@@ -57,9 +67,15 @@ class OpenAiCompatibleClient final : public CompletionClient {
   /// The request path, e.g. "/v1/chat/completions".
   const std::string& path() const { return path_; }
   const std::string& model() const { return model_; }
+  /// The largest response body accepted (kMaxResponseBytes unless set; for tests).
+  void set_max_response_bytes(std::size_t n) { max_response_bytes_ = n; }
+
+  /// A body longer than this is a failure ("response body exceeds N bytes"); it is read no further.
+  static constexpr std::size_t kMaxResponseBytes = 4u << 20;
 
  private:
   std::string origin_, path_, model_, api_key_;
+  std::size_t max_response_bytes_ = kMaxResponseBytes;
   double timeout_s_;
   int max_retries_;
   double backoff_s_;

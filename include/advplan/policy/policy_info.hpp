@@ -38,6 +38,7 @@ struct PolicyInfo {
   std::vector<ParamSpec> params;
   std::string description;
   std::vector<TraceFile> traces;  ///< extra trace files (BLUE policies; see BluePolicy::trace_rows)
+  bool reproducible = true;       ///< false for live models: a server decides, so reruns may differ
 };
 
 /// Effective parameters: every spec'd parameter, defaulted where not given.

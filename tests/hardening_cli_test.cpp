@@ -1,0 +1,247 @@
+// Hostile input through the `advplan` executable (the hardening issue): every bad input is one sentence and
+// exit status 1, never "internal error" (status 3); data never becomes a path outside the output directory;
+// policy processes end with the run, on Ctrl-C too; evaluate's failure summary and --fail-on.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "advplan/io/csv.hpp"
+#include "test_fixtures.hpp"
+
+namespace advplan {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::shell_quote;
+using testing::TempDir;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSource = ADVPLAN_SOURCE_DIR;
+const std::string kBinary = ADVPLAN_BINARY;
+
+testing::CommandResult cli(const std::string& args, const TempDir& dir) {
+  return testing::run_command(shell_quote(kBinary) + " " + args, dir);
+}
+
+/// A config of `seeds` scenarios of one template, one RED baseline and no studies: a run of a second or so.
+std::string tiny_config(const TempDir& dir, int seeds = 2, const std::string& extra = "") {
+  const std::string path = dir / "tiny.yaml";
+  testing::write_file(path, "name: tiny\nseed: 5\ncorpus:\n  templates: [urban]\n  seeds: [100, " +
+                                std::to_string(99 + seeds) + "]\n  template_dir: " + kSource +
+                                "/configs/templates\nconditions: [single]\nsimulator: {replications: 10}\n"
+                                "bootstrap: {resamples: 20, seed: 7}\nstudies: {rubric: false, framing: false, "
+                                "components: false}\n" + extra);
+  return path;
+}
+
+std::string python_policy(const std::string& args) {
+  return "exec:python3 " + kSource + "/tests/data/hostile_policy.py " + args;
+}
+
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || stat[close + 2] != 'Z';
+}
+
+// ---- 10. bad input is a sentence, not "internal error" ---------------------------------------------------
+
+TEST(HardeningCli, AnOverflowingNumberInAPlanIsASentence) {
+  TempDir dir("h-num");
+  testing::write_file(dir / "plan.json", R"({"plan_id": "p", "side": "BLUE", "objective": 1e400, "actions": [], "chain": []})");
+  const auto r = cli("validate " + shell_quote(dir / "plan.json") + " --scenario urban-100", dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("invalid JSON: number overflow parsing '1e400'"));
+  EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
+}
+
+TEST(HardeningCli, ADeeplyNestedPlanFileIsASentence) {
+  TempDir dir("h-deep");
+  testing::write_file(dir / "plan.json", std::string(40000, '[') + std::string(40000, ']'));
+  const auto r = cli("validate " + shell_quote(dir / "plan.json") + " --scenario urban-100", dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("JSON nests deeper than 64 levels"));
+}
+
+TEST(HardeningCli, ANonScalarYamlKeyIsASentence) {
+  TempDir dir("h-key");
+  const std::string cfg = tiny_config(dir, 2, "policies:\n  ? [a, b]\n  : {lambda: 0.5}\n");
+  const auto r = cli("scenarios " + shell_quote(cfg), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("a key must be plain text, not a list or a mapping"));
+  EXPECT_THAT(r.err, HasSubstr(cfg));
+}
+
+TEST(HardeningCli, ARunMetadataDirectoryIsASentence) {
+  TempDir dir("h-meta");
+  const std::string cfg = tiny_config(dir);
+  fs::create_directories(fs::path(dir / "out") / "run_metadata.json" / "inside");
+  const auto r = cli("run " + shell_quote(cfg) + " --out " + shell_quote(dir / "out"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  // A run writes into a fresh directory (run_store_test.cpp): this one is refused before anything is read.
+  EXPECT_THAT(r.err, HasSubstr("output directory is not empty"));
+}
+
+// ---- 5. non-UTF-8 text -----------------------------------------------------------------------------------
+
+TEST(HardeningCli, ALatin1ConfigIsRefusedWithItsLine) {
+  TempDir dir("h-latin1");
+  const std::string cfg = tiny_config(dir, 2, "# caf\xe9 cr\xe8me\n");
+  const auto t0 = Clock::now();
+  const auto r = cli("run " + shell_quote(cfg) + " --out " + shell_quote(dir / "out"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("tiny.yaml: line 11, column 6: the file is not UTF-8 text (byte 0xE9)"));
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20.0) << "refused before any work";
+}
+
+TEST(HardeningCli, ALatin1TemplateIsRefused) {
+  TempDir dir("h-latin1-t");
+  fs::create_directories(dir.path() / "templates");
+  std::string t = testing::read_file(kSource + "/configs/templates/urban.yaml");
+  t.insert(0, "# Stra\xdf" "e\n");
+  testing::write_file(dir / "templates/urban.yaml", t);
+  testing::write_file(dir / "c.yaml", "name: x\ncorpus:\n  templates: [urban]\n  seeds: [100, 101]\n  template_dir: " +
+                                          (dir / "templates") + "\n");
+  const auto r = cli("scenarios " + shell_quote(dir / "c.yaml"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("urban.yaml: line 1, column 7: the file is not UTF-8 text"));
+}
+
+// ---- 6. joint work bounds ----------------------------------------------------------------------------------
+
+TEST(HardeningCli, UnboundedWorkIsRefusedWithASentence) {
+  TempDir dir("h-work");
+  testing::write_file(dir / "seeds.yaml", "name: x\ncorpus:\n  templates: [urban]\n  seeds: [0, 1000000000000]\n"
+                                          "  template_dir: " + kSource + "/configs/templates\n");
+  auto r = cli("scenarios " + shell_quote(dir / "seeds.yaml"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[0, 1000000000000] gives 1000000000001 seeds x 1 templates; at most 100000 "
+                               "scenarios fit in one run"));
+  const std::string cfg = tiny_config(dir, 2, "");
+  std::string text = testing::read_file(cfg);
+  text.replace(text.find("simulator: {replications: 10}"), 29, "simulator: {replications: 100000, time_limit: 1000000}");
+  testing::write_file(dir / "sim.yaml", text);
+  r = cli("scenarios " + shell_quote(dir / "sim.yaml"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("replications x time_limit is 100000 x 1000000 = 100000000000; at most 10000000"));
+}
+
+// ---- 7. tables --by never writes outside its directory -----------------------------------------------------
+
+TEST(HardeningCli, TablesByTurnsCellValuesIntoSafeDirectoryNames) {
+  TempDir dir("h-by");
+  const std::string run = dir / "run";
+  fs::copy(kSource + "/tests/golden/small", run, fs::copy_options::recursive);
+  fs::remove_all(fs::path(run) / "tables");
+  // Rewrite the template column of scenarios.csv: one hostile relative path, one absolute.
+  io::CsvTable sc = io::CsvTable::read(run + "/scenarios.csv");
+  const std::string esc_abs = (dir / "abs-target");
+  std::string text = testing::read_file(run + "/scenarios.csv");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{",urban,", ",../../escaped,"},
+                                 {",air-defense,", "," + esc_abs + ","}}) {
+    for (auto p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+      text.replace(p, from.size(), to);
+  }
+  testing::write_file(run + "/scenarios.csv", text);
+  const std::string out = dir / "sub/by";
+  const auto r = cli("tables " + shell_quote(run) + " --by template --out " + shell_quote(out), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "escaped"));
+  EXPECT_FALSE(fs::exists(dir.path().parent_path() / "escaped"));
+  EXPECT_FALSE(fs::exists(esc_abs));
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(out)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], ".._.._escaped");
+  EXPECT_EQ(names[1][0], '_');  // "/tmp/..." -> "_tmp_..."
+}
+
+// ---- 11. policy processes end with the run ------------------------------------------------------------------
+
+TEST(HardeningCli, APipedRunDoesNotWaitForADetachedGrandchild) {
+  TempDir dir("h-pipe");
+  const std::string cfg = tiny_config(dir);
+  const std::string pidfile = dir / "grandchild.pid";
+  const auto t0 = Clock::now();
+  const auto r = testing::run_command(
+      "( " + shell_quote(kBinary) + " evaluate --config " + shell_quote(cfg) + " --red single --no-reference --blue " +
+          shell_quote(python_policy("escape " + pidfile)) + " --out " + shell_quote(dir / "out") + " 2>&1 | cat )",
+      dir);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_LT(took, 30.0) << "the pipe was held open by the policy's grandchild";
+  std::ifstream in(pidfile);
+  long pid = 0;
+  ASSERT_TRUE(in >> pid);
+  EXPECT_FALSE(alive(static_cast<pid_t>(pid)));
+}
+
+TEST(HardeningCli, CtrlCEndsABusyPolicy) {
+  TempDir dir("h-sigint");
+  const std::string cfg = tiny_config(dir);
+  const std::string pidfile = dir / "policy.pid";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string blue = python_policy("busy " + pidfile);
+    const std::string out = dir / "out";
+    std::freopen("/dev/null", "w", stdout);
+    ::execl(kBinary.c_str(), kBinary.c_str(), "evaluate", "--config", cfg.c_str(), "--red", "single", "--no-reference",
+            "--blue", blue.c_str(), "--out", out.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  long policy = 0;
+  for (int i = 0; i < 1000 && policy == 0; ++i) {
+    std::ifstream in(pidfile);
+    if (!(in >> policy)) policy = 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(policy, 0) << "the policy never started";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a request is in flight
+  ::kill(child, SIGINT);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  const auto t0 = Clock::now();
+  while (alive(static_cast<pid_t>(policy)) && std::chrono::duration<double>(Clock::now() - t0).count() < 3.0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(alive(static_cast<pid_t>(policy))) << "the busy policy outlived advplan";
+  if (alive(static_cast<pid_t>(policy))) ::kill(static_cast<pid_t>(policy), SIGKILL);
+}
+
+// ---- 12. evaluate: one row per cause, --fail-on ---------------------------------------------------------------
+
+TEST(HardeningCli, EvaluateSummarisesFailuresByCauseAndFailOnSetsTheStatus) {
+  TempDir dir("h-eval");
+  const std::string cfg = tiny_config(dir, 10);
+  const std::string base = "evaluate --config " + shell_quote(cfg) + " --red single --no-reference --budget '' --blue " +
+                           shell_quote(python_policy("one-in-five"));
+  auto r = cli(base + " --out " + shell_quote(dir / "a"), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string md = testing::read_file(dir / "a/summary.md");
+  EXPECT_THAT(md, HasSubstr("2 row(s)"));  // seeds 100 and 105
+  EXPECT_THAT(md, HasSubstr("| blue: exec: invalid JSON in response | 2 | urban-100 | single |"));
+  EXPECT_THAT(md, HasSubstr("the line began \"garbage, not JSON\""));  // what the policy wrote, quoted
+  EXPECT_THAT(md, Not(HasSubstr("restart limit")));
+  r = cli(base + " --fail-on 0.1 --out " + shell_quote(dir / "b"), dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("failed on 2 of 10 rows, more than --fail-on 0.1 allows"));
+  r = cli(base + " --fail-on 0.2 --out " + shell_quote(dir / "c"), dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace advplan

@@ -1,0 +1,382 @@
+// Hostile input (the hardening issue): deeply nested JSON, oversized plans, policies that escape their
+// process group, exit while a descendant holds their output, or fail on some scenarios; bounded parsing and
+// excerpt helpers. Every test bounds its loops and waits, and ends with no child process left.
+#include <dirent.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/io/process_pool.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/metrics/coherence.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+#include "advplan/metrics/quality.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/exec_policy.hpp"
+#include "advplan/policy/llm_contract.hpp"
+#include "advplan/scenario/generator.hpp"
+#include "test_fixtures.hpp"
+
+namespace advplan {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSource = ADVPLAN_SOURCE_DIR;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+const std::string& python() {
+  static const std::string path = [] {
+    std::string out;
+    if (FILE* f = ::popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r")) {
+      char buf[4096];
+      while (std::fgets(buf, sizeof buf, f)) out += buf;
+      ::pclose(f);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out.empty() ? std::string("python3") : out;
+  }();
+  return path;
+}
+std::string hostile(const std::string& args) {
+  return "exec:" + python() + " " + kSource + "/tests/data/hostile_policy.py " + args;
+}
+
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || stat[close + 2] != 'Z';
+}
+pid_t read_pid(const std::string& file) {
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream in(file);
+    long pid = 0;
+    if (in >> pid && pid > 0) return static_cast<pid_t>(pid);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+/// Waits up to `limit` seconds for `pid` to be gone.
+bool gone_within(pid_t pid, double limit) {
+  const auto t0 = Clock::now();
+  while (alive(pid)) {
+    if (seconds_since(t0) > limit) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+std::string nested(std::size_t depth, const std::string& leaf) {
+  return std::string(depth, '[') + leaf + std::string(depth, ']');
+}
+
+class HardeningTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cfg_ = new ExperimentConfig(default_experiment_config());
+    corpus_ = new std::vector<Scenario>(generate_corpus(*cfg_));
+  }
+  static void TearDownTestSuite() {
+    delete corpus_;
+    delete cfg_;
+  }
+  static const Scenario& scenario(const std::string& id) {
+    for (const auto& s : *corpus_)
+      if (s.id == id) return s;
+    throw std::runtime_error("no scenario " + id);
+  }
+  static ExperimentConfig config(double timeout_s = 5, int max_restarts = 3) {
+    ExperimentConfig c = *cfg_;
+    c.exec.timeout_s = timeout_s;
+    c.exec.max_restarts = max_restarts;
+    c.exec.workers = 1;
+    return c;
+  }
+  static BluePlanResult plan(const BluePolicy& p, const Scenario& sc) {
+    Rng rng = Rng::keyed(cfg_->seed, sc.id, "blue/" + p.label());
+    return p.plan(sc, rng);
+  }
+  static ExperimentConfig* cfg_;
+  static std::vector<Scenario>* corpus_;
+};
+ExperimentConfig* HardeningTest::cfg_ = nullptr;
+std::vector<Scenario>* HardeningTest::corpus_ = nullptr;
+
+// ---- 1. deeply nested JSON ------------------------------------------------------------------------------
+
+TEST(BoundedJson, DepthIsCheckedBeforeParsing) {
+  EXPECT_EQ(io::json_depth_error(nested(64, "1")), "");
+  EXPECT_EQ(io::json_depth_error(nested(65, "1")), "JSON nests deeper than 64 levels");
+  // Brackets inside strings do not count; escaped quotes do not end a string.
+  EXPECT_EQ(io::json_depth_error("[\"" + std::string(500, '[') + "\\\"\"]"), "");
+  json j;
+  EXPECT_EQ(io::parse_json_bounded(nested(40000, "1"), j), "JSON nests deeper than 64 levels");
+  EXPECT_TRUE(j.is_discarded());
+  EXPECT_EQ(io::parse_json_bounded("{\"a\": [1, 2]}", j), "");
+  EXPECT_EQ(j["a"][1], 2);
+  EXPECT_EQ(io::parse_json_bounded("{\"a\": ", j), "invalid JSON at byte 7");
+}
+
+TEST(BoundedJson, ADeepPlanIsAViolationNotACrash) {
+  const Scenario sc = testing::tiny_scenario();
+  json p = to_json(sc.blue_seed_plans.empty() ? testing::make_plan("Secure the bridge", {}, {}) : sc.blue_seed_plans[0]);
+  std::string text = p.dump();
+  const auto at = text.find("\"chain\"");
+  text.insert(at, "\"roles\": {\"x\": " + nested(40000, "1") + "}, ");
+  const PlanParse r = parse_plan_text(text, sc);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().str(), "JSON nests deeper than 64 levels");
+
+  // A value built by some other path is checked at the decoder's entry.
+  json deep = json::parse(nested(40000, "1"));
+  json plan = p;
+  plan["actions"] = json::array({{{"id", "a1"}, {"metadata", {{"m", deep}}}}});
+  std::vector<Violation> v;
+  EXPECT_FALSE(plan_from_json(plan, v));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].str(), "the plan nests deeper than 64 levels");
+}
+
+TEST(BoundedJson, ADeepCompletionIsAnInvalidPlan) {
+  const Scenario sc = testing::tiny_scenario();
+  const CompletionParse p = parse_completion("{\"plan\": " + nested(40000, "1") + "}", sc, Side::Blue);
+  EXPECT_FALSE(p.parse.ok());
+  EXPECT_THAT(p.parse.summary(), HasSubstr("deeper than 64 levels"));
+  // Inside prose, the repair path gets the same limit.
+  const CompletionParse q = parse_completion("Here: {" + nested(40000, "1") + "} done", sc, Side::Blue);
+  EXPECT_FALSE(q.parse.ok());
+}
+
+TEST_F(HardeningTest, DeepPolicyRepliesAreFailuresWithShortReasons) {
+  const Scenario& sc = scenario("urban-100");
+  for (const std::string mode : {"deep", "deep-id", "deep-error"}) {
+    auto p = make_blue_policy(hostile(mode), policy_context(config()));
+    const auto r = plan(*p, sc);
+    EXPECT_FALSE(r.plan) << mode;
+    EXPECT_THAT(r.failure, HasSubstr("deeper than 64 levels")) << mode;
+    EXPECT_LT(r.failure.size(), 300u) << mode;
+  }
+}
+
+TEST(Excerpt, IsShortOneLineAndValidUtf8) {
+  EXPECT_EQ(io::excerpt("a\nb\tc"), "a b c");
+  EXPECT_EQ(io::excerpt(std::string(500, 'x'), 10), std::string(10, 'x') + "...");
+  EXPECT_EQ(io::excerpt("caf\xe9"), "caf\xEF\xBF\xBD");
+  // A cut never splits a character.
+  EXPECT_EQ(io::excerpt("\xC3\xA9\xC3\xA9", 3), "\xC3\xA9...");
+  EXPECT_TRUE(io::valid_utf8(io::excerpt(std::string("\xff\xfe\xC3", 3) + std::string(300, 'a'))));
+  EXPECT_EQ(io::first_invalid_utf8("ok \xC3\xA9 \xe9"), 6u);
+  EXPECT_EQ(io::first_invalid_utf8("\xED\xA0\x80"), 0u);  // a UTF-16 surrogate is not UTF-8
+  EXPECT_EQ(io::redact("key sk-1 and sk-1", "sk-1"), "key [redacted] and [redacted]");
+  EXPECT_EQ(io::safe_path_component("../.."), ".._..");
+  EXPECT_EQ(io::safe_path_component(".."), "_..");
+  EXPECT_EQ(io::safe_path_component("/etc/passwd"), "_etc_passwd");
+  EXPECT_EQ(io::safe_path_component(""), "_");
+  EXPECT_EQ(io::safe_path_component("urban"), "urban");
+}
+
+// ---- 8. plan size cap and near-linear coverage -----------------------------------------------------------
+
+/// The plain double loop that coverage() replaced: the reference its results must equal bit for bit.
+std::vector<double> coverage_reference(const std::vector<PlacedAction>& layout) {
+  const auto prot = [](const Action& a) {
+    return a.category == Category::protection || a.category == Category::deception;
+  };
+  std::vector<double> cov(layout.size(), 0.0);
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const auto& a = layout[i];
+    double s = 0;
+    for (std::size_t j = 0; j < layout.size(); ++j) {
+      if (j == i) continue;
+      const auto& b = layout[j];
+      if (!prot(*b.action) || b.position > a.position) continue;
+      if (!b.in_chain && !a.in_chain && (b.branch != a.branch || b.option != a.option)) continue;
+      if (!b.in_chain && a.in_chain && b.position >= a.position) continue;
+      const bool close = b.action->target == a.action->target || b.action->asset == a.action->asset;
+      s += (close ? 1.0 : 0.5) * (!b.in_chain && a.in_chain ? b.weight : 1.0);
+    }
+    cov[i] = std::min(1.0, s);
+  }
+  return cov;
+}
+
+TEST(Coverage, EqualsThePlainDoubleLoopBitForBit) {
+  std::mt19937 gen(7);
+  const Scenario sc = testing::tiny_scenario();
+  const std::vector<Category> cats = {Category::protection, Category::deception, Category::movement,
+                                      Category::fires, Category::information};
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 1 + static_cast<int>(gen() % 40);
+    std::vector<Action> acts;
+    for (int k = 0; k < n; ++k)
+      acts.push_back(testing::act("a" + std::to_string(k), "b" + std::to_string(gen() % 3 + 1), "hold",
+                                  cats[gen() % cats.size()], "t" + std::to_string(gen() % 4), 3));
+    std::vector<std::string> chain;
+    std::vector<Branch> branches;
+    int k = 0;
+    for (; k < n / 2 + 1 && k < n; ++k) chain.push_back(acts[static_cast<std::size_t>(k)].id);
+    while (k < n) {
+      Branch b;
+      b.at = chain[gen() % chain.size()];
+      const int opts = 2 + static_cast<int>(gen() % 5);
+      for (int o = 0; o < opts && k < n; ++o) {
+        std::vector<std::string> opt;
+        const int len = 1 + static_cast<int>(gen() % 3);
+        for (int m = 0; m < len && k < n; ++m) opt.push_back(acts[static_cast<std::size_t>(k++)].id);
+        b.options.push_back(opt);
+      }
+      branches.push_back(b);
+    }
+    const Plan p = testing::make_plan("Secure the bridge", acts, chain, branches);
+    const auto layout = layout_plan(p, sc);
+    const auto got = coverage(layout), want = coverage_reference(layout);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(double)), 0) << "trial " << trial << " action " << i;
+  }
+}
+
+Plan long_plan(std::size_t n) {
+  std::vector<Action> acts;
+  std::vector<std::string> chain;
+  for (std::size_t k = 0; k < n; ++k) {
+    acts.push_back(testing::act(fmt::format("a{}", k), "b1", k % 2 ? "harden" : "transit",
+                                k % 2 ? Category::protection : Category::movement, fmt::format("t{}", k), 3));
+    chain.push_back(acts.back().id);
+  }
+  return testing::make_plan("Secure the bridge and hold the market", acts, chain);
+}
+
+TEST(PlanSize, APlanOverTheCapIsRefusedWithASentence) {
+  const Scenario sc = testing::tiny_scenario();
+  const std::string over = to_json(long_plan(io::kMaxPlanActions + 1)).dump();
+  const auto t0 = Clock::now();
+  const PlanParse r = parse_plan_text(over, sc);
+  EXPECT_LT(seconds_since(t0), 1.0);
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].str(), "actions: the plan has 1001 actions; at most 1000 are accepted");
+  json chain_only = to_json(long_plan(3));
+  for (int i = 0; i < 2000; ++i) chain_only["chain"].push_back("a0");
+  EXPECT_EQ(parse_plan_text(chain_only.dump(), sc).violations.at(0).str(),
+            "chain: the plan has 2003 steps; at most 1000 are accepted");
+}
+
+TEST(PlanSize, ScoringAPlanAtTheCapIsFast) {
+  const Scenario sc = testing::tiny_scenario();
+  const Plan p = long_plan(io::kMaxPlanActions);
+  const auto t0 = Clock::now();
+  const auto layout = layout_plan(p, sc);
+  const auto q = quality(layout, sc, Side::Blue, QualityWeights{});
+  const auto d = coherence(p, layout, sc);
+  EXPECT_LT(seconds_since(t0), 1.0);
+  EXPECT_GE(q.q, 0.0);
+  EXPECT_GE(d.D, 0.0);
+}
+
+// ---- 11. process groups, escaped descendants, exit reported as an exit -----------------------------------
+
+TEST_F(HardeningTest, ADetachedGrandchildEndsWithThePool) {
+  testing::TempDir tmp("escape");
+  const std::string pidfile = tmp / "grandchild.pid";
+  pid_t grandchild = -1;
+  {
+    auto p = make_blue_policy(hostile("escape " + pidfile), policy_context(config()));
+    grandchild = read_pid(pidfile);
+    ASSERT_GT(grandchild, 0);
+    EXPECT_TRUE(alive(grandchild));
+    EXPECT_TRUE(plan(*p, scenario("urban-101")).plan);
+  }
+  EXPECT_TRUE(gone_within(grandchild, 3.0)) << "the setsid grandchild outlived the run";
+}
+
+TEST_F(HardeningTest, AnExitIsReportedAsAnExitWhileADescendantHoldsTheOutput) {
+  testing::TempDir tmp("exit");
+  const std::string pidfile = tmp / "grandchild.pid";
+  auto p = make_blue_policy(hostile("exit-holding " + pidfile), policy_context(config(20)));
+  const auto t0 = Clock::now();
+  const auto r = plan(*p, scenario("urban-101"));
+  EXPECT_EQ(r.failure, "exec: process exited with status 4");
+  EXPECT_LT(seconds_since(t0), 10.0) << "an exit must not wait for the timeout";
+  const pid_t grandchild = read_pid(pidfile);
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(gone_within(grandchild, 3.0)) << "the failed worker's descendants must be ended";
+}
+
+// ---- 12. restarts are a budget of failures in a row --------------------------------------------------------
+
+TEST_F(HardeningTest, APolicyFailingOneScenarioInFiveKeepsServingTheOthers) {
+  auto p = make_blue_policy(hostile("one-in-five"), policy_context(config(5, 3)));
+  int failures = 0, plans = 0;
+  for (int seed = 100; seed < 120; ++seed) {
+    const auto r = plan(*p, scenario("urban-" + std::to_string(seed)));
+    if (seed % 5 == 0) {
+      EXPECT_FALSE(r.plan);
+      EXPECT_THAT(r.failure, HasSubstr("invalid JSON in response")) << seed;
+      ++failures;
+    } else {
+      EXPECT_TRUE(r.plan) << seed << ": " << r.failure;
+      plans += r.plan ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(failures, 4);
+  EXPECT_EQ(plans, 16);
+  EXPECT_EQ(dynamic_cast<const ExecPolicy&>(*p).restarts(), 4);
+}
+
+TEST_F(HardeningTest, AProgramThatAlwaysFailsStopsAfterTheBudgetInARow) {
+  auto p = make_blue_policy(hostile("latin1"), policy_context(config(5, 2)));
+  const Scenario& sc = scenario("urban-101");
+  for (int i = 0; i < 3; ++i) {
+    const auto r = plan(*p, sc);
+    // A reply with an error field is answered (no restart): the Latin-1 bytes fail the JSON parse.
+    EXPECT_THAT(r.failure, HasSubstr("invalid JSON in response")) << i;
+    EXPECT_TRUE(io::valid_utf8(r.failure)) << r.failure;
+  }
+  const auto last = plan(*p, sc);
+  EXPECT_EQ(last.failure,
+            "exec: restart limit reached: the program failed 3 requests in a row (max_restarts 2)");
+}
+
+TEST_F(HardeningTest, StartUpCheckWaitsForTheProgramToReadItsInput) {
+  // A program that takes a while to start and then fails is refused up front, whatever the machine's load.
+  ProcessPoolOptions opt;
+  opt.command = "sleep 0.6; exit 5";
+  const auto t0 = Clock::now();
+  try {
+    ProcessPool pool(opt);
+    FAIL() << "expected PolicyError";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("exited with status 5 before the first request"));
+  }
+  EXPECT_LT(seconds_since(t0), 5.0);
+  // A program waiting for input is ready at once.
+  opt.command = "cat";
+  const auto t1 = Clock::now();
+  ProcessPool pool(opt);
+  EXPECT_LT(seconds_since(t1), 2.0);
+  EXPECT_EQ(pool.request("x").line.value_or(""), "x");
+}
+
+}  // namespace
+}  // namespace advplan

@@ -118,6 +118,22 @@ TEST_P(MergedShards, AreByteIdenticalToASingleProcessRun) {
 
 INSTANTIATE_TEST_SUITE_P(N, MergedShards, ::testing::Values(1, 2, 3, 7));
 
+TEST_F(Shards, MergedShardsKeepTheCandidatePlansOfTheFlag) {
+  TempDir dir("shards-cp");
+  const std::string ref = dir / "ref";
+  ASSERT_EQ(advplan("run " + quote(config_) + " --out " + quote(ref) + " --candidate-plans", dir).status, 0);
+  std::string dirs;
+  for (int i = 0; i < 2; ++i) {
+    const std::string d = dir / fmt::format("s{}", i);
+    ASSERT_EQ(advplan(fmt::format("run {} --out {} --shard {}/2 --candidate-plans", quote(config_), quote(d), i), dir).status, 0);
+    dirs += " " + quote(d);
+  }
+  const auto m = advplan("merge" + dirs + " --out " + quote(dir / "merged"), dir);
+  ASSERT_EQ(m.status, 0) << m.err;
+  ASSERT_TRUE(fs::exists(ref + "/candidate_plans.jsonl"));
+  EXPECT_EQ(compare_runs(ref, dir / "merged"), "");
+}
+
 TEST_F(Shards, AShardSpecOutOfRangeIsOneSentence) {
   TempDir dir("shards-bad-spec");
   for (const std::string spec : {"3/3", "x/3", "1/0", "-1/3"}) {

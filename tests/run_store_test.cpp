@@ -246,7 +246,7 @@ TEST(RunStore, EveryRowFailedStillWritesTheRowsWithReasonsAndExitsNonZero) {
   TempDir dir("rs-allfail");
   const std::string cfg = small_config(dir), out = dir / "run";
   // `cat` echoes each request back: never a plan, so every row fails.
-  const auto x = advplan("evaluate --blue exec:cat --no-reference --red single --config " + quote(cfg) + " --out " +
+  const auto x = advplan("evaluate --blue exec:cat --no-reference --budget '' --rerun 0 --red single --config " + quote(cfg) + " --out " +
                              quote(out) + " --threads 2",
                          dir);
   EXPECT_NE(x.status, 0) << x.err;
@@ -259,6 +259,7 @@ TEST(RunStore, EveryRowFailedStillWritesTheRowsWithReasonsAndExitsNonZero) {
   }
   EXPECT_TRUE(fs::exists(out + "/MANIFEST"));
   EXPECT_TRUE(fs::exists(out + "/summary.md"));
+  EXPECT_NO_THROW(io::verify_run_directory(out)) << "the report files are listed in the MANIFEST";
 }
 
 TEST(RunStore, RunWithEveryRowFailedExitsNonZeroNamingTheReason) {
@@ -393,7 +394,7 @@ TEST(RunProgress, PlainLinesWhenStderrIsNotATerminalAndNoneTurnsThemOff) {
 TEST(RunProgress, TheFirstFailureOfEachCauseIsPrintedOnce) {
   TempDir dir("rs-progress-fail");
   const std::string cfg = small_config(dir);
-  const auto x = advplan("evaluate --blue exec:cat --no-reference --red single,greedy@2 --config " + quote(cfg) +
+  const auto x = advplan("evaluate --blue exec:cat --no-reference --budget '' --rerun 0 --red single,greedy@2 --config " + quote(cfg) +
                              " --out " + quote(dir / "run") + " --progress plain",
                          dir);
   EXPECT_NE(x.status, 0);

@@ -103,6 +103,7 @@ void add_merge_command(CLI::App& app, Action& run) {
         std::string base = fs::path(source).parent_path().string();
         cfg = parse_experiment_config(first.meta.value("config_text", ""), source, base.empty() ? "." : base);
       }
+      cfg.candidate_plans = key_value(ref, "candidate_plans") == "true";  // --candidate-plans is not in the config text
       std::vector<Condition> conds;
       for (const auto& c : first.meta["conditions"])
         conds.push_back({c.value("label", ""), c.value("blue", ""), c.value("red", ""), c.value("group", "")});

@@ -194,7 +194,8 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"shards", std::to_string(shards)},
           {"conditions_sha256", io::sha256_hex(conds)},
           {"templates_sha256", io::sha256_hex(tpls)},
-          {"config_sha256", io::sha256_hex(cfg.text)}};
+          {"config_sha256", io::sha256_hex(cfg.text)},
+          {"candidate_plans", cfg.candidate_plans ? "true" : "false"}};
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {

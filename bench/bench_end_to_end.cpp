@@ -48,6 +48,7 @@ void BM_PaperConfig(benchmark::State& state) {
   RunOptions opts;
   opts.out_dir = dir.string();
   opts.progress = false;
+  opts.force = true;  // each iteration replaces the previous run
   std::size_t scenarios = 0;
   double seconds = 0;
   for (auto _ : state) {

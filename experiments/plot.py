@@ -699,6 +699,49 @@ def plot_metagame_response_graph(plt, graph, matrix, reds, out_dir, written):
                  "(width: number of opponent policies against which it is the best reply)")
     save(fig, out_dir, "metagame_response_graph", written)
     plt.close(fig)
+
+def verify_run_manifest(run_dir):
+    """Refuses a directory that is not one complete run, as `advplan tables` does (docs/TRACES.md "Run directory
+    and MANIFEST"): MANIFEST present, every listed file outside tables/ and figures/ present with its sha256,
+    and no unlisted file outside them. Returns an error sentence naming the file, or None."""
+    import hashlib
+    manifest = os.path.join(run_dir, "MANIFEST")
+    if not os.path.isfile(manifest):
+        return f"{manifest}: missing, so {run_dir} is not a complete run (interrupted, or not written by advplan run)"
+    listed = {}
+    with open(manifest, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if len(line) < 67 or line[64:66] != "  ":
+                return f"{manifest}: line {n}: expected '<sha256>  <file>'"
+            listed[line[66:]] = line[:64]
+    derived_dirs = ("tables", "figures", "frontier", "metagame")  # results derived from the traces
+    derived = lambda rel: rel.split("/", 1)[0] in derived_dirs and "/" in rel  # noqa: E731
+    for rel, digest in listed.items():
+        if derived(rel):
+            continue
+        path = os.path.join(run_dir, rel)
+        if not os.path.isfile(path):
+            return f"{path}: listed in MANIFEST but missing, so the run is incomplete"
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 16), b""):
+                h.update(block)
+        if h.hexdigest() != digest:
+            return f"{path}: does not match its sha256 in MANIFEST (the file changed after the run)"
+    for root, dirs, files in os.walk(run_dir):
+        rel_root = os.path.relpath(root, run_dir)
+        if rel_root == ".":
+            dirs[:] = [d for d in dirs if d not in derived_dirs]
+        for name in files:
+            rel = name if rel_root == "." else f"{rel_root}/{name}"
+            if rel in ("MANIFEST", "run_metadata.json") or rel in listed:
+                continue
+            return (f"{os.path.join(run_dir, rel)}: not listed in MANIFEST (a leftover of another run or of an "
+                    "interrupted write); this directory does not hold one run")
+    return None
+
+
 # --------------------------------------------------------------------------------------------------- frontier
 # `plot.py frontier RUN_DIR`: the figures of `advplan frontier` (docs/METRICS.md "Pareto frontier analysis"), read
 # from candidates.csv and RUN_DIR/frontier/ (or --frontier DIR).
@@ -1101,6 +1144,9 @@ def main(argv=None):
     run_dir = args.run_dir
     if not os.path.isdir(run_dir):
         fail(f"{run_dir}: no such run directory (write one with `advplan run --out {run_dir}`)")
+    problem = verify_run_manifest(run_dir)
+    if problem:
+        fail(problem)
     out_dir = args.out if args.out else os.path.join(run_dir, "figures")
     if args.metagame:
         return metagame_main(plt, run_dir, args.out)

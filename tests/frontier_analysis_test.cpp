@@ -173,7 +173,7 @@ TEST(CandidatePlans, TheFlagWritesEveryCandidatePlanKeyedLikeCandidatesCsvAndCha
   EXPECT_EQ(n, cands.size());
   // Without the flag the file is not written (and a stale one is removed).
   const auto y = testing::run_command(quote(kBinary) + " run " + quote(kConfig) + " --out " +
-                                          quote(out.path().string()) + " --threads 2",
+                                          quote(out.path().string()) + " --threads 2 --force",
                                       scratch);
   ASSERT_EQ(y.status, 0) << y.err;
   EXPECT_FALSE(fs::exists(out / "candidate_plans.jsonl"));

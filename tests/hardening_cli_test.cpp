@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "advplan/io/csv.hpp"
+#include "advplan/io/run_store.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -90,7 +91,8 @@ TEST(HardeningCli, ARunMetadataDirectoryIsASentence) {
   fs::create_directories(fs::path(dir / "out") / "run_metadata.json" / "inside");
   const auto r = cli("run " + shell_quote(cfg) + " --out " + shell_quote(dir / "out"), dir);
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("run_metadata.json: exists and is not a regular file"));
+  // A run writes into a fresh directory (run_store_test.cpp): this one is refused before anything is read.
+  EXPECT_THAT(r.err, HasSubstr("output directory is not empty"));
 }
 
 // ---- 5. non-UTF-8 text -----------------------------------------------------------------------------------
@@ -154,6 +156,7 @@ TEST(HardeningCli, TablesByTurnsCellValuesIntoSafeDirectoryNames) {
       text.replace(p, from.size(), to);
   }
   testing::write_file(run + "/scenarios.csv", text);
+  io::write_manifest(run);  // re-sealed, as if the run had written these cells (run_store_test.cpp covers a changed file)
   const std::string out = dir / "sub/by";
   const auto r = cli("tables " + shell_quote(run) + " --by template --out " + shell_quote(out), dir);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -8,6 +8,7 @@
 
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/io/run_store.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -146,6 +147,9 @@ TEST_P(MalformedRun, FailsNamingTheFileAndWritesNothing) {
     fs::remove(path);
   else
     write_file(path, damaged);
+  // Re-sealed, as if the run itself had written the damaged file: the readers' own checks are under test here
+  // (a file that does not match its MANIFEST is refused first: run_store_test.cpp).
+  io::write_manifest(run);
   const std::string out = dir / "out";
   const auto x = tables(run + " --out " + out, dir);
   EXPECT_NE(x.status, 0);

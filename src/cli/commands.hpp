@@ -16,6 +16,7 @@ void add_run_command(CLI::App& app, Action& run);
 void add_tables_command(CLI::App& app, Action& run);
 void add_evaluate_command(CLI::App& app, Action& run);
 void add_list_command(CLI::App& app, Action& run);
+void add_merge_command(CLI::App& app, Action& run);
 void add_leaderboard_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);

@@ -46,6 +46,11 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto budget = std::make_shared<std::string>("1,2,4,8,16");
   auto rerun = std::make_shared<std::size_t>(5);
   auto candidate_plans = std::make_shared<bool>(false);
+  auto force = std::make_shared<bool>(false);
+  auto resume = std::make_shared<bool>(false);
+  auto checkpoint = std::make_shared<std::size_t>(0);
+  auto progress = std::make_shared<std::string>("auto");
+  auto interval = std::make_shared<double>(10.0);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -66,9 +71,21 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--candidate-plans", *candidate_plans,
                 "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
+  cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
+      ->excludes(f);
+  cmd->add_option("--checkpoint-every", *checkpoint,
+                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
+  cmd->add_option("--progress", *progress,
+                  "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
+      ->capture_default_str();
+  cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
-                 candidate_plans] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans] {
+                 candidate_plans, force, resume, checkpoint, progress, interval] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans, force,
+           resume, checkpoint, progress, interval] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       if (*candidate_plans) cfg.candidate_plans = true;
@@ -92,15 +109,25 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.studies = false;
       opts.command = "evaluate";
-      const RunSummary s = run_experiment(plan, opts);
-      const io::CsvTable per = io::CsvTable::read((fs::path(*out) / "per_scenario.csv").string());
-      const io::CsvTable cand = io::CsvTable::read((fs::path(*out) / "candidates.csv").string());
+      opts.force = *force;
+      opts.resume = *resume;
+      opts.checkpoint_every = *checkpoint;
+      opts.progress_mode = *progress;
+      opts.progress_interval_s = *interval;
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-      std::string exempt;
-      const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
-      const auto files = evaluation_report(per, cand, repro, exempt, spec, bs);
-      write_files(*out, files);
-      const std::string& md = files.front().second;
+      io::CsvTable per;
+      std::string md;
+      // The report is part of the run: written before the MANIFEST, from the written traces.
+      opts.before_manifest = [&](const std::string& dir) {
+        per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
+        const io::CsvTable cand = io::CsvTable::read((fs::path(dir) / "candidates.csv").string());
+        std::string exempt;
+        const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
+        const auto files = evaluation_report(per, cand, repro, exempt, spec, bs);
+        write_files(dir, files);
+        md = files.front().second;
+      };
+      const RunSummary s = run_experiment(plan, opts);
       std::size_t policy_failures = 0, policy_rows = 0;
       for (std::size_t i = 0; i < per.size(); ++i) {
         if (per.at(i, "blue_policy") != *blue) continue;

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_tables_command(app, run);
   advplan::cli::add_evaluate_command(app, run);
   advplan::cli::add_list_command(app, run);
+  advplan::cli::add_merge_command(app, run);
   advplan::cli::add_leaderboard_command(app, run);
   advplan::cli::add_frontier_command(app, run);
   advplan::cli::add_metagame_command(app, run);

@@ -14,6 +14,7 @@
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/metrics/statistics.hpp"
 
@@ -182,13 +183,18 @@ BootstrapSettings recorded_bootstrap(const CsvTable& b) {
   const std::string& sd = b.at(0, "seed");
   auto [p1, e1] = std::from_chars(r.data(), r.data() + r.size(), s.resamples);
   auto [p2, e2] = std::from_chars(sd.data(), sd.data() + sd.size(), s.seed);
+  if (e1 == std::errc() && e2 == std::errc() && s.resamples == 0)
+    throw CsvError(fmt::format("{}: resamples is 0: this run's summaries were streamed with normal-approximation "
+                               "intervals (advplan run --summary streaming), so its tables are not rebuilt",
+                               b.source()));
   if (e1 != std::errc() || e2 != std::errc() || s.resamples < 1)
     throw CsvError(fmt::format("{}: line 2: resamples/seed are not integers", b.source()));
   return s;
 }
 
 RunCsvs read_run(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
+  // One complete run, as its MANIFEST lists it: no stale file of another run, no interrupted write.
+  io::verify_run_directory(dir);
   RunCsvs r;
   r.dir = dir;
   auto path = [&](const char* f) { return (fs::path(dir) / f).string(); };

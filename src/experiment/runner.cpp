@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <tbb/parallel_pipeline.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <optional>
+#include <sstream>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,10 +22,13 @@
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/progress.hpp"
 #include "advplan/experiment/scenario_eval.hpp"
+#include "advplan/experiment/stream_summary.hpp"
 #include "advplan/experiment/studies.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
+#include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
 
 namespace advplan {
@@ -69,20 +78,8 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
 
 namespace {
 
-void check_writable(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw IoError(fmt::format("{}: output directory cannot be created ({})", dir, ec ? ec.message() : "not a directory"));
-  const std::string probe = (fs::path(dir) / fmt::format(".advplan-write-test-{}", ::getpid())).string();
-  {
-    std::ofstream f(probe);
-    if (!f) throw IoError(fmt::format("{}: output directory is not writable", dir));
-  }
-  fs::remove(probe, ec);
-}
-
-std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads) {
+std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads,
+                          const std::string& manifest_sha, const std::vector<std::pair<std::string, std::string>>& key) {
   const ExperimentConfig& cfg = *plan.cfg;
   nlohmann::ordered_json j;
   j["program"] = "advplan";
@@ -114,8 +111,271 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["scenarios"] = s.scenarios;
   j["rows"] = s.rows;
   j["failed_rows"] = s.failed_rows;
+  j["resumed_from"] = s.resumed_from;
   j["wall_seconds"] = s.seconds;
+  j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
+  j["studies"] = opts.studies && !s.streamed_summaries;
+  j["summary_method"] = s.streamed_summaries ? "streaming, normal-approximation intervals" : "bootstrap";
+  nlohmann::ordered_json k = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : key) k[name] = value;
+  j["run_key"] = k;
+  if (opts.shard_count > 0) j["shard"] = {{"index", opts.shard_index}, {"count", opts.shard_count}};
+  j["manifest_sha256"] = manifest_sha;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+namespace {
+
+constexpr const char* kWork = ".advplan-work";
+constexpr const char* kJournal = "journal";
+constexpr const char* kKey = "run_key";
+constexpr const char* kRubric = "rubric_records.csv";
+
+void put_field(std::string& out, const std::string& f) {
+  if (f.find_first_of(",\"\n\r") == std::string::npos) {
+    out += f;
+    return;
+  }
+  out += '"';
+  for (char c : f) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+void put_row(std::string& out, const std::vector<std::string>& row) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (i) out += ',';
+    put_field(out, row[i]);
+  }
+  out += '\n';
+}
+
+void write_all(int fd, const std::string& data, const std::string& path) {
+  const char* p = data.data();
+  std::size_t n = data.size();
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IoError(fmt::format("{}: write failed ({})", path, std::strerror(errno)));
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+/// One trace file streamed into the work directory: rows are buffered and appended in scenario order.
+struct Stream {
+  std::string name;     ///< final path relative to the run directory
+  std::string work;     ///< path in the work directory
+  std::vector<std::string> header;
+  int fd = -1;
+  std::uint64_t size = 0;  ///< bytes on disk after the last flush
+  std::uint64_t header_bytes = 0;
+  bool jsonl = false;     ///< candidate_plans.jsonl: JSON lines, no header
+  bool optional = false;  ///< not written when it has no rows (extra trace files, rubric records)
+  std::uint64_t rows = 0;  ///< rows on disk after the last flush
+  std::string buf;
+  std::uint64_t buf_rows = 0;
+};
+
+/// What identifies a run for --resume: a resumed run must be the same run.
+std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::string conds;
+  for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
+  std::string tpls;
+  for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+  // The most specific fields first, so an error names the seed rather than the config hash that it changes.
+  return {{"program_version", std::string(version_string())},
+          {"seed", std::to_string(cfg.seed)},
+          {"scenarios", std::to_string(total)},
+          {"shards", std::to_string(shards)},
+          {"conditions_sha256", io::sha256_hex(conds)},
+          {"templates_sha256", io::sha256_hex(tpls)},
+          {"config_sha256", io::sha256_hex(cfg.text)},
+          {"candidate_plans", cfg.candidate_plans ? "true" : "false"}};
+}
+
+std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {
+  std::string t;
+  for (const auto& [k, v] : key) t += k + "=" + v + "\n";
+  return t;
+}
+
+/// The journal's last complete entry: "<done> <rows> <failed> <with_plan> <size rows>..." per stream.
+struct JournalEntry {
+  std::size_t done = 0, rows = 0, failed = 0, with_plan = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> files;  ///< (bytes, rows) per stream
+};
+
+std::optional<JournalEntry> last_journal_entry(const std::string& text, std::size_t nfiles) {
+  std::optional<JournalEntry> last;
+  std::size_t pos = 0;
+  while (true) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;  // a torn last line (kill -9 mid-write) is ignored
+    std::istringstream ls(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    JournalEntry e;
+    if (!(ls >> e.done >> e.rows >> e.failed >> e.with_plan)) continue;
+    bool ok = true;
+    for (std::size_t i = 0; i < nfiles && ok; ++i) {
+      std::uint64_t b = 0, r = 0;
+      ok = static_cast<bool>(ls >> b >> r);
+      e.files.emplace_back(b, r);
+    }
+    std::string extra;
+    if (ok && !(ls >> extra)) last = e;
+  }
+  return last;
+}
+
+/// Removes temporary files an interrupted atomic write left behind (".<name>.tmp-XXXXXX").
+void remove_stale_temporaries(const std::string& dir) {
+  std::vector<fs::path> stale;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string n = it->path().filename().string();
+    if (it->is_directory() && n == kWork) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_directory() && n.size() > 1 && n[0] == '.' && n.find(".tmp-") != std::string::npos) stale.push_back(it->path());
+  }
+  for (const auto& p : stale) fs::remove(p);
+}
+
+
+/// The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
+/// files (in the order the conditions first name them), and the rubric records (input of the studies).
+std::string header_text(const Stream& st) {
+  std::string h;
+  if (!st.jsonl) put_row(h, st.header);
+  return h;
+}
+
+std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std::vector<std::string>& extra_names) {
+  std::vector<Stream> streams;
+  auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name,
+                        bool optional = false, bool jsonl = false) {
+    Stream st;
+    st.name = name;
+    st.work = (work / work_name).string();
+    st.header = header;
+    st.jsonl = jsonl;
+    st.optional = optional;
+    st.header_bytes = header_text(st).size();
+    streams.push_back(std::move(st));
+  };
+  add_stream("scenarios.csv", schema::scenarios(), "scenarios.csv");
+  add_stream("per_scenario.csv", schema::per_scenario(), "per_scenario.csv");
+  add_stream("candidates.csv", schema::candidates(), "candidates.csv");
+  for (const auto& c : plan.conditions)
+    for (const auto& f : plan.blues.at(c.blue)->info().traces)
+      if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
+        extra_names.push_back(f.name);
+        add_stream(f.name, f.header, f.name, true);
+      }
+  if (plan.cfg->candidate_plans) add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
+  add_stream("", schema::rubric_records(), kRubric, true);  // a shard keeps it; a run's studies write their own copy
+  return streams;
+}
+
+/// MANIFEST, then run_metadata.json, then the work directory goes (its journal first: from then on the run is
+/// complete, and a half-removed work directory is cleared by --resume).
+RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summary, int threads,
+                    std::chrono::steady_clock::time_point t0, const std::vector<std::pair<std::string, std::string>>& key) {
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::string manifest = io::write_manifest(opts.out_dir);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  io::write_file_atomic((dir / io::kMetadataFile).string(),
+                        metadata_json(plan, opts, summary, threads, io::sha256_hex(manifest), key));
+  fs::remove(work / kJournal);
+  fs::remove_all(work);
+  return summary;
+}
+
+/// Every scenario is on disk in the work directory: moves the traces into place and writes what derives from
+/// them.
+RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams, RunSummary summary,
+                      int threads, std::chrono::steady_clock::time_point t0,
+                      const std::vector<std::pair<std::string, std::string>>& key) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const fs::path dir(opts.out_dir);
+  // Every scenario is on disk: move the traces into place (an extra trace file without rows is not written).
+  // A shard keeps its rubric records (the merge runs the studies) and stops there: summaries, studies and tables
+  // are corpus-level.
+  const bool shard = opts.shard_count > 0;
+  const std::size_t rubric_stream = streams.size() - 1;
+  if (shard) streams[rubric_stream].name = kRubric;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const Stream& st = streams[i];
+    if (st.name.empty() || !fs::exists(st.work)) continue;
+    if (st.optional && st.size == st.header_bytes) continue;
+    if (std::rename(st.work.c_str(), (dir / st.name).c_str()) != 0)
+      throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
+  }
+
+  if (shard) return seal_run(plan, opts, summary, threads, t0, key);
+
+  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  if (opts.summary == "streaming" ||
+      (opts.summary == "auto" && summary.rows - summary.failed_rows > kStreamingSummaryRows)) {
+    // At scale: one pass over per_scenario.csv, memory independent of the corpus (docs/RESULTS.md).
+    const StreamedSummaries ss = stream_summaries((dir / "per_scenario.csv").string(), bs);
+    summary.first_failure = ss.first_failure;
+    summary.streamed_summaries = true;
+    write_files(opts.out_dir, {{"bootstrap_summary.csv", ss.bootstrap_summary},
+                               {"budget_curve.csv", ss.budget_curve},
+                               {"terrain_summary.csv", ss.terrain_summary}});
+    if (opts.before_manifest) opts.before_manifest(opts.out_dir);
+    return seal_run(plan, opts, summary, threads, t0, key);
+  }
+
+  // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
+  RunCsvs run;
+  run.dir = opts.out_dir;
+  run.scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
+  run.per_scenario = CsvTable::read((dir / "per_scenario.csv").string(), schema::per_scenario());
+  {
+    const auto cs = run.per_scenario.col("status"), cr = run.per_scenario.col("failure_reason");
+    for (const auto& r : run.per_scenario.rows())
+      if (r[cs] != "ok") {
+        summary.first_failure = r[cr];
+        break;
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> files;
+  const CsvTable boot = bootstrap_summary_table(run.per_scenario, bs);
+  files.emplace_back("bootstrap_summary.csv", boot.to_string());
+  files.emplace_back("budget_curve.csv", budget_curve_table(run.per_scenario, bs).to_string());
+  files.emplace_back("terrain_summary.csv", terrain_summary_table(run.per_scenario, bs).to_string());
+  write_files(opts.out_dir, files);
+  run.bootstrap_summary = boot;
+  if (fs::exists(dir / "council_trace.csv"))
+    run.council_trace = CsvTable::read((dir / "council_trace.csv").string(), schema::council_trace());
+  if (fs::exists(dir / "council_candidates.csv"))
+    run.council_candidates = CsvTable::read((dir / "council_candidates.csv").string(), schema::council_candidates());
+  const bool any_ok = summary.rows > summary.failed_rows;
+  if (opts.studies && any_ok) {
+    const CsvTable rubric = CsvTable::read(streams[rubric_stream].work, schema::rubric_records());
+    const CsvTable* council_trace = run.council_trace ? &*run.council_trace : nullptr;
+    const auto study_files = run_studies(plan, run.per_scenario, rubric, council_trace, bs);
+    write_files(opts.out_dir, study_files);
+    auto opt = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
+      if (!fs::exists(dir / f)) return std::nullopt;
+      return CsvTable::read((dir / f).string(), cols);
+    };
+    run.rubric_records = opt("studies/rubric_records.csv", schema::rubric_records());
+    run.rubric_sensitivity = opt("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
+    run.framing = opt("studies/framing.csv", schema::framing());
+    run.components = opt("studies/components.csv", schema::components());
+  }
+  // A run in which every row failed keeps its rows and reasons, but has no tables to build.
+  if (any_ok) write_files((dir / "tables").string(), build_tables(run, bs));
+  if (opts.before_manifest) opts.before_manifest(opts.out_dir);
+  return seal_run(plan, opts, summary, threads, t0, key);
 }
 
 }  // namespace
@@ -123,115 +383,281 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const ExperimentConfig& cfg = *plan.cfg;
-  check_writable(opts.out_dir);
-  // A stale run_metadata.json from an earlier run in this directory would make a failed rerun look complete.
-  const fs::path stale = fs::path(opts.out_dir) / "run_metadata.json";
-  if (std::error_code ec; fs::exists(fs::symlink_status(stale, ec)) && !fs::is_regular_file(fs::symlink_status(stale, ec)))
-    throw IoError(fmt::format("{}: exists and is not a regular file; the run writes its metadata there, so move it "
-                              "away first", stale.string()));
-  fs::remove(stale);
+  if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
+  (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
+  if (opts.summary != "auto" && opts.summary != "bootstrap" && opts.summary != "streaming")
+    throw ConfigError(fmt::format("--summary {}: accepted values are auto, bootstrap and streaming", opts.summary));
+  if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
+    throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
+                                  opts.shard_index, opts.shard_count, opts.shard_count - 1));
+  const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
+  const bool had_files = io::prepare_run_directory(opts.out_dir, mode);
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
-  const std::vector<Scenario> corpus = generate_corpus(cfg);
-  std::vector<ScenarioOutcome> outcomes(corpus.size());
-  {
-    Progress progress("advplan: scenarios", corpus.size(), opts.progress);
-    tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
-      outcomes[i] = evaluate_scenario(corpus[i], plan);
-      progress.tick();
-    });
-  }
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  const std::size_t total = cfg.templates.size() * per_template;
+  auto key = run_key(plan, total, opts.shard_count);
+  // The resume check also compares the shard; a merge compares every field but this one.
+  key.emplace_back("shard_index", std::to_string(opts.shard_index));
+  // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
+  const std::size_t lo = opts.shard_count > 0 ? total * opts.shard_index / opts.shard_count : 0;
+  const std::size_t hi = opts.shard_count > 0 ? total * (opts.shard_index + 1) / opts.shard_count : total;
+
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
 
   RunSummary summary;
-  summary.scenarios = corpus.size();
-  CsvTable scen(schema::scenarios()), per(schema::per_scenario()), cand(schema::candidates());
-  CsvTable rubric(schema::rubric_records());
-  std::string candidate_plans;  // candidate_plans.jsonl, when the config asks for it
-  // Extra trace files of the BLUE policies (PolicyInfo::traces), in the order the conditions first name them.
-  std::vector<std::pair<std::string, CsvTable>> extra;
-  for (const auto& c : plan.conditions)
-    for (const auto& f : plan.blues.at(c.blue)->info().traces)
-      if (std::none_of(extra.begin(), extra.end(), [&](const auto& e) { return e.first == f.name; }))
-        extra.emplace_back(f.name, CsvTable(f.header));
-  for (auto& o : outcomes) {
-    scen.add(std::move(o.scenario_row));
-    for (auto& r : o.per_scenario) per.add(std::move(r));
-    for (auto& r : o.candidates) cand.add(std::move(r));
-    for (const auto& line : o.candidate_plans) candidate_plans += line + "\n";
-    for (auto& [name, table] : extra)
-      if (auto it = o.extra.find(name); it != o.extra.end())
-        for (auto& r : it->second) table.add(std::move(r));
-    for (auto& r : o.rubric_records) rubric.add(std::move(r));
-    summary.failed_rows += o.failed_rows;
-    summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
+  const std::size_t count = hi - lo;  // scenarios of this process
+  summary.scenarios = count;
+  std::size_t start = 0;
+  const std::string journal_path = (work / kJournal).string();
+  bool resuming = false;
+  if (had_files) {
+    // Work directories of a run killed before its first journal entry hold nothing to keep.
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
+    resuming = fs::exists(work / kJournal);
+    if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
+      // Complete; a kill may have left the work directory half removed.
+      fs::remove_all(work);
+      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string()), nullptr, false);
+      if (meta.is_object()) {
+        summary.rows = meta.value("rows", std::size_t{0});
+        summary.failed_rows = meta.value("failed_rows", std::size_t{0});
+        summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
+      }
+      summary.resumed_from = count;
+      summary.already_complete = true;
+      return summary;
+    }
+    if (!resuming && fs::directory_iterator(dir) != fs::directory_iterator())
+      throw IoError(fmt::format("{}: --resume: no interrupted advplan run here ({} is missing)", opts.out_dir,
+                                journal_path));
   }
-  outcomes.clear();
-  summary.rows = per.size();
-
-  // Everything derived goes through the same functions `advplan tables` uses, on the same cell strings.
-  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-  std::vector<std::pair<std::string, std::string>> files;
-  files.emplace_back("scenarios.csv", scen.to_string());
-  files.emplace_back("per_scenario.csv", per.to_string());
-  files.emplace_back("candidates.csv", cand.to_string());
-  if (cfg.candidate_plans)
-    files.emplace_back("candidate_plans.jsonl", std::move(candidate_plans));
-  else
-    fs::remove(fs::path(opts.out_dir) / "candidate_plans.jsonl");  // not a stale one from an earlier run
-  const CsvTable boot = bootstrap_summary_table(per, bs);
-  files.emplace_back("bootstrap_summary.csv", boot.to_string());
-  files.emplace_back("budget_curve.csv", budget_curve_table(per, bs).to_string());
-  files.emplace_back("terrain_summary.csv", terrain_summary_table(per, bs).to_string());
-  const CsvTable* council_trace = nullptr;
-  for (const auto& [name, table] : extra) {
-    if (table.size() == 0) continue;
-    files.emplace_back(name, table.to_string());
-    if (name == council_trace_file().name) council_trace = &table;
+  std::size_t done = start;
+  int journal_fd = -1;
+  auto journal_line = [&] {
+    std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
+    for (const Stream& st : streams) line += fmt::format(" {} {}", st.size, st.rows);
+    return line + '\n';
+  };
+  if (resuming) {
+    // The interrupted run must be the same run: compare its key field by field.
+    const std::string recorded = io::read_text_file((work / kKey).string());
+    std::istringstream in(recorded);
+    std::map<std::string, std::string> was;
+    for (std::string line; std::getline(in, line);)
+      if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
+    for (const auto& [k, v] : key)
+      if (was[k] != v)
+        throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
+                                      "with its own config, or pass --force to start over",
+                                      (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
+    const std::string journal_text = io::read_text_file(journal_path);
+    const auto entry = last_journal_entry(journal_text, streams.size());
+    if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+    // A torn last line is cut off, so the next entry starts on a line of its own.
+    const auto nl = journal_text.rfind('\n');
+    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
+      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
+    start = done = entry->done;
+    summary.resumed_from = start;
+    summary.rows = entry->rows;
+    summary.failed_rows = entry->failed;
+    summary.scenarios_with_blue_plan = entry->with_plan;
+    remove_stale_temporaries(opts.out_dir);
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      Stream& st = streams[i];
+      st.size = entry->files[i].first;
+      st.rows = entry->files[i].second;
+      const bool moved = start == count && !st.name.empty() && !fs::exists(st.work);
+      if (moved) continue;  // finalisation had already moved it into place
+      st.fd = ::open(st.work.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
+      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0 || ::lseek(st.fd, 0, SEEK_END) < 0)
+        throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
+    }
+    journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
+  } else {
+    // Built under a fresh random name (mkdtemp) with the key, the headers and journal entry 0, then renamed, so
+    // .advplan-work is always resumable.
+    std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    if (::mkdtemp(name.data()) == nullptr)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+    const fs::path staging(name.data());
+    io::write_file_atomic((staging / kKey).string(), key_text(key));
+    for (Stream& st : streams) {
+      const std::string p = (staging / fs::path(st.work).filename()).string();
+      st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
+      const std::string h = header_text(st);
+      write_all(st.fd, h, st.work);
+      st.size = h.size();
+      st.header_bytes = h.size();
+    }
+    const std::string jp = (staging / kJournal).string();
+    journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
+    write_all(journal_fd, journal_line(), journal_path);
+    if (std::rename(staging.c_str(), work.c_str()) != 0)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
   }
-  std::vector<std::pair<std::string, std::string>> study_files;
-  if (opts.studies) study_files = run_studies(plan, per, rubric, council_trace, bs);
 
-  // Re-read the CSV texts exactly as `advplan tables` will read the files.
-  RunCsvs run;
-  run.dir = opts.out_dir;
-  auto text_of = [&](const std::string& name) -> const std::string& {
-    for (const auto& [n, t] : files)
-      if (n == name) return t;
-    for (const auto& [n, t] : study_files)
-      if (n == name) return t;
-    throw std::logic_error("missing " + name);
+  auto flush = [&] {
+    for (Stream& st : streams) {
+      if (st.buf.empty()) continue;
+      write_all(st.fd, st.buf, st.work);
+      st.size += st.buf.size();
+      st.rows += st.buf_rows;
+      st.buf.clear();
+      st.buf_rows = 0;
+    }
+    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
+    // resumed run truncates and writes again.
+    write_all(journal_fd, journal_line(), journal_path);
   };
-  auto has = [&](const std::string& name) {
-    for (const auto* list : {&files, &study_files})
-      for (const auto& [n, t] : *list)
-        if (n == name) return true;
-    return false;
-  };
-  run.scenarios = CsvTable::parse(text_of("scenarios.csv"), "scenarios.csv", schema::scenarios());
-  run.per_scenario = CsvTable::parse(text_of("per_scenario.csv"), "per_scenario.csv", schema::per_scenario());
-  run.bootstrap_summary = CsvTable::parse(text_of("bootstrap_summary.csv"), "bootstrap_summary.csv", schema::bootstrap_summary());
-  if (has("council_trace.csv"))
-    run.council_trace = CsvTable::parse(text_of("council_trace.csv"), "council_trace.csv", schema::council_trace());
-  if (has("council_candidates.csv"))
-    run.council_candidates = CsvTable::parse(text_of("council_candidates.csv"), "council_candidates.csv", schema::council_candidates());
-  if (has("studies/rubric_records.csv"))
-    run.rubric_records = CsvTable::parse(text_of("studies/rubric_records.csv"), "rubric_records.csv", schema::rubric_records());
-  if (has("studies/rubric_sensitivity.csv"))
-    run.rubric_sensitivity = CsvTable::parse(text_of("studies/rubric_sensitivity.csv"), "rubric_sensitivity.csv", schema::rubric_sensitivity());
-  if (has("studies/framing.csv"))
-    run.framing = CsvTable::parse(text_of("studies/framing.csv"), "framing.csv", schema::framing());
-  if (has("studies/components.csv"))
-    run.components = CsvTable::parse(text_of("studies/components.csv"), "components.csv", schema::components());
-  const auto tables = build_tables(run, recorded_bootstrap(run.bootstrap_summary));
 
-  // Write: CSVs, studies, tables, and run_metadata.json last (its presence marks a complete run).
-  write_files(opts.out_dir, files);
-  if (!study_files.empty()) write_files(opts.out_dir, study_files);
-  write_files((fs::path(opts.out_dir) / "tables").string(), tables);
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  io::write_file_atomic((fs::path(opts.out_dir) / "run_metadata.json").string(), metadata_json(plan, opts, summary, threads));
-  return summary;
+  if (start < count) {
+    const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
+    Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
+                      start, opts.progress_interval_s);
+    const auto per_header = schema::per_scenario();
+    const auto col = [&](const char* name) {
+      return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
+    };
+    const std::size_t c_status = col("status"), c_reason = col("failure_reason"), c_scenario = col("scenario_id"),
+                      c_condition = col("condition");
+    std::size_t next = start;
+    auto last_flush = std::chrono::steady_clock::now();
+    // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
+    const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                            [&](tbb::flow_control& fc) -> std::size_t {
+                                              if (next >= count) {
+                                                fc.stop();
+                                                return 0;
+                                              }
+                                              return next++;
+                                            }) &
+            tbb::make_filter<std::size_t, std::shared_ptr<ScenarioOutcome>>(
+                tbb::filter_mode::parallel,
+                [&](std::size_t i) {
+                  const std::size_t c = lo + i;  // corpus index
+                  const Scenario sc = generate_scenario(cfg.templates[c / per_template],
+                                                        cfg.seed_from + c % per_template, gen);
+                  return std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+                }) &
+            tbb::make_filter<std::shared_ptr<ScenarioOutcome>, void>(
+                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ScenarioOutcome> o) {
+                  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
+                    put_row(streams[s].buf, row);
+                    ++streams[s].buf_rows;
+                  };
+                  add(0, o->scenario_row);
+                  for (const auto& r : o->per_scenario) add(1, r);
+                  for (const auto& r : o->candidates) add(2, r);
+                  for (std::size_t e = 0; e < extra_names.size(); ++e)
+                    if (auto it = o->extra.find(extra_names[e]); it != o->extra.end())
+                      for (const auto& r : it->second) add(3 + e, r);
+                  if (plan.cfg->candidate_plans) {
+                    Stream& cp = streams[rubric_stream - 1];
+                    for (const auto& line : o->candidate_plans) {
+                      cp.buf += line;
+                      cp.buf += '\n';
+                      ++cp.buf_rows;
+                    }
+                  }
+                  for (const auto& r : o->rubric_records) add(rubric_stream, r);
+                  summary.rows += o->per_scenario.size();
+                  summary.failed_rows += o->failed_rows;
+                  summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
+                  ++done;
+                  for (const auto& r : o->per_scenario)
+                    if (r[c_status] != "ok") progress.failure(r[c_scenario], r[c_condition], r[c_reason]);
+                  progress.scenario_done(o->failed_rows);
+                  std::size_t bytes = 0;
+                  for (const Stream& st : streams) bytes += st.buf.size();
+                  const auto now = std::chrono::steady_clock::now();
+                  const bool due = opts.checkpoint_every > 0
+                                       ? (done - start) % opts.checkpoint_every == 0
+                                       : now - last_flush > std::chrono::milliseconds(200);
+                  if (bytes > (4u << 20) || due) {
+                    flush();
+                    last_flush = now;
+                  }
+                }));
+    flush();
+  }
+  ::close(journal_fd);
+  for (Stream& st : streams)
+    if (st.fd >= 0) {
+      if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
+      st.fd = -1;
+    }
+
+  return finish_run(plan, opts, streams, summary, threads, t0, key);
+}
+
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  return run_key(plan, cfg.templates.size() * per_template, shard_count);
+}
+
+RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  io::prepare_run_directory(opts.out_dir, opts.force ? io::DirMode::force : io::DirMode::fresh);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  if (::mkdir(work.c_str(), 0755) != 0)
+    throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
+  RunSummary summary;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    Stream& st = streams[i];
+    const std::string shard_name = i == rubric_stream ? kRubric : st.name;
+    st.fd = ::open(st.work.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", st.work, std::strerror(errno)));
+    const std::string h = header_text(st);
+    write_all(st.fd, h, st.work);
+    st.size = h.size();
+    // Each shard's rows after its header line, in shard order: the contiguous blocks make the corpus order.
+    for (const auto& sd : shard_dirs) {
+      const std::string path = (fs::path(sd) / shard_name).string();
+      if (!fs::exists(path)) continue;  // an optional file the shard had no rows for
+      const std::string text = io::read_text_file(path);
+      if (text.compare(0, h.size(), h) != 0)
+        throw CsvError(fmt::format("{}: line 1: the header is not the one this run writes", path));
+      write_all(st.fd, text.substr(h.size()), st.work);
+      st.size += text.size() - h.size();
+    }
+    ::close(st.fd);
+    st.fd = -1;
+  }
+  for (const auto& sd : shard_dirs) {
+    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string()));
+    summary.scenarios += meta.value("scenarios", std::size_t{0});
+    summary.rows += meta.value("rows", std::size_t{0});
+    summary.failed_rows += meta.value("failed_rows", std::size_t{0});
+    summary.scenarios_with_blue_plan += meta.value("scenarios_with_blue_plan", std::size_t{0});
+  }
+  RunOptions merged = opts;
+  merged.shard_count = 0;
+  merged.shard_index = 0;
+  auto key = run_identity(plan, 0);
+  key.emplace_back("shard_index", "0");
+  return finish_run(plan, merged, streams, summary, threads, t0, key);
 }
 
 }  // namespace advplan

@@ -1,39 +1,121 @@
 #include "advplan/io/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "advplan/core/error.hpp"
 
 namespace advplan::io {
 
-AtomicWriter::AtomicWriter(std::string path) : path_(std::move(path)) {
-  tmp_ = fmt::format("{}.tmp-{}", path_, ::getpid());
-  out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw IoError(fmt::format("{}: cannot write file ({})", path_, std::strerror(errno)));
+namespace {
+constexpr std::size_t kBufSize = 1 << 16;
+}
+
+FdStreambuf::FdStreambuf(int fd) : fd_(fd), buf_(new char[kBufSize]) { setp(buf_.get(), buf_.get() + kBufSize); }
+
+FdStreambuf::~FdStreambuf() { flush_buffer(); }
+
+bool FdStreambuf::flush_buffer() {
+  const char* p = pbase();
+  std::size_t n = static_cast<std::size_t>(pptr() - pbase());
+  while (n > 0 && !failed_) {
+    const ssize_t w = ::write(fd_, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      failed_ = true;
+      break;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  setp(buf_.get(), buf_.get() + kBufSize);
+  return !failed_;
+}
+
+FdStreambuf::int_type FdStreambuf::overflow(int_type ch) {
+  if (!flush_buffer()) return traits_type::eof();
+  if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(ch);
+    pbump(1);
+  }
+  return traits_type::not_eof(ch);
+}
+
+int FdStreambuf::sync() { return flush_buffer() ? 0 : -1; }
+
+std::streamsize FdStreambuf::xsputn(const char* s, std::streamsize n) {
+  std::streamsize done = 0;
+  while (done < n) {
+    const std::streamsize room = epptr() - pptr();
+    if (room == 0) {
+      if (!flush_buffer()) return done;
+      continue;
+    }
+    const std::streamsize k = std::min(room, n - done);
+    std::memcpy(pptr(), s + done, static_cast<std::size_t>(k));
+    pbump(static_cast<int>(k));
+    done += k;
+  }
+  return done;
+}
+
+AtomicWriter::AtomicWriter(std::string path) : path_(std::move(path)), out_(nullptr) {
+  const std::filesystem::path target(path_);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::string base = ".";
+  base += target.filename().string();
+  base += ".tmp-XXXXXX";
+  const std::string tmpl = (dir / base).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd_ < 0) throw IoError(fmt::format("{}: cannot write file ({})", path_, std::strerror(errno)));
+  tmp_ = name.data();
+  buf_ = std::make_unique<FdStreambuf>(fd_);
+  out_.rdbuf(buf_.get());
 }
 
 AtomicWriter::~AtomicWriter() {
   if (!committed_) {
-    out_.close();
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
+    out_.rdbuf(nullptr);
+    buf_.reset();
+    if (fd_ >= 0) ::close(fd_);
+    ::unlink(tmp_.c_str());
   }
 }
 
 void AtomicWriter::commit() {
   out_.flush();
-  const bool ok = static_cast<bool>(out_);
-  out_.close();
-  if (!ok) throw IoError(fmt::format("{}: write failed", path_));
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-    throw IoError(fmt::format("{}: cannot rename temporary file into place ({})", path_, std::strerror(errno)));
+  const bool ok = static_cast<bool>(out_) && !buf_->failed() && buf_->pubsync() == 0;
+  out_.rdbuf(nullptr);
+  buf_.reset();
+  // mkstemp creates the file 0600; give it the mode an ordinary file would get (0666 less the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  const bool chmod_ok = ::fchmod(fd_, 0666 & ~mask) == 0;
+  const bool close_ok = ::close(fd_) == 0;
+  fd_ = -1;
+  if (!ok || !chmod_ok || !close_ok) {
+    ::unlink(tmp_.c_str());
+    committed_ = true;
+    throw IoError(fmt::format("{}: write failed", path_));
+  }
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    committed_ = true;
+    throw IoError(fmt::format("{}: cannot rename temporary file into place ({})", path_, std::strerror(err)));
+  }
   committed_ = true;
 }
 

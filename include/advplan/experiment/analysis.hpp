@@ -35,7 +35,8 @@ struct RunCsvs {
   io::CsvTable scenarios, per_scenario, bootstrap_summary;
   std::optional<io::CsvTable> council_trace, council_candidates, rubric_records, rubric_sensitivity, framing, components;
 };
-/// Reads DIR's CSVs; throws CsvError naming the file when one is missing, truncated or has other columns.
+/// Reads DIR's CSVs after io::verify_run_directory (MANIFEST present and matching); throws CsvError naming the
+/// file when one is missing, unlisted, changed, truncated or has other columns.
 RunCsvs read_run(const std::string& dir);
 
 /// Keeps the per-scenario rows (and council and rubric rows) whose scenario matches `column=value` in

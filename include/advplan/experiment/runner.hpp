@@ -1,6 +1,8 @@
 #pragma once
 // The experiment runner: `advplan run` and `advplan evaluate`. Scenarios are evaluated in parallel (TBB) and
-// their rows collected by scenario index, so the traces are byte-identical at any thread count.
+// their rows streamed to disk in scenario order through a bounded reorder window, so the traces are
+// byte-identical at any thread count and memory does not grow with the corpus (docs/TRACES.md "Run directory").
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,9 +18,30 @@ namespace advplan {
 struct RunOptions {
   std::string out_dir;
   int threads = 0;         ///< 0: all cores
-  bool progress = true;    ///< progress line on stderr when it is a terminal
+  bool progress = true;    ///< false: no progress at all (as progress_mode none)
+  /// auto (a redrawn line on a terminal, periodic plain lines otherwise), tty, plain or none: "auto" etc.
+  std::string progress_mode = "auto";
+  double progress_interval_s = 10.0;  ///< seconds between plain progress lines
+  /// How the summaries are computed: "bootstrap" (in memory, docs/METRICS.md "Statistics"), "streaming" (one
+  /// pass over per_scenario.csv, normal-approximation intervals, no studies or tables: docs/RESULTS.md), or
+  /// "auto" (streaming above kStreamingSummaryRows ok rows).
+  std::string summary = "auto";
   bool studies = true;     ///< run the configured studies (advplan run); evaluate turns them off
   std::string command = "run";  ///< recorded in run_metadata.json
+  /// An existing non-empty output directory is refused unless `force` (clear it first) or `resume` (continue
+  /// the interrupted run in it from its last complete scenario; the config must be the same).
+  bool force = false;
+  bool resume = false;
+  /// Called with the run directory after the traces, summaries and tables are written and before the
+  /// MANIFEST, to add files of the command's own (evaluate's summary.md).
+  std::function<void(const std::string& dir)> before_manifest;
+  /// Scenarios between journal entries (checkpoints a --resume continues from); 0: every 200 ms or 4 MiB.
+  std::size_t checkpoint_every = 0;
+  /// A shard (`--shard i/N`, shard_count > 0): this process runs the contiguous block
+  /// [total * i / N, total * (i + 1) / N) of the corpus and writes its traces and rubric records only;
+  /// merge_shards combines the N shard directories into the run a single process writes.
+  std::size_t shard_index = 0;
+  std::size_t shard_count = 0;
 };
 
 struct RunSummary {
@@ -26,6 +49,10 @@ struct RunSummary {
   std::size_t rows = 0;
   std::size_t failed_rows = 0;
   std::size_t scenarios_with_blue_plan = 0;  ///< scenarios where at least one non-reference BLUE plan was made
+  std::size_t resumed_from = 0;  ///< scenarios already complete when a --resume run started
+  std::string first_failure;     ///< the failure_reason of the first failed row ("" when none failed)
+  bool already_complete = false;  ///< --resume found a complete run: nothing was done
+  bool streamed_summaries = false;  ///< the summaries were streamed; no studies or tables were built
   double seconds = 0;
 };
 
@@ -50,9 +77,20 @@ struct RunPlan {
 /// condition.
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions);
 
-/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written
-/// (before any work), PolicyError / ConfigError on bad names. Files are written when complete, each to a
-/// temporary name and renamed; run_metadata.json is written last.
+/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written or
+/// is not empty (before any work), PolicyError / ConfigError on bad names, ConfigError when --resume meets a
+/// different config. Rows stream to .advplan-work/ with a journal of complete scenarios; when every scenario
+/// is done, the traces move into place, the summaries and tables are computed from the written CSVs, and
+/// MANIFEST and run_metadata.json are written last.
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts);
+
+/// The shard directories' recorded run key (run_metadata.json "run_key") and shard index, checked by the caller.
+/// merge_shards concatenates their trace files in the given order (shard 0 first) into opts.out_dir and writes
+/// the summaries, studies, tables, MANIFEST and run_metadata.json, byte-identical to a single-process run.
+/// Throws CsvError naming a shard's file when one is unreadable.
+RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts);
+
+/// The run key of a plan (what a resumed run and the shards of a merge must share), without the shard index.
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count);
 
 }  // namespace advplan

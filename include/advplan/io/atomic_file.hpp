@@ -1,26 +1,55 @@
 #pragma once
-// Files are written to a temporary name beside the target and renamed when complete, so a crash or an error
-// never leaves a truncated file that looks whole (docs/TRACES.md).
+// Files are written to a temporary file beside the target and renamed when complete, so a crash or an error
+// never leaves a truncated file that looks whole (docs/TRACES.md). The temporary file is created exclusively
+// (mkstemp: O_CREAT | O_EXCL, a random name, mode 0600 until commit), so a file or symlink planted at a
+// predictable name is never followed or overwritten.
 #include <fstream>
+#include <memory>
+#include <ostream>
+#include <streambuf>
 #include <string>
 
 namespace advplan::io {
 
+/// A buffered std::streambuf over a POSIX file descriptor (it does not own the descriptor).
+class FdStreambuf : public std::streambuf {
+ public:
+  explicit FdStreambuf(int fd);
+  ~FdStreambuf() override;
+  bool failed() const { return failed_; }
+
+ protected:
+  int_type overflow(int_type ch) override;
+  int sync() override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+
+ private:
+  bool flush_buffer();
+  int fd_;
+  bool failed_ = false;
+  std::unique_ptr<char[]> buf_;
+};
+
 class AtomicWriter {
  public:
-  /// Opens `path` + ".tmp-<pid>"; throws IoError naming `path` when it cannot be created.
+  /// Creates a temporary file ".<name>.tmp-XXXXXX" in `path`'s directory with mkstemp; throws IoError naming
+  /// `path` when it cannot be created.
   explicit AtomicWriter(std::string path);
   ~AtomicWriter();  ///< removes the temporary file unless commit() ran
   AtomicWriter(const AtomicWriter&) = delete;
   AtomicWriter& operator=(const AtomicWriter&) = delete;
 
   std::ostream& stream() { return out_; }
-  /// Flushes, closes and renames onto the target; throws IoError on failure.
+  const std::string& temp_path() const { return tmp_; }
+  /// Flushes, closes and renames onto the target (rename replaces a symlink at `path`, it never follows it);
+  /// throws IoError on failure.
   void commit();
 
  private:
   std::string path_, tmp_;
-  std::ofstream out_;
+  int fd_ = -1;
+  std::unique_ptr<FdStreambuf> buf_;
+  std::ostream out_;
   bool committed_ = false;
 };
 

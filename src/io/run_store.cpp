@@ -1,0 +1,182 @@
+#include "advplan/io/run_store.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "advplan/core/error.hpp"
+#include "advplan/io/atomic_file.hpp"
+
+namespace advplan::io {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kWorkDir = ".advplan-work";
+
+bool is_empty_dir(const fs::path& d) { return fs::directory_iterator(d) == fs::directory_iterator(); }
+
+std::string hex(const unsigned char* md, unsigned int len) {
+  static const char* h = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    out += h[md[i] >> 4];
+    out += h[md[i] & 0xf];
+  }
+  return out;
+}
+}  // namespace
+
+bool prepare_run_directory(const std::string& dir, DirMode mode) {
+  std::error_code ec;
+  const fs::path d(dir);
+  if (fs::exists(fs::symlink_status(d, ec)) && !fs::is_directory(d, ec))
+    throw IoError(fmt::format("{}: output directory cannot be created (a file is in the way)", dir));
+  if (fs::is_directory(d, ec) && !is_empty_dir(d)) {
+    if (mode == DirMode::resume) return true;
+    if (mode == DirMode::fresh)
+      throw IoError(fmt::format(
+          "{}: output directory is not empty; a run writes into a fresh directory (pass --force to clear it first, "
+          "or --resume to continue the interrupted run in it)",
+          dir));
+    // --force: refuse the obviously wrong targets before clearing.
+    const fs::path canon = fs::weakly_canonical(d, ec);
+    const char* home = std::getenv("HOME");
+    if (canon == canon.root_path() || canon == fs::weakly_canonical(fs::current_path(), ec) ||
+        (home && canon == fs::weakly_canonical(home, ec)))
+      throw IoError(fmt::format("{}: --force will not clear the root, home or current directory", dir));
+    for (const auto& e : fs::directory_iterator(d)) {
+      fs::remove_all(e.path(), ec);  // removes symlinks themselves, never their targets
+      if (ec) throw IoError(fmt::format("{}: cannot clear ({})", e.path().string(), ec.message()));
+    }
+    return false;
+  }
+  fs::create_directories(d, ec);
+  if (ec || !fs::is_directory(d))
+    throw IoError(fmt::format("{}: output directory cannot be created ({})", dir, ec ? ec.message() : "not a directory"));
+  // Probe writability with an exclusively created temporary file.
+  std::string probe = (d / ".advplan-write-test-XXXXXX").string();
+  std::vector<char> name(probe.begin(), probe.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw IoError(fmt::format("{}: output directory is not writable ({})", dir, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(name.data());
+  return false;
+}
+
+std::string sha256_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(fmt::format("{}: cannot read file ({})", path, std::strerror(errno)));
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw IoError(fmt::format("{}: cannot read file ({})", path, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  return hex(md, len);
+}
+
+namespace {
+/// Folders of results derived from the traces (tables, figures and the analyses of `advplan frontier` and
+/// `advplan metagame`): they may be deleted, rebuilt or added after the run without breaking its MANIFEST.
+constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame"};
+bool is_derived_dir(const std::string& rel) {
+  for (const char* d : kDerivedDirs)
+    if (rel == d) return true;
+  return false;
+}
+}  // namespace
+
+bool is_derived_path(const std::string& rel) {
+  const auto slash = rel.find('/');
+  return slash != std::string::npos && is_derived_dir(rel.substr(0, slash));
+}
+
+std::vector<std::pair<std::string, std::string>> list_run_files(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string rel = fs::relative(it->path(), dir).generic_string();
+    if (it->is_directory() && rel == kWorkDir) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || rel == kManifestFile || rel == kMetadataFile) continue;
+    out.emplace_back(rel, sha256_file(it->path().string()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string write_manifest(const std::string& dir) {
+  std::string text;
+  for (const auto& [rel, sum] : list_run_files(dir)) text += sum + "  " + rel + "\n";
+  write_file_atomic((fs::path(dir) / kManifestFile).string(), text);
+  return text;
+}
+
+std::vector<std::pair<std::string, std::string>> read_manifest(const std::string& dir) {
+  const std::string path = (fs::path(dir) / kManifestFile).string();
+  if (!fs::is_regular_file(path))
+    throw CsvError(fmt::format("{}: missing, so {} is not a complete run (interrupted, or not written by advplan run)",
+                               path, dir));
+  std::istringstream in(read_text_file(path));
+  std::vector<std::pair<std::string, std::string>> out;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.size() < 67 || line[64] != ' ' || line[65] != ' ' ||
+        line.find_first_not_of("0123456789abcdef") < 64)
+      throw CsvError(fmt::format("{}: line {}: expected '<sha256>  <file>'", path, line_no));
+    out.emplace_back(line.substr(66), line.substr(0, 64));
+  }
+  return out;
+}
+
+void verify_run_directory(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
+  const auto listed = read_manifest(dir);
+  std::map<std::string, std::string> want(listed.begin(), listed.end());
+  for (const auto& [rel, sum] : listed) {
+    if (is_derived_path(rel)) continue;
+    const fs::path p = fs::path(dir) / rel;
+    if (!fs::is_regular_file(p))
+      throw CsvError(fmt::format("{}: listed in MANIFEST but missing, so the run is incomplete", p.string()));
+    if (sha256_file(p.string()) != sum)
+      throw CsvError(fmt::format("{}: does not match its sha256 in MANIFEST (the file changed after the run)", p.string()));
+  }
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string rel = fs::relative(it->path(), dir).generic_string();
+    if (it->is_directory() && is_derived_dir(rel)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory()) continue;
+    if (rel == kManifestFile || rel == kMetadataFile) continue;
+    if (!want.contains(rel))
+      throw CsvError(fmt::format("{}: not listed in MANIFEST (a leftover of another run or of an interrupted write); "
+                                 "this directory does not hold one run",
+                                 it->path().string()));
+  }
+}
+
+}  // namespace advplan::io

@@ -1,0 +1,459 @@
+// The run store (docs/TRACES.md "Run directory and MANIFEST"): a run directory holds one run (fresh directory,
+// --force, --resume), its MANIFEST lists every file with its sha256 and readers refuse a directory that does
+// not match it, temporary files are created exclusively, a run in which every row failed keeps its rows, and a
+// run killed at random moments and resumed writes the same bytes as an uninterrupted one.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+
+#include "advplan/experiment/progress.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/io/sha256.hpp"
+#include "test_fixtures.hpp"
+
+namespace advplan {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+const std::string kSource = ADVPLAN_SOURCE_DIR;
+const std::string kBinary = ADVPLAN_BINARY;
+inline std::string quote(const std::string& s) { return testing::shell_quote(s); }
+
+/// tests/data/small.yaml with an absolute template_dir and `seeds` replaced.
+std::string small_config(const TempDir& dir, const std::string& seeds = "[100, 102]", const std::string& name = "small.yaml") {
+  std::string text = read_file(kSource + "/tests/data/small.yaml");
+  auto replace = [&](const std::string& a, const std::string& b) {
+    const auto pos = text.find(a);
+    if (pos == std::string::npos) throw std::logic_error("small.yaml has no '" + a + "'");
+    text.replace(pos, a.size(), b);
+  };
+  replace("template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates");
+  replace("seeds: [100, 102]", "seeds: " + seeds);
+  const std::string path = dir / name;
+  write_file(path, text);
+  return path;
+}
+
+testing::CommandResult advplan(const std::string& args, const TempDir& scratch) {
+  return testing::run_command(quote(kBinary) + " " + args, scratch);
+}
+
+/// Every regular file under `dir` except run_metadata.json (timings), as relative path -> content.
+std::map<std::string, std::string> run_files(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) {
+      const std::string rel = fs::relative(e.path(), dir).generic_string();
+      if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
+    }
+  return out;
+}
+
+/// "" when the two runs hold the same files with the same bytes; otherwise the first difference, named.
+std::string compare_runs(const std::string& expected, const std::string& actual) {
+  const auto a = run_files(expected), b = run_files(actual);
+  for (const auto& [f, text] : a) {
+    auto it = b.find(f);
+    if (it == b.end()) return f + " is missing";
+    if (it->second != text) return f + " differs";
+  }
+  for (const auto& [f, text] : b)
+    if (!a.contains(f)) return f + " is extra";
+  return "";
+}
+
+void expect_one_line_error(const testing::CommandResult& x) {
+  EXPECT_EQ(x.status, 1) << x.err;
+  ASSERT_FALSE(x.err.empty());
+  EXPECT_EQ(std::count(x.err.begin(), x.err.end(), '\n'), 1) << x.err;
+}
+
+// ---- one run per directory --------------------------------------------------------------------------------------
+
+TEST(RunStore, ANonEmptyDirectoryIsRefusedNamingForceAndResume) {
+  TempDir dir("rs-nonempty");
+  const std::string cfg = small_config(dir), out = dir / "run";
+  fs::create_directories(out);
+  write_file(out + "/notes.txt", "mine\n");
+  const auto x = advplan("run " + quote(cfg) + " --out " + quote(out), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr(out));
+  EXPECT_THAT(x.err, HasSubstr("--force"));
+  EXPECT_THAT(x.err, HasSubstr("--resume"));
+  EXPECT_EQ(read_file(out + "/notes.txt"), "mine\n") << "a refused run must leave the directory alone";
+  EXPECT_FALSE(fs::exists(out + "/per_scenario.csv"));
+}
+
+TEST(RunStore, ARerunWithForceLeavesNothingOfTheEarlierRun) {
+  TempDir dir("rs-force");
+  const std::string cfg = small_config(dir), out = dir / "run", ref = dir / "ref";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(ref) + " --threads 2", dir).status, 0);
+  // An earlier, different run in the directory: stale study, figure and slice files.
+  fs::create_directories(out + "/studies");
+  fs::create_directories(out + "/figures");
+  write_file(out + "/studies/framing.csv", "stale\n");
+  write_file(out + "/figures/old.png", "stale\n");
+  write_file(out + "/slice_old.csv", "stale\n");
+  const auto x = advplan("run " + quote(cfg) + " --out " + quote(out) + " --threads 2 --force", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(compare_runs(ref, out), "");
+  EXPECT_FALSE(fs::exists(out + "/figures/old.png"));
+  EXPECT_FALSE(fs::exists(out + "/slice_old.csv"));
+}
+
+TEST(RunStore, ManifestListsEveryFileWithItsSha256) {
+  TempDir dir("rs-manifest");
+  const std::string cfg = small_config(dir), out = dir / "run";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out), dir).status, 0);
+  const auto listed = io::read_manifest(out);
+  std::set<std::string> names;
+  for (const auto& [rel, sum] : listed) {
+    names.insert(rel);
+    EXPECT_EQ(sum, io::sha256_hex(read_file(out + "/" + rel))) << rel;
+  }
+  for (const auto& [rel, text] : run_files(out))
+    if (rel != "MANIFEST") EXPECT_TRUE(names.contains(rel)) << rel << " is not in MANIFEST";
+  for (const char* f : {"per_scenario.csv", "scenarios.csv", "candidates.csv", "bootstrap_summary.csv",
+                        "studies/framing.csv", "tables/table3_policy_comparison.md"})
+    EXPECT_TRUE(names.contains(f)) << f;
+  // run_metadata.json is written after MANIFEST and records its hash.
+  EXPECT_THAT(read_file(out + "/run_metadata.json"), HasSubstr(io::sha256_hex(read_file(out + "/MANIFEST"))));
+}
+
+struct Tamper {
+  std::string name;
+  std::function<void(const std::string& run)> apply;
+  std::string must_name;  ///< relative to the run directory
+};
+void PrintTo(const Tamper& t, std::ostream* os) { *os << t.name; }
+
+class TablesRefuse : public ::testing::TestWithParam<Tamper> {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("rs-tamper-src");
+    const std::string cfg = small_config(*dir_);
+    ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(*dir_ / "run"), *dir_).status, 0);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static TempDir* dir_;
+};
+TempDir* TablesRefuse::dir_ = nullptr;
+
+TEST_P(TablesRefuse, ADirectoryThatIsNotOneCompleteRunNamingTheFile) {
+  const Tamper& t = GetParam();
+  TempDir dir("rs-tamper-" + t.name);
+  const std::string run = dir / "run";
+  fs::copy(*dir_ / "run", run, fs::copy_options::recursive);
+  fs::remove_all(run + "/tables");
+  t.apply(run);
+  const auto x = advplan("tables " + quote(run), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr(run + "/" + t.must_name));
+  EXPECT_FALSE(fs::exists(run + "/tables")) << "nothing may be written from a refused directory";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Runs, TablesRefuse,
+    ::testing::Values(
+        Tamper{"missing_manifest", [](const std::string& r) { fs::remove(r + "/MANIFEST"); }, "MANIFEST"},
+        Tamper{"changed_trace",
+               [](const std::string& r) {
+                 std::string t = read_file(r + "/per_scenario.csv");
+                 t[t.size() / 2] = t[t.size() / 2] == '1' ? '2' : '1';
+                 write_file(r + "/per_scenario.csv", t);
+               },
+               "per_scenario.csv"},
+        Tamper{"missing_trace", [](const std::string& r) { fs::remove(r + "/council_trace.csv"); }, "council_trace.csv"},
+        Tamper{"stale_study_file",
+               [](const std::string& r) { write_file(r + "/studies/old_study.csv", "a\n1\n"); }, "studies/old_study.csv"},
+        Tamper{"leftover_temporary",
+               [](const std::string& r) { write_file(r + "/.per_scenario.csv.tmp-Ab12Cd", "partial"); },
+               ".per_scenario.csv.tmp-Ab12Cd"},
+        Tamper{"interrupted_run",
+               [](const std::string& r) {
+                 fs::create_directories(r + "/.advplan-work");
+                 write_file(r + "/.advplan-work/journal", "0\n");
+               },
+               ".advplan-work"}),
+    [](const ::testing::TestParamInfo<Tamper>& p) { return p.param.name; });
+
+TEST(RunStore, TablesAreDerivedDeletedAndRebuiltTheyMatchTheManifest) {
+  TempDir dir("rs-rebuild");
+  const std::string cfg = small_config(dir), out = dir / "run";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out), dir).status, 0);
+  fs::remove_all(out + "/tables");
+  const auto x = advplan("tables " + quote(out), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  std::size_t checked = 0;
+  for (const auto& [rel, sum] : io::read_manifest(out))
+    if (rel.rfind("tables/", 0) == 0) {
+      EXPECT_EQ(io::sha256_hex(read_file(out + "/" + rel)), sum) << rel;
+      ++checked;
+    }
+  EXPECT_GE(checked, 18u);
+}
+
+// ---- temporary files ----------------------------------------------------------------------------------------------
+
+TEST(AtomicFile, TemporaryIsCreatedExclusivelyAndAPlantedSymlinkIsNeverFollowed) {
+  TempDir dir("rs-atomic");
+  const std::string target = dir / "out.csv", victim = dir / "victim.txt";
+  write_file(victim, "precious\n");
+  // The old predictable names, planted as symlinks to the victim.
+  fs::create_symlink(victim, target + ".tmp-" + std::to_string(::getpid()));
+  fs::create_symlink(victim, dir / ".out.csv.tmp-XXXXXX");
+  {
+    io::AtomicWriter a(target), b(target);
+    EXPECT_NE(a.temp_path(), b.temp_path());
+    EXPECT_EQ(fs::path(a.temp_path()).parent_path(), dir.path());
+    EXPECT_FALSE(fs::is_symlink(a.temp_path()));
+    a.stream() << "one\n";
+    a.commit();
+  }
+  EXPECT_EQ(read_file(target), "one\n");
+  // A symlink at the target itself is replaced, not written through.
+  fs::remove(target);
+  fs::create_symlink(victim, target);
+  io::write_file_atomic(target, "two\n");
+  EXPECT_FALSE(fs::is_symlink(target));
+  EXPECT_EQ(read_file(target), "two\n");
+  EXPECT_EQ(read_file(victim), "precious\n") << "the symlink's target was overwritten";
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().filename().string().find(".out.csv.tmp-") == 0 && !fs::is_symlink(e.symlink_status()), false)
+        << "temporary left behind: " << e.path();
+}
+
+// ---- a run in which every row failed --------------------------------------------------------------------------
+
+TEST(RunStore, EveryRowFailedStillWritesTheRowsWithReasonsAndExitsNonZero) {
+  TempDir dir("rs-allfail");
+  const std::string cfg = small_config(dir), out = dir / "run";
+  // `cat` echoes each request back: never a plan, so every row fails.
+  const auto x = advplan("evaluate --blue exec:cat --no-reference --budget '' --rerun 0 --red single --config " + quote(cfg) + " --out " +
+                             quote(out) + " --threads 2",
+                         dir);
+  EXPECT_NE(x.status, 0) << x.err;
+  ASSERT_TRUE(fs::exists(out + "/per_scenario.csv")) << x.err;
+  const auto per = io::CsvTable::read(out + "/per_scenario.csv");
+  ASSERT_EQ(per.size(), 6u);
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    EXPECT_NE(per.at(i, "status"), "ok");
+    EXPECT_FALSE(per.at(i, "failure_reason").empty());
+  }
+  EXPECT_TRUE(fs::exists(out + "/MANIFEST"));
+  EXPECT_TRUE(fs::exists(out + "/summary.md"));
+  EXPECT_NO_THROW(io::verify_run_directory(out)) << "the report files are listed in the MANIFEST";
+}
+
+TEST(RunStore, RunWithEveryRowFailedExitsNonZeroNamingTheReason) {
+  TempDir dir("rs-allfail-run");
+  std::string cfg = small_config(dir);
+  std::string text = read_file(cfg);
+  text.replace(text.find("conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]"),
+               std::string("conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]").size(),
+               "conditions: [{label: broken, blue: 'exec:cat', red: single}]\nbudget_sweep: []");
+  text.replace(text.find("budget_sweep: [1, 2, 4, 8, 16]"), std::string("budget_sweep: [1, 2, 4, 8, 16]").size(), "");
+  text.replace(text.find("studies: {rubric: true, framing: true, components: true}"),
+               std::string("studies: {rubric: true, framing: true, components: true}").size(),
+               "studies: {rubric: false, framing: false, components: false}");
+  write_file(cfg, text);
+  const std::string out = dir / "run";
+  const auto x = advplan("run " + quote(cfg) + " --out " + quote(out), dir);
+  EXPECT_EQ(x.status, 1) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("every row failed"));
+  const auto per = io::CsvTable::read(out + "/per_scenario.csv");
+  EXPECT_EQ(per.size(), 6u);
+  EXPECT_FALSE(per.at(0, "failure_reason").empty());
+}
+
+// ---- kill and resume -------------------------------------------------------------------------------------------
+
+TEST(RunStore, KilledAtRandomMomentsAndResumedIsByteIdenticalToAnUninterruptedRun) {
+  TempDir dir("rs-kill");
+  const std::string cfg = small_config(dir, "[100, 124]");  // 50 scenarios
+  const std::string ref = dir / "ref";
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(ref) + " --threads 2", dir).status, 0);
+  const double full = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::mt19937 rng(20261130);
+  std::uniform_real_distribution<double> when(0.0, full * 1.1);
+  int interrupted = 0;
+  for (int k = 0; k < 10; ++k) {
+    SCOPED_TRACE("kill " + std::to_string(k));
+    const std::string out = dir / ("run" + std::to_string(k));
+    // Two kills (the second one of a resumed run), then a resume to the end; threads vary between attempts.
+    const auto first = testing::run_command(
+        fmt::format("timeout -s KILL {:.3f} {} run {} --out {} --threads 2 --checkpoint-every 1", when(rng),
+                    quote(kBinary), quote(cfg), quote(out)),
+        dir);
+    interrupted += first.status != 0;
+    if (k % 2 == 1 && fs::exists(out + "/.advplan-work/journal")) {
+      // The state of a kill between a flush's row writes and its journal entry, or in the middle of either:
+      // rows past the last entry and a torn journal line. The resumed run must drop them.
+      for (const auto& e : fs::directory_iterator(out + "/.advplan-work"))
+        if (e.path().extension() == ".csv") std::ofstream(e.path(), std::ios::app) << "torn,row,1";
+      std::ofstream(out + "/.advplan-work/journal", std::ios::app) << "999 1";
+    }
+    testing::run_command(fmt::format("timeout -s KILL {:.3f} {} run {} --out {} --threads 1 --resume", when(rng) / 2,
+                                     quote(kBinary), quote(cfg), quote(out)),
+                         dir);
+    const auto last = advplan("run " + quote(cfg) + " --out " + quote(out) + " --threads 3 --resume", dir);
+    ASSERT_EQ(last.status, 0) << last.err;
+    EXPECT_EQ(compare_runs(ref, out), "");
+    EXPECT_EQ(advplan("tables " + quote(out) + " --out " + quote(dir / "t"), dir).status, 0);
+  }
+  EXPECT_GE(interrupted, 3) << "too few runs were actually killed to test anything";
+}
+
+TEST(RunStore, ResumeWithAChangedConfigIsRefusedNamingTheField) {
+  TempDir dir("rs-resume-changed");
+  const std::string cfg = small_config(dir, "[100, 124]");
+  const std::string out = dir / "run";
+  testing::run_command(fmt::format("timeout -s KILL 0.15 {} run {} --out {} --threads 1 --checkpoint-every 1",
+                                   quote(kBinary), quote(cfg), quote(out)),
+                       dir);
+  ASSERT_TRUE(fs::exists(out + "/.advplan-work/journal")) << "the run finished before it was killed";
+  const std::string other = small_config(dir, "[100, 125]", "other.yaml");
+  const auto x = advplan("run " + quote(other) + " --out " + quote(out) + " --resume", dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("different scenarios (50, now 52)"));
+  EXPECT_THAT(x.err, HasSubstr("--resume"));
+  // The same corpus under another bootstrap setting: the config's hash names it.
+  const std::string third = dir / "third.yaml";
+  std::string text = read_file(cfg);
+  text.replace(text.find("resamples: 200"), 14, "resamples: 300");
+  write_file(third, text);
+  const auto y = advplan("run " + quote(third) + " --out " + quote(out) + " --resume", dir);
+  expect_one_line_error(y);
+  EXPECT_THAT(y.err, HasSubstr("config_sha256"));
+  // The same config resumes.
+  EXPECT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out) + " --resume", dir).status, 0);
+}
+
+}  // namespace
+}  // namespace advplan
+
+namespace advplan {
+namespace {
+
+TEST(RunStore, PlotRefusesADirectoryThatDoesNotMatchItsManifest) {
+  if (std::system("/usr/bin/python3 -c 'import matplotlib, numpy' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "matplotlib/numpy missing for /usr/bin/python3";
+  TempDir dir("rs-plot");
+  const std::string run = dir / "run";
+  fs::copy(kSource + "/tests/golden/small", run, fs::copy_options::recursive);
+  write_file(run + "/studies/stale.csv", "a\n1\n");
+  const auto x = testing::run_command("/usr/bin/python3 " + quote(kSource + "/experiments/plot.py") + " " + quote(run) +
+                                          " --out " + quote(dir / "fig"),
+                                      dir);
+  EXPECT_EQ(x.status, 1) << x.err;
+  EXPECT_THAT(x.err, HasSubstr(run + "/studies/stale.csv"));
+  EXPECT_FALSE(fs::exists(dir / "fig"));
+}
+
+// ---- progress ----------------------------------------------------------------------------------------------------
+
+TEST(RunProgress, PlainLinesWhenStderrIsNotATerminalAndNoneTurnsThemOff) {
+  TempDir dir("rs-progress");
+  const std::string cfg = small_config(dir);
+  auto x = advplan("run " + quote(cfg) + " --out " + quote(dir / "a") + " --progress-interval 0.000001", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("advplan: 6/6 scenarios (100%)"));
+  EXPECT_THAT(x.err, HasSubstr("/s, 0 failed rows"));
+  EXPECT_THAT(x.err, HasSubstr("ETA"));
+  EXPECT_EQ(x.err.find('\r'), std::string::npos) << "no redrawing when stderr is not a terminal";
+  EXPECT_GE(std::count(x.err.begin(), x.err.end(), '\n'), 3) << "periodic lines:\n" << x.err;
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "b") + " --progress none", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(x.err.find("scenarios ("), std::string::npos) << x.err;
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "c") + " --progress tty", dir);
+  EXPECT_THAT(x.err, HasSubstr("\radvplan: 6/6 scenarios"));
+  x = advplan("run " + quote(cfg) + " --out " + quote(dir / "d") + " --progress sometimes", dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("--progress sometimes"));
+  EXPECT_FALSE(fs::exists(dir / "d"));
+}
+
+TEST(RunProgress, TheFirstFailureOfEachCauseIsPrintedOnce) {
+  TempDir dir("rs-progress-fail");
+  const std::string cfg = small_config(dir);
+  const auto x = advplan("evaluate --blue exec:cat --no-reference --budget '' --rerun 0 --red single,greedy@2 --config " + quote(cfg) +
+                             " --out " + quote(dir / "run") + " --progress plain",
+                         dir);
+  EXPECT_NE(x.status, 0);
+  const std::string line = "advplan: failure (urban-100, exec:cat vs single): blue: exec: response has no \"plan\" field";
+  EXPECT_THAT(x.err, HasSubstr(line));
+  std::size_t n = 0;
+  for (auto p = x.err.find("advplan: failure ("); p != std::string::npos; p = x.err.find("advplan: failure (", p + 1)) ++n;
+  EXPECT_EQ(n, 1u) << "12 failed rows of one cause:\n" << x.err;
+  EXPECT_THAT(x.err, HasSubstr("12 failed rows"));
+  EXPECT_EQ(Progress::cause_of("line 3: bad 17"), Progress::cause_of("line 12: bad 4"));
+  EXPECT_NE(Progress::cause_of("timeout"), Progress::cause_of("no plan"));
+}
+
+// ---- summaries at scale ------------------------------------------------------------------------------------------
+
+TEST(StreamedSummaries, SameKeysCountsAndMeansAsTheBootstrapAndNormalIntervals) {
+  TempDir dir("rs-streamed");
+  const std::string cfg = small_config(dir);
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(dir / "b") + " --summary bootstrap", dir).status, 0);
+  const auto x = advplan("run " + quote(cfg) + " --out " + quote(dir / "s") + " --summary streaming", dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_FALSE(fs::exists(dir / "s/tables")) << "no tables at scale";
+  // Every row of the three summaries: the same keys, counts and means; only the intervals differ.
+  for (const std::string f : {"bootstrap_summary.csv", "budget_curve.csv", "terrain_summary.csv"}) {
+    const auto b = io::CsvTable::read(dir / ("b/" + f)), st = io::CsvTable::read(dir / ("s/" + f));
+    ASSERT_EQ(b.size(), st.size()) << f;
+    ASSERT_GT(b.size(), 0u) << f;
+    for (std::size_t r = 0; r < b.size(); ++r)
+      for (std::size_t c = 0; c < b.header().size(); ++c) {
+        const std::string& col = b.header()[c];
+        if (col.ends_with("_lo") || col.ends_with("_hi") || col == "resamples") continue;
+        EXPECT_EQ(b.rows()[r][c], st.rows()[r][c]) << f << " line " << r + 2 << " column " << col;
+      }
+  }
+  // The interval is mean +- 1.959964 s / sqrt(n) over the ok rows.
+  const auto per = io::CsvTable::read(dir / "s/per_scenario.csv");
+  std::vector<double> v;
+  for (std::size_t i = 0; i < per.size(); ++i)
+    if (per.at(i, "condition") == "greedy@8" && per.at(i, "status") == "ok") v.push_back(per.real(i, "advantage"));
+  double m = 0, ss = 0;
+  for (double a : v) m += a;
+  m /= static_cast<double>(v.size());
+  for (double a : v) ss += (a - m) * (a - m);
+  const double half = 1.959963984540054 * std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+  const auto boot = io::CsvTable::read(dir / "s/bootstrap_summary.csv");
+  bool found = false;
+  for (std::size_t i = 0; i < boot.size(); ++i)
+    if (boot.at(i, "scope") == "all" && boot.at(i, "condition") == "greedy@8" && boot.at(i, "metric") == "advantage") {
+      found = true;
+      EXPECT_NEAR(boot.real(i, "ci_lo"), m - half, 2e-6);
+      EXPECT_NEAR(boot.real(i, "ci_hi"), m + half, 2e-6);
+      EXPECT_EQ(boot.at(i, "resamples"), "0");
+    }
+  EXPECT_TRUE(found);
+  expect_one_line_error(advplan("run " + quote(cfg) + " --out " + quote(dir / "x") + " --summary maybe", dir));
+  const auto t = advplan("tables " + quote(dir / "s"), dir);
+  expect_one_line_error(t);
+  EXPECT_THAT(t.err, HasSubstr("bootstrap_summary.csv: resamples is 0"));
+}
+
+}  // namespace
+}  // namespace advplan

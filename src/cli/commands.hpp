@@ -17,5 +17,6 @@ void add_tables_command(CLI::App& app, Action& run);
 void add_evaluate_command(CLI::App& app, Action& run);
 void add_list_command(CLI::App& app, Action& run);
 void add_leaderboard_command(CLI::App& app, Action& run);
+void add_rubric_command(CLI::App& app, Action& run);
 
 }  // namespace advplan::cli

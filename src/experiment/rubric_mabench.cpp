@@ -155,7 +155,7 @@ std::vector<Verdict> parse_verdicts(const std::string& text, const std::string& 
     v.judge = id_field(j, "judge", source, line);
     v.case_id = id_field(j, "case_id", source, line);
     v.model = j.contains("model") ? id_field(j, "model", source, line) : "all";
-    v.group = v.case_id;
+    v.group = j.contains("group") ? id_field(j, "group", source, line) : v.case_id;
     v.failed_items = id_list(j, "failed_items", source, line, true);
     v.unknown_ids = id_list(j, "unknown_ids", source, line, false);
     if (const auto f = j.find("failures"); f != j.end() && !f->is_null()) {

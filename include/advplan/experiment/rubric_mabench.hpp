@@ -26,7 +26,8 @@ RubricSet parse_rubric_items(const std::string& text, const std::string& source)
 
 /// Reads verdicts.jsonl: string `brief_id`, `judge`, `case_id`, array of strings `failed_items`, optional arrays
 /// `failures` (objects; counted) and `unknown_ids` (strings), optional `overall_rationale`, optional `model`
-/// ("all" when absent) and optional boolean `error`. The group of each verdict is its case.
+/// ("all" when absent), optional boolean `error` and optional `group` (advplan's extension: what a policy score
+/// averages over first, the template in a run's rubric/verdicts.jsonl; the case when absent).
 std::vector<Verdict> read_verdicts(const std::string& path);
 std::vector<Verdict> parse_verdicts(const std::string& text, const std::string& source);
 

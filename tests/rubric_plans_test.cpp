@@ -157,5 +157,24 @@ TEST(RubricPlans, GoldenRunRubricFilesRescoreThroughTheMabenchReader) {
   for (std::size_t i = 0; i < golden.size(); ++i) EXPECT_EQ(again.rows()[i], golden.rows()[i]) << i;
 }
 
+TEST(RubricPlans, PlotDrawsScoreByTierAndSeverityAndTheAgreementHeatMap) {
+  testing::TempDir scratch("rubric-plot");
+  const std::string probe = "/usr/bin/python3 -c 'import matplotlib, numpy'";
+  if (std::system((probe + " >/dev/null 2>&1").c_str()) != 0) GTEST_SKIP() << "matplotlib is not available";
+  const std::string golden = std::string(ADVPLAN_SOURCE_DIR) + "/tests/golden/small";
+  const auto r = testing::run_command("/usr/bin/python3 " + testing::shell_quote(std::string(ADVPLAN_SOURCE_DIR) +
+                                                                               "/experiments/plot.py") +
+                                          " " + testing::shell_quote(golden) + " --out " +
+                                          testing::shell_quote(scratch / "fig"),
+                                      scratch);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* stem : {"rubric_scores", "judge_agreement"})
+    for (const char* ext : {".png", ".svg"}) {
+      const std::string f = scratch / ("fig/" + std::string(stem) + ext);
+      EXPECT_TRUE(std::filesystem::is_regular_file(f)) << f;
+      EXPECT_NE(r.out.find(f), std::string::npos) << f;
+    }
+}
+
 }  // namespace
 }  // namespace advplan

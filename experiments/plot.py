@@ -2,6 +2,8 @@
 """Figures of an advplan run, built from its trace CSVs alone.
 
     /usr/bin/python3 experiments/plot.py RUN_DIR [--out DIR] [--scenario ID]
+    /usr/bin/python3 experiments/plot.py frontier RUN_DIR [--frontier DIR] [--out DIR] [--scenario ID]
+                                         [--condition C] [--k K]
 
 Writes PNG and SVG of each figure to DIR (default RUN_DIR/figures) and prints every path it writes:
 
@@ -15,6 +17,26 @@ Writes PNG and SVG of each figure to DIR (default RUN_DIR/figures) and prints ev
   council               first-round against revised council candidates: adjudicator score against RED pressure,
                         and the score distribution per round (council_candidates.csv; beside Table 6). Skipped
                         with a note when the run has no council_candidates.csv.
+
+With --metagame, only the figures of the meta-game are drawn, from RUN_DIR/metagame (written by
+`advplan metagame RUN_DIR`), into RUN_DIR/metagame/figures unless --out is given:
+
+  metagame_payoff            the BLUE x RED payoff heat map, equilibrium supports marked (payoff_matrix.csv,
+                             equilibrium.json).
+  metagame_exploitability    exploitability of each pure policy and of the equilibrium mixtures with 95% bootstrap
+                             intervals, per side (exploitability.csv).
+  metagame_response_graph    the best-response graph: BLUE and RED policies in two columns, an arrow for each
+                             profile's best reply, weighted by how many profiles it answers (response_graph.csv).
+`plot.py frontier RUN_DIR` draws the figures of `advplan frontier RUN_DIR` (run it first; it writes
+RUN_DIR/frontier/, or pass --frontier DIR) into the same directory:
+
+  frontier_cloud_<ID>_<C>  the candidate set of scenario ID under condition C in the (q, D) plane, coloured by
+                        non-domination rank (staircases when the ranks are on (q, D)), both selectors' picks and
+                        the lambda iso-line through the constraint-aware pick. Default C: greedy@8 (--k K: greedy@K);
+                        default ID: the scenario where the two picks lie furthest apart.
+  frontier_attainment   the 10%, 50% and 90% attainment surfaces of each condition (attainment.csv).
+  frontier_hypervolume  mean hypervolume and front size against k, with 95% bands (hypervolume_summary.csv).
+  frontier_eaf_diff     the EAF difference of each comparison on its grid (eaf_diff.csv).
 
 Only numpy and matplotlib (Debian's python3-numpy and python3-matplotlib) are used. Output is deterministic:
 rerunning on the same run directory gives byte-identical SVG and PNG files.
@@ -40,6 +62,9 @@ SIZE_SCORECARD = (13.0, 2.6)  # width, height per row of panels
 SIZE_FRONTIER = (7.2, 6.2)
 SIZE_TEMPLATE = (10.0, 4.8)
 SIZE_COUNCIL = (11.0, 4.6)
+SIZE_META_PAYOFF = (9.0, 6.4)
+SIZE_META_EXPLOIT = (11.0, 4.8)
+SIZE_META_GRAPH = (8.0, 6.4)
 
 # Colours (matplotlib's tab10, fixed per role so every figure agrees).
 BLUE = "#1f77b4"
@@ -622,6 +647,488 @@ def plot_judge_agreement(plt, pairs, out_dir, written):
 # --------------------------------------------------------------------------------------------------- main
 
 
+# --------------------------------------------------------------------------------------------------- meta-game
+
+
+def read_metagame(meta_dir):
+    """The meta-game files of `advplan metagame`: matrix, equilibrium, exploitability, response graph."""
+    import json
+
+    matrix = read_csv(os.path.join(meta_dir, "payoff_matrix.csv"), ["blue"])
+    exploit = read_csv(os.path.join(meta_dir, "exploitability.csv"),
+                       ["side", "policy", "exploitability", "ci_lo", "ci_hi", "best_reply"])
+    graph = read_csv(os.path.join(meta_dir, "response_graph.csv"),
+                     ["from_blue", "from_red", "to_blue", "to_red", "mover", "gain", "best_reply"])
+    path = os.path.join(meta_dir, "equilibrium.json")
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: missing (write it with `advplan metagame RUN_DIR`)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            eq = json.load(f)
+        eq["blue_mixture"], eq["red_mixture"], eq["payoff"]  # noqa: B018 (presence check)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"{path}: not an equilibrium file of `advplan metagame` ({e})") from None
+    reds = [c for c in matrix if not c.startswith("__") and c != "blue"]
+    for c in reds:
+        numbers(matrix, c)
+    for c in ("exploitability", "ci_lo", "ci_hi"):
+        numbers(exploit, c)
+    return matrix, reds, eq, exploit, graph
+
+
+def plot_metagame_payoff(plt, matrix, reds, eq, out_dir, written):
+    np = _np()
+    blues = list(matrix["blue"])
+    a = np.array([numbers(matrix, r) for r in reds]).T
+    fig, ax = plt.subplots(figsize=SIZE_META_PAYOFF, constrained_layout=True)
+    im = ax.imshow(a, cmap="viridis", aspect="auto")
+    fig.colorbar(im, ax=ax, label=f"BLUE {eq['payoff'].replace('_', ' ')} (mean over scenarios)")
+    ax.set_xticks(range(len(reds)), reds, rotation=35, ha="right")
+    ax.set_yticks(range(len(blues)), blues)
+    mid = (np.nanmin(a) + np.nanmax(a)) / 2
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            ax.text(j, i, f"{a[i, j]:.3f}", ha="center", va="center", fontsize=7,
+                    color="black" if a[i, j] > mid else "white")
+    bsup = [float(m["value"]) > 0 for m in eq["blue_mixture"]]
+    rsup = [float(m["value"]) > 0 for m in eq["red_mixture"]]
+    for i, on in enumerate(bsup):
+        if on:
+            ax.get_yticklabels()[i].set_fontweight("bold")
+    for j, on in enumerate(rsup):
+        if on:
+            ax.get_xticklabels()[j].set_fontweight("bold")
+    ax.set_xlabel("RED policy (bold: in the equilibrium support)")
+    ax.set_ylabel("BLUE policy (bold: in the equilibrium support)")
+    ax.set_title(f"Meta-game payoff; value {eq['value']['value']:.4f}")
+    save(fig, out_dir, "metagame_payoff", written)
+    plt.close(fig)
+
+
+def plot_metagame_exploitability(plt, exploit, out_dir, written):
+    np = _np()
+    side = strings(exploit, "side")
+    policy = strings(exploit, "policy")
+    e = numbers(exploit, "exploitability")
+    lo = numbers(exploit, "ci_lo")
+    hi = numbers(exploit, "ci_hi")
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_META_EXPLOIT, constrained_layout=True)
+    for ax, which, colour in ((axes[0], "blue", BLUE), (axes[1], "red", RED)):
+        idx = np.nonzero(side == which)[0]
+        x = np.arange(idx.size)
+        yerr = np.vstack([np.where(np.isnan(lo[idx]), 0, e[idx] - lo[idx]),
+                          np.where(np.isnan(hi[idx]), 0, hi[idx] - e[idx])])
+        yerr = np.clip(yerr, 0, None)
+        colours = [GREY if policy[k] == "equilibrium" else colour for k in idx]
+        ax.bar(x, e[idx], color=colours, yerr=yerr, capsize=3)
+        ax.set_xticks(x, [policy[k] for k in idx], rotation=35, ha="right")
+        ax.set_ylabel("exploitability (regret against the best reply)")
+        ax.set_title(f"{which.upper()} policies (95% bootstrap intervals)")
+    save(fig, out_dir, "metagame_exploitability", written)
+    plt.close(fig)
+
+
+def plot_metagame_response_graph(plt, graph, matrix, reds, out_dir, written):
+    np = _np()
+    blues = list(matrix["blue"])
+    best = numbers(graph, "best_reply")
+    mover = strings(graph, "mover")
+    # Which policy answers which: for each best-reply edge, the mover's new policy beats its old one against the
+    # opponent held fixed; count (old -> new) per side.
+    counts = {}
+    for k in range(graph["__n__"]):
+        if best[k] != 1:
+            continue
+        if mover[k] == "blue":
+            key = ("blue", graph["from_blue"][k], graph["to_blue"][k])
+        else:
+            key = ("red", graph["from_red"][k], graph["to_red"][k])
+        counts[key] = counts.get(key, 0) + 1
+    fig, ax = plt.subplots(figsize=SIZE_META_GRAPH, constrained_layout=True)
+    yb = {b: len(blues) - 1 - i for i, b in enumerate(blues)}
+    yr = {r: len(reds) - 1 - i for i, r in enumerate(reds)}
+    for b, y in yb.items():
+        ax.text(0, y, b, ha="right", va="center", color=BLUE, fontsize=9)
+    for r, y in yr.items():
+        ax.text(1, y, r, ha="left", va="center", color=RED, fontsize=9)
+    top = max(counts.values()) if counts else 1
+    for (which, old, new), c in sorted(counts.items()):
+        if which == "blue":
+            x, y0, y1, colour = -0.02, yb[old], yb[new], BLUE
+        else:
+            x, y0, y1, colour = 1.02, yr[old], yr[new], RED
+        bend = 0.4 if which == "blue" else -0.4
+        ax.annotate("", xy=(x, y1), xytext=(x, y0),
+                    arrowprops=dict(arrowstyle="->", color=colour, lw=0.5 + 2.5 * c / top, alpha=0.7,
+                                    connectionstyle=f"arc3,rad={bend}"))
+    ax.set_xlim(-1.0, 2.0)
+    ax.set_ylim(-1, max(len(blues), len(reds)))
+    ax.axis("off")
+    ax.set_title("Best-response graph: arrows from a policy to the one that replaces it\n"
+                 "(width: number of opponent policies against which it is the best reply)")
+    save(fig, out_dir, "metagame_response_graph", written)
+    plt.close(fig)
+# --------------------------------------------------------------------------------------------------- frontier
+# `plot.py frontier RUN_DIR`: the figures of `advplan frontier` (docs/METRICS.md "Pareto frontier analysis"), read
+# from candidates.csv and RUN_DIR/frontier/ (or --frontier DIR).
+
+SIZE_CLOUD = (7.6, 6.4)
+SIZE_HV = (10.0, 4.2)
+RANK_COLOURS = ["#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf", "#1f77b4", "#9467bd"]
+LEVEL_STYLES = {"10": ("#9ecae1", "--"), "50": ("#08519c", "-"), "90": ("#6baed6", ":")}
+
+
+def frontier_lambda(run_dir):
+    """The constraint-aware selector's lambda recorded in run_metadata.json (0.7, the default, when absent)."""
+    import json
+
+    try:
+        with open(os.path.join(run_dir, "run_metadata.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        for spec, pol in meta.get("effective_policies", {}).items():
+            if spec.startswith("constraint") and "lambda" in pol.get("params", {}):
+                return float(pol["params"]["lambda"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0.7
+
+
+def frontier_default_condition(cands, k):
+    """With --k: greedy@K, else the first condition with that k. Without: greedy@8, else the largest-k greedy
+    condition, else the first condition."""
+    conds = list(dict.fromkeys(cands["condition"]))
+    ks = dict(zip(cands["condition"], cands["k"]))
+    if k is not None:
+        if f"greedy@{k}" in conds:
+            return f"greedy@{k}"
+        with_k = [c for c in conds if ks[c] == str(k)]
+        return with_k[0] if with_k else None
+    if "greedy@8" in conds:
+        return "greedy@8"
+    greedy = sorted((c for c in conds if k_of(c) is not None), key=k_of)
+    return greedy[-1] if greedy else (conds[0] if conds else None)
+
+
+def frontier_disagreement(cands, condition):
+    """Per scenario of `condition`: the (q, D) distance between the quality-greedy and the constraint-aware pick.
+    Returns [(scenario, distance)] in file order."""
+    np = _np()
+    mask = strings(cands, "condition") == condition
+    sid = strings(cands, "scenario_id")[mask]
+    q, d = numbers(cands, "quality")[mask], numbers(cands, "coherence")[mask]
+    g = numbers(cands, "selected_greedy")[mask] == 1
+    c = numbers(cands, "selected_constraint")[mask] == 1
+    out = []
+    for s in dict.fromkeys(sid):
+        m = sid == s
+        if g[m].any() and c[m].any():
+            gq, gd = q[m][g[m]][0], d[m][g[m]][0]
+            cq, cd = q[m][c[m]][0], d[m][c[m]][0]
+            out.append((s, float(np.hypot(gq - cq, gd - cd))))
+    return out
+
+
+def plot_frontier_cloud(plt, cands, ranks, objectives, scenario, condition, lam, out_dir, written):
+    """The candidate set of one (scenario, condition) in the (q, D) plane, coloured by non-domination rank, with
+    both selectors' picks and the lambda iso-line through the constraint-aware pick."""
+    np = _np()
+    from matplotlib.lines import Line2D
+
+    mask = (strings(cands, "scenario_id") == scenario) & (strings(cands, "condition") == condition)
+    idx = strings(cands, "index")[mask]
+    q, d = numbers(cands, "quality")[mask], numbers(cands, "coherence")[mask]
+    greedy = numbers(cands, "selected_greedy")[mask] == 1
+    constraint = numbers(cands, "selected_constraint")[mask] == 1
+    rank_of = {}
+    rmask = (strings(ranks, "scenario_id") == scenario) & (strings(ranks, "condition") == condition)
+    for i, r in zip(strings(ranks, "index")[rmask], numbers(ranks, "rank")[rmask]):
+        rank_of[i] = int(r)
+    rank = np.array([rank_of.get(i, 0) for i in idx], dtype=int)
+    cols = list(objectives["column"])
+    dirs = list(objectives["direction"])
+    on_qd = cols == ["quality", "coherence"] and dirs == ["max", "max"]
+    obj_text = ", ".join(("\u2212" if dr == "min" else "") + c for c, dr in zip(cols, dirs))
+
+    fig, ax = plt.subplots(figsize=SIZE_CLOUD, constrained_layout=True)
+    handles = []
+    for r in sorted(set(rank.tolist()) - {0}):
+        m = rank == r
+        colour = RANK_COLOURS[min(r - 1, len(RANK_COLOURS) - 1)]
+        ax.scatter(q[m], d[m], s=48, color=colour, zorder=3, edgecolors="white", linewidths=0.5)
+        if on_qd and m.sum() > 0:
+            # The rank's staircase (its attainment boundary): sorted by q, each point's D holds until the next.
+            o = np.lexsort((-d[m], q[m]))
+            ax.step(q[m][o], d[m][o], where="pre", color=colour, linewidth=1.2, alpha=0.9, zorder=2)
+        handles.append(Line2D([], [], color=colour, marker="o", linestyle="-" if on_qd else "none", markersize=7,
+                              label=f"rank {r} ({int(m.sum())})"))
+    if greedy.any():
+        ax.scatter(q[greedy], d[greedy], s=200, facecolors="none", edgecolors="black", linewidths=1.6, marker="s",
+                   zorder=5)
+        handles.append(Line2D([], [], linestyle="none", marker="s", markersize=11, markerfacecolor="none",
+                              markeredgecolor="black", markeredgewidth=1.6, label="quality-greedy pick (max q)"))
+    if constraint.any():
+        ax.scatter(q[constraint], d[constraint], s=430, facecolors="none", edgecolors="#2ca02c", linewidths=1.8,
+                   marker="D", zorder=6)
+        handles.append(Line2D([], [], linestyle="none", marker="D", markersize=11, markerfacecolor="none",
+                              markeredgecolor="#2ca02c", markeredgewidth=1.8,
+                              label="constraint-aware pick (max \u03bbq + (1\u2212\u03bb)D)"))
+    valid = ~(np.isnan(q) | np.isnan(d))
+    if valid.any():
+        span_q = max(np.nanmax(q) - np.nanmin(q), 0.05)
+        span_d = max(np.nanmax(d) - np.nanmin(d), 0.05)
+        xlim = (np.nanmin(q) - 0.1 * span_q, np.nanmax(q) + 0.1 * span_q)
+        ylim = (np.nanmin(d) - 0.1 * span_d, np.nanmax(d) + 0.15 * span_d)
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        if constraint.any():
+            # The iso-line of the constraint-aware score through its pick: lambda q + (1 - lambda) D = c*.
+            cq, cd = q[constraint][0], d[constraint][0]
+            level = lam * cq + (1 - lam) * cd
+            if lam < 1:
+                xs = np.linspace(xlim[0], xlim[1], 50)
+                ax.plot(xs, (level - lam * xs) / (1 - lam), color="#2ca02c", linestyle="--", linewidth=1.0, zorder=1)
+            else:
+                ax.axvline(cq, color="#2ca02c", linestyle="--", linewidth=1.0, zorder=1)
+            handles.append(Line2D([], [], color="#2ca02c", linestyle="--", linewidth=1.0,
+                                  label=f"\u03bbq + (1\u2212\u03bb)D = {level:.3f}  (\u03bb = {lam:g})"))
+    else:
+        ax.text(0.5, 0.5, "no valid candidate", transform=ax.transAxes, ha="center", va="center")
+    if greedy.any() and constraint.any() and np.array_equal(np.flatnonzero(greedy), np.flatnonzero(constraint)):
+        ax.text(0.02, 0.98, "both selectors pick the same candidate", transform=ax.transAxes, ha="left", va="top",
+                fontsize="small", color="#333333")
+    ax.set_xlabel("RED candidate quality q")
+    ax.set_ylabel("RED candidate coherence D")
+    ax.set_title(f"RED candidates by non-domination rank on ({obj_text})\n{scenario}, {condition}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=2, fontsize="small",
+              frameon=False)
+    save(fig, out_dir, f"frontier_cloud_{scenario}_{condition}", written)
+    plt.close(fig)
+
+
+def staircase(xs, ys):
+    """The boundary of the region a maximisation surface's corners (obj1 ascending, obj2 descending) dominate."""
+    px, py = [0.0], [ys[0]]
+    for i in range(len(xs)):
+        px += [xs[i], xs[i]]
+        py += [ys[i], ys[i + 1] if i + 1 < len(xs) else 0.0]
+    return px, py
+
+
+def plot_frontier_attainment(plt, att, objectives, out_dir, written):
+    """The 10%, 50% and 90% attainment surfaces of each condition, one panel per condition."""
+    np = _np()
+    conds = list(dict.fromkeys(att["condition"]))
+    if not conds:
+        return
+    cond_col, level_col = strings(att, "condition"), strings(att, "level")
+    o1, o2 = numbers(att, "obj1"), numbers(att, "obj2")
+    runs = dict(zip(att["condition"], att["runs"]))
+    ncols = min(3, len(conds))
+    nrows = (len(conds) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.3 * nrows + 0.6), sharex=True, sharey=True,
+                             constrained_layout=True, squeeze=False)
+    lo = min(np.nanmin(o1), np.nanmin(o2)) if o1.size else 0.0
+    hi = max(np.nanmax(o1), np.nanmax(o2)) if o1.size else 1.0
+    lo = max(0.0, math.floor(lo * 20) / 20 - 0.05)
+    hi = min(1.0, math.ceil(hi * 20) / 20 + 0.05)
+    names = [("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"], objectives["direction"])]
+    for n, cond in enumerate(conds):
+        ax = axes[n // ncols][n % ncols]
+        for level in ("10", "50", "90"):
+            m = (cond_col == cond) & (level_col == level)
+            if not m.any():
+                continue
+            colour, style = LEVEL_STYLES[level]
+            px, py = staircase(list(o1[m]), list(o2[m]))
+            ax.plot(px, py, color=colour, linestyle=style, linewidth=1.6, label=f"{level}%")
+        ax.set_title(f"{cond} (n = {runs[cond]})", fontsize="medium")
+        ax.grid(True, alpha=0.3)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        if n % ncols == 0:
+            ax.set_ylabel(f"{names[1]} (normalised)")
+        if n // ncols == nrows - 1:
+            ax.set_xlabel(f"{names[0]} (normalised)")
+    for n in range(len(conds), nrows * ncols):
+        axes[n // ncols][n % ncols].set_visible(False)
+    # Upper right: the surfaces bound lower-left regions, so that corner stays clear.
+    axes[0][0].legend(title="attained in", fontsize="small", title_fontsize="small", loc="upper right")
+    fig.suptitle("Empirical attainment surfaces over scenarios: the share of scenarios whose candidate set reaches "
+                 "each point")
+    save(fig, out_dir, "frontier_attainment", written)
+    plt.close(fig)
+
+
+def plot_frontier_hypervolume(plt, hv, objectives, out_dir, written):
+    """Mean hypervolume and front size against k, with 95% bootstrap bands for the greedy@k sweep and intervals
+    for the other conditions."""
+    np = _np()
+    cond = list(hv["condition"])
+    k = numbers(hv, "k")
+    names = ", ".join(("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"],
+                                                                              objectives["direction"]))
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_HV, constrained_layout=True)
+    greedy = np.array([k_of(c) is not None for c in cond])
+    others = [i for i, c in enumerate(cond) if not greedy[i]]
+    for ax, metric, label in ((axes[0], "hypervolume", "hypervolume"), (axes[1], "front_size", "front size")):
+        y, lo, hi = numbers(hv, metric), numbers(hv, metric + "_lo"), numbers(hv, metric + "_hi")
+        if greedy.any():
+            o = np.argsort(k[greedy], kind="stable")
+            gk, gy, glo, ghi = k[greedy][o], y[greedy][o], lo[greedy][o], hi[greedy][o]
+            ax.fill_between(gk, glo, ghi, color=RED, alpha=0.2, linewidth=0)
+            ax.plot(gk, gy, color=RED, marker="o", label="greedy@k (95% band)")
+        for n, i in enumerate(others):
+            colour = CONDITION_COLOURS[(n + 2) % len(CONDITION_COLOURS)]
+            x = k[i] * (1.0 + 0.06 * (n + 1))  # offset so the intervals at one k stay apart (log axis)
+            ax.errorbar([x], [y[i]], yerr=[[y[i] - lo[i]], [hi[i] - y[i]]], color=colour, marker="s", markersize=5,
+                        linestyle="none", capsize=3, label=cond[i])
+        ax.set_xscale("log", base=2)
+        ks = sorted(set(k.tolist()))
+        ax.set_xticks(ks)
+        ax.set_xticklabels([f"{int(v)}" for v in ks])
+        ax.set_xlabel("RED response budget k (candidates)")
+        ax.set_ylabel(f"mean {label}")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title(f"Hypervolume on ({names}), reference at the worst values", fontsize="medium")
+    axes[1].set_title("Candidates on the front", fontsize="medium")
+    axes[1].legend(fontsize="small", loc="upper left")
+    save(fig, out_dir, "frontier_hypervolume", written)
+    plt.close(fig)
+
+
+def plot_frontier_eaf_diff(plt, diff, objectives, out_dir, written):
+    """The EAF difference A - B of each comparison on its grid, one panel per comparison."""
+    np = _np()
+    pairs = list(dict.fromkeys(zip(diff["a"], diff["b"])))
+    if not pairs:
+        return
+    a_col, b_col = strings(diff, "a"), strings(diff, "b")
+    x, y, v = numbers(diff, "obj1"), numbers(diff, "obj2"), numbers(diff, "difference")
+    names = [("\u2212" if dr == "min" else "") + c for c, dr in zip(objectives["column"], objectives["direction"])]
+    ncols = min(2, len(pairs))
+    nrows = (len(pairs) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.9 * nrows + 0.5), constrained_layout=True,
+                             squeeze=False)
+    vmax = max(float(np.nanmax(np.abs(v))) if v.size else 0.0, 0.05)
+    mesh = None
+    for n, (a, b) in enumerate(pairs):
+        ax = axes[n // ncols][n % ncols]
+        m = (a_col == a) & (b_col == b)
+        xs, ys = np.unique(x[m]), np.unique(y[m])
+        grid = np.full((ys.size, xs.size), np.nan)
+        xi, yi = np.searchsorted(xs, x[m]), np.searchsorted(ys, y[m])
+        grid[yi, xi] = v[m]
+        mesh = ax.pcolormesh(xs, ys, grid, cmap="RdBu_r", vmin=-vmax, vmax=vmax, shading="nearest")
+        ax.set_title(f"{a} \u2212 {b}", fontsize="medium")
+        ax.set_xlabel(f"{names[0]} (normalised)")
+        ax.set_ylabel(f"{names[1]} (normalised)")
+    for n in range(len(pairs), nrows * ncols):
+        axes[n // ncols][n % ncols].set_visible(False)
+    fig.colorbar(mesh, ax=axes, shrink=0.8, label="EAF difference (share of scenarios)")
+    save(fig, out_dir, "frontier_eaf_diff", written)
+    plt.close(fig)
+
+
+def frontier_main(argv):
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} frontier",
+        description="Figures of `advplan frontier`: the candidate cloud by rank, the attainment surfaces, "
+                    "hypervolume against k and the EAF differences (PNG and SVG).")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="run directory written by `advplan run`")
+    parser.add_argument("--frontier", metavar="DIR", help="output of `advplan frontier` (default: RUN_DIR/frontier)")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: RUN_DIR/figures)")
+    parser.add_argument("--scenario", metavar="ID",
+                        help="scenario of the candidate cloud (default: where the two selectors' picks lie furthest "
+                             "apart in (q, D))")
+    parser.add_argument("--condition", metavar="C", help="condition of the candidate cloud (default: greedy@8)")
+    parser.add_argument("--k", metavar="K", type=int, help="use the greedy@K condition (or another with that k)")
+    args = parser.parse_args(argv)
+    plt = frontier_matplotlib()
+
+    run_dir = args.run_dir
+    if not os.path.isdir(run_dir):
+        fail(f"{run_dir}: no such run directory (write one with `advplan run --out {run_dir}`)")
+    fdir = args.frontier if args.frontier else os.path.join(run_dir, "frontier")
+    out_dir = args.out if args.out else os.path.join(run_dir, "figures")
+    p = lambda name: os.path.join(fdir, name)  # noqa: E731
+    try:
+        cands = read_csv(os.path.join(run_dir, "candidates.csv"),
+                         ["scenario_id", "condition", "k", "index", "quality", "coherence", "selected_greedy",
+                          "selected_constraint"])
+        if not os.path.isfile(p("ranks.csv")):
+            fail(f"{p('ranks.csv')}: missing (run `advplan frontier {run_dir}` first)")
+        ranks = read_csv(p("ranks.csv"), ["scenario_id", "condition", "index", "rank"])
+        objectives = read_csv(p("objectives.csv"), ["column", "direction"])
+        att = read_csv(p("attainment.csv"), ["condition", "level", "runs", "obj1", "obj2"])
+        hv = read_csv(p("hypervolume_summary.csv"), ["condition", "k", "hypervolume", "hypervolume_lo",
+                                                     "hypervolume_hi", "front_size", "front_size_lo",
+                                                     "front_size_hi"])
+        diff = read_csv(p("eaf_diff.csv"), ["a", "b", "obj1", "obj2", "difference"])
+        for table, columns in ((cands, ["quality", "coherence", "selected_greedy", "selected_constraint"]),
+                               (ranks, ["rank"]), (att, ["obj1", "obj2"]),
+                               (hv, ["k", "hypervolume", "hypervolume_lo", "hypervolume_hi", "front_size",
+                                     "front_size_lo", "front_size_hi"]),
+                               (diff, ["obj1", "obj2", "difference"])):
+            for c in columns:
+                numbers(table, c)
+        conditions = list(dict.fromkeys(cands["condition"]))
+        if args.condition is not None:
+            if args.condition not in conditions:
+                fail(f"--condition {args.condition}: no such condition in {cands['__path__']} "
+                     f"(conditions: {', '.join(conditions)})")
+            condition = args.condition
+        else:
+            condition = frontier_default_condition(cands, args.k)
+            if condition is None:
+                fail(f"--k {args.k}: no condition with that k in {cands['__path__']}")
+        scenarios = [s for s, c in zip(cands["scenario_id"], cands["condition"]) if c == condition]
+        if args.scenario is not None:
+            if args.scenario not in scenarios:
+                fail(f"--scenario {args.scenario}: scenario has no {condition} candidates in {cands['__path__']}")
+            scenario = args.scenario
+        else:
+            apart = frontier_disagreement(cands, condition)
+            best = max(apart, key=lambda t: t[1], default=(scenarios[0] if scenarios else None, 0.0))
+            scenario = best[0]
+            print(f"{PROG}: candidate cloud of {scenario} under {condition}: the selectors' picks are "
+                  f"{best[1]:.3f} apart in (q, D), the most of any scenario", file=sys.stderr)
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            fail(f"{out_dir}: output directory cannot be created ({e.strerror})")
+        written = []
+        plot_frontier_cloud(plt, cands, ranks, objectives, scenario, condition, frontier_lambda(run_dir), out_dir,
+                            written)
+        plot_frontier_attainment(plt, att, objectives, out_dir, written)
+        plot_frontier_hypervolume(plt, hv, objectives, out_dir, written)
+        plot_frontier_eaf_diff(plt, diff, objectives, out_dir, written)
+    except InputError as e:
+        fail(str(e))
+    return 0
+
+
+def frontier_matplotlib():
+    """matplotlib with the settings of main(), so the frontier figures are deterministic too."""
+    try:
+        import matplotlib
+    except ImportError:
+        fail("matplotlib is not installed (apt-get install python3-matplotlib)", 2)
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        fail("numpy is not installed (apt-get install python3-numpy)", 2)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "advplan", "svg.fonttype": "path", "figure.dpi": DPI,
+                                "savefig.dpi": DPI, "font.size": 10, "axes.titlesize": 11, "path.simplify": False})
+    if "svg.id" in matplotlib.rcParams:
+        matplotlib.rcParams["svg.id"] = "advplan"
+    return plt
+
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Figures of an advplan run (PNG and SVG), built from its trace CSVs alone.")
@@ -629,6 +1136,12 @@ def main(argv=None):
     parser.add_argument("--out", metavar="DIR", help="output directory (default: RUN_DIR/figures)")
     parser.add_argument("--scenario", metavar="ID", default="urban-100",
                         help="scenario of the frontier figure (default: urban-100)")
+    parser.add_argument("--metagame", action="store_true",
+                        help="draw only the meta-game figures, from RUN_DIR/metagame (`advplan metagame RUN_DIR`)")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "frontier":
+        return frontier_main(argv[1:])
     args = parser.parse_args(argv)
 
     try:
@@ -658,6 +1171,8 @@ def main(argv=None):
     if not os.path.isdir(run_dir):
         fail(f"{run_dir}: no such run directory (write one with `advplan run --out {run_dir}`)")
     out_dir = args.out if args.out else os.path.join(run_dir, "figures")
+    if args.metagame:
+        return metagame_main(plt, run_dir, args.out)
 
     # Read and check every input before writing anything.
     p = lambda name: os.path.join(run_dir, name)  # noqa: E731
@@ -750,6 +1265,24 @@ def main(argv=None):
         else:
             print(f"{PROG}: note: {p('council_candidates.csv')} is absent (no council condition in this run); "
                   "skipping the council figure", file=sys.stderr)
+    except InputError as e:
+        fail(str(e))
+    return 0
+
+
+def metagame_main(plt, run_dir, out):
+    meta_dir = os.path.join(run_dir, "metagame")
+    out_dir = out if out else os.path.join(meta_dir, "figures")
+    try:
+        matrix, reds, eq, exploit, graph = read_metagame(meta_dir)
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            fail(f"{out_dir}: output directory cannot be created ({e.strerror})")
+        written = []
+        plot_metagame_payoff(plt, matrix, reds, eq, out_dir, written)
+        plot_metagame_exploitability(plt, exploit, out_dir, written)
+        plot_metagame_response_graph(plt, graph, matrix, reds, out_dir, written)
     except InputError as e:
         fail(str(e))
     return 0

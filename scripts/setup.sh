@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake g++ make pkg-config git
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libssl-dev
-  python3 python3-numpy python3-matplotlib)
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libssl-dev libpagmo-dev
+  python3 python3-numpy python3-matplotlib
+  libglpk-dev libgmp-dev lrslib)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

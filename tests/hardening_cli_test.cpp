@@ -226,7 +226,7 @@ TEST(HardeningCli, CtrlCEndsABusyPolicy) {
 TEST(HardeningCli, EvaluateSummarisesFailuresByCauseAndFailOnSetsTheStatus) {
   TempDir dir("h-eval");
   const std::string cfg = tiny_config(dir, 10);
-  const std::string base = "evaluate --config " + shell_quote(cfg) + " --red single --no-reference --blue " +
+  const std::string base = "evaluate --config " + shell_quote(cfg) + " --red single --no-reference --budget '' --blue " +
                            shell_quote(python_policy("one-in-five"));
   auto r = cli(base + " --out " + shell_quote(dir / "a"), dir);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -45,6 +45,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto fail_on = std::make_shared<double>(-1.0);
   auto budget = std::make_shared<std::string>("1,2,4,8,16");
   auto rerun = std::make_shared<std::size_t>(5);
+  auto candidate_plans = std::make_shared<bool>(false);
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -63,10 +64,14 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--fail-on", *fail_on,
                   "exit with status 1 when the policy's failed rows are more than this share of its rows (0..1)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun] {
+  cmd->add_flag("--candidate-plans", *candidate_plans,
+                "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
+                 candidate_plans] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
+      if (*candidate_plans) cfg.candidate_plans = true;
       EvaluateSpec spec;
       spec.blue = *blue;
       spec.reds = split_list(*reds);

@@ -11,12 +11,16 @@ void add_run_command(CLI::App& app, Action& run) {
   auto config = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto threads = std::make_shared<int>(0);
+  auto candidate_plans = std::make_shared<bool>(false);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
   cmd->add_option("--out", *out, "run directory to write")->required();
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  cmd->callback([&run, config, out, threads] {
-    run = [config, out, threads] {
-      const ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
+  cmd->add_flag("--candidate-plans", *candidate_plans,
+                "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  cmd->callback([&run, config, out, threads, candidate_plans] {
+    run = [config, out, threads, candidate_plans] {
+      ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
+      if (*candidate_plans) cfg.candidate_plans = true;
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       RunOptions opts;
       opts.out_dir = *out;

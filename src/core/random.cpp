@@ -28,7 +28,6 @@ std::uint64_t mix_u64(std::uint64_t h, std::uint64_t v) {
   }
   return h;
 }
-inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) : key_(seed) {
@@ -50,38 +49,6 @@ Rng Rng::child(std::string_view purpose, std::uint64_t index) const {
   h = fnv1a(purpose, h);
   h = mix_u64(h, index);
   return Rng(h);
-}
-
-std::uint64_t Rng::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
-  if (hi <= lo) return lo;
-  const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
-  if (range == 0) return static_cast<std::int64_t>(next_u64());
-  // Lemire's nearly divisionless method: unbiased, one multiplication in the common case.
-  __extension__ using u128 = unsigned __int128;
-  u128 m = static_cast<u128>(next_u64()) * range;
-  auto low = static_cast<std::uint64_t>(m);
-  if (low < range) {
-    const std::uint64_t threshold = (0 - range) % range;
-    while (low < threshold) {
-      m = static_cast<u128>(next_u64()) * range;
-      low = static_cast<std::uint64_t>(m);
-    }
-  }
-  return lo + static_cast<std::int64_t>(m >> 64);
 }
 
 double Rng::normal() {

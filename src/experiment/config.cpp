@@ -117,6 +117,37 @@ void read_conditions(ExperimentConfig& cfg, const YamlReader& list) {
   }
 }
 
+/// `matrix: {blue: [...], red: [...]}` appends every BLUE x RED pairing as a condition "BLUE vs RED" (group
+/// main), BLUE-major, after the listed conditions (docs/CONFIG.md "Matrix").
+void read_matrix(ExperimentConfig& cfg, const YamlReader& mx) {
+  mx.require_map();
+  mx.require_only({"blue", "red"});
+  auto specs = [](const YamlReader& list) {
+    list.require_sequence();
+    if (list.size() == 0) list.fail("the list is empty");
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::string v = list.at(i).as_string();
+      if (v.empty()) list.at(i).fail("the policy is empty");
+      if (!seen.insert(v).second) list.at(i).fail(fmt::format("policy '{}' is listed twice", v));
+      out.push_back(std::move(v));
+    }
+    return out;
+  };
+  const auto blues = specs(mx.at("blue"));
+  const auto reds = specs(mx.at("red"));
+  std::set<std::string> labels;
+  for (const auto& c : cfg.conditions) labels.insert(c.label);
+  for (const auto& b : blues)
+    for (const auto& r : reds) {
+      Condition c{b + " vs " + r, b, r, "main"};
+      if (!labels.insert(c.label).second)
+        mx.fail(fmt::format("the matrix condition '{}' has the label of another condition", c.label));
+      cfg.conditions.push_back(std::move(c));
+    }
+}
+
 /// `budget_sweep:` is [k, ...] (against default_blue) or {blue, ks: [k, ...]}.
 void read_budget_sweep(ExperimentConfig& cfg, const YamlReader& bs) {
   YamlReader ks = bs;
@@ -294,7 +325,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   const YamlReader root(io::parse_yaml(text, file), file);
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
-                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm"});
+                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
+                     "matrix"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -305,6 +337,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   cfg.default_blue = root.get_string("default_blue", cfg.default_blue);
   if (cfg.default_blue.empty()) root.at("default_blue").fail("the default BLUE policy is empty");
   if (root.has("conditions")) read_conditions(cfg, root.at("conditions"));
+  if (root.has("matrix")) read_matrix(cfg, root.at("matrix"));
   cfg.budget_blue = cfg.default_blue;
   if (root.has("budget_sweep")) read_budget_sweep(cfg, root.at("budget_sweep"));
   if (root.has("policies")) read_policy_params(cfg, root.at("policies"));
@@ -315,6 +348,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("traces")) {
+    const auto t = root.at("traces");
+    t.require_only({"candidate_plans"});
+    cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
+  }
   return cfg;
 }
 

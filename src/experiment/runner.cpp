@@ -147,6 +147,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   summary.scenarios = corpus.size();
   CsvTable scen(schema::scenarios()), per(schema::per_scenario()), cand(schema::candidates());
   CsvTable rubric(schema::rubric_records());
+  std::string candidate_plans;  // candidate_plans.jsonl, when the config asks for it
   // Extra trace files of the BLUE policies (PolicyInfo::traces), in the order the conditions first name them.
   std::vector<std::pair<std::string, CsvTable>> extra;
   for (const auto& c : plan.conditions)
@@ -157,6 +158,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     scen.add(std::move(o.scenario_row));
     for (auto& r : o.per_scenario) per.add(std::move(r));
     for (auto& r : o.candidates) cand.add(std::move(r));
+    for (const auto& line : o.candidate_plans) candidate_plans += line + "\n";
     for (auto& [name, table] : extra)
       if (auto it = o.extra.find(name); it != o.extra.end())
         for (auto& r : it->second) table.add(std::move(r));
@@ -173,6 +175,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   files.emplace_back("scenarios.csv", scen.to_string());
   files.emplace_back("per_scenario.csv", per.to_string());
   files.emplace_back("candidates.csv", cand.to_string());
+  if (cfg.candidate_plans)
+    files.emplace_back("candidate_plans.jsonl", std::move(candidate_plans));
+  else
+    fs::remove(fs::path(opts.out_dir) / "candidate_plans.jsonl");  // not a stale one from an earlier run
   const CsvTable boot = bootstrap_summary_table(per, bs);
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
   files.emplace_back("budget_curve.csv", budget_curve_table(per, bs).to_string());

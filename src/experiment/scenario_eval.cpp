@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/io/csv.hpp"
@@ -239,7 +241,11 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       .set("candidates_valid", i2s(static_cast<long long>(resp.candidates.size())))
       .set("candidates_dropped", i2s(resp.dropped))
       .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
-      .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "");
+      .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "")
+      .set("blue_raw_capability", fb.raw)
+      .set("red_raw_capability", fr.raw)
+      .set("blue_effective_power", effective_power(fb))
+      .set("red_effective_power", effective_power(fr));
   set_contract(row, contract);
   t.out.per_scenario.push_back(row.take());
 
@@ -248,19 +254,33 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     t.out.candidates.push_back({sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q),
                                 fmt_real(x.d.D), fmt_real(x.pressure.magnitude),
                                 std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0", i == g ? "1" : "0",
-                                i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0"});
+                                i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
+                                format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_capability(x.plan, sc))});
+    if (t.plan.cfg->candidate_plans) {
+      nlohmann::ordered_json j;
+      j["scenario_id"] = sc.id;
+      j["condition"] = c.label;
+      j["index"] = x.index;
+      j["k"] = red.k();
+      j["plan_id"] = x.plan.plan_id;
+      j["selected"] = static_cast<int>(i) == resp.selected;
+      j["plan"] = to_json(x.plan);
+      t.out.candidate_plans.push_back(j.dump());
+    }
   }
   return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d};
 }
 
 /// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.
 ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) {
-  const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size();
+  const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
+                    plans_before = t.out.candidate_plans.size();
   try {
     return evaluate_condition(t, c);
   } catch (const std::exception& e) {
     t.out.per_scenario.resize(rows_before);
     t.out.candidates.resize(cand_before);
+    t.out.candidate_plans.resize(plans_before);
     RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
     t.out.per_scenario.push_back(row.take());

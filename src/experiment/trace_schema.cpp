@@ -21,7 +21,8 @@ const std::vector<std::string>& per_scenario() {
       "quality_spread",  "pareto_count",      "changed_choice",     "quality_regret",   "structural_gain",
       "blue_O",          "blue_PV",           "blue_W",             "red_pressure",     "red_pressure_category",
       "candidates_valid", "candidates_dropped", "contract_parsed",  "contract_repaired", "contract_failed",
-      "contract_retries", "prompt_tokens",    "completion_tokens"};
+      "contract_retries", "prompt_tokens",    "completion_tokens",
+      "blue_raw_capability", "red_raw_capability", "blue_effective_power", "red_effective_power"};
   return c;
 }
 
@@ -29,7 +30,7 @@ const std::vector<std::string>& candidates() {
   static const std::vector<std::string> c{"scenario_id", "condition",       "k",          "index",
                                           "plan_id",     "quality",         "coherence",  "pressure",
                                           "pressure_category", "on_frontier", "selected_greedy", "selected_constraint",
-                                          "selected"};
+                                          "selected",    "categories",      "cost",       "raw_capability"};
   return c;
 }
 

@@ -1,6 +1,13 @@
 #include "advplan/metrics/frontier.hpp"
 
+#include <pagmo/utils/hypervolume.hpp>
+#include <pagmo/utils/multi_objective.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
 
 namespace advplan {
 
@@ -85,6 +92,178 @@ double quality_spread(std::span<const double> q) {
     any = true;
   }
   return any ? hi - lo : 0.0;
+}
+
+
+// ---- Multi-objective analysis -------------------------------------------------------------------------------
+
+namespace {
+bool finite_point(const PointSet& p, std::size_t i) {
+  for (std::size_t j = 0; j < p.dim; ++j)
+    if (std::isnan(p.at(i, j))) return false;
+  return true;
+}
+}  // namespace
+
+std::vector<int> nondominated_ranks_2d(const PointSet& p) {
+  if (p.dim != 2) throw std::invalid_argument("nondominated_ranks_2d: the points must have two objectives");
+  const std::size_t n = p.size();
+  std::vector<int> rank(n, 0);
+  struct Entry {
+    double x, y;
+    std::uint32_t i;
+  };
+  std::vector<Entry> e;
+  e.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (finite_point(p, i)) e.push_back({p.at(i, 0), p.at(i, 1), static_cast<std::uint32_t>(i)});
+  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  // In this order no later point dominates an earlier one, and every earlier point with y' <= y dominates the
+  // current one unless it is equal to it. front_min[r-1] is the least y among the points of rank r seen so far;
+  // it does not decrease with r, so the current point's rank is 1 + the number of fronts with front_min <= y.
+  std::vector<double> front_min;
+  for (std::size_t k = 0; k < e.size(); ++k) {
+    int r;
+    if (k > 0 && e[k].x == e[k - 1].x && e[k].y == e[k - 1].y) {
+      r = rank[e[k - 1].i];  // an equal point shares its rank
+    } else {
+      const auto pos = std::upper_bound(front_min.begin(), front_min.end(), e[k].y) - front_min.begin();
+      r = static_cast<int>(pos) + 1;
+      if (static_cast<std::size_t>(pos) == front_min.size())
+        front_min.push_back(e[k].y);
+      else
+        front_min[static_cast<std::size_t>(pos)] = e[k].y;
+    }
+    rank[e[k].i] = r;
+  }
+  return rank;
+}
+
+std::vector<int> nondominated_ranks_pagmo(const PointSet& p) {
+  const std::size_t n = p.size();
+  std::vector<int> rank(n, 0);
+  std::vector<std::size_t> idx;
+  std::vector<pagmo::vector_double> pts;
+  for (std::size_t i = 0; i < n; ++i)
+    if (finite_point(p, i)) {
+      idx.push_back(i);
+      pts.emplace_back(p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
+                       p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
+    }
+  if (pts.size() == 1) rank[idx[0]] = 1;  // pagmo needs two points
+  if (pts.size() < 2) return rank;
+  const auto fnds = pagmo::fast_non_dominated_sorting(pts);
+  const auto& r = std::get<3>(fnds);  // 0-based rank of each point
+  for (std::size_t k = 0; k < idx.size(); ++k) rank[idx[k]] = static_cast<int>(r[k]) + 1;
+  return rank;
+}
+
+std::vector<int> nondominated_ranks(const PointSet& p) {
+  return p.dim == 2 ? nondominated_ranks_2d(p) : nondominated_ranks_pagmo(p);
+}
+
+double hypervolume(const PointSet& p, std::span<const double> reference) {
+  if (reference.size() != p.dim)
+    throw std::invalid_argument("hypervolume: the reference point and the points have different dimensions");
+  for (double r : reference)
+    if (!std::isfinite(r)) throw std::invalid_argument("hypervolume: the reference point is not finite");
+  std::vector<pagmo::vector_double> pts;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    bool inside = true;
+    for (std::size_t j = 0; j < p.dim && inside; ++j) inside = p.at(i, j) < reference[j];  // NaN: false
+    if (inside)
+      pts.emplace_back(p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
+                       p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
+  }
+  if (pts.empty()) return 0.0;
+  const pagmo::hypervolume hv(pts, true);
+  return hv.compute(pagmo::vector_double(reference.begin(), reference.end()));
+}
+
+std::size_t attainment_level(double t, std::size_t n) {
+  const double l = std::ceil(t * static_cast<double>(n) - 1e-9);
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::max(0.0, l)));
+}
+
+std::vector<Point2> attainment_surface(std::span<const PointSet> runs, std::size_t level) {
+  const std::size_t n = runs.size();
+  if (level == 0 || level > n) throw std::invalid_argument("attainment_surface: the level must lie in 1..runs");
+  struct Entry {
+    double x, y;
+    std::size_t run;
+  };
+  std::vector<Entry> e;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (runs[r].dim != 2) throw std::invalid_argument("attainment_surface: the points must have two objectives");
+    for (std::size_t i = 0; i < runs[r].size(); ++i)
+      if (finite_point(runs[r], i)) e.push_back({runs[r].at(i, 0), runs[r].at(i, 1), r});
+  }
+  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  // Sweeping x upwards, best[r] is run r's least y among its points with x' <= x. The level-l surface at x is the
+  // l-th smallest best[r]; a vertex is where that value drops.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(n, inf), work(n);
+  std::vector<Point2> out;
+  double prev = inf;
+  for (std::size_t k = 0; k < e.size();) {
+    const double x = e[k].x;
+    for (; k < e.size() && e[k].x == x; ++k) best[e[k].run] = std::min(best[e[k].run], e[k].y);
+    work = best;
+    std::nth_element(work.begin(), work.begin() + static_cast<std::ptrdiff_t>(level - 1), work.end());
+    const double y = work[level - 1];
+    if (y < prev) {
+      out.push_back({x, y});
+      prev = y;
+    }
+  }
+  return out;
+}
+
+std::vector<int> attainment_counts(std::span<const PointSet> runs, std::span<const double> xs,
+                                   std::span<const double> ys) {
+  const std::size_t nx = xs.size(), ny = ys.size();
+  std::vector<int> counts(nx * ny, 0);
+  std::vector<std::size_t> xorder(nx);
+  for (std::size_t i = 0; i < nx; ++i) xorder[i] = i;
+  std::sort(xorder.begin(), xorder.end(), [&](std::size_t a, std::size_t b) { return xs[a] < xs[b]; });
+  std::vector<Point2> pts;
+  for (const auto& run : runs) {
+    if (run.dim != 2) throw std::invalid_argument("attainment_counts: the points must have two objectives");
+    pts.clear();
+    for (std::size_t i = 0; i < run.size(); ++i)
+      if (finite_point(run, i)) pts.push_back({run.at(i, 0), run.at(i, 1)});
+    std::sort(pts.begin(), pts.end());
+    double best = std::numeric_limits<double>::infinity();
+    std::size_t k = 0;
+    for (std::size_t xi : xorder) {
+      for (; k < pts.size() && pts[k][0] <= xs[xi]; ++k) best = std::min(best, pts[k][1]);
+      for (std::size_t j = 0; j < ny; ++j) counts[xi * ny + j] += best <= ys[j] ? 1 : 0;
+    }
+  }
+  return counts;
+}
+
+std::string format_category_set(const CategorySet& s) {
+  std::string out;
+  for (std::size_t i = 0; i < kNumCategories; ++i)
+    if (s[i]) {
+      if (!out.empty()) out += '|';
+      out += to_string(static_cast<Category>(i));
+    }
+  return out.empty() ? "none" : out;
+}
+
+std::optional<CategorySet> parse_category_set(std::string_view text) {
+  CategorySet s{};
+  if (text == "none") return s;
+  while (true) {
+    const auto bar = text.find('|');
+    const auto c = parse_category(text.substr(0, bar));
+    if (!c) return std::nullopt;
+    s[index(*c)] = true;
+    if (bar == std::string_view::npos) return s;
+    text.remove_prefix(bar + 1);
+  }
 }
 
 }  // namespace advplan

@@ -1,6 +1,7 @@
 #include "advplan/policy/red_candidate.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <tbb/parallel_for.h>
 
 #include "advplan/core/error.hpp"
@@ -43,34 +44,34 @@ RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext
   return req;
 }
 
-std::vector<RedCandidate>* CandidateCache::find(const std::string& key, std::size_t k) {
-  auto it = entries_.find(key);
-  return it != entries_.end() && it->second.size() >= k ? &it->second : nullptr;
+std::vector<RedCandidate>& CandidateCache::entry(const std::string& stream, const Plan& blue) {
+  return entries_[{stream, &blue, blue.plan_id}];
 }
-void CandidateCache::store(const std::string& key, std::vector<RedCandidate> c) { entries_[key] = std::move(c); }
 
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache) {
   const Scenario& sc = *req.scenario;
-  const std::string key = req.stream + "|" + req.blue->plan_id;
-  if (cache)
-    if (auto* hit = cache->find(key, static_cast<std::size_t>(k)))
-      return {hit->begin(), hit->begin() + k};
-
-  const auto vuln = vulnerability(layout_plan(*req.blue, sc));
-  SampleOptions opts{req.shape, req.branch_kinds, 0.6, {}};
-  for (std::size_t c = 0; c < kNumCategories; ++c) {
-    const auto p = pressure_of(static_cast<Category>(c));
-    opts.category_bias[c] = p ? 1.0 + vuln[index(*p)] : 1.0;
+  const auto want = static_cast<std::size_t>(std::max(k, 0));
+  std::vector<RedCandidate> local;
+  std::vector<RedCandidate>& have = cache ? cache->entry(req.stream, *req.blue) : local;
+  if (have.size() < want) {
+    // Candidate i depends only on (run seed, scenario, stream, i) and the BLUE plan, so the missing indices are
+    // drawn and appended: greedy@16 after greedy@8 draws candidates 8..15 only.
+    const auto vuln = vulnerability(layout_plan(*req.blue, sc));
+    SampleOptions opts{req.shape, req.branch_kinds, 0.6, {}};
+    for (std::size_t c = 0; c < kNumCategories; ++c) {
+      const auto p = pressure_of(static_cast<Category>(c));
+      opts.category_bias[c] = p ? 1.0 + vuln[index(*p)] : 1.0;
+    }
+    const std::size_t first = have.size();
+    have.resize(want);
+    const std::string purpose = "red/" + req.stream;
+    tbb::parallel_for(first, want, [&](std::size_t i) {
+      Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
+      Plan p = sample_plan(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i));
+      have[i] = score_red_plan(std::move(p), sc, vuln, req.weights, static_cast<int>(i));
+    });
   }
-  std::vector<RedCandidate> out(static_cast<std::size_t>(k));
-  const std::string purpose = "red/" + req.stream;
-  tbb::parallel_for(0, k, [&](int i) {
-    Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
-    Plan p = sample_plan(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i));
-    out[static_cast<std::size_t>(i)] = score_red_plan(std::move(p), sc, vuln, req.weights, i);
-  });
-  if (cache) cache->store(key, out);
-  return out;
+  return {have.begin(), have.begin() + static_cast<std::ptrdiff_t>(want)};
 }
 
 }  // namespace advplan

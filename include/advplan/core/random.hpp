@@ -23,12 +23,39 @@ class Rng {
   /// A child stream, keyed on this stream's identity and not on how much of it was consumed.
   Rng child(std::string_view purpose, std::uint64_t index = 0) const;
 
-  std::uint64_t next_u64();
+  /// xoshiro256** (inline: the bootstrap and the samplers draw millions of numbers).
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
   /// Uniform in [0, 1) with 53 random bits.
-  double uniform();
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  /// Uniform integer in [lo, hi] (inclusive), unbiased.
-  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+  /// Uniform integer in [lo, hi] (inclusive), unbiased: Lemire's nearly divisionless method, one
+  /// multiplication in the common case.
+  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {
+    if (hi <= lo) return lo;
+    const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
+    if (range == 0) return static_cast<std::int64_t>(next_u64());
+    __extension__ using u128 = unsigned __int128;
+    u128 m = static_cast<u128>(next_u64()) * range;
+    auto low = static_cast<std::uint64_t>(m);
+    if (low < range) {
+      const std::uint64_t threshold = (0 - range) % range;
+      while (low < threshold) {
+        m = static_cast<u128>(next_u64()) * range;
+        low = static_cast<std::uint64_t>(m);
+      }
+    }
+    return lo + static_cast<std::int64_t>(m >> 64);
+  }
   /// Standard normal (Box-Muller, no caching so a copy replays exactly).
   double normal();
   bool bernoulli(double p) { return uniform() < p; }
@@ -48,6 +75,7 @@ class Rng {
   }
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
   std::uint64_t key_;
 };

@@ -15,6 +15,7 @@ struct ScenarioOutcome {
   Row scenario_row;
   std::vector<Row> per_scenario;
   std::vector<Row> candidates;
+  std::vector<std::string> candidate_plans;  ///< lines of candidate_plans.jsonl (when cfg.candidate_plans)
   TraceRows extra;  ///< rows of the BLUE policies' extra trace files (PolicyInfo::traces), by file name
   std::vector<Row> rubric_records;
   std::size_t failed_rows = 0;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "advplan/core/plan.hpp"
@@ -51,14 +52,17 @@ struct RedRequest {
 /// load the scenario's template.
 RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext& ctx, std::string stream);
 
-/// Caches sampled candidates per (stream, BLUE plan id) within one scenario task. Not thread-safe: one per task.
+/// Caches sampled candidates per (stream, BLUE plan) within one scenario task, so greedy@k and constraint@k share
+/// one draw and a larger k extends a smaller one's candidates instead of drawing them again. The BLUE plan is
+/// identified by its address and id: two policies' plans with the same id are different plans. Not thread-safe:
+/// one per task, and the plans must outlive it.
 class CandidateCache {
  public:
-  std::vector<RedCandidate>* find(const std::string& key, std::size_t k);
-  void store(const std::string& key, std::vector<RedCandidate> c);
+  /// The candidates drawn so far for (stream, plan), created empty on first use.
+  std::vector<RedCandidate>& entry(const std::string& stream, const Plan& blue);
 
  private:
-  std::map<std::string, std::vector<RedCandidate>> entries_;
+  std::map<std::tuple<std::string, const Plan*, std::string>, std::vector<RedCandidate>> entries_;
 };
 
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);

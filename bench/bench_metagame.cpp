@@ -1,0 +1,75 @@
+// The meta-game's speed targets (docs/METRICS.md "Meta-game"): the 8 BLUE x 8 RED matrix run of
+// configs/experiments/metagame.yaml on the paper corpus plus `metagame` (< 10 s on 2 cores), and `metagame`
+// alone with 1,000 bootstrap resamples (< 2 s). Run: advplan_bench_metagame --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "advplan/experiment/config.hpp"
+#include "advplan/experiment/metagame.hpp"
+#include "advplan/experiment/runner.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using namespace advplan;
+
+const ExperimentConfig& metagame_config() {
+  static const ExperimentConfig cfg = load_experiment_config(ADVPLAN_SOURCE_DIR "/configs/experiments/metagame.yaml");
+  return cfg;
+}
+
+fs::path bench_dir(const std::string& tag) {
+  return fs::temp_directory_path() / ("advplan-bench-" + tag + "-" + std::to_string(::getpid()));
+}
+
+/// A matrix run made once, for the metagame-only benchmark.
+const std::string& matrix_run() {
+  static const std::string dir = [] {
+    const ExperimentConfig& cfg = metagame_config();
+    RunOptions opts;
+    opts.out_dir = bench_dir("matrix").string();
+    opts.progress = false;
+    run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
+    return opts.out_dir;
+  }();
+  return dir;
+}
+
+// Run (150 scenarios x 64 conditions) plus metagame with 1,000 resamples.
+void BM_MetagameEndToEnd(benchmark::State& state) {
+  const ExperimentConfig& cfg = metagame_config();
+  const fs::path dir = bench_dir("e2e");
+  RunOptions opts;
+  opts.out_dir = dir.string();
+  opts.progress = false;
+  metagame::MetaGameOptions mo;
+  mo.resamples = 1000;
+  for (auto _ : state) {
+    run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
+    const auto data = metagame::read_metagame_data({dir.string()}, metagame::Payoff::advantage);
+    benchmark::DoNotOptimize(metagame::write_metagame(data, mo, (dir / "metagame").string()));
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_MetagameEndToEnd)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
+// `advplan metagame` alone on the matrix run, 1,000 resamples; state.range(0): 0 advantage, 1 win rate.
+void BM_MetagameOnly(benchmark::State& state) {
+  const std::string& run = matrix_run();
+  const auto payoff = state.range(0) == 0 ? metagame::Payoff::advantage : metagame::Payoff::win_rate;
+  metagame::MetaGameOptions mo;
+  mo.resamples = 1000;
+  const fs::path out = bench_dir("only");
+  for (auto _ : state) {
+    const auto data = metagame::read_metagame_data({run}, payoff);
+    benchmark::DoNotOptimize(metagame::write_metagame(data, mo, out.string()));
+  }
+  fs::remove_all(out);
+}
+BENCHMARK(BM_MetagameOnly)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -575,6 +575,75 @@ def plot_scorecard(plt, card, out_dir, written):
     return True
 
 
+def plot_rubric_scores(plt, deco, out_dir, written, judge="exact"):
+    """Rubric score by tier and by severity (rubric/decomposition.csv): each policy's mean contribution of a group
+    to its plan score, for one judge; the bars of a panel add up to the policy's mean weighted score."""
+    np = _np()
+    n = deco["__n__"]
+    contribution = numbers(deco, "mean_contribution")
+    judges = list(dict.fromkeys(deco["judge"]))
+    if not judges:
+        return False
+    if judge not in judges:
+        judge = judges[0]
+    models = list(dict.fromkeys(deco["model"][i] for i in range(n) if deco["judge"][i] == judge))
+    order = {"tier": ["1", "2", "3"], "severity": ["CI", "I", "SI", "D", "CD"]}
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), constrained_layout=True)
+    width = 0.8 / max(1, len(models))
+    for ax, dim in zip(axes, ("tier", "severity")):
+        groups = [g for g in order[dim] if any(deco["dimension"][i] == dim and deco["group"][i] == g
+                                               for i in range(n))]
+        for j, model in enumerate(models):
+            values = []
+            for g in groups:
+                v = [contribution[i] for i in range(n) if deco["judge"][i] == judge and deco["model"][i] == model
+                     and deco["dimension"][i] == dim and deco["group"][i] == g]
+                values.append(v[0] if v else 0.0)
+            ax.bar(np.arange(len(groups)) + (j - (len(models) - 1) / 2) * width, values, width,
+                   color=CONDITION_COLOURS[j % len(CONDITION_COLOURS)], label=model)
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_xticks(np.arange(len(groups)))
+        ax.set_xticklabels([f"tier {g}" if dim == "tier" else g for g in groups])
+        ax.set_ylabel("mean contribution to the score")
+        ax.set_title(f"by {dim}")
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[1].legend(title="BLUE policy", fontsize="small")
+    fig.suptitle(f"Rubric score decomposed (judge: {judge}; negative bars: mistakes charged)")
+    save(fig, out_dir, "rubric_scores", written)
+    plt.close(fig)
+    return True
+
+
+def plot_judge_agreement(plt, pairs, out_dir, written):
+    """Heat map of Cohen's kappa between every pair of judges (rubric/agreement_pairs.csv)."""
+    np = _np()
+    n = pairs["__n__"]
+    if n == 0:
+        return False
+    kappa = numbers(pairs, "kappa")
+    judges = list(dict.fromkeys(list(pairs["judge_a"]) + list(pairs["judge_b"])))
+    index = {j: i for i, j in enumerate(judges)}
+    m = np.eye(len(judges))
+    for i in range(n):
+        a, b = index[pairs["judge_a"][i]], index[pairs["judge_b"][i]]
+        m[a, b] = m[b, a] = kappa[i]
+    fig, ax = plt.subplots(figsize=(1.2 * len(judges) + 2.5, 1.0 * len(judges) + 1.5), constrained_layout=True)
+    im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
+    ax.set_xticks(range(len(judges)))
+    ax.set_yticks(range(len(judges)))
+    ax.set_xticklabels(judges, rotation=30, ha="right")
+    ax.set_yticklabels(judges)
+    for a in range(len(judges)):
+        for b in range(len(judges)):
+            ax.text(b, a, "n/a" if math.isnan(m[a, b]) else f"{m[a, b]:.2f}", ha="center", va="center",
+                    color="white" if not math.isnan(m[a, b]) and m[a, b] < 0.6 else "black", fontsize="small")
+    fig.colorbar(im, ax=ax, label="Cohen's kappa on item verdicts")
+    ax.set_title("Judge agreement")
+    save(fig, out_dir, "judge_agreement", written)
+    plt.close(fig)
+    return True
+
+
 # --------------------------------------------------------------------------------------------------- main
 
 
@@ -1182,6 +1251,15 @@ def main(argv=None):
             fail(f"--scenario {args.scenario}: no such scenario in {p('candidates.csv')} "
                  f"({len(scenario_ids)} available: {shown or 'none'})")
         condition = frontier_condition(cands, args.scenario)
+        rubric = {}
+        for name, cols in (("decomposition", ["judge", "model", "dimension", "group", "mean_contribution"]),
+                           ("agreement_pairs", ["judge_a", "judge_b", "kappa"])):
+            path = p(os.path.join("rubric", f"{name}.csv"))
+            if os.path.exists(path):
+                rubric[name] = read_csv(path, cols)
+        for name, column in (("decomposition", "mean_contribution"), ("agreement_pairs", "kappa")):
+            if name in rubric:
+                numbers(rubric[name], column)
         evaluation = {}
         for name, cols in (("verdicts", ["blue_policy", "reference", "red_policy", "metric", "difference", "ci_lo",
                                          "ci_hi", "verdict"]),
@@ -1224,6 +1302,10 @@ def main(argv=None):
             plot_forest(plt, evaluation["verdicts"], out_dir, written)
         if "scorecard" in evaluation:
             plot_scorecard(plt, evaluation["scorecard"], out_dir, written)
+        if "decomposition" in rubric:
+            plot_rubric_scores(plt, rubric["decomposition"], out_dir, written)
+        if "agreement_pairs" in rubric:
+            plot_judge_agreement(plt, rubric["agreement_pairs"], out_dir, written)
         if council is not None:
             plot_council(plt, council, out_dir, written)
         else:

@@ -18,6 +18,7 @@ void add_evaluate_command(CLI::App& app, Action& run);
 void add_list_command(CLI::App& app, Action& run);
 void add_merge_command(CLI::App& app, Action& run);
 void add_leaderboard_command(CLI::App& app, Action& run);
+void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
 

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_list_command(app, run);
   advplan::cli::add_merge_command(app, run);
   advplan::cli::add_leaderboard_command(app, run);
+  advplan::cli::add_rubric_command(app, run);
   advplan::cli::add_frontier_command(app, run);
   advplan::cli::add_metagame_command(app, run);
   std::vector<std::string> plugins = advplan::io::plugins_from_env();

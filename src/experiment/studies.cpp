@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "advplan/experiment/rubric_plans.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/metrics/statistics.hpp"
@@ -200,6 +201,8 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
     files.emplace_back("studies/rubric_records.csv", records.to_string());
     files.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
   }
+  if (cfg.studies.rubric)
+    for (auto& f : rubric::rubric_layer_files(plan, bs)) files.push_back(std::move(f));
   if (cfg.studies.framing) {
     // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).
     const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);

@@ -449,12 +449,40 @@ void check_references(const YamlReader& root, const ScenarioTemplate& t) {
                           to_string(*added)));
 }
 
+void read_rubric(const YamlReader& root, ScenarioTemplate& t) {
+  if (!root.has("rubric")) return;
+  const auto rb = root.at("rubric");
+  rb.require_only({"items"});
+  const auto items = rb.at("items");
+  const auto names = items.as_strings();
+  if (names.empty()) items.fail("the list is empty (omit the rubric section instead)");
+  const auto& kinds = rubric_item_kinds();
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::find(kinds.begin(), kinds.end(), names[i]) == kinds.end()) {
+      std::string all;
+      for (const auto& k : kinds) all += (all.empty() ? "" : ", ") + k;
+      items.at(i).fail(fmt::format("unknown rubric item kind '{}' (expected one of {})", names[i], all));
+    }
+    if (!seen.insert(names[i]).second) items.at(i).fail(fmt::format("rubric item kind '{}' is listed twice", names[i]));
+  }
+  t.rubric_items = names;
+}
+
 }  // namespace
+
+const std::vector<std::string>& rubric_item_kinds() {
+  static const std::vector<std::string> kinds{"objective_names_target", "exposed_steps_covered",
+                                              "information_before_exposure", "fires_before_information",
+                                              "sustainment_present", "branch_contingency", "single_asset_overload",
+                                              "civil_engaged"};
+  return kinds;
+}
 
 ScenarioTemplate parse_template(const std::string& yaml_text, const std::string& file) {
   const YamlReader root(io::parse_yaml(yaml_text, file), file);
   root.require_only({"id", "name", "domain", "terrain_families", "requirements", "exposure", "verbs",
-                     "assets", "places", "objectives", "branch_kinds", "seed_plans", "framing"});
+                     "assets", "places", "objectives", "branch_kinds", "seed_plans", "framing", "rubric"});
   ScenarioTemplate t;
   t.source = file;
   read_identity(root, t);
@@ -466,6 +494,7 @@ ScenarioTemplate parse_template(const std::string& yaml_text, const std::string&
   read_branch_kinds(root, t);
   read_seed_plans(root, t);
   read_framing(root, t);
+  read_rubric(root, t);
   check_references(root, t);
   return t;
 }

@@ -40,6 +40,10 @@ struct PlanShape {
   int option_min = 1, option_max = 2;
 };
 
+/// The rubric item kinds a template may declare in its optional `rubric:` section (docs/RUBRIC.md). The
+/// experiment layer derives each scenario's items from them.
+const std::vector<std::string>& rubric_item_kinds();
+
 struct ScenarioTemplate {
   std::string id, name, domain;
   std::string source;  ///< file the template was read from
@@ -54,6 +58,8 @@ struct ScenarioTemplate {
   PlanShape seed_plans;
   std::array<double, kNumFramings> framing_weights{1, 0, 0};
   std::array<FramingEffect, kNumFramings> framing_effects;
+  /// `rubric: {items: [...]}`: the rubric item kinds that apply to this template's scenarios (empty: none).
+  std::vector<std::string> rubric_items;
 };
 
 /// Parse a template from YAML text; `file` names it in errors. Enforces every rule of docs/TEMPLATES.md

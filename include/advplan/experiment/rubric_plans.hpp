@@ -1,0 +1,42 @@
+#pragma once
+// The rubric layer for plans (docs/RUBRIC.md): each scenario's rubric items, derived from the item kinds its
+// template declares (`rubric:` in the template YAML) and from the scenario's content; deterministic rule judges
+// (the exact check, and the three role validators as stricter or looser judges); and the run's rubric/ directory.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/experiment/rubric_score.hpp"
+#include "advplan/metrics/coherence.hpp"
+
+namespace advplan {
+
+struct RunPlan;
+struct BootstrapSettings;
+
+namespace rubric {
+
+/// The items of `sc` for the kinds listed (in that order); item ids are "<kind>" or "<kind>@<position>".
+std::vector<RubricItem> plan_rubric_items(const Scenario& sc, const std::vector<std::string>& kinds);
+
+/// The coherence sub-score an item's kind belongs to: a validator judge is stricter on the parts it emphasises.
+CoherencePart coherence_part_of(const RubricItem& item);
+
+/// "exact", then one judge per role validator other than base: "constraint", "logistics", "adversarial_review".
+const std::vector<std::string>& rule_judges();
+
+/// The judge's verdict on each item (true: the pass condition holds; for a negative item, the mistake is made).
+/// Throws Error for an unknown judge.
+std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricItem> items, const Plan& plan,
+                             const Scenario& sc);
+
+/// The files of the run's rubric/ directory: items, item verdicts per judge, scores per plan and policy, the
+/// decomposition, the agreement tables (CSV, Markdown, LaTeX) and the same data in MA-Bench's JSON-lines
+/// layout. Plans are made again from each BLUE policy's stream ("blue/<spec>"), so they are the run's plans;
+/// `exec:` and `llm:` policies are left out (they would be asked again). Empty when no template declares items.
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs);
+
+}  // namespace rubric
+}  // namespace advplan

@@ -1,0 +1,67 @@
+#pragma once
+// Chance-corrected agreement between judges (docs/METRICS.md "Judge agreement"): percent agreement, Cohen's kappa
+// (unweighted, linear and quadratic weights) with its asymptotic standard error, Fleiss' kappa, Krippendorff's alpha
+// (nominal, ordinal, interval; missing values allowed), ICC(2,1) and ICC(3,1), Kendall's W and Spearman's rho.
+// Pure functions; a malformed input (ragged matrix, code out of range) throws advplan::Error with one sentence.
+// A statistic whose denominator is zero (no variation at all) is NaN.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace advplan::agreement {
+
+/// Rows of numbers: `m[i][j]`. Each function says what rows and columns mean.
+using Matrix = std::vector<std::vector<double>>;
+
+/// Fraction of positions where a[i] == b[i]; NaN when empty. The spans must have equal length.
+double percent_agreement(std::span<const int> a, std::span<const int> b);
+
+enum class KappaWeights { none, linear, quadratic };
+
+struct KappaResult {
+  double kappa = 0;
+  double se = 0;   ///< asymptotic standard error (Fleiss, Cohen and Everitt 1969), as statsmodels' std_kappa
+  double se0 = 0;  ///< standard error under kappa = 0, as statsmodels' std_kappa0
+  std::size_t n = 0;
+};
+
+/// Cohen's kappa from a K x K contingency table (rows: judge A's category, columns: judge B's). Disagreement
+/// weights on category indices: none 1[i != j]; linear |i - j| / (K - 1); quadratic (i - j)^2 / (K - 1)^2.
+KappaResult cohen_kappa_table(const Matrix& table, KappaWeights weights = KappaWeights::none);
+/// Cohen's kappa of two judges' codes, each a category index in [0, categories).
+KappaResult cohen_kappa(std::span<const int> a, std::span<const int> b, int categories,
+                        KappaWeights weights = KappaWeights::none);
+
+/// Fleiss' kappa from counts[subject][category] (how many raters put the subject in the category); every subject
+/// must have the same number of raters, at least 2.
+double fleiss_kappa(const Matrix& counts);
+/// counts[subject][category] from labels[subject][rater] (category indices in [0, categories)).
+Matrix category_counts(const std::vector<std::vector<int>>& labels, int categories);
+
+enum class AlphaLevel { nominal, ordinal, interval };
+
+/// Krippendorff's alpha of data[coder][unit]; NaN marks a missing value. Units with fewer than two values are
+/// not pairable and are ignored. Values are compared as numbers (interval), by rank (ordinal) or by identity.
+double krippendorff_alpha(const Matrix& data, AlphaLevel level);
+
+/// Shrout and Fleiss intraclass correlations of x[subject][rater] (complete, n >= 2 subjects, k >= 2 raters),
+/// from the two-way ANOVA mean squares: ICC(2,1) two-way random, absolute agreement, single rater; ICC(3,1)
+/// two-way mixed, consistency, single rater.
+struct IccResult {
+  double icc2_1 = 0, icc3_1 = 0;
+  double ms_rows = 0, ms_cols = 0, ms_error = 0;
+};
+IccResult icc(const Matrix& x);
+
+/// Kendall's coefficient of concordance W of x[subject][rater]: each rater ranks the subjects (ties get average
+/// ranks), with the tie correction W = 12 S / (m^2 (n^3 - n) - m sum T), T = sum over tie groups of t^3 - t.
+double kendall_w(const Matrix& x);
+
+/// Average ranks (1-based; ties share the mean of their positions).
+std::vector<double> average_ranks(std::span<const double> v);
+/// Pearson correlation of x and y; NaN when either is constant or the sizes differ from each other or are < 2.
+double pearson(std::span<const double> x, std::span<const double> y);
+/// Spearman's rho: Pearson correlation of the average ranks.
+double spearman(std::span<const double> x, std::span<const double> y);
+
+}  // namespace advplan::agreement

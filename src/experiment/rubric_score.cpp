@@ -1,0 +1,386 @@
+#include "advplan/experiment/rubric_score.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/experiment/table_format.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/metrics/agreement.hpp"
+
+namespace advplan::rubric {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The items of the verdict's case; an Error naming the verdict when there are none.
+const std::vector<RubricItem>& case_items(const RubricSet& items, const Verdict& v) {
+  const auto it = items.find(v.case_id);
+  if (it == items.end() || it->second.empty())
+    throw Error(fmt::format("verdict on brief '{}' by judge '{}': case '{}' has no rubric items", v.brief_id,
+                            v.judge, v.case_id));
+  return it->second;
+}
+
+/// The verdict on each item: an error verifies nothing (positive items fail, negative items are charged).
+std::vector<bool> passed_of(const std::vector<RubricItem>& items, const Verdict& v) {
+  if (!v.error) return passed_from_failed(items, v.failed_items);
+  std::vector<bool> passed(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = items[i].negative();
+  return passed;
+}
+
+std::size_t unknown_count(const std::vector<RubricItem>& items, const Verdict& v) {
+  std::set<std::string_view> ids;
+  for (const auto& it : items) ids.insert(it.item_id);
+  std::size_t n = v.unknown_ids.size();
+  for (const auto& f : v.failed_items) n += ids.count(f) ? 0 : 1;
+  return n;
+}
+
+std::string real(double v) { return io::fmt_real(v); }
+
+std::pair<double, double> percent_bounds_copy(std::vector<double> v) { return percentile_bounds(v); }
+
+/// Mean with a bootstrap interval; the interval is the point when there is one value.
+Interval interval_of(const std::vector<double>& v, int resamples, std::uint64_t seed, const std::string& key) {
+  return bootstrap_mean(v, resamples, seed, key);
+}
+
+}  // namespace
+
+std::string_view severity_code(Severity s) {
+  switch (s) {
+    case Severity::CI: return "CI";
+    case Severity::I: return "I";
+    case Severity::SI: return "SI";
+    case Severity::D: return "D";
+    case Severity::CD: return "CD";
+  }
+  return "?";
+}
+
+std::optional<Severity> parse_severity(std::string_view code) {
+  for (Severity s : {Severity::CI, Severity::I, Severity::SI, Severity::D, Severity::CD})
+    if (severity_code(s) == code) return s;
+  return std::nullopt;
+}
+
+double severity_weight(Severity s) {
+  switch (s) {
+    case Severity::CI: return 9;
+    case Severity::I: return 5;
+    case Severity::SI: return 2;
+    case Severity::D: return -5;
+    case Severity::CD: return -9;
+  }
+  return 0;
+}
+
+std::optional<MeanOver> parse_mean_over(std::string_view s) {
+  if (s == "group" || s == "template" || s == "case") return MeanOver::group;
+  if (s == "brief" || s == "scenario" || s == "plan") return MeanOver::brief;
+  return std::nullopt;
+}
+
+std::vector<bool> passed_from_failed(std::span<const RubricItem> items, std::span<const std::string> failed) {
+  const std::set<std::string_view> f(failed.begin(), failed.end());
+  std::vector<bool> passed(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = f.count(items[i].item_id) == 0;
+  return passed;
+}
+
+BriefScore score_brief(std::span<const RubricItem> items, const std::vector<bool>& passed) {
+  if (passed.size() != items.size())
+    throw Error(fmt::format("rubric score: {} verdicts for {} items", passed.size(), items.size()));
+  BriefScore s;
+  s.items = items.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const double w = items[i].weight();
+    if (items[i].negative()) {
+      if (passed[i]) s.incurred_negative += w;  // the wrong move is present: charged
+      else ++s.correct;                          // avoided
+    } else {
+      s.total_positive += w;
+      if (passed[i]) {
+        s.earned_positive += w;
+        ++s.correct;
+      }
+    }
+  }
+  s.weighted = s.total_positive > 0 ? (s.earned_positive + s.incurred_negative) / s.total_positive : kNaN;
+  s.items_correct = s.items > 0 ? static_cast<double>(s.correct) / static_cast<double>(s.items) : kNaN;
+  return s;
+}
+
+std::vector<GroupScore> decompose(std::span<const RubricItem> items, const std::vector<bool>& passed) {
+  const BriefScore whole = score_brief(items, passed);
+  std::vector<GroupScore> out;
+  auto add = [&](const char* dimension, auto key_of) {
+    std::map<std::string, GroupScore> groups;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string key = key_of(items[i]);
+      auto& g = groups[key];
+      g.dimension = dimension;
+      g.group = key;
+      ++g.items;
+      const bool correct = items[i].negative() ? !passed[i] : passed[i];
+      g.correct += correct ? 1 : 0;
+      if (passed[i]) (items[i].negative() ? g.incurred_negative : g.earned_positive) += items[i].weight();
+    }
+    for (auto& [k, g] : groups) {
+      g.contribution = whole.total_positive > 0 ? (g.earned_positive + g.incurred_negative) / whole.total_positive : kNaN;
+      out.push_back(g);
+    }
+  };
+  add("step", [](const RubricItem& it) { return it.step; });
+  add("tier", [](const RubricItem& it) { return std::to_string(it.tier); });
+  add("severity", [](const RubricItem& it) { return std::string(severity_code(it.severity)); });
+  return out;
+}
+
+ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verdicts, MeanOver mean_over, int resamples,
+                           std::uint64_t seed) {
+  ScoreReport rep;
+  io::CsvTable briefs({"judge", "model", "group", "case_id", "brief_id", "items", "correct", "items_correct",
+                       "earned_positive", "incurred_negative", "total_positive", "weighted_score", "unknown_ids",
+                       "judge_error"});
+  io::CsvTable items_csv({"judge", "model", "case_id", "brief_id", "item_id", "step", "tier", "severity", "weight",
+                          "passed", "correct"});
+  // (judge, model) -> group -> brief scores; and decomposition sums per (judge, model, dimension, group).
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> by_policy;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> correct_by_policy;
+  struct DecoSum {
+    double items = 0, correct = 0, contribution = 0, briefs = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, DecoSum> deco;
+  for (const auto& v : verdicts) {
+    const auto& its = case_items(items, v);
+    const auto passed = passed_of(its, v);
+    const BriefScore s = score_brief(its, passed);
+    const std::size_t unknown = unknown_count(its, v);
+    rep.unknown_ids += unknown;
+    rep.errors += v.error ? 1 : 0;
+    ++rep.briefs;
+    briefs.add({v.judge, v.model, v.group, v.case_id, v.brief_id, std::to_string(s.items), std::to_string(s.correct),
+                real(s.items_correct), real(s.earned_positive), real(s.incurred_negative), real(s.total_positive),
+                real(s.weighted), std::to_string(unknown), v.error ? "1" : "0"});
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      const bool correct = its[i].negative() ? !passed[i] : passed[i];
+      items_csv.add({v.judge, v.model, v.case_id, v.brief_id, its[i].item_id, its[i].step, std::to_string(its[i].tier),
+                     std::string(severity_code(its[i].severity)), real(its[i].weight()), passed[i] ? "1" : "0",
+                     correct ? "1" : "0"});
+    }
+    const std::string unit = mean_over == MeanOver::group ? v.group : v.case_id + "\x1f" + v.brief_id;
+    if (!std::isnan(s.weighted)) by_policy[{v.judge, v.model}][unit].push_back(s.weighted);
+    correct_by_policy[{v.judge, v.model}][unit].push_back(s.items_correct);
+    for (const auto& g : decompose(its, passed)) {
+      auto& d = deco[{v.judge, v.model, g.dimension, g.group}];
+      d.items += static_cast<double>(g.items);
+      d.correct += static_cast<double>(g.correct);
+      d.contribution += g.contribution;
+      d.briefs += 1;
+    }
+  }
+  io::CsvTable policy({"judge", "model", "mean_over", "units", "weighted_score", "weighted_lo", "weighted_hi",
+                       "items_correct", "items_correct_lo", "items_correct_hi"});
+  TextTable md;
+  md.name = "scores_per_policy";
+  md.caption = fmt::format("Rubric score per judge and policy (mean over {}s of the mean brief score; 95% bootstrap "
+                           "intervals)", mean_over == MeanOver::group ? "group" : "brief");
+  md.header = {"judge", "policy", "units", "weighted score", "items correct"};
+  auto unit_means = [](const std::map<std::string, std::vector<double>>& m) {
+    std::vector<double> out;
+    for (const auto& [u, xs] : m) out.push_back(mean(xs));
+    return out;
+  };
+  for (const auto& [key, units] : by_policy) {
+    const auto w = interval_of(unit_means(units), resamples, seed, "rubric/weighted/" + key.first + "/" + key.second);
+    const auto c = interval_of(unit_means(correct_by_policy[key]), resamples, seed,
+                               "rubric/correct/" + key.first + "/" + key.second);
+    policy.add({key.first, key.second, mean_over == MeanOver::group ? "group" : "brief", std::to_string(w.n),
+                real(w.mean), real(w.lo), real(w.hi), real(c.mean), real(c.lo), real(c.hi)});
+    md.rows.push_back({key.first, key.second, std::to_string(w.n), interval_cell(w), interval_cell(c)});
+  }
+  io::CsvTable deco_csv({"judge", "model", "dimension", "group", "briefs", "items_per_brief", "items_correct",
+                         "mean_contribution"});
+  for (const auto& [k, d] : deco)
+    deco_csv.add({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
+                  std::to_string(static_cast<long long>(d.briefs)), real(d.items / d.briefs),
+                  real(d.items > 0 ? d.correct / d.items : kNaN), real(d.contribution / d.briefs)});
+  rep.files = {{"scores_per_brief.csv", briefs.to_string()},
+               {"scores_per_policy.csv", policy.to_string()},
+               {"scores_per_policy.md", md.markdown()},
+               {"scores_per_policy.tex", md.latex()},
+               {"decomposition.csv", deco_csv.to_string()},
+               {"item_verdicts.csv", items_csv.to_string()}};
+  rep.summary_markdown = md.markdown();
+  return rep;
+}
+
+AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict> verdicts, int resamples,
+                                std::uint64_t seed) {
+  // Item verdicts: (case, brief, item index) -> judge -> passed; brief scores: (case, brief) -> judge -> score.
+  std::set<std::string> judge_set;
+  using BriefKey = std::pair<std::string, std::string>;
+  std::map<BriefKey, std::map<std::string, std::vector<bool>>> verdict_of;
+  std::map<BriefKey, std::map<std::string, double>> score_of;
+  std::map<BriefKey, std::string> model_of;
+  for (const auto& v : verdicts) {
+    const auto& its = case_items(items, v);
+    const auto passed = passed_of(its, v);
+    judge_set.insert(v.judge);
+    const BriefKey key{v.case_id, v.brief_id};
+    if (verdict_of[key].count(v.judge))
+      throw Error(fmt::format("judge '{}' has two verdicts on brief '{}' of case '{}'", v.judge, v.brief_id, v.case_id));
+    verdict_of[key][v.judge] = passed;
+    score_of[key][v.judge] = score_brief(its, passed).weighted;
+    model_of[key] = v.model;
+  }
+  const std::vector<std::string> judges(judge_set.begin(), judge_set.end());
+
+  // Pairwise table.
+  io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
+                      "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means"});
+  TextTable pmd;
+  pmd.name = "agreement_pairs";
+  pmd.caption = "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
+                "over cases; Spearman of per-policy means)";
+  pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman"};
+  for (std::size_t a = 0; a < judges.size(); ++a)
+    for (std::size_t b = a + 1; b < judges.size(); ++b) {
+      // Per case: the item verdicts both judges gave.
+      std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> per_case;
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> model_scores;
+      for (const auto& [key, by_judge] : verdict_of) {
+        const auto ia = by_judge.find(judges[a]), ib = by_judge.find(judges[b]);
+        if (ia == by_judge.end() || ib == by_judge.end()) continue;
+        auto& pc = per_case[key.first];
+        for (std::size_t i = 0; i < ia->second.size(); ++i) {
+          pc.first.push_back(ia->second[i] ? 1 : 0);
+          pc.second.push_back(ib->second[i] ? 1 : 0);
+        }
+        auto& ms = model_scores[model_of[key]];
+        ms.first.push_back(score_of[key][judges[a]]);
+        ms.second.push_back(score_of[key][judges[b]]);
+      }
+      std::vector<std::string> cases;
+      for (const auto& [c, pc] : per_case) cases.push_back(c);
+      auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
+        std::vector<int> x, y;
+        for (std::size_t c = 0; c < cases.size(); ++c) {
+          const std::uint32_t times = counts ? (*counts)[c] : 1;
+          const auto& pc = per_case[cases[c]];
+          for (std::uint32_t t = 0; t < times; ++t) {
+            x.insert(x.end(), pc.first.begin(), pc.first.end());
+            y.insert(y.end(), pc.second.begin(), pc.second.end());
+          }
+        }
+        return std::make_tuple(agreement::percent_agreement(x, y), agreement::cohen_kappa(x, y, 2), x.size());
+      };
+      const auto [pct, kap, n_items] = stats_of(nullptr);
+      std::vector<double> pct_b, kap_b;
+      if (cases.size() > 1) {
+        Rng rng = Rng::keyed(seed, "rubric-agreement", judges[a] + "\x1f" + judges[b]);
+        std::vector<std::uint32_t> counts(cases.size());
+        for (int r = 0; r < resamples; ++r) {
+          resample_counts(rng, counts);
+          const auto [p, k, n] = stats_of(&counts);
+          pct_b.push_back(p);
+          if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
+        }
+      }
+      const auto [p_lo, p_hi] = pct_b.empty() ? std::pair{pct, pct} : percent_bounds_copy(pct_b);
+      const auto [k_lo, k_hi] = kap_b.empty() ? std::pair{kap.kappa, kap.kappa} : percent_bounds_copy(kap_b);
+      std::vector<double> ma, mb;
+      for (const auto& [m, s] : model_scores) {
+        ma.push_back(mean(s.first));
+        mb.push_back(mean(s.second));
+      }
+      const double rho = agreement::spearman(ma, mb);
+      pairs.add({judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
+                 real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(ma.size()),
+                 real(rho)});
+      pmd.rows.push_back({judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
+                          fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
+                          fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
+                          std::isnan(rho) ? "n/a" : fmt::format("{:.3f}", rho)});
+    }
+
+  // Panel statistics over the briefs every judge graded.
+  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value"});
+  TextTable qmd;
+  qmd.name = "agreement_panel";
+  qmd.caption = "Agreement across all judges (briefs every judge graded)";
+  qmd.header = {"statistic", "judges", "briefs", "value"};
+  std::vector<std::vector<int>> labels;              // [item][judge]
+  std::vector<std::vector<double>> scores;           // [brief][judge]
+  agreement::Matrix kalpha(judges.size());           // [judge][item], NaN when a judge did not grade it
+  std::vector<std::vector<double>> kalpha_scores(judges.size());
+  for (const auto& [key, by_judge] : verdict_of) {
+    const std::size_t n_items = by_judge.begin()->second.size();
+    for (std::size_t i = 0; i < n_items; ++i)
+      for (std::size_t j = 0; j < judges.size(); ++j) {
+        const auto it = by_judge.find(judges[j]);
+        kalpha[j].push_back(it == by_judge.end() ? kNaN : (it->second[i] ? 1.0 : 0.0));
+      }
+    for (std::size_t j = 0; j < judges.size(); ++j) {
+      const auto it = score_of[key].find(judges[j]);
+      kalpha_scores[j].push_back(it == score_of[key].end() ? kNaN : it->second);
+    }
+    if (by_judge.size() != judges.size()) continue;
+    for (std::size_t i = 0; i < n_items; ++i) {
+      std::vector<int> row;
+      for (const auto& j : judges) row.push_back(by_judge.at(j)[i] ? 1 : 0);
+      labels.push_back(row);
+    }
+    std::vector<double> srow;
+    for (const auto& j : judges) srow.push_back(score_of[key].at(j));
+    if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) scores.push_back(srow);
+  }
+  auto add = [&](const std::string& name, std::size_t n_judges, std::size_t n_briefs, std::size_t n_items, double v) {
+    panel.add({name, std::to_string(n_judges), std::to_string(n_briefs), std::to_string(n_items), real(v)});
+    qmd.rows.push_back({name, std::to_string(n_judges), std::to_string(n_briefs),
+                        std::isnan(v) ? "n/a" : fmt::format("{:.3f}", v)});
+  };
+  if (judges.size() >= 2 && !labels.empty()) {
+    add("fleiss_kappa", judges.size(), scores.size(), labels.size(),
+        agreement::fleiss_kappa(agreement::category_counts(labels, 2)));
+    if (judges.size() >= 3)
+      for (std::size_t drop = 0; drop < judges.size(); ++drop) {
+        std::vector<std::vector<int>> without;
+        for (const auto& row : labels) {
+          std::vector<int> r;
+          for (std::size_t j = 0; j < row.size(); ++j)
+            if (j != drop) r.push_back(row[j]);
+          without.push_back(r);
+        }
+        add("fleiss_kappa_without:" + judges[drop], judges.size() - 1, scores.size(), labels.size(),
+            agreement::fleiss_kappa(agreement::category_counts(without, 2)));
+      }
+    add("krippendorff_alpha_nominal_items", judges.size(), verdict_of.size(), kalpha.front().size(),
+        agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
+    add("krippendorff_alpha_interval_scores", judges.size(), verdict_of.size(), 0,
+        agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
+    if (scores.size() >= 2) {
+      const auto r = agreement::icc(scores);
+      add("icc2_1_scores", judges.size(), scores.size(), 0, r.icc2_1);
+      add("icc3_1_scores", judges.size(), scores.size(), 0, r.icc3_1);
+      add("kendall_w_scores", judges.size(), scores.size(), 0, agreement::kendall_w(scores));
+    }
+  }
+  AgreementReport rep;
+  rep.files = {{"agreement_pairs.csv", pairs.to_string()}, {"agreement_pairs.md", pmd.markdown()},
+               {"agreement_pairs.tex", pmd.latex()},       {"agreement_panel.csv", panel.to_string()},
+               {"agreement_panel.md", qmd.markdown()},     {"agreement_panel.tex", qmd.latex()}};
+  rep.markdown = pmd.markdown() + "\n" + qmd.markdown();
+  return rep;
+}
+
+}  // namespace advplan::rubric

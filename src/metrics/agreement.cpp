@@ -1,0 +1,309 @@
+#include "advplan/metrics/agreement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "advplan/core/error.hpp"
+
+namespace advplan::agreement {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Checks that m is a non-empty rectangular matrix of finite numbers (NaN allowed when `missing_ok`).
+void require_rectangular(const Matrix& m, const char* what, bool missing_ok = false) {
+  if (m.empty() || m.front().empty()) throw Error(fmt::format("{}: the matrix is empty", what));
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i].size() != m.front().size())
+      throw Error(fmt::format("{}: row {} has {} values, row 0 has {}", what, i, m[i].size(), m.front().size()));
+    for (double v : m[i])
+      if (std::isinf(v) || (!missing_ok && std::isnan(v)))
+        throw Error(fmt::format("{}: row {} holds a value that is not a finite number", what, i));
+  }
+}
+
+}  // namespace
+
+double percent_agreement(std::span<const int> a, std::span<const int> b) {
+  if (a.size() != b.size())
+    throw Error(fmt::format("percent agreement: the judges coded {} and {} items", a.size(), b.size()));
+  if (a.empty()) return kNaN;
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) same += a[i] == b[i] ? 1 : 0;
+  return static_cast<double>(same) / static_cast<double>(a.size());
+}
+
+KappaResult cohen_kappa_table(const Matrix& table, KappaWeights weights) {
+  require_rectangular(table, "Cohen's kappa");
+  const std::size_t k = table.size();
+  if (table.front().size() != k) throw Error("Cohen's kappa: the contingency table is not square");
+  double nobs = 0;
+  for (const auto& row : table) nobs = std::accumulate(row.begin(), row.end(), nobs);
+  KappaResult r;
+  r.n = static_cast<std::size_t>(std::llround(nobs));
+  if (nobs <= 0) return {kNaN, kNaN, kNaN, 0};
+  // Agreement weights w = 1 - disagreement weight (the SAS manual's form, as statsmodels uses).
+  const double span = k > 1 ? static_cast<double>(k - 1) : 1.0;
+  auto w = [&](std::size_t i, std::size_t j) {
+    const double d = std::abs(static_cast<double>(i) - static_cast<double>(j));
+    switch (weights) {
+      case KappaWeights::none: return i == j ? 1.0 : 0.0;
+      case KappaWeights::linear: return 1.0 - d / span;
+      case KappaWeights::quadratic: return 1.0 - d * d / (span * span);
+    }
+    return 0.0;
+  };
+  std::vector<double> row(k, 0.0), col(k, 0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      row[i] += table[i][j] / nobs;
+      col[j] += table[i][j] / nobs;
+    }
+  double po = 0, pe = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      po += w(i, j) * table[i][j] / nobs;
+      pe += w(i, j) * row[i] * col[j];
+    }
+  if (pe >= 1.0) return {kNaN, kNaN, kNaN, r.n};
+  r.kappa = (po - pe) / (1.0 - pe);
+  // Mean agreement weight of each row category against the column marginals, and vice versa.
+  std::vector<double> w_row(k, 0.0), w_col(k, 0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      w_row[i] += col[j] * w(i, j);
+      w_col[j] += row[i] * w(i, j);
+    }
+  double term = 0, term0 = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      const double a = w(i, j) - (w_col[j] + w_row[i]) * (1.0 - r.kappa);
+      term += table[i][j] / nobs * a * a;
+      const double b = w(i, j) - (w_col[j] + w_row[i]);
+      term0 += row[i] * col[j] * b * b;
+    }
+  const double fac = 1.0 / ((1.0 - pe) * (1.0 - pe) * nobs);
+  const double c = r.kappa - pe * (1.0 - r.kappa);
+  r.se = std::sqrt(std::max(0.0, (term - c * c) * fac));
+  r.se0 = std::sqrt(std::max(0.0, (term0 - pe * pe) * fac));
+  return r;
+}
+
+KappaResult cohen_kappa(std::span<const int> a, std::span<const int> b, int categories, KappaWeights weights) {
+  if (a.size() != b.size())
+    throw Error(fmt::format("Cohen's kappa: the judges coded {} and {} items", a.size(), b.size()));
+  if (categories < 1) throw Error("Cohen's kappa: there must be at least one category");
+  if (a.empty()) return {kNaN, kNaN, kNaN, 0};
+  const auto kk = static_cast<std::size_t>(categories);
+  Matrix table(kk, std::vector<double>(kk, 0.0));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] < 0 || a[i] >= categories || b[i] < 0 || b[i] >= categories)
+      throw Error(fmt::format("Cohen's kappa: item {} has a code outside [0, {})", i, categories));
+    table[static_cast<std::size_t>(a[i])][static_cast<std::size_t>(b[i])] += 1.0;
+  }
+  return cohen_kappa_table(table, weights);
+}
+
+double fleiss_kappa(const Matrix& counts) {
+  require_rectangular(counts, "Fleiss' kappa");
+  const double raters = std::accumulate(counts.front().begin(), counts.front().end(), 0.0);
+  if (raters < 2) throw Error("Fleiss' kappa: each subject needs at least two ratings");
+  const std::size_t cats = counts.front().size();
+  std::vector<double> p_cat(cats, 0.0);
+  double p_mean = 0;
+  for (std::size_t s = 0; s < counts.size(); ++s) {
+    const double n_s = std::accumulate(counts[s].begin(), counts[s].end(), 0.0);
+    if (std::abs(n_s - raters) > 1e-9)
+      throw Error(fmt::format("Fleiss' kappa: subject {} has {} ratings, subject 0 has {}", s, n_s, raters));
+    double sq = 0;
+    for (std::size_t c = 0; c < cats; ++c) {
+      if (counts[s][c] < 0) throw Error(fmt::format("Fleiss' kappa: subject {} has a negative count", s));
+      sq += counts[s][c] * counts[s][c];
+      p_cat[c] += counts[s][c];
+    }
+    p_mean += (sq - raters) / (raters * (raters - 1.0));
+  }
+  const double subjects = static_cast<double>(counts.size());
+  p_mean /= subjects;
+  double pe = 0;
+  for (double p : p_cat) pe += (p / (subjects * raters)) * (p / (subjects * raters));
+  if (pe >= 1.0) return kNaN;
+  return (p_mean - pe) / (1.0 - pe);
+}
+
+Matrix category_counts(const std::vector<std::vector<int>>& labels, int categories) {
+  if (categories < 1) throw Error("category counts: there must be at least one category");
+  Matrix counts(labels.size(), std::vector<double>(static_cast<std::size_t>(categories), 0.0));
+  for (std::size_t s = 0; s < labels.size(); ++s)
+    for (int v : labels[s]) {
+      if (v < 0 || v >= categories)
+        throw Error(fmt::format("category counts: subject {} has a code outside [0, {})", s, categories));
+      counts[s][static_cast<std::size_t>(v)] += 1.0;
+    }
+  return counts;
+}
+
+double krippendorff_alpha(const Matrix& data, AlphaLevel level) {
+  require_rectangular(data, "Krippendorff's alpha", /*missing_ok=*/true);
+  // The distinct values, in order; each value's index in the coincidence matrix.
+  std::map<double, std::size_t> index;
+  for (const auto& coder : data)
+    for (double v : coder)
+      if (!std::isnan(v)) index.emplace(v, 0);
+  std::vector<double> values;
+  for (auto& [v, i] : index) {
+    i = values.size();
+    values.push_back(v);
+  }
+  const std::size_t k = values.size();
+  if (k == 0) return kNaN;
+  // Coincidence matrix o[c][d]: over pairable units, every ordered pair of values from different coders,
+  // weighted 1 / (m_u - 1).
+  Matrix o(k, std::vector<double>(k, 0.0));
+  const std::size_t units = data.front().size();
+  std::vector<std::size_t> present;
+  for (std::size_t u = 0; u < units; ++u) {
+    present.clear();
+    for (const auto& coder : data)
+      if (!std::isnan(coder[u])) present.push_back(index.at(coder[u]));
+    const std::size_t m = present.size();
+    if (m < 2) continue;
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < m; ++j)
+        if (i != j) o[present[i]][present[j]] += 1.0 / static_cast<double>(m - 1);
+  }
+  std::vector<double> nc(k, 0.0);
+  double n = 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    nc[c] = std::accumulate(o[c].begin(), o[c].end(), 0.0);
+    n += nc[c];
+  }
+  if (n <= 1) return kNaN;
+  auto delta2 = [&](std::size_t c, std::size_t d) {
+    if (c == d) return 0.0;
+    switch (level) {
+      case AlphaLevel::nominal: return 1.0;
+      case AlphaLevel::interval: return (values[c] - values[d]) * (values[c] - values[d]);
+      case AlphaLevel::ordinal: {
+        const std::size_t lo = std::min(c, d), hi = std::max(c, d);
+        double s = 0;
+        for (std::size_t g = lo; g <= hi; ++g) s += nc[g];
+        s -= (nc[c] + nc[d]) / 2.0;
+        return s * s;
+      }
+    }
+    return 0.0;
+  };
+  double d_o = 0, d_e = 0;
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t d = 0; d < k; ++d) {
+      const double dd = delta2(c, d);
+      d_o += o[c][d] * dd;
+      d_e += nc[c] * nc[d] * dd;
+    }
+  if (d_e <= 0) return kNaN;
+  return 1.0 - (n - 1.0) * d_o / d_e;
+}
+
+IccResult icc(const Matrix& x) {
+  require_rectangular(x, "ICC");
+  const std::size_t n = x.size(), k = x.front().size();
+  if (n < 2 || k < 2) throw Error("ICC: at least two subjects and two raters are needed");
+  const double nd = static_cast<double>(n), kd = static_cast<double>(k);
+  double grand = 0;
+  std::vector<double> row(n, 0.0), col(k, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      grand += x[i][j];
+      row[i] += x[i][j] / kd;
+      col[j] += x[i][j] / nd;
+    }
+  grand /= nd * kd;
+  double ss_rows = 0, ss_cols = 0, ss_total = 0;
+  for (double r : row) ss_rows += kd * (r - grand) * (r - grand);
+  for (double c : col) ss_cols += nd * (c - grand) * (c - grand);
+  for (const auto& r : x)
+    for (double v : r) ss_total += (v - grand) * (v - grand);
+  const double ss_error = ss_total - ss_rows - ss_cols;
+  IccResult r;
+  r.ms_rows = ss_rows / (nd - 1);
+  r.ms_cols = ss_cols / (kd - 1);
+  r.ms_error = ss_error / ((nd - 1) * (kd - 1));
+  const double den2 = r.ms_rows + (kd - 1) * r.ms_error + kd * (r.ms_cols - r.ms_error) / nd;
+  const double den3 = r.ms_rows + (kd - 1) * r.ms_error;
+  r.icc2_1 = den2 != 0 ? (r.ms_rows - r.ms_error) / den2 : kNaN;
+  r.icc3_1 = den3 != 0 ? (r.ms_rows - r.ms_error) / den3 : kNaN;
+  return r;
+}
+
+std::vector<double> average_ranks(std::span<const double> v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> ranks(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = r;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+double kendall_w(const Matrix& x) {
+  require_rectangular(x, "Kendall's W");
+  const std::size_t n = x.size(), m = x.front().size();
+  if (n < 2) throw Error("Kendall's W: at least two subjects are needed");
+  std::vector<double> rank_sum(n, 0.0), column(n);
+  double ties = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::size_t i = 0; i < n; ++i) column[i] = x[i][j];
+    const auto r = average_ranks(column);
+    for (std::size_t i = 0; i < n; ++i) rank_sum[i] += r[i];
+    // Tie groups of this rater: t^3 - t for each group of t equal values.
+    std::vector<double> sorted = column;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < n;) {
+      std::size_t t = 1;
+      while (i + t < n && sorted[i + t] == sorted[i]) ++t;
+      ties += static_cast<double>(t * t * t - t);
+      i += t;
+    }
+  }
+  const double nd = static_cast<double>(n), md = static_cast<double>(m);
+  const double mean_r = md * (nd + 1) / 2.0;
+  double s = 0;
+  for (double r : rank_sum) s += (r - mean_r) * (r - mean_r);
+  const double den = md * md * (nd * nd * nd - nd) - md * ties;
+  return den > 0 ? 12.0 * s / den : kNaN;
+}
+
+double pearson(std::span<const double> x, std::span<const double> y) {
+  if (x.size() != y.size() || x.size() < 2) return kNaN;
+  const double nd = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / nd;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / nd;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0 || syy <= 0) return kNaN;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+double spearman(std::span<const double> x, std::span<const double> y) {
+  if (x.size() != y.size() || x.size() < 2) return kNaN;
+  const auto rx = average_ranks(x);
+  const auto ry = average_ranks(y);
+  return pearson(rx, ry);
+}
+
+}  // namespace advplan::agreement

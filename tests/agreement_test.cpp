@@ -1,0 +1,123 @@
+// Agreement statistics against oracles: statsmodels and scipy values (and Krippendorff's published reliability
+// data) computed once by tests/data/oracles/make_agreement_fixtures.py and stored with their inputs in
+// tests/data/oracles/agreement_fixtures.json. Tolerance 1e-10 throughout; ICC's fixtures come from two
+// independent formulations of the mean squares that the script checks agree to 1e-12.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/metrics/agreement.hpp"
+#include "test_fixtures.hpp"
+
+namespace advplan {
+namespace {
+
+using namespace agreement;
+constexpr double kTol = 1e-10;
+
+const nlohmann::json& fixtures() {
+  static const nlohmann::json j =
+      nlohmann::json::parse(testing::read_file(std::string(ADVPLAN_SOURCE_DIR) + "/tests/data/oracles/agreement_fixtures.json"));
+  return j;
+}
+
+Matrix matrix_of(const nlohmann::json& rows) {
+  Matrix m;
+  for (const auto& r : rows) {
+    std::vector<double> row;
+    for (const auto& v : r) row.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+    m.push_back(row);
+  }
+  return m;
+}
+
+TEST(Agreement, CohenKappaMatchesStatsmodels) {
+  ASSERT_GE(fixtures()["cohen"].size(), 9U);
+  for (const auto& c : fixtures()["cohen"]) {
+    const auto a = c["a"].get<std::vector<int>>();
+    const auto b = c["b"].get<std::vector<int>>();
+    const std::string w = c["weights"];
+    const KappaWeights kw = w == "none" ? KappaWeights::none : w == "linear" ? KappaWeights::linear : KappaWeights::quadratic;
+    const auto r = cohen_kappa(a, b, c["categories"].get<int>(), kw);
+    const std::string name = c["name"].get<std::string>() + "/" + w;
+    EXPECT_NEAR(r.kappa, c["kappa"].get<double>(), kTol) << name;
+    EXPECT_NEAR(r.se, c["se"].get<double>(), kTol) << name;
+    EXPECT_NEAR(r.se0, c["se0"].get<double>(), kTol) << name;
+    EXPECT_EQ(r.n, a.size());
+  }
+}
+
+TEST(Agreement, PercentAgreementCountsEqualCodes) {
+  const std::vector<int> a{0, 1, 1, 0, 1}, b{0, 1, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(percent_agreement(a, b), 0.6);
+  EXPECT_TRUE(std::isnan(percent_agreement(std::span<const int>{}, std::span<const int>{})));
+  EXPECT_THROW(percent_agreement(a, std::vector<int>{0}), Error);
+}
+
+TEST(Agreement, CohenKappaRejectsCodesOutOfRange) {
+  const std::vector<int> a{0, 1, 2}, b{0, 1, 1};
+  EXPECT_THROW(cohen_kappa(a, b, 2), Error);
+}
+
+TEST(Agreement, FleissKappaMatchesStatsmodels) {
+  ASSERT_GE(fixtures()["fleiss"].size(), 2U);
+  for (const auto& c : fixtures()["fleiss"]) {
+    const auto labels = c["labels"].get<std::vector<std::vector<int>>>();
+    EXPECT_NEAR(fleiss_kappa(category_counts(labels, c["categories"].get<int>())), c["kappa"].get<double>(), kTol)
+        << c["name"];
+  }
+  EXPECT_THROW(fleiss_kappa(Matrix{{2, 0}, {1, 0}}), Error);  // unequal numbers of raters
+}
+
+TEST(Agreement, SpearmanMatchesScipy) {
+  for (const auto& c : fixtures()["spearman"]) {
+    const auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
+    EXPECT_NEAR(spearman(x, y), c["rho"].get<double>(), kTol) << c["name"];
+  }
+}
+
+TEST(Agreement, KendallWMatchesFriedman) {
+  ASSERT_GE(fixtures()["kendall_w"].size(), 2U);
+  for (const auto& c : fixtures()["kendall_w"]) EXPECT_NEAR(kendall_w(matrix_of(c["x"])), c["w"].get<double>(), kTol) << c["name"];
+}
+
+TEST(Agreement, IccMatchesAnovaFormulas) {
+  ASSERT_GE(fixtures()["icc"].size(), 2U);
+  for (const auto& c : fixtures()["icc"]) {
+    const auto r = icc(matrix_of(c["x"]));
+    EXPECT_NEAR(r.icc2_1, c["icc2_1"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(r.icc3_1, c["icc3_1"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(r.ms_rows, c["ms_rows"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(r.ms_cols, c["ms_cols"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(r.ms_error, c["ms_error"].get<double>(), kTol) << c["name"];
+  }
+}
+
+TEST(Agreement, KrippendorffAlphaReproducesPublishedValues) {
+  // Krippendorff's 3-coder x 15-unit reliability data with missing values.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Matrix k15{{nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3},
+                   {1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan},
+                   {nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4}};
+  EXPECT_NEAR(krippendorff_alpha(k15, AlphaLevel::nominal), 0.691358, 5e-7);
+  EXPECT_NEAR(krippendorff_alpha(k15, AlphaLevel::interval), 0.810845, 5e-7);
+  for (const auto& c : fixtures()["krippendorff"]) {
+    const Matrix data = matrix_of(c["data"]);
+    EXPECT_NEAR(krippendorff_alpha(data, AlphaLevel::nominal), c["nominal"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(krippendorff_alpha(data, AlphaLevel::ordinal), c["ordinal"].get<double>(), kTol) << c["name"];
+    EXPECT_NEAR(krippendorff_alpha(data, AlphaLevel::interval), c["interval"].get<double>(), kTol) << c["name"];
+  }
+}
+
+TEST(Agreement, DegenerateInputsGiveNaNOrOneSentence) {
+  EXPECT_TRUE(std::isnan(krippendorff_alpha(Matrix{{1, 1}, {1, 1}}, AlphaLevel::nominal)));
+  EXPECT_TRUE(std::isnan(spearman(std::vector<double>{1, 1, 1}, std::vector<double>{1, 2, 3})));
+  EXPECT_THROW(icc(Matrix{{1, 2}, {3}}), Error);
+  EXPECT_THROW(kendall_w(Matrix{{1, 2}}), Error);
+}
+
+}  // namespace
+}  // namespace advplan

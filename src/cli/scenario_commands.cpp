@@ -34,12 +34,15 @@ void add_scenarios_command(CLI::App& app, Action& run) {
   cmd->callback([&run, config, out] {
     run = [config, out] {
       const auto cfg = config_or_default(*config);
-      std::ostringstream ss;
-      for (const auto& s : generate_corpus(cfg)) ss << scenario_to_string(s) << '\n';
-      if (out->empty())
-        std::cout << ss.str();
-      else
-        io::write_file_atomic(*out, ss.str());
+      // One scenario at a time: a large corpus is streamed, never held in memory.
+      const std::size_t n = corpus_size(cfg);
+      if (out->empty()) {
+        for (std::size_t i = 0; i < n; ++i) std::cout << scenario_to_string(corpus_scenario(cfg, i)) << '\n';
+        return 0;
+      }
+      io::AtomicWriter w(*out);
+      for (std::size_t i = 0; i < n; ++i) w.stream() << scenario_to_string(corpus_scenario(cfg, i)) << '\n';
+      w.commit();
       return 0;
     };
   });

@@ -65,8 +65,9 @@ void read_corpus(ExperimentConfig& cfg, const YamlReader& root, const std::strin
   cfg.seed_to = static_cast<std::uint64_t>(seeds.at(1).as_int_in(0, INT64_MAX));
   if (cfg.seed_from > cfg.seed_to) seeds.fail("first seed is greater than last seed");
   read_templates(cfg, corpus, base_dir);
-  // Joint bound: each key's own range allows corpora that cannot fit in memory or time.
-  constexpr std::uint64_t kMaxScenarios = 100000;
+  // Joint bound: each key's own range allows corpora that cannot be run in any reasonable time. Runs stream
+  // (memory does not grow with the corpus), so the bound is on time: 10^7 scenarios is days on one machine.
+  constexpr std::uint64_t kMaxScenarios = 10000000;
   const std::uint64_t n_seeds = cfg.seed_to - cfg.seed_from + 1;
   const std::uint64_t n_templates = std::max<std::uint64_t>(1, cfg.templates.size());
   if (n_seeds > kMaxScenarios || n_seeds * n_templates > kMaxScenarios)
@@ -401,6 +402,16 @@ ExperimentConfig load_experiment_config(const std::string& path) {
 ExperimentConfig default_experiment_config() {
   auto text = io::embedded_file(kBuiltinConfig);
   return parse_experiment_config(std::string(*text), std::string("<built-in>/") + kBuiltinConfig, "");
+}
+
+std::size_t corpus_size(const ExperimentConfig& cfg) {
+  return cfg.templates.size() * static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
+}
+
+Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i) {
+  const auto per_template = static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
+  return generate_scenario(cfg.templates.at(i / per_template), cfg.seed_from + i % per_template,
+                           GeneratorOptions{cfg.framing_mode, std::nullopt});
 }
 
 std::vector<Scenario> generate_corpus(const ExperimentConfig& cfg, std::optional<Framing> framing_override) {

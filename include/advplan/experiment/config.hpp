@@ -96,6 +96,11 @@ std::vector<Scenario> generate_corpus(const ExperimentConfig& cfg, std::optional
 
 std::string_view to_string(FramingMode m);
 
+/// The number of scenarios of the corpus (templates x seeds), and scenario i of it in corpus order (template-major,
+/// as generate_corpus), generated alone.
+std::size_t corpus_size(const ExperimentConfig& cfg);
+Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i);
+
 /// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against greedy@k, group sweep) for
 /// every k whose pairing no listed condition already covers.
 std::vector<Condition> run_conditions(const ExperimentConfig& cfg);

@@ -1213,12 +1213,12 @@ def main(argv=None):
     run_dir = args.run_dir
     if not os.path.isdir(run_dir):
         fail(f"{run_dir}: no such run directory (write one with `advplan run --out {run_dir}`)")
+    if args.metagame:  # figures of metagame/, which `advplan metagame` derived from checked runs
+        return metagame_main(plt, run_dir, args.out)
     problem = verify_run_manifest(run_dir)
     if problem:
         fail(problem)
     out_dir = args.out if args.out else os.path.join(run_dir, "figures")
-    if args.metagame:
-        return metagame_main(plt, run_dir, args.out)
 
     # Read and check every input before writing anything.
     p = lambda name: os.path.join(run_dir, name)  # noqa: E731

@@ -149,6 +149,16 @@ TEST_F(ConfigTest, MissingTemplateFile) {
   EXPECT_EQ(error_of(text), file() + ": key 'corpus.templates[1]': template 'nope' not found: no file " + missing);
 }
 
+TEST_F(ConfigTest, AnOverlongTemplateDirIsASentenceNotAFilesystemError) {
+  // Found by the config fuzzer: std::filesystem threw "File name too long" out of the loader.
+  std::string text = std::string(kGoodConfig);
+  const auto pos = text.find("corpus:\n") + 8;
+  text.insert(pos, "  template_dir: " + std::string(5000, 'x') + "\n");
+  const std::string msg = error_of(text);
+  EXPECT_NE(msg.find("key 'corpus.templates[0]': template 'urban': cannot read"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("File name too long"), std::string::npos) << msg;
+}
+
 TEST_F(ConfigTest, MalformedTemplateUnknownKey) {
   set_template(source_template("urban") + "colour: red\n");
   const std::string msg = error_of(kGoodConfig);

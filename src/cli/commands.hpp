@@ -2,11 +2,29 @@
 // One function per `advplan` subcommand; each returns the process exit status and reports errors on stderr as
 // one sentence.
 #include <CLI/CLI.hpp>
+
+#include "advplan/experiment/runner.hpp"
 #include <functional>
 #include <set>
 #include <string>
 
 namespace advplan::cli {
+
+/// The run-directory options `run` and `evaluate` share: --force, --resume, --checkpoint-every, --progress and
+/// --progress-interval (src/cli/run_flags.cpp).
+struct RunDirFlags {
+  bool force = false, resume = false;
+  std::size_t checkpoint = 0;
+  std::string progress = "auto";
+  double interval = 10.0;
+  /// Registers the options on `cmd`; the object must outlive the parse.
+  void add_to(CLI::App* cmd);
+  /// Copies them into a run's options.
+  void apply(RunOptions& opts) const;
+};
+
+/// The exit status of a finished run: 1, with a sentence naming the first reason, when every row failed; else 0.
+int all_failed_status(const RunSummary& s, const std::string& out_dir);
 
 /// Registers a subcommand on `app`; `run` is set to the action to execute when it is chosen.
 using Action = std::function<int()>;

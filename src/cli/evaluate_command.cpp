@@ -46,11 +46,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto budget = std::make_shared<std::string>("1,2,4,8,16");
   auto rerun = std::make_shared<std::size_t>(5);
   auto candidate_plans = std::make_shared<bool>(false);
-  auto force = std::make_shared<bool>(false);
-  auto resume = std::make_shared<bool>(false);
-  auto checkpoint = std::make_shared<std::size_t>(0);
-  auto progress = std::make_shared<std::string>("auto");
-  auto interval = std::make_shared<double>(10.0);
+  auto dir_flags = std::make_shared<RunDirFlags>();
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -71,21 +67,11 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--candidate-plans", *candidate_plans,
                 "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
-  auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
-  cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
-      ->excludes(f);
-  cmd->add_option("--checkpoint-every", *checkpoint,
-                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
-  cmd->add_option("--progress", *progress,
-                  "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
-      ->capture_default_str();
-  cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  dir_flags->add_to(cmd);
   cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
-                 candidate_plans, force, resume, checkpoint, progress, interval] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans, force,
-           resume, checkpoint, progress, interval] {
+                 candidate_plans, dir_flags] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans,
+           dir_flags] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       if (*candidate_plans) cfg.candidate_plans = true;
@@ -109,11 +95,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.studies = false;
       opts.command = "evaluate";
-      opts.force = *force;
-      opts.resume = *resume;
-      opts.checkpoint_every = *checkpoint;
-      opts.progress_mode = *progress;
-      opts.progress_interval_s = *interval;
+      dir_flags->apply(opts);
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
       io::CsvTable per;
       std::string md;

@@ -124,12 +124,7 @@ void add_merge_command(CLI::App& app, Action& run) {
       const RunSummary s = merge_shards(plan, ordered, opts);
       fmt::print(stderr, "advplan: merged {} shards: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", n,
                  s.scenarios, s.rows, s.failed_rows, s.seconds, *out);
-      if (s.rows > 0 && s.failed_rows == s.rows) {
-        fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
-                   s.first_failure, *out);
-        return 1;
-      }
-      return 0;
+      return all_failed_status(s, *out);
     };
   });
 }

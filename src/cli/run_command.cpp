@@ -124,11 +124,7 @@ void add_run_command(CLI::App& app, Action& run) {
   auto config = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto threads = std::make_shared<int>(0);
-  auto force = std::make_shared<bool>(false);
-  auto resume = std::make_shared<bool>(false);
-  auto checkpoint = std::make_shared<std::size_t>(0);
-  auto progress = std::make_shared<std::string>("auto");
-  auto interval = std::make_shared<double>(10.0);
+  auto dir_flags = std::make_shared<RunDirFlags>();
   auto summary = std::make_shared<std::string>("auto");
   auto shard = std::make_shared<std::string>();
   auto shards = std::make_shared<std::size_t>(0);
@@ -136,17 +132,7 @@ void add_run_command(CLI::App& app, Action& run) {
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
   cmd->add_option("--out", *out, "run directory to write (must be new or empty)")->required();
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  auto* f = cmd->add_flag("--force", *force, "clear a non-empty --out directory first");
-  cmd->add_flag("--resume", *resume, "continue the interrupted run in --out from its last complete scenario")
-      ->excludes(f);
-  cmd->add_option("--checkpoint-every", *checkpoint,
-                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
-  cmd->add_option("--progress", *progress,
-                  "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
-      ->capture_default_str();
-  cmd->add_option("--progress-interval", *interval, "seconds between plain progress lines")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  dir_flags->add_to(cmd);
   cmd->add_option("--summary", *summary,
                   "auto, bootstrap or streaming (one pass, normal-approximation intervals, no studies or tables; "
                   "auto streams above 100000 ok rows)")
@@ -156,10 +142,8 @@ void add_run_command(CLI::App& app, Action& run) {
   cmd->add_option("--shards", *shards, "run one of COUNT shards, the index from SLURM_ARRAY_TASK_ID");
   cmd->add_flag("--candidate-plans", *candidate_plans,
                 "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
-  cmd->callback([&run, config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary,
-                 candidate_plans] {
-    run = [config, out, threads, force, resume, checkpoint, shard, shards, progress, interval, summary,
-           candidate_plans] {
+  cmd->callback([&run, config, out, threads, dir_flags, shard, shards, summary, candidate_plans] {
+    run = [config, out, threads, dir_flags, shard, shards, summary, candidate_plans] {
       RunOptions opts;
       set_shard(opts, *shard, *shards);  // bad shard specs fail before the config is read
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
@@ -167,11 +151,7 @@ void add_run_command(CLI::App& app, Action& run) {
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       opts.out_dir = *out;
       opts.threads = *threads;
-      opts.force = *force;
-      opts.resume = *resume;
-      opts.checkpoint_every = *checkpoint;
-      opts.progress_mode = *progress;
-      opts.progress_interval_s = *interval;
+      dir_flags->apply(opts);
       opts.summary = *summary;
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
@@ -184,12 +164,7 @@ void add_run_command(CLI::App& app, Action& run) {
       if (s.streamed_summaries)
         fmt::print(stderr, "advplan: summaries streamed with normal-approximation intervals; no studies or tables "
                            "(docs/RESULTS.md \"Summaries at scale\")\n");
-      if (s.rows > 0 && s.failed_rows == s.rows) {
-        fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
-                   s.first_failure, *out);
-        return 1;
-      }
-      return 0;
+      return all_failed_status(s, *out);
     };
   });
 }

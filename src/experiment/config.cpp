@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "advplan/core/untrusted.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/yaml_reader.hpp"
@@ -45,7 +46,11 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
     } else {
       const fs::path p = fs::path(base_dir) / dir / (id + ".yaml");
       source = p.lexically_normal().string();
-      if (!fs::exists(p)) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, source));
+      std::error_code ec;  // a path from the config: too long or unreadable is bad input, not an internal error
+      const bool there = fs::is_regular_file(p, ec);
+      if (ec && ec != std::errc::no_such_file_or_directory)
+        ids.at(i).fail(fmt::format("template '{}': cannot read {} ({})", id, io::excerpt(source, 200), ec.message()));
+      if (!there) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, io::excerpt(source, 200)));
       text = io::read_text_file(source);
     }
     ScenarioTemplate t = parse_template(text, source);
@@ -392,7 +397,11 @@ PolicyContext policy_context(const ExperimentConfig& cfg) {
 }
 
 ExperimentConfig load_experiment_config(const std::string& path) {
-  if (!fs::exists(path)) throw IoError(fmt::format("{}: config file not found", path));
+  std::error_code ec;
+  const bool there = fs::is_regular_file(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw IoError(fmt::format("{}: config file cannot be read ({})", io::excerpt(path, 200), ec.message()));
+  if (!there) throw IoError(fmt::format("{}: config file not found", io::excerpt(path, 200)));
   const std::string text = io::read_text_file(path);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";

@@ -133,26 +133,6 @@ constexpr const char* kJournal = "journal";
 constexpr const char* kKey = "run_key";
 constexpr const char* kRubric = "rubric_records.csv";
 
-void put_field(std::string& out, const std::string& f) {
-  if (f.find_first_of(",\"\n\r") == std::string::npos) {
-    out += f;
-    return;
-  }
-  out += '"';
-  for (char c : f) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-void put_row(std::string& out, const std::vector<std::string>& row) {
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    if (i) out += ',';
-    put_field(out, row[i]);
-  }
-  out += '\n';
-}
-
 void write_all(int fd, const std::string& data, const std::string& path) {
   const char* p = data.data();
   std::size_t n = data.size();
@@ -251,7 +231,7 @@ void remove_stale_temporaries(const std::string& dir) {
 /// files (in the order the conditions first name them), and the rubric records (input of the studies).
 std::string header_text(const Stream& st) {
   std::string h;
-  if (!st.jsonl) put_row(h, st.header);
+  if (!st.jsonl) io::append_csv_row(h, st.header);
   return h;
 }
 
@@ -558,7 +538,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
             tbb::make_filter<std::shared_ptr<ScenarioOutcome>, void>(
                 tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ScenarioOutcome> o) {
                   auto add = [&](std::size_t s, const std::vector<std::string>& row) {
-                    put_row(streams[s].buf, row);
+                    io::append_csv_row(streams[s].buf, row);
                     ++streams[s].buf_rows;
                   };
                   add(0, o->scenario_row);

@@ -66,19 +66,20 @@ void put_field(std::string& out, const std::string& raw) {
   }
   out += '"';
 }
-void put_row(std::string& out, const std::vector<std::string>& row) {
+}  // namespace
+
+void append_csv_row(std::string& out, const std::vector<std::string>& row) {
   for (std::size_t i = 0; i < row.size(); ++i) {
     if (i) out += ',';
     put_field(out, row[i]);
   }
   out += '\n';
 }
-}  // namespace
 
 std::string CsvTable::to_string() const {
   std::string out;
-  put_row(out, header_);
-  for (const auto& r : rows_) put_row(out, r);
+  append_csv_row(out, header_);
+  for (const auto& r : rows_) append_csv_row(out, r);
   return out;
 }
 

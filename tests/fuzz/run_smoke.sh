@@ -3,6 +3,8 @@
 # the seed corpus in tests/fuzz/corpus/ (the corpus in the repository is never modified: new inputs go to a
 # scratch copy). Exits non-zero on the first crash, leak, sanitizer report or uncaught exception.
 #   tests/fuzz/run_smoke.sh [SECONDS_PER_TARGET]   (default 30; env: BUILD_DIR, CXX)
+# With ADVPLAN_FUZZ_RUNS=N each target instead runs exactly N inputs from the fixed seed 1 (-runs=N -seed=1): the
+# same inputs on every machine, so CI passes or fails on the code, not on how far a random search got.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -23,7 +25,9 @@ for target in plan_json config_yaml template_yaml csv llm_body exec_reply; do
   exe="$build/tests/fuzz/fuzz_$target"
   mkdir -p "$scratch/$target" "$scratch/artifacts-$target"
   echo "== fuzz_$target: ${seconds}s"
-  if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+  budget=(-max_total_time="$seconds")
+  [ -n "${ADVPLAN_FUZZ_RUNS:-}" ] && budget=(-runs="$ADVPLAN_FUZZ_RUNS" -seed=1)
+  if ! "$exe" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$scratch/artifacts-$target/" "$scratch/$target" "$here/corpus/$target" \
       >"$scratch/$target.log" 2>&1; then
     echo "fuzz_$target FAILED; last lines of its log:"

@@ -14,6 +14,10 @@ namespace advplan::io {
 /// Fixed 6-decimal form used for every real number in a trace ("0.123457"); "" for NaN (a missing value).
 std::string fmt_real(double v);
 
+/// Appends one CSV line (RFC 4180 quoting, '\n'), each cell made valid UTF-8 (U+FFFD for an ill-formed byte): the
+/// one writer of trace rows, used by CsvTable and the streaming runner.
+void append_csv_row(std::string& out, const std::vector<std::string>& row);
+
 class CsvTable {
  public:
   CsvTable() = default;

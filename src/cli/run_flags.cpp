@@ -1,0 +1,35 @@
+// Options shared by `advplan run` and `advplan evaluate` for the run directory.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+
+namespace advplan::cli {
+
+void RunDirFlags::add_to(CLI::App* cmd) {
+  auto* f = cmd->add_flag("--force", force, "clear a non-empty --out directory first");
+  cmd->add_flag("--resume", resume, "continue the interrupted run in --out from its last complete scenario")->excludes(f);
+  cmd->add_option("--checkpoint-every", checkpoint,
+                  "scenarios between resumable checkpoints (default: a checkpoint every 200 ms)");
+  cmd->add_option("--progress", progress, "auto (a redrawn line on a terminal, plain lines otherwise), tty, plain or none")
+      ->capture_default_str();
+  cmd->add_option("--progress-interval", interval, "seconds between plain progress lines")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+void RunDirFlags::apply(RunOptions& opts) const {
+  opts.force = force;
+  opts.resume = resume;
+  opts.checkpoint_every = checkpoint;
+  opts.progress_mode = progress;
+  opts.progress_interval_s = interval;
+}
+
+int all_failed_status(const RunSummary& s, const std::string& out_dir) {
+  if (s.rows == 0 || s.failed_rows != s.rows) return 0;
+  fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
+             s.first_failure, out_dir);
+  return 1;
+}
+
+}  // namespace advplan::cli

@@ -109,6 +109,7 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
     }
     if (r.plan && c.group != "reference") produced_plan = true;
+    if (plan.blue_plans && plan.blue_plans->enabled()) plan.blue_plans->put(sc.id, c.blue, r.plan);
     blues.emplace(c.blue, eval_blue(std::move(r), sc, plan.cfg->quality));
   }
   return blues;

@@ -23,10 +23,11 @@ std::string_view to_string(CoherencePart p) {
 
 namespace {
 
-char lower_char(char ch) { return static_cast<char>(std::tolower(static_cast<unsigned char>(ch))); }
+/// ASCII case folding (what std::tolower does in the "C" locale advplan runs in), inline and locale-free, so an
+/// embedding process's locale (Python sets LC_CTYPE) cannot change a score.
+char lower_char(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; }
 
-/// Whether `needle` occurs in `haystack`, both compared through std::tolower (the ASCII folding the scorer has
-/// always used), without building lowered copies.
+/// Whether `needle` occurs in `haystack`, ASCII case-insensitively, without building lowered copies.
 bool contains_icase(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return true;
   if (needle.size() > haystack.size()) return false;

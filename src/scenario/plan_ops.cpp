@@ -55,8 +55,10 @@ std::optional<Action> draw_action(const Scenario& sc, Side side, Category c, Rng
 
 std::string next_action_id(const Plan& plan) {
   for (std::size_t n = plan.actions.size() + 1;; ++n) {
-    std::string id = fmt::format("a{}", n);
-    if (plan.find_action(id) < 0) return id;
+    char buf[24];
+    const auto r = fmt::format_to_n(buf, sizeof buf, "a{}", n);
+    const std::string_view id(buf, r.size);
+    if (plan.find_action(id) < 0) return std::string(id);
   }
 }
 

@@ -6,6 +6,8 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <unordered_map>
 #include <tuple>
 #include <vector>
 
@@ -20,19 +22,26 @@ double mean(std::span<const double> v) {
   return s / static_cast<double>(v.size());
 }
 
-std::pair<double, double> percentile_bounds(std::vector<double>& means) {
+std::pair<double, double> percentile_bounds(std::span<double> reps) {
   // NaN replicates (a statistic undefined on some resample) are left out; selection needs a strict weak order.
-  means.erase(std::remove_if(means.begin(), means.end(), [](double v) { return std::isnan(v); }), means.end());
-  if (means.empty()) return {std::nan(""), std::nan("")};
-  const double b = static_cast<double>(means.size());
+  const auto end = std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
+  const auto size = static_cast<std::size_t>(end - reps.begin());
+  if (size == 0) return {std::nan(""), std::nan("")};
+  const double b = static_cast<double>(size);
   // Order statistics by selection (the full sort is not needed).
-  const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), means.size() - 1);
+  const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), size - 1);
   auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b));
-  hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, means.size() - 1);
-  std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(hi_i), means.end());
-  const double hi = means[hi_i];
-  std::nth_element(means.begin(), means.begin() + static_cast<std::ptrdiff_t>(lo_i), means.begin() + static_cast<std::ptrdiff_t>(hi_i));
-  return {means[lo_i], hi};
+  hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
+  const auto first = reps.begin();
+  std::nth_element(first, first + static_cast<std::ptrdiff_t>(hi_i), end);
+  const double hi = reps[hi_i];
+  std::nth_element(first, first + static_cast<std::ptrdiff_t>(lo_i), first + static_cast<std::ptrdiff_t>(hi_i));
+  return {reps[lo_i], hi};
+}
+
+std::pair<double, double> percentile_bounds(std::vector<double>& means) {
+  means.erase(std::remove_if(means.begin(), means.end(), [](double v) { return std::isnan(v); }), means.end());
+  return percentile_bounds(std::span<double>(means));
 }
 
 void resample_counts(Rng& rng, std::vector<std::uint32_t>& counts) {
@@ -65,63 +74,99 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
                                             std::uint64_t seed, std::string_view key) {
   using Array = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const std::size_t units = columns == 0 ? 0 : values.size() / columns;
-  const auto n = static_cast<Eigen::Index>(units), m = static_cast<Eigen::Index>(columns);
   std::vector<Interval> out(columns);
   if (columns == 0) return out;
-  // Values with absent cells as 0, and the presence indicator: replicate sums and counts are then two
-  // count-weighted row sums.
-  Array x(n, m), present(n, m);
-  for (Eigen::Index s = 0; s < n; ++s)
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const double v = values[static_cast<std::size_t>(s * m + j)];
-      const bool ok = !std::isnan(v);
-      x(s, j) = ok ? v : 0.0;
-      present(s, j) = ok ? 1.0 : 0.0;
-    }
-  bool any_interval = false;
+  auto cell = [&](std::size_t s, std::size_t j) { return values[s * columns + j]; };
   for (std::size_t j = 0; j < columns; ++j) {
     Interval& i = out[j];
     double sum = 0;
     for (std::size_t s = 0; s < units; ++s) {
-      const double v = values[s * columns + j];
+      const double v = cell(s, j);
       if (std::isnan(v)) continue;
       sum += v;
       ++i.n;
     }
     i.mean = i.n == 0 ? 0.0 : sum / static_cast<double>(i.n);
     i.lo = i.hi = i.mean;
-    any_interval = any_interval || i.n > 1;
   }
-  if (!any_interval || resamples < 1 || units == 0) return out;
-  // Replicates: one row per resample. Each resample's multiset is drawn once and applied to every column; the
-  // sums run over units in a fixed order (coefficient-wise, no blocked product), so the bits do not depend on
-  // the machine or the thread count.
-  const auto b_count = static_cast<Eigen::Index>(resamples);
-  Array replicate(b_count, m);
-  tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, b_count, 16), [&](const tbb::blocked_range<Eigen::Index>& r) {
+  if (resamples < 1 || units == 0) return out;
+  // Columns that need an interval, each once: two columns with the same cells (bit for bit, absent cells alike)
+  // have the same replicates under shared resamples, so the second copies the first's bounds. On the paper run
+  // the BLUE-side metrics repeat across every condition of the same BLUE policy.
+  auto column_hash = [&](std::size_t j) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t s = 0; s < units; ++s) {
+      const double v = cell(s, j);
+      std::uint64_t bits = 0x7ff8dead00000000ULL;  // every NaN alike
+      if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
+      h = (h ^ bits) * 0x100000001b3ULL;
+    }
+    return h;
+  };
+  auto same_cells = [&](std::size_t a, std::size_t b) {
+    for (std::size_t s = 0; s < units; ++s) {
+      const double x = cell(s, a), y = cell(s, b);
+      if (std::isnan(x) != std::isnan(y) || (!std::isnan(x) && std::memcmp(&x, &y, sizeof x) != 0)) return false;
+    }
+    return true;
+  };
+  std::vector<std::size_t> uniq, copy_of(columns, columns);
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_hash;
+  for (std::size_t j = 0; j < columns; ++j) {
+    if (out[j].n <= 1) continue;
+    auto& bucket = by_hash[column_hash(j)];
+    for (std::size_t u : bucket)
+      if (same_cells(uniq[u], j)) copy_of[j] = u;
+    if (copy_of[j] == columns) {
+      copy_of[j] = uniq.size();
+      bucket.push_back(uniq.size());
+      uniq.push_back(j);
+    }
+  }
+  if (uniq.empty()) return out;
+  // Values with absent cells as 0, and the presence indicator, for the distinct columns: replicate sums and
+  // counts are then two count-weighted row sums.
+  const auto n = static_cast<Eigen::Index>(units), m = static_cast<Eigen::Index>(uniq.size());
+  Array x(n, m), present(n, m);
+  for (Eigen::Index s = 0; s < n; ++s)
+    for (Eigen::Index u = 0; u < m; ++u) {
+      const double v = cell(static_cast<std::size_t>(s), uniq[static_cast<std::size_t>(u)]);
+      const bool ok = !std::isnan(v);
+      x(s, u) = ok ? v : 0.0;
+      present(s, u) = ok ? 1.0 : 0.0;
+    }
+  // Replicates, column-major (a column's B replicates are contiguous, for the order statistics). Each resample's
+  // multiset is drawn once and applied to every column; the sums run over units in a fixed order
+  // (coefficient-wise, no blocked product), so the bits do not depend on the machine or the thread count. When
+  // no cell is absent, every column's denominator is the number of draws, n, and is not accumulated.
+  const bool complete = (present > 0).all();
+  const auto b_count = static_cast<std::size_t>(resamples);
+  std::vector<double> replicate(b_count * uniq.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
     std::vector<std::uint32_t> counts(units);
     Eigen::Array<double, 1, Eigen::Dynamic> sums(m), drawn(m);
-    for (Eigen::Index b = r.begin(); b != r.end(); ++b) {
+    for (std::size_t b = r.begin(); b != r.end(); ++b) {
       Rng rng = Rng::keyed(seed, "bootstrap-joint", key, static_cast<std::uint64_t>(b));
       resample_counts(rng, counts);
       sums.setZero();
-      drawn.setZero();
+      drawn.setConstant(static_cast<double>(units));
+      if (!complete) drawn.setZero();
       for (Eigen::Index s = 0; s < n; ++s) {
         const std::uint32_t c = counts[static_cast<std::size_t>(s)];
         if (c == 0) continue;
         sums += static_cast<double>(c) * x.row(s);
-        drawn += static_cast<double>(c) * present.row(s);
+        if (!complete) drawn += static_cast<double>(c) * present.row(s);
       }
-      replicate.row(b) = (drawn > 0).select(sums / drawn, std::nan(""));
+      for (Eigen::Index u = 0; u < m; ++u)
+        replicate[static_cast<std::size_t>(u) * b_count + b] = drawn(u) > 0 ? sums(u) / drawn(u) : std::nan("");
     }
   });
-  tbb::parallel_for(std::size_t{0}, columns, [&](std::size_t j) {
-    Interval& i = out[j];
-    if (i.n <= 1) return;
-    std::vector<double> col(static_cast<std::size_t>(b_count));
-    for (Eigen::Index b = 0; b < b_count; ++b) col[static_cast<std::size_t>(b)] = replicate(b, static_cast<Eigen::Index>(j));
-    std::tie(i.lo, i.hi) = percentile_bounds(col);
+  std::vector<std::pair<double, double>> bounds(uniq.size());
+  tbb::parallel_for(std::size_t{0}, uniq.size(), [&](std::size_t u) {
+    bounds[u] = percentile_bounds(std::span<double>(replicate.data() + u * b_count, b_count));
   });
+  for (std::size_t j = 0; j < columns; ++j)
+    if (copy_of[j] < columns) std::tie(out[j].lo, out[j].hi) = bounds[copy_of[j]];
   return out;
 }
 

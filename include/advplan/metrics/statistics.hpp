@@ -41,6 +41,8 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
 /// floor(.025 B) and ceil(.975 B) - 1, as bootstrap_mean uses, B counting the replicates that are not NaN (NaN
 /// ones are removed). Returns {lo, hi}; {NaN, NaN} when none is left.
 std::pair<double, double> percentile_bounds(std::vector<double>& replicates);
+/// The same on a span, in place (NaN replicates are moved past the end of the part that is selected from).
+std::pair<double, double> percentile_bounds(std::span<double> replicates);
 
 /// One bootstrap resample of n rows as multiplicities: counts[i] = how often row i was drawn (n uniform draws).
 void resample_counts(Rng& rng, std::vector<std::uint32_t>& counts);

@@ -128,6 +128,9 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["failed_rows"] = s.failed_rows;
   j["resumed_from"] = s.resumed_from;
   j["wall_seconds"] = s.seconds;
+  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+  for (const auto& [name, secs] : s.phase_seconds) phases[name] = secs;
+  j["phase_seconds"] = phases;
   j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
   j["studies"] = opts.studies && !s.streamed_summaries;
   j["summary_method"] = s.streamed_summaries ? "streaming, normal-approximation intervals" : "bootstrap";
@@ -277,12 +280,21 @@ std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std:
   return streams;
 }
 
+/// Records the wall time since the previous phase (or since t0) as phase `name`.
+void mark_phase(RunSummary& s, const char* name, std::chrono::steady_clock::time_point t0) {
+  double before = 0;
+  for (const auto& [n, secs] : s.phase_seconds) before += secs;
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.phase_seconds.emplace_back(name, now - before);
+}
+
 /// MANIFEST, then run_metadata.json, then the work directory goes (its journal first: from then on the run is
 /// complete, and a half-removed work directory is cleared by --resume).
 RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summary, int threads,
                     std::chrono::steady_clock::time_point t0, const std::vector<std::pair<std::string, std::string>>& key) {
   const fs::path dir(opts.out_dir), work = dir / kWork;
   const std::string manifest = io::write_manifest(opts.out_dir);
+  mark_phase(summary, "manifest", t0);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   io::write_file_atomic((dir / io::kMetadataFile).string(),
                         metadata_json(plan, opts, summary, threads, io::sha256_hex(manifest), key));
@@ -296,6 +308,7 @@ RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summ
 RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams, RunSummary summary,
                       int threads, std::chrono::steady_clock::time_point t0,
                       const std::vector<std::pair<std::string, std::string>>& key) {
+  mark_phase(summary, "scenarios", t0);
   const ExperimentConfig& cfg = *plan.cfg;
   const fs::path dir(opts.out_dir);
   // Every scenario is on disk: move the traces into place (an extra trace file without rows is not written).
@@ -352,6 +365,7 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   }
   write_files(opts.out_dir, files);
   run.bootstrap_summary = boot;
+  mark_phase(summary, "summaries", t0);
   if (fs::exists(dir / "council_trace.csv"))
     run.council_trace = CsvTable::read((dir / "council_trace.csv").string(), schema::council_trace());
   if (fs::exists(dir / "council_candidates.csv"))
@@ -370,9 +384,11 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
     run.rubric_sensitivity = opt("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
     run.framing = opt("studies/framing.csv", schema::framing());
     run.components = opt("studies/components.csv", schema::components());
+    mark_phase(summary, "studies", t0);
   }
   // A run in which every row failed keeps its rows and reasons, but has no tables to build.
   if (any_ok) write_files((dir / "tables").string(), build_tables(run, bs));
+  mark_phase(summary, "tables", t0);
   if (opts.before_manifest) opts.before_manifest(opts.out_dir);
   return seal_run(plan, opts, summary, threads, t0, key);
 }

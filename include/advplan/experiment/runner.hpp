@@ -55,6 +55,8 @@ struct RunSummary {
   bool already_complete = false;  ///< --resume found a complete run: nothing was done
   bool streamed_summaries = false;  ///< the summaries were streamed; no studies or tables were built
   double seconds = 0;
+  /// Wall seconds per phase, in order (scenarios, summaries, studies, tables, seal), for run_metadata.json.
+  std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
 /// The BLUE plans a run made, kept for the rubric layer, which grades the same plans (same policy, same keyed

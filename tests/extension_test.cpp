@@ -3,6 +3,9 @@
 // does) and in evaluate's conditions (as `advplan evaluate` does), and the run writes their rows and tables.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <filesystem>
+
 #include "advplan/experiment/evaluation.hpp"
 #include "advplan/experiment/runner.hpp"
 #include "advplan/io/csv.hpp"
@@ -45,8 +48,30 @@ class LastSeedPolicy final : public BluePolicy {
   }
 };
 
+/// BLUE: the first seed plan, counting its calls (the rubric layer must grade the plans the run made).
+std::atomic<int> g_counting_calls{0};
+class CountingSeedPolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"test_counting_seed", Side::Blue, false, 1, ThreadSafety::constant, {}, "test: the seed plan, counted"};
+  }
+  explicit CountingSeedPolicy(Params p) : BluePolicy(static_info(), std::move(p)) {}
+
+ protected:
+  BluePlanResult do_plan(const Scenario& sc, Rng&) const override {
+    ++g_counting_calls;
+    BluePlanResult r;
+    r.plan = sc.blue_seed_plans.front();
+    return r;
+  }
+};
+
 }  // namespace
 
+ADVPLAN_REGISTER_BLUE_POLICY(CountingSeedPolicy::static_info(),
+                             [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<CountingSeedPolicy>(p);
+                             })
 ADVPLAN_REGISTER_RED_POLICY(LastCandidatePolicy::static_info(),
                             [](const PolicySpec& s, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                               return std::make_unique<LastCandidatePolicy>(s.k.value_or(4), p);
@@ -123,6 +148,31 @@ TEST(Extension, NewBluePolicyIsEvaluatedAgainstRedBaselines) {
   }
   const std::string t3 = testing::read_file(dir / "run/tables/table3_policy_comparison.md");
   EXPECT_NE(t3.find("each condition's BLUE policy"), std::string::npos) << t3;
+}
+
+TEST(Extension, TheRubricLayerGradesThePlansTheRunMadeWithoutAskingTheBluePolicyAgain) {
+  // Four scenarios, one BLUE policy in two conditions: four plan calls in all, the rubric layer included.
+  const std::string yaml = R"(name: counting
+seed: 11
+corpus: {templates: [urban, maritime], seeds: [100, 101]}
+default_blue: test_counting_seed
+conditions: [single, greedy@4]
+simulator: {replications: 20}
+bootstrap: {resamples: 50}
+studies: {rubric: true, framing: false, components: false}
+)";
+  const ExperimentConfig cfg = parse_experiment_config(yaml, "counting.yaml", "");
+  testing::TempDir dir("extension-rubric-memo");
+  const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
+  RunOptions opts;
+  opts.out_dir = dir / "run";
+  opts.progress = false;
+  g_counting_calls = 0;
+  const RunSummary s = run_experiment(plan, opts);
+  EXPECT_EQ(s.failed_rows, 0u);
+  ASSERT_TRUE(std::filesystem::exists(dir / "run/rubric/verdicts.jsonl")) << "the rubric layer ran";
+  EXPECT_NE(testing::read_file(dir / "run/rubric/verdicts.jsonl").find("test_counting_seed"), std::string::npos);
+  EXPECT_EQ(g_counting_calls.load(), 4);
 }
 
 TEST(Extension, ABluePolicyNamedAsARedSpecIsExplained) {

@@ -324,16 +324,19 @@ TEST(RunStore, KilledAtRandomMomentsAndResumedIsByteIdenticalToAnUninterruptedRu
 
 TEST(RunStore, ResumeWithAChangedConfigIsRefusedNamingTheField) {
   TempDir dir("rs-resume-changed");
-  const std::string cfg = small_config(dir, "[100, 124]");
+  const std::string cfg = small_config(dir, "[100, 599]");
   const std::string out = dir / "run";
-  testing::run_command(fmt::format("timeout -s KILL 0.15 {} run {} --out {} --threads 1 --checkpoint-every 1",
-                                   quote(kBinary), quote(cfg), quote(out)),
+  // Killed as soon as its journal has an entry (not after a fixed delay, which a fast run can outlast).
+  testing::run_command(fmt::format("{} run {} --out {} --threads 1 --checkpoint-every 1 >/dev/null 2>&1 & p=$!; "
+                                   "for i in $(seq 1 4000); do [ -s {} ] && break; sleep 0.005; done; "
+                                   "kill -9 $p; wait $p",
+                                   quote(kBinary), quote(cfg), quote(out), quote(out + "/.advplan-work/journal")),
                        dir);
   ASSERT_TRUE(fs::exists(out + "/.advplan-work/journal")) << "the run finished before it was killed";
-  const std::string other = small_config(dir, "[100, 125]", "other.yaml");
+  const std::string other = small_config(dir, "[100, 600]", "other.yaml");
   const auto x = advplan("run " + quote(other) + " --out " + quote(out) + " --resume", dir);
   expect_one_line_error(x);
-  EXPECT_THAT(x.err, HasSubstr("different scenarios (50, now 52)"));
+  EXPECT_THAT(x.err, HasSubstr("different scenarios (1000, now 1002)"));
   EXPECT_THAT(x.err, HasSubstr("--resume"));
   // The same corpus under another bootstrap setting: the config's hash names it.
   const std::string third = dir / "third.yaml";

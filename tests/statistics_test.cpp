@@ -237,6 +237,36 @@ TEST(JointBootstrap, HalfWidthMatchesNormalTheoryForN200) {
   }
 }
 
+TEST(PercentileBounds, EqualTheOrderStatisticsOfAFullSortAtEverySize) {
+  // Oracle: sort, drop NaN, take floor(.025 B) and ceil(.975 B) - 1. Sizes cover the two-heap path (short
+  // tails) and the selection path (B > 5,000 has tails longer than the heaps), with ties and NaN.
+  Rng rng = Rng::keyed(5, "statistics_test", "percentiles");
+  for (std::size_t size : {1u, 2u, 3u, 39u, 40u, 41u, 200u, 2000u, 5119u, 5120u, 5200u, 9000u}) {
+    std::vector<double> v(size);
+    for (auto& x : v) x = rng.uniform() < 0.02 ? std::nan("") : std::round(rng.normal() * 50.0) / 10.0;
+    std::vector<double> sorted;
+    for (double x : v)
+      if (!std::isnan(x)) sorted.push_back(x);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> work = v;
+    const auto [lo, hi] = percentile_bounds(work);
+    if (sorted.empty()) {
+      EXPECT_TRUE(std::isnan(lo) && std::isnan(hi));
+      continue;
+    }
+    const double b = static_cast<double>(sorted.size());
+    const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), sorted.size() - 1);
+    const auto hi_c = static_cast<std::size_t>(std::ceil(0.975 * b));
+    const auto hi_i = hi_c == 0 ? 0 : std::min(hi_c - 1, sorted.size() - 1);
+    EXPECT_EQ(lo, sorted[lo_i]) << size;
+    EXPECT_EQ(hi, sorted[hi_i]) << size;
+    std::vector<double> span_work = v;
+    const auto [slo, shi] = percentile_bounds(std::span<double>(span_work));
+    EXPECT_EQ(slo, lo) << size;
+    EXPECT_EQ(shi, hi) << size;
+  }
+}
+
 TEST(BootstrapPairedDifference, VectorWithItselfIsExactlyZero) {
   const auto v = normal_data(40, 9, 0.4, 0.3);
   const Interval iv = bootstrap_paired_difference(v, v, 2000, 7, "self");

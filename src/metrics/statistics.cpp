@@ -5,6 +5,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -32,6 +34,36 @@ std::pair<double, double> percentile_bounds(std::span<double> reps) {
   const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), size - 1);
   auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b));
   hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
+  const std::size_t k_lo = lo_i + 1, k_hi = size - hi_i;  // the lo_i-th smallest is the largest of the k_lo smallest
+  constexpr std::size_t kHeap = 128;
+  if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i) {
+    // Both tails are short (2.5% of B): one pass keeping the k_lo smallest in a max-heap and the k_hi largest in a
+    // min-heap, instead of two selections over all B. The order statistics are values, so they are exactly those
+    // of the selections.
+    std::array<double, kHeap> small{}, large{};
+    std::size_t ns = 0, nl = 0;
+    const auto greater = std::greater<double>();
+    for (auto it = reps.begin(); it != end; ++it) {
+      const double x = *it;
+      if (ns < k_lo) {
+        small[ns++] = x;
+        std::push_heap(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(ns));
+      } else if (x < small[0]) {
+        std::pop_heap(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(ns));
+        small[ns - 1] = x;
+        std::push_heap(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(ns));
+      }
+      if (nl < k_hi) {
+        large[nl++] = x;
+        std::push_heap(large.begin(), large.begin() + static_cast<std::ptrdiff_t>(nl), greater);
+      } else if (x > large[0]) {
+        std::pop_heap(large.begin(), large.begin() + static_cast<std::ptrdiff_t>(nl), greater);
+        large[nl - 1] = x;
+        std::push_heap(large.begin(), large.begin() + static_cast<std::ptrdiff_t>(nl), greater);
+      }
+    }
+    return {small[0], large[0]};
+  }
   const auto first = reps.begin();
   std::nth_element(first, first + static_cast<std::ptrdiff_t>(hi_i), end);
   const double hi = reps[hi_i];

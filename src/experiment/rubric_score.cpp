@@ -441,7 +441,8 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) cd.scores.push_back(srow);
     }
     if (J >= 2) {
-      for (const auto& counts : cd.counts) cd.fleiss.push_back(agreement::fleiss_sums(counts));
+      for (std::size_t d = 0; d <= J; ++d)  // without a judge only from three judges on (one rating is no agreement)
+        cd.fleiss.push_back(d == J || J >= 3 ? agreement::fleiss_sums(cd.counts[d]) : agreement::FleissSums{});
       cd.alpha_items = agreement::alpha_sums(cd.kalpha, agreement::AlphaLevel::nominal);
       cd.alpha_scores = agreement::alpha_sums(cd.kalpha_scores, agreement::AlphaLevel::interval);
       cd.icc = agreement::icc_sums(cd.scores);

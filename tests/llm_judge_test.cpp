@@ -613,6 +613,39 @@ TEST(JudgeRun, EvaluateWithLlmCacheIsReproducedWithZeroRequests) {
   EXPECT_GT(metadata(dir / "b")["llm_cache"]["hits"].get<int>(), 0);
 }
 
+TEST(JudgeRun, ACacheFilledByKilledRunsIsWholeAndAResumedRunMatchesAFreshOneWithoutRequests) {
+  JudgeServer server;
+  EnvGuard endpoint_env("ADVPLAN_LLM_ENDPOINT"), model_env("ADVPLAN_LLM_MODEL");
+  endpoint_env.unset();
+  model_env.unset();
+  testing::TempDir dir("judge-kill");
+  testing::write_file(dir / "c.yaml", run_config(server.url(), "\"llm_judge:valid\""));
+  const std::string cache = dir / "cache";
+  auto run = [&](const std::string& out, const std::string& prefix, const std::string& extra) {
+    return testing::run_command(prefix + testing::shell_quote(ADVPLAN_BINARY) + " run " +
+                                    testing::shell_quote(dir / "c.yaml") + " --out " + testing::shell_quote(dir / out) +
+                                    " --threads 2 --progress none --checkpoint-every 1 --llm-cache " +
+                                    testing::shell_quote(cache) + extra,
+                                dir);
+  };
+  // Killed (SIGKILL) at several moments while it fills the cache, then resumed to the end.
+  auto resume_flag = [&] { return fs::exists(dir / "b") && !fs::is_empty(dir / "b") ? " --resume" : ""; };
+  for (const char* t : {"0.05", "0.15", "0.3"}) run("b", std::string("timeout -s KILL ") + t + " ", resume_flag());
+  const auto resumed = run("b", "", resume_flag());
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  // Every entry is whole: no temporary file is left, and every entry is read back as a hit below.
+  for (const auto& e : fs::recursive_directory_iterator(cache))
+    if (e.is_regular_file()) EXPECT_EQ(e.path().extension(), ".json") << e.path();
+  const int asked = server.requests();
+  const auto fresh = run("a", "", "");
+  ASSERT_EQ(fresh.status, 0) << fresh.err;
+  EXPECT_EQ(server.requests(), asked) << "a run after the resumed one asked the model again";
+  const auto fa = run_files(dir / "a"), fb = run_files(dir / "b");
+  ASSERT_EQ(fa.size(), fb.size());
+  for (const auto& [name, text] : fa) EXPECT_EQ(text, fb.at(name)) << name;
+  EXPECT_EQ(metadata(dir / "a")["llm_cache"]["corrupt"].get<int>(), 0);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // mean_over, and the intervals of every agreement statistic.
 

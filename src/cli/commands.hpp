@@ -17,10 +17,13 @@ struct RunDirFlags {
   std::size_t checkpoint = 0;
   std::string progress = "auto";
   double interval = 10.0;
+  std::string llm_cache;  ///< --llm-cache DIR: the completion cache of every LLM call (overrides llm.cache_dir)
   /// Registers the options on `cmd`; the object must outlive the parse.
   void add_to(CLI::App* cmd);
   /// Copies them into a run's options.
   void apply(RunOptions& opts) const;
+  /// Copies the settings that live in the config (--llm-cache) into it.
+  void apply(ExperimentConfig& cfg) const;
 };
 
 /// The exit status of a finished run: 1, with a sentence naming the first reason, when every row failed; else 0.

@@ -75,6 +75,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*workers > 0) cfg.exec.workers = *workers;
       if (*candidate_plans) cfg.candidate_plans = true;
+      dir_flags->apply(cfg);
       EvaluateSpec spec;
       spec.blue = *blue;
       spec.reds = split_list(*reds);

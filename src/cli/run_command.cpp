@@ -148,6 +148,7 @@ void add_run_command(CLI::App& app, Action& run) {
       set_shard(opts, *shard, *shards);  // bad shard specs fail before the config is read
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (*candidate_plans) cfg.candidate_plans = true;
+      dir_flags->apply(cfg);
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
       opts.out_dir = *out;
       opts.threads = *threads;

@@ -15,6 +15,13 @@ void RunDirFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--progress-interval", interval, "seconds between plain progress lines")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--llm-cache", llm_cache,
+                  "directory of the content-addressed LLM completion cache (config: llm.cache_dir); a rerun with it "
+                  "asks the model nothing it was already asked");
+}
+
+void RunDirFlags::apply(ExperimentConfig& cfg) const {
+  if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
 }
 
 void RunDirFlags::apply(RunOptions& opts) const {

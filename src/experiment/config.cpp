@@ -14,6 +14,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/yaml_reader.hpp"
+#include "advplan/policy/completion_cache.hpp"
 
 namespace advplan {
 using io::YamlReader;
@@ -307,7 +308,8 @@ LlmConfig read_llm(const YamlReader& l) {
   LlmConfig llm;
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
-  l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs"});
+  l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
+                  "cache_dir"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
@@ -318,7 +320,36 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("max_retries")) llm.max_retries = static_cast<int>(l.at("max_retries").as_int_in(0, 100));
   if (l.has("backoff_s")) llm.backoff_s = l.at("backoff_s").as_double_in(0, 600);
   if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
+  llm.cache_dir = optional_string("cache_dir");
   return llm;
+}
+
+/// rubric: {judges: [...], mean_over: templates|scenarios, judge_retries: N} (docs/CONFIG.md "rubric").
+RubricConfig read_rubric(const YamlReader& r) {
+  RubricConfig rc;
+  if (!r.node().IsMap()) r.fail("rubric must be a mapping {judges, mean_over, judge_retries}");
+  r.require_only({"judges", "mean_over", "judge_retries"});
+  if (r.has("judges")) {
+    const auto j = r.at("judges");
+    if (!j.node().IsSequence()) j.fail("rubric.judges must be a list of judge specs (llm_judge:MODEL, llm_judge_offline)");
+    for (std::size_t i = 0; i < j.node().size(); ++i) {
+      const std::string spec = j.at(i).as_string();
+      if (spec != "llm_judge_offline" && spec != "llm_judge" && spec.rfind("llm_judge:", 0) != 0)
+        j.at(i).fail(fmt::format("'{}' is not a judge spec: use llm_judge:MODEL, llm_judge or llm_judge_offline (the "
+                                 "rule judges are always there)", spec));
+      if (std::find(rc.judges.begin(), rc.judges.end(), spec) != rc.judges.end())
+        j.at(i).fail(fmt::format("judge '{}' is listed twice", spec));
+      rc.judges.push_back(spec);
+    }
+  }
+  if (r.has("mean_over")) {
+    const std::string m = r.at("mean_over").as_string();
+    if (m != "templates" && m != "scenarios")
+      r.at("mean_over").fail(fmt::format("mean_over must be templates or scenarios, while '{}' was given", m));
+    rc.mean_over = m;
+  }
+  if (r.has("judge_retries")) rc.judge_retries = static_cast<int>(r.at("judge_retries").as_int_in(0, 10));
+  return rc;
 }
 
 }  // namespace
@@ -332,7 +363,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
                      "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
-                     "matrix"});
+                     "matrix", "rubric"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -354,6 +385,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("rubric")) cfg.rubric = read_rubric(root.at("rubric"));
   if (root.has("traces")) {
     const auto t = root.at("traces");
     t.require_only({"candidate_plans"});
@@ -391,6 +423,7 @@ PolicyContext policy_context(const ExperimentConfig& cfg) {
   for (const auto& t : cfg.templates) ctx.shapes[t.id] = TemplateShape{t.seed_plans, t.branch_kinds};
   ctx.set(cfg.exec);
   ctx.set(cfg.llm);
+  if (!cfg.llm.cache_dir.empty()) ctx.set(std::make_shared<CompletionCache>(cfg.llm.cache_dir));
   ctx.set(cfg.council);
   ctx.set(cfg.sim);
   return ctx;

@@ -13,6 +13,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/config.hpp"
+#include "advplan/experiment/rubric_judge.hpp"
 #include "advplan/experiment/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/coherence.hpp"
@@ -241,9 +242,21 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   for (const auto& [spec, policy] : plan.blues)
     if (spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0) blues.emplace_back(spec, policy.get());
   const auto corpus = generate_corpus(cfg);
-  // Per scenario: its items and, per BLUE policy, its plan (or nothing).
+  // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
+  const std::vector<std::string>& llm_judges = cfg.rubric.judges;
+  std::vector<std::unique_ptr<CompletionClient>> judge_clients(llm_judges.size());
+  std::vector<std::string> judge_setup_error(llm_judges.size());
+  for (std::size_t j = 0; j < llm_judges.size(); ++j) try {
+      judge_clients[j] = make_judge_client(llm_judges[j], cfg.llm, plan.ctx);
+    } catch (const Error& e) {
+      judge_setup_error[j] = e.what();
+      fmt::print(stderr, "advplan: warning: rubric judge {}: {}\n", llm_judges[j], e.what());
+    }
+  // Per scenario: its items and, per BLUE policy, its plan (or nothing) and each LLM judge's outcome.
   std::vector<std::vector<RubricItem>> items(corpus.size());
   std::vector<std::vector<std::optional<Plan>>> plans(corpus.size(), std::vector<std::optional<Plan>>(blues.size()));
+  std::vector<std::vector<std::vector<JudgeOutcome>>> outcomes(
+      corpus.size(), std::vector<std::vector<JudgeOutcome>>(blues.size(), std::vector<JudgeOutcome>(llm_judges.size())));
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
@@ -258,6 +271,13 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       std::unique_lock<std::mutex> lock;
       if (auto* m = plan.lock_for("blue:" + blues[b].first)) lock = std::unique_lock<std::mutex>(*m);
       plans[i][b] = blues[b].second->plan(sc, rng).plan;
+      if (items[i].empty()) continue;
+      for (std::size_t j = 0; j < llm_judges.size(); ++j) {
+        JudgeOutcome& o = outcomes[i][b][j];
+        if (!judge_clients[j]) o.reason = "judge not available: " + judge_setup_error[j];
+        else if (!plans[i][b]) o.reason = "no plan to judge";
+        else o = run_judge(*judge_clients[j], items[i], *plans[i][b], sc, cfg.rubric.judge_retries);
+      }
     }
   });
   RubricSet set;
@@ -265,6 +285,8 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   io::CsvTable items_csv({"template", "case_id", "item_id", "step", "tier", "severity", "weight", "question",
                           "pass_condition", "fail_condition"});
   std::string items_jsonl, verdicts_jsonl;
+  io::CsvTable calls_csv({"judge", "model", "case_id", "brief_id", "status", "attempts", "malformed", "unknown_ids",
+                          "failed_items", "reason"});
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const Scenario& sc = corpus[i];
     if (items[i].empty()) continue;
@@ -307,16 +329,60 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
         verdicts_jsonl += j.dump() + "\n";
         verdicts.push_back(std::move(v));
       }
+    for (std::size_t b = 0; b < blues.size(); ++b)
+      for (std::size_t jj = 0; jj < llm_judges.size(); ++jj) {
+        const JudgeOutcome& o = outcomes[i][b][jj];
+        Verdict v;
+        v.brief_id = sc.id + "/" + blues[b].first;
+        v.judge = llm_judges[jj];
+        v.case_id = sc.id;
+        v.model = blues[b].first;
+        v.group = sc.template_id;
+        v.error = !o.ok;
+        v.unknown_ids = o.unknown_ids;
+        nlohmann::json failures = nlohmann::json::array();
+        for (const auto& f : o.failures) {
+          v.failed_items.push_back(f.item_id);
+          failures.push_back({{"item_id", f.item_id}, {"evidence", f.evidence}, {"rationale", f.rationale}});
+        }
+        calls_csv.add({v.judge, v.model, v.case_id, v.brief_id, o.ok ? "ok" : "failed", std::to_string(o.attempts),
+                       std::to_string(o.malformed), std::to_string(o.unknown_ids.size()),
+                       std::to_string(o.failures.size()), o.reason});
+        nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},         {"case_id", v.case_id},
+                         {"model", v.model},       {"group", v.group},         {"failed_items", v.failed_items},
+                         {"failures", failures},   {"unknown_ids", v.unknown_ids}, {"error", v.error}};
+        if (!o.ok) j["reason"] = o.reason;
+        verdicts_jsonl += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        verdicts.push_back(std::move(v));
+      }
   }
   std::vector<std::pair<std::string, std::string>> files;
   files.emplace_back("rubric/items.csv", items_csv.to_string());
   files.emplace_back("rubric/rubric_items.jsonl", items_jsonl);
   files.emplace_back("rubric/verdicts.jsonl", verdicts_jsonl);
-  for (auto& [name, text] : score_verdicts(set, verdicts, MeanOver::group, bs.resamples, bs.seed).files)
+  if (!llm_judges.empty()) files.emplace_back("rubric/judge_calls.csv", calls_csv.to_string());
+  const MeanOver mean_over = cfg.rubric.mean_over == "scenarios" ? MeanOver::brief : MeanOver::group;
+  for (auto& [name, text] : score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed).files)
     files.emplace_back("rubric/" + name, std::move(text));
   for (auto& [name, text] : judge_agreement(set, verdicts, bs.resamples, bs.seed).files)
     files.emplace_back("rubric/" + name, std::move(text));
   return files;
+}
+
+std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg) {
+  std::string judges;
+  for (const auto& j : rule_judges()) judges += (judges.empty() ? "" : ",") + j;
+  bool llm = false;
+  for (const auto& j : cfg.rubric.judges) {
+    judges += "," + j;
+    llm = llm || is_llm_judge(j);
+  }
+  std::vector<std::pair<std::string, std::string>> out{{"mean_over", cfg.rubric.mean_over}, {"judges", judges}};
+  if (llm) {
+    out.emplace_back("judge_retries", std::to_string(cfg.rubric.judge_retries));
+    out.emplace_back("judge_prompt_sha256", judge_prompt_sha256());
+  }
+  return out;
 }
 
 }  // namespace advplan::rubric

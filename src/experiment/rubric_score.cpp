@@ -1,6 +1,7 @@
 #include "advplan/experiment/rubric_score.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <array>
@@ -248,17 +249,19 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
 
   // Pairwise table.
   io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
-                      "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means"});
+                      "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means", "spearman_lo",
+                      "spearman_hi"});
   TextTable pmd;
   pmd.name = "agreement_pairs";
   pmd.caption = "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
-                "over cases; Spearman of per-policy means)";
-  pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman"};
+                "over cases; Spearman of per-policy means, with its interval)";
+  pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman [95% CI]"};
   for (std::size_t a = 0; a < judges.size(); ++a)
     for (std::size_t b = a + 1; b < judges.size(); ++b) {
       // Per case: the item verdicts both judges gave.
       std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> per_case;
-      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> model_scores;
+      // case -> model -> (judge A's brief scores, judge B's)
+      std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> model_scores;
       for (const auto& [key, by_judge] : verdict_of) {
         const auto ia = by_judge.find(judges[a]), ib = by_judge.find(judges[b]);
         if (ia == by_judge.end() || ib == by_judge.end()) continue;
@@ -267,7 +270,7 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           pc.first.push_back(ia->second[i] ? 1 : 0);
           pc.second.push_back(ib->second[i] ? 1 : 0);
         }
-        auto& ms = model_scores[model_of[key]];
+        auto& ms = model_scores[key.first][model_of[key]];
         ms.first.push_back(score_of[key][judges[a]]);
         ms.second.push_back(score_of[key][judges[b]]);
       }
@@ -302,7 +305,60 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         return std::make_tuple(pct, kap, items);
       };
       const auto [pct, kap, n_items] = stats_of(nullptr);
-      std::vector<double> pct_b, kap_b;
+      // Spearman of the per-model means over the briefs of the drawn cases. The point estimate averages each model's
+      // scores in case order; a replicate uses per-case sums (weighted by how often the case was drawn).
+      std::vector<std::string> models;
+      for (const auto& [c, by_model] : model_scores)
+        for (const auto& [m, sc] : by_model) models.push_back(m);
+      std::sort(models.begin(), models.end());
+      models.erase(std::unique(models.begin(), models.end()), models.end());
+      struct ModelSums {
+        std::size_t model;
+        double a, b, n;
+      };
+      std::vector<std::vector<ModelSums>> case_sums(cases.size());
+      for (std::size_t c = 0; c < cases.size(); ++c)
+        for (const auto& [m, sc] : model_scores[cases[c]]) {
+          double sa = 0, sb = 0;
+          for (double x : sc.first) sa += x;
+          for (double x : sc.second) sb += x;
+          const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
+          case_sums[c].push_back({mi, sa, sb, static_cast<double>(sc.first.size())});
+        }
+      auto rho_of = [&](const std::vector<std::uint32_t>* counts) {
+        std::vector<double> ma, mb;
+        if (!counts) {
+          std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
+          for (const auto& c : cases)
+            for (const auto& [m, sc] : model_scores[c]) {
+              auto& bm = by_model[m];
+              bm.first.insert(bm.first.end(), sc.first.begin(), sc.first.end());
+              bm.second.insert(bm.second.end(), sc.second.begin(), sc.second.end());
+            }
+          for (const auto& [m, sc] : by_model) {
+            ma.push_back(mean(sc.first));
+            mb.push_back(mean(sc.second));
+          }
+          return std::make_pair(agreement::spearman(ma, mb), ma.size());
+        }
+        std::vector<double> sa(models.size()), sb(models.size()), n(models.size());
+        for (std::size_t c = 0; c < cases.size(); ++c) {
+          const double w = (*counts)[c];
+          if (w == 0) continue;
+          for (const auto& ms : case_sums[c]) {
+            sa[ms.model] += w * ms.a;
+            sb[ms.model] += w * ms.b;
+            n[ms.model] += w * ms.n;
+          }
+        }
+        for (std::size_t m = 0; m < models.size(); ++m)
+          if (n[m] > 0) {
+            ma.push_back(sa[m] / n[m]);
+            mb.push_back(sb[m] / n[m]);
+          }
+        return std::make_pair(agreement::spearman(ma, mb), ma.size());
+      };
+      std::vector<double> pct_b, kap_b, rho_b;
       if (cases.size() > 1) {
         Rng rng = Rng::keyed(seed, "rubric-agreement", judges[a] + "\x1f" + judges[b]);
         std::vector<std::uint32_t> counts(cases.size());
@@ -311,86 +367,191 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           const auto [p, k, n] = stats_of(&counts);
           pct_b.push_back(p);
           if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
+          if (const double r = rho_of(&counts).first; !std::isnan(r)) rho_b.push_back(r);
         }
       }
       const auto [p_lo, p_hi] = pct_b.empty() ? std::pair{pct, pct} : percent_bounds_copy(pct_b);
       const auto [k_lo, k_hi] = kap_b.empty() ? std::pair{kap.kappa, kap.kappa} : percent_bounds_copy(kap_b);
-      std::vector<double> ma, mb;
-      for (const auto& [m, s] : model_scores) {
-        ma.push_back(mean(s.first));
-        mb.push_back(mean(s.second));
-      }
-      const double rho = agreement::spearman(ma, mb);
+      const auto [rho, n_models] = rho_of(nullptr);
+      // An undefined point estimate (NaN) has no interval either.
+      const auto [r_lo, r_hi] = rho_b.empty() || std::isnan(rho) ? std::pair{rho, rho} : percent_bounds_copy(rho_b);
       pairs.add({judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
-                 real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(ma.size()),
-                 real(rho)});
+                 real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
+                 real(rho), real(r_lo), real(r_hi)});
       pmd.rows.push_back({judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
                           fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
                           fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
-                          std::isnan(rho) ? "n/a" : fmt::format("{:.3f}", rho)});
+                          std::isnan(rho) ? "n/a" : fmt::format("{:.3f} [{:.3f}, {:.3f}]", rho, r_lo, r_hi)});
     }
 
-  // Panel statistics over the briefs every judge graded.
-  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value"});
+  // Panel statistics over the briefs every judge graded, each with a bootstrap interval over cases (scenarios):
+  // a replicate draws the cases with replacement and takes every brief of a drawn case as often as it was drawn.
+  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value", "lo", "hi"});
   TextTable qmd;
   qmd.name = "agreement_panel";
-  qmd.caption = "Agreement across all judges (briefs every judge graded)";
-  qmd.header = {"statistic", "judges", "briefs", "value"};
-  std::vector<std::vector<int>> labels;              // [item][judge]
-  std::vector<std::vector<double>> scores;           // [brief][judge]
-  agreement::Matrix kalpha(judges.size());           // [judge][item], NaN when a judge did not grade it
-  std::vector<std::vector<double>> kalpha_scores(judges.size());
-  for (const auto& [key, by_judge] : verdict_of) {
-    const std::size_t n_items = by_judge.begin()->second.size();
-    for (std::size_t i = 0; i < n_items; ++i)
-      for (std::size_t j = 0; j < judges.size(); ++j) {
-        const auto it = by_judge.find(judges[j]);
-        kalpha[j].push_back(it == by_judge.end() ? kNaN : (it->second[i] ? 1.0 : 0.0));
-      }
-    for (std::size_t j = 0; j < judges.size(); ++j) {
-      const auto it = score_of[key].find(judges[j]);
-      kalpha_scores[j].push_back(it == score_of[key].end() ? kNaN : it->second);
-    }
-    if (by_judge.size() != judges.size()) continue;
-    for (std::size_t i = 0; i < n_items; ++i) {
-      std::vector<int> row;
-      for (const auto& j : judges) row.push_back(by_judge.at(j)[i] ? 1 : 0);
-      labels.push_back(row);
-    }
-    std::vector<double> srow;
-    for (const auto& j : judges) srow.push_back(score_of[key].at(j));
-    if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) scores.push_back(srow);
-  }
-  auto add = [&](const std::string& name, std::size_t n_judges, std::size_t n_briefs, std::size_t n_items, double v) {
-    panel.add({name, std::to_string(n_judges), std::to_string(n_briefs), std::to_string(n_items), real(v)});
-    qmd.rows.push_back({name, std::to_string(n_judges), std::to_string(n_briefs),
-                        std::isnan(v) ? "n/a" : fmt::format("{:.3f}", v)});
+  qmd.caption = "Agreement across all judges (briefs every judge graded; 95% bootstrap intervals over cases)";
+  qmd.header = {"statistic", "judges", "briefs", "value", "95% CI"};
+  struct PanelStat {
+    std::string name;
+    std::size_t judges = 0, briefs = 0, items = 0;
+    double value = kNaN;
   };
-  if (judges.size() >= 2 && !labels.empty()) {
-    add("fleiss_kappa", judges.size(), scores.size(), labels.size(),
-        agreement::fleiss_kappa(agreement::category_counts(labels, 2)));
-    if (judges.size() >= 3)
-      for (std::size_t drop = 0; drop < judges.size(); ++drop) {
-        std::vector<std::vector<int>> without;
-        for (const auto& row : labels) {
-          std::vector<int> r;
-          for (std::size_t j = 0; j < row.size(); ++j)
-            if (j != drop) r.push_back(row[j]);
-          without.push_back(r);
-        }
-        add("fleiss_kappa_without:" + judges[drop], judges.size() - 1, scores.size(), labels.size(),
-            agreement::fleiss_kappa(agreement::category_counts(without, 2)));
+  // Per case, computed once: the Fleiss count rows of every item of the briefs every judge graded (for the whole
+  // panel, d == J, and without judge d), each judge's item values and brief scores (NaN where the judge did not
+  // grade), and the complete score rows. A replicate concatenates the cases it drew.
+  const std::size_t J = judges.size();
+  struct CaseData {
+    std::vector<agreement::Matrix> counts;  // [d][item] {fails, passes}
+    agreement::Matrix kalpha, kalpha_scores;  // [judge][...]
+    agreement::Matrix scores;                 // [brief][judge]
+    std::size_t briefs = 0;
+    // The same, as sums additive over cases (a replicate adds the drawn cases' sums, weighted).
+    std::vector<agreement::FleissSums> fleiss;
+    agreement::AlphaSums alpha_items, alpha_scores;
+    agreement::IccSums icc;
+  };
+  std::vector<std::string> panel_cases;
+  std::map<std::string, std::vector<BriefKey>> briefs_of_case;
+  for (const auto& [key, by_judge] : verdict_of) {
+    if (briefs_of_case[key.first].empty()) panel_cases.push_back(key.first);
+    briefs_of_case[key.first].push_back(key);
+  }
+  std::vector<CaseData> case_data(panel_cases.size());
+  for (std::size_t c = 0; c < panel_cases.size(); ++c) {
+    CaseData& cd = case_data[c];
+    cd.counts.resize(J + 1);
+    cd.kalpha.resize(J);
+    cd.kalpha_scores.resize(J);
+    for (const auto& key : briefs_of_case[panel_cases[c]]) {
+      const auto& by_judge = verdict_of.at(key);
+      ++cd.briefs;
+      const std::size_t n_items = by_judge.begin()->second.size();
+      std::vector<const std::vector<bool>*> v(J, nullptr);
+      for (std::size_t j = 0; j < J; ++j)
+        if (const auto it = by_judge.find(judges[j]); it != by_judge.end()) v[j] = &it->second;
+      for (std::size_t i = 0; i < n_items; ++i)
+        for (std::size_t j = 0; j < J; ++j) cd.kalpha[j].push_back(v[j] ? ((*v[j])[i] ? 1.0 : 0.0) : kNaN);
+      for (std::size_t j = 0; j < J; ++j) {
+        const auto it = score_of[key].find(judges[j]);
+        cd.kalpha_scores[j].push_back(it == score_of[key].end() ? kNaN : it->second);
       }
-    add("krippendorff_alpha_nominal_items", judges.size(), verdict_of.size(), kalpha.front().size(),
-        agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
-    add("krippendorff_alpha_interval_scores", judges.size(), verdict_of.size(), 0,
-        agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
-    if (scores.size() >= 2) {
-      const auto r = agreement::icc(scores);
-      add("icc2_1_scores", judges.size(), scores.size(), 0, r.icc2_1);
-      add("icc3_1_scores", judges.size(), scores.size(), 0, r.icc3_1);
-      add("kendall_w_scores", judges.size(), scores.size(), 0, agreement::kendall_w(scores));
+      if (by_judge.size() != J) continue;
+      for (std::size_t i = 0; i < n_items; ++i) {
+        double pass = 0;
+        for (std::size_t j = 0; j < J; ++j) pass += (*v[j])[i] ? 1 : 0;
+        cd.counts[J].push_back({static_cast<double>(J) - pass, pass});
+        for (std::size_t d = 0; d < J; ++d) {
+          const double p = pass - ((*v[d])[i] ? 1 : 0);
+          cd.counts[d].push_back({static_cast<double>(J - 1) - p, p});
+        }
+      }
+      std::vector<double> srow;
+      for (const auto& j : judges) srow.push_back(score_of[key].at(j));
+      if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) cd.scores.push_back(srow);
     }
+    if (J >= 2) {
+      for (std::size_t d = 0; d <= J; ++d)  // without a judge only from three judges on (one rating is no agreement)
+        cd.fleiss.push_back(d == J || J >= 3 ? agreement::fleiss_sums(cd.counts[d]) : agreement::FleissSums{});
+      cd.alpha_items = agreement::alpha_sums(cd.kalpha, agreement::AlphaLevel::nominal);
+      cd.alpha_scores = agreement::alpha_sums(cd.kalpha_scores, agreement::AlphaLevel::interval);
+      cd.icc = agreement::icc_sums(cd.scores);
+    }
+  }
+  // A replicate's statistics from the drawn cases' sums (Kendall's W ranks, so it takes the score rows).
+  auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
+    std::vector<agreement::FleissSums> fleiss(J + 1);
+    agreement::AlphaSums alpha_items, alpha_scores;
+    agreement::IccSums icc_s;
+    agreement::Matrix scores;
+    for (std::size_t c = 0; c < panel_cases.size(); ++c) {
+      if (counts[c] == 0) continue;
+      const CaseData& cd = case_data[c];
+      const double w = counts[c];
+      for (std::size_t d = 0; d <= J; ++d) fleiss[d].add(cd.fleiss[d], w);
+      alpha_items.add(cd.alpha_items, w);
+      alpha_scores.add(cd.alpha_scores, w);
+      icc_s.add(cd.icc, w);
+      for (std::uint32_t t = 0; t < counts[c]; ++t) scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
+    }
+    std::vector<std::pair<std::string, double>> out;
+    out.emplace_back("fleiss_kappa", fleiss[J].kappa());
+    if (J >= 3)
+      for (std::size_t drop = 0; drop < J; ++drop)
+        out.emplace_back("fleiss_kappa_without:" + judges[drop], fleiss[drop].kappa());
+    out.emplace_back("krippendorff_alpha_nominal_items", alpha_items.alpha());
+    out.emplace_back("krippendorff_alpha_interval_scores", alpha_scores.alpha());
+    if (scores.size() >= 2) {
+      const auto r = icc_s.icc();
+      out.emplace_back("icc2_1_scores", r.icc2_1);
+      out.emplace_back("icc3_1_scores", r.icc3_1);
+      out.emplace_back("kendall_w_scores", agreement::kendall_w(scores));
+    }
+    return out;
+  };
+  auto panel_stats = [&](const std::vector<std::uint32_t>* counts) {
+    std::vector<agreement::Matrix> fleiss(J + 1);
+    agreement::Matrix kalpha(J), kalpha_scores(J), scores;
+    std::size_t n_briefs = 0;
+    for (std::size_t c = 0; c < panel_cases.size(); ++c)
+      for (std::uint32_t t = 0; t < (counts ? (*counts)[c] : 1u); ++t) {
+        const CaseData& cd = case_data[c];
+        n_briefs += cd.briefs;
+        for (std::size_t d = 0; d <= J; ++d) fleiss[d].insert(fleiss[d].end(), cd.counts[d].begin(), cd.counts[d].end());
+        for (std::size_t j = 0; j < J; ++j) {
+          kalpha[j].insert(kalpha[j].end(), cd.kalpha[j].begin(), cd.kalpha[j].end());
+          kalpha_scores[j].insert(kalpha_scores[j].end(), cd.kalpha_scores[j].begin(), cd.kalpha_scores[j].end());
+        }
+        scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
+      }
+    std::vector<PanelStat> out;
+    auto add = [&](const std::string& name, std::size_t n_judges, std::size_t briefs, std::size_t items, double v) {
+      out.push_back({name, n_judges, briefs, items, v});
+    };
+    const std::size_t n_labels = fleiss[J].size();
+    if (J >= 2 && n_labels > 0) {
+      add("fleiss_kappa", J, scores.size(), n_labels, agreement::fleiss_kappa(fleiss[J]));
+      if (J >= 3)
+        for (std::size_t drop = 0; drop < J; ++drop)
+          add("fleiss_kappa_without:" + judges[drop], J - 1, scores.size(), n_labels,
+              agreement::fleiss_kappa(fleiss[drop]));
+      add("krippendorff_alpha_nominal_items", J, n_briefs, kalpha.front().size(),
+          agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
+      add("krippendorff_alpha_interval_scores", J, n_briefs, 0,
+          agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
+      if (scores.size() >= 2) {
+        const auto r = agreement::icc(scores);
+        add("icc2_1_scores", J, scores.size(), 0, r.icc2_1);
+        add("icc3_1_scores", J, scores.size(), 0, r.icc3_1);
+        add("kendall_w_scores", J, scores.size(), 0, agreement::kendall_w(scores));
+      }
+    }
+    return out;
+  };
+  const std::vector<PanelStat> point = panel_stats(nullptr);
+  std::map<std::string, std::vector<double>> panel_reps;
+  if (panel_cases.size() > 1 && !point.empty() && resamples > 0) {
+    // The draws are made in order from one stream; the replicates are then computed in parallel into their slots,
+    // so the bytes do not depend on the thread count.
+    Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
+    std::vector<std::vector<std::uint32_t>> draws(static_cast<std::size_t>(resamples),
+                                                  std::vector<std::uint32_t>(panel_cases.size()));
+    for (auto& d : draws) resample_counts(rng, d);
+    std::vector<std::vector<std::pair<std::string, double>>> reps(draws.size());
+    tbb::parallel_for(std::size_t{0}, draws.size(), [&](std::size_t r) { reps[r] = replicate_stats(draws[r]); });
+    for (const auto& rep : reps)
+      for (const auto& [name, value] : rep)
+        if (std::isfinite(value)) panel_reps[name].push_back(value);
+  }
+  for (const auto& st : point) {
+    auto reps = panel_reps.find(st.name);
+    const auto [lo, hi] = reps == panel_reps.end() || reps->second.empty() || std::isnan(st.value)
+                              ? std::pair{st.value, st.value}
+                                                                           : percent_bounds_copy(reps->second);
+    panel.add({st.name, std::to_string(st.judges), std::to_string(st.briefs), std::to_string(st.items), real(st.value),
+               real(lo), real(hi)});
+    qmd.rows.push_back({st.name, std::to_string(st.judges), std::to_string(st.briefs),
+                        std::isnan(st.value) ? "n/a" : fmt::format("{:.3f}", st.value),
+                        std::isnan(lo) || std::isnan(hi) ? "n/a" : fmt::format("[{:.3f}, {:.3f}]", lo, hi)});
   }
   AgreementReport rep;
   rep.files = {{"agreement_pairs.csv", pairs.to_string()}, {"agreement_pairs.md", pmd.markdown()},

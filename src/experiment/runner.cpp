@@ -28,6 +28,8 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
+#include "advplan/experiment/rubric_plans.hpp"
+#include "advplan/policy/completion_cache.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
 
@@ -138,6 +140,12 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   for (const auto& [name, value] : key) k[name] = value;
   j["run_key"] = k;
   if (opts.shard_count > 0) j["shard"] = {{"index", opts.shard_index}, {"count", opts.shard_count}};
+  if (const auto cache = completion_cache_of(plan.ctx)) {  // docs/LLM.md "Completion cache"
+    const auto st = cache->stats();
+    j["llm_cache"] = {{"dir", cache->dir()}, {"hits", st.hits}, {"misses", st.misses}, {"corrupt", st.corrupt},
+                      {"writes", st.writes}, {"write_errors", st.write_errors}};
+  }
+  for (const auto& [name, value] : rubric::rubric_metadata(cfg)) j["rubric"][name] = value;
   j["manifest_sha256"] = manifest_sha;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

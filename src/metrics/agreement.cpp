@@ -241,6 +241,173 @@ IccResult icc(const Matrix& x) {
   return r;
 }
 
+FleissSums fleiss_sums(const Matrix& counts) {
+  FleissSums f;
+  if (counts.empty()) return f;
+  require_rectangular(counts, "Fleiss' kappa");
+  f.raters = std::accumulate(counts.front().begin(), counts.front().end(), 0.0);
+  if (f.raters < 2) throw Error("Fleiss' kappa: each subject needs at least two ratings");
+  f.category_totals.assign(counts.front().size(), 0.0);
+  for (const auto& row : counts) {
+    double sq = 0;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      sq += row[c] * row[c];
+      f.category_totals[c] += row[c];
+    }
+    f.p_sum += (sq - f.raters) / (f.raters * (f.raters - 1.0));
+  }
+  f.subjects = static_cast<double>(counts.size());
+  return f;
+}
+
+void FleissSums::add(const FleissSums& o, double weight) {
+  if (o.subjects == 0 || weight == 0) return;
+  if (category_totals.empty()) {
+    raters = o.raters;
+    category_totals.assign(o.category_totals.size(), 0.0);
+  }
+  if (o.raters != raters || o.category_totals.size() != category_totals.size())
+    throw Error("Fleiss' kappa: the sums of subjects with different raters or categories cannot be added");
+  subjects += weight * o.subjects;
+  p_sum += weight * o.p_sum;
+  for (std::size_t c = 0; c < category_totals.size(); ++c) category_totals[c] += weight * o.category_totals[c];
+}
+
+double FleissSums::kappa() const {
+  if (subjects == 0) return kNaN;
+  double pe = 0;
+  for (double p : category_totals) pe += (p / (subjects * raters)) * (p / (subjects * raters));
+  if (pe >= 1.0) return kNaN;
+  return (p_sum / subjects - pe) / (1.0 - pe);
+}
+
+AlphaSums alpha_sums(const Matrix& data, AlphaLevel level) {
+  if (level == AlphaLevel::ordinal) throw Error("Krippendorff's alpha: ordinal sums are not additive over units");
+  AlphaSums a;
+  a.level = level;
+  if (data.empty()) return a;
+  require_rectangular(data, "Krippendorff's alpha", /*missing_ok=*/true);
+  std::map<double, double> cats;
+  std::vector<double> present;
+  for (std::size_t u = 0; u < data.front().size(); ++u) {
+    present.clear();
+    for (const auto& coder : data)
+      if (!std::isnan(coder[u])) present.push_back(coder[u]);
+    const double m = static_cast<double>(present.size());
+    if (present.size() < 2) continue;
+    a.n += m;
+    if (level == AlphaLevel::nominal) {
+      std::map<double, double> in_unit;
+      for (double v : present) in_unit[v] += 1;
+      double same = 0;
+      for (const auto& [v, c] : in_unit) {
+        same += c * c;
+        cats[v] += c;
+      }
+      a.d_o += (m * m - same) / (m - 1);
+    } else {
+      double s1 = 0, s2 = 0;
+      for (double v : present) {
+        s1 += v;
+        s2 += v * v;
+      }
+      a.sum += s1;
+      a.sum_sq += s2;
+      a.d_o += (2 * m * s2 - 2 * s1 * s1) / (m - 1);
+    }
+  }
+  for (const auto& [v, c] : cats) {
+    a.categories.push_back(v);
+    a.counts.push_back(c);
+  }
+  return a;
+}
+
+void AlphaSums::add(const AlphaSums& o, double weight) {
+  if (o.n == 0 || weight == 0) return;
+  level = o.level;
+  n += weight * o.n;
+  d_o += weight * o.d_o;
+  sum += weight * o.sum;
+  sum_sq += weight * o.sum_sq;
+  for (std::size_t i = 0; i < o.categories.size(); ++i) {
+    const auto it = std::lower_bound(categories.begin(), categories.end(), o.categories[i]);
+    const auto at = static_cast<std::size_t>(it - categories.begin());
+    if (it == categories.end() || *it != o.categories[i]) {
+      categories.insert(it, o.categories[i]);
+      counts.insert(counts.begin() + static_cast<std::ptrdiff_t>(at), 0.0);
+    }
+    counts[at] += weight * o.counts[i];
+  }
+}
+
+double AlphaSums::alpha() const {
+  if (n <= 1) return kNaN;
+  double d_e = 0;
+  if (level == AlphaLevel::nominal) {
+    double sq = 0;
+    for (double c : counts) sq += c * c;
+    d_e = n * n - sq;
+  } else {
+    d_e = 2 * n * sum_sq - 2 * sum * sum;
+    if (d_e <= 1e-12 * 2 * n * sum_sq) return kNaN;  // every value the same, up to rounding
+  }
+  if (d_e <= 0) return kNaN;
+  return 1.0 - (n - 1.0) * d_o / d_e;
+}
+
+IccSums icc_sums(const Matrix& x) {
+  IccSums s;
+  if (x.empty()) return s;
+  require_rectangular(x, "ICC");
+  s.col.assign(x.front().size(), 0.0);
+  for (const auto& row : x) {
+    double r = 0;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      r += row[j];
+      s.total_sq += row[j] * row[j];
+      s.col[j] += row[j];
+    }
+    s.total += r;
+    s.row_sq += r * r;
+  }
+  s.subjects = static_cast<double>(x.size());
+  return s;
+}
+
+void IccSums::add(const IccSums& o, double weight) {
+  if (o.subjects == 0 || weight == 0) return;
+  if (col.empty()) col.assign(o.col.size(), 0.0);
+  if (o.col.size() != col.size()) throw Error("ICC: the sums of subjects with different raters cannot be added");
+  subjects += weight * o.subjects;
+  total += weight * o.total;
+  total_sq += weight * o.total_sq;
+  row_sq += weight * o.row_sq;
+  for (std::size_t j = 0; j < col.size(); ++j) col[j] += weight * o.col[j];
+}
+
+IccResult IccSums::icc() const {
+  IccResult r;
+  const double nd = subjects, kd = static_cast<double>(col.size());
+  if (nd < 2 || kd < 2) {
+    r.icc2_1 = r.icc3_1 = kNaN;
+    return r;
+  }
+  const double correction = total * total / (nd * kd);
+  double col_sq = 0;
+  for (double c : col) col_sq += c * c;
+  const double ss_rows = row_sq / kd - correction, ss_cols = col_sq / nd - correction;
+  const double ss_error = (total_sq - correction) - ss_rows - ss_cols;
+  r.ms_rows = ss_rows / (nd - 1);
+  r.ms_cols = ss_cols / (kd - 1);
+  r.ms_error = ss_error / ((nd - 1) * (kd - 1));
+  const double den2 = r.ms_rows + (kd - 1) * r.ms_error + kd * (r.ms_cols - r.ms_error) / nd;
+  const double den3 = r.ms_rows + (kd - 1) * r.ms_error;
+  r.icc2_1 = den2 != 0 ? (r.ms_rows - r.ms_error) / den2 : kNaN;
+  r.icc3_1 = den3 != 0 ? (r.ms_rows - r.ms_error) / den3 : kNaN;
+  return r;
+}
+
 std::vector<double> average_ranks(std::span<const double> v) {
   std::vector<std::size_t> order(v.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -8,6 +8,7 @@
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
 
@@ -39,16 +40,16 @@ class LlmLivePolicy final : public RedPolicy {
   /// Throws PolicyError without an endpoint.
   LlmLivePolicy(Params p, const PolicyContext& ctx)
       : RedPolicy(static_info(), 1, p),
-        client_(resolve_llm_settings(ctx.get<LlmConfig>(), "", "llm_live")),
+        client_(make_live_client(resolve_llm_settings(ctx.get<LlmConfig>(), "", "llm_live"), ctx)),
         max_repairs_(max_repairs_for("llm_live", p, ctx)) {}
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
-    return respond_by_contract(client_, req, max_repairs_, "llm_live");
+    return respond_by_contract(*client_, req, max_repairs_, "llm_live");
   }
 
  private:
-  OpenAiCompatibleClient client_;
+  std::unique_ptr<CompletionClient> client_;  ///< the live client, behind the run's cache when it has one
   int max_repairs_;
 };
 
@@ -66,7 +67,7 @@ class LlmBluePolicy final : public BluePolicy {
   LlmBluePolicy(const PolicySpec& spec, Params p, const PolicyContext& ctx)
       : BluePolicy(static_info(), p),
         text_(spec.text.empty() ? "llm" : spec.text),
-        client_(resolve_llm_settings(ctx.get<LlmConfig>(), model_of(text_), text_)),
+        client_(make_live_client(resolve_llm_settings(ctx.get<LlmConfig>(), model_of(text_), text_), ctx)),
         max_repairs_(max_repairs_for("llm", p, ctx)) {}
 
   std::string label() const override { return text_; }
@@ -75,7 +76,7 @@ class LlmBluePolicy final : public BluePolicy {
   BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
     CompletionRequest prompt = build_blue_prompt(sc);
     prompt.seed = request_seed(rng.child("blue/llm"));
-    auto res = run_contract(client_, std::move(prompt), sc, Side::Blue, max_repairs_,
+    auto res = run_contract(*client_, std::move(prompt), sc, Side::Blue, max_repairs_,
                             fmt::format("{}/blue/llm", sc.id));
     return BluePlanResult{std::move(res.plan), std::move(res.failure), res.stats};
   }
@@ -86,7 +87,7 @@ class LlmBluePolicy final : public BluePolicy {
     return colon == std::string::npos ? "" : text.substr(colon + 1);
   }
   std::string text_;
-  OpenAiCompatibleClient client_;
+  std::unique_ptr<CompletionClient> client_;  ///< the live client, behind the run's cache when it has one
   int max_repairs_;
 };
 

@@ -57,6 +57,14 @@ struct StudiesConfig {
   std::string council = "council", council_baseline = "greedy@8";
 };
 
+/// The rubric layer's settings (`rubric:` in a config; docs/CONFIG.md, docs/RUBRIC.md).
+struct RubricConfig {
+  /// Judges besides the rule judges, in order: "llm_judge:MODEL" (a live model), "llm_judge_offline".
+  std::vector<std::string> judges;
+  std::string mean_over = "templates";  ///< a policy's score: mean over templates (MA-Bench) or scenarios
+  int judge_retries = 2;                ///< re-asks of an LLM judge after a malformed reply or unknown item ids
+};
+
 struct ExperimentConfig {
   std::string name = "paper";
   std::string source;  ///< the file it was read from, or "<built-in>/configs/experiments/paper.yaml"
@@ -77,6 +85,7 @@ struct ExperimentConfig {
   StudiesConfig studies;
   ExecConfig exec;
   LlmConfig llm;
+  RubricConfig rubric;
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   std::vector<ScenarioTemplate> templates;  ///< loaded, in template_ids order
   std::vector<std::pair<std::string, std::string>> template_texts;  ///< (source, text) for hashing

@@ -15,6 +15,7 @@ namespace advplan {
 
 struct RunPlan;
 struct BootstrapSettings;
+struct ExperimentConfig;
 
 namespace rubric {
 
@@ -36,7 +37,14 @@ std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricIte
 /// decomposition, the agreement tables (CSV, Markdown, LaTeX) and the same data in MA-Bench's JSON-lines
 /// layout. Plans are made again from each BLUE policy's stream ("blue/<spec>"), so they are the run's plans;
 /// `exec:` and `llm:` policies are left out (they would be asked again). Empty when no template declares items.
+/// The judges are the rule judges, then the config's LLM judges (rubric.judges); an LLM judge's calls are
+/// recorded in rubric/judge_calls.csv, and a judge that fails on a plan after its retries is a verdict with
+/// error set and the reason, never a pass.
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs);
+
+/// What run_metadata.json records of the rubric layer: mean_over, the judges, judge_retries and, when an LLM judge
+/// is configured, judge_prompt_sha256.
+std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg);
 
 }  // namespace rubric
 }  // namespace advplan

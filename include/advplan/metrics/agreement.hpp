@@ -57,6 +57,39 @@ IccResult icc(const Matrix& x);
 /// ranks), with the tie correction W = 12 S / (m^2 (n^3 - n) - m sum T), T = sum over tie groups of t^3 - t.
 double kendall_w(const Matrix& x);
 
+/// Sufficient statistics, additive over subjects (units), of Fleiss' kappa, Krippendorff's alpha (nominal and
+/// interval) and the ICCs: a bootstrap replicate that draws subjects with multiplicities is a weighted sum of the
+/// statistics of the drawn subjects, with no matrix built per replicate. Each agrees with the function of the same
+/// matrix above (to rounding); an empty sum gives NaN.
+struct FleissSums {
+  double subjects = 0, p_sum = 0, raters = 0;
+  std::vector<double> category_totals;
+  void add(const FleissSums& o, double weight = 1);
+  double kappa() const;
+};
+FleissSums fleiss_sums(const Matrix& counts);
+
+struct AlphaSums {
+  AlphaLevel level = AlphaLevel::nominal;
+  double n = 0;    ///< pairable values
+  double d_o = 0;  ///< sum over pairable units of sum over ordered pairs of different coders of delta^2 / (m_u - 1)
+  double sum = 0, sum_sq = 0;     ///< interval: of the pairable values
+  std::vector<double> categories;  ///< nominal: the distinct values, sorted
+  std::vector<double> counts;      ///< nominal: how often each appears among the pairable values
+  void add(const AlphaSums& o, double weight = 1);
+  double alpha() const;
+};
+/// data[coder][unit] as krippendorff_alpha; nominal or interval (ordinal ranks are not additive: Error).
+AlphaSums alpha_sums(const Matrix& data, AlphaLevel level);
+
+struct IccSums {
+  double subjects = 0, total = 0, total_sq = 0, row_sq = 0;  ///< n, sum x, sum x^2, sum of squared row sums
+  std::vector<double> col;                                    ///< column sums
+  void add(const IccSums& o, double weight = 1);
+  IccResult icc() const;
+};
+IccSums icc_sums(const Matrix& x);
+
 /// Average ranks (1-based; ties share the mean of their positions).
 std::vector<double> average_ranks(std::span<const double> v);
 /// Pearson correlation of x and y; NaN when either is constant or the sizes differ from each other or are < 2.

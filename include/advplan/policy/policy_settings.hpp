@@ -21,6 +21,7 @@ struct LlmConfig {
   int max_retries = 3;
   double backoff_s = 0.5;
   int max_repairs = 1;  ///< re-prompts after an unparseable completion
+  std::string cache_dir;  ///< completion cache directory (llm.cache_dir or --llm-cache); empty: no cache
 };
 
 }  // namespace advplan

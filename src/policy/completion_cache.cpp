@@ -1,0 +1,144 @@
+#include "advplan/policy/completion_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/policy/openai_client.hpp"
+#include "advplan/policy/policy_context.hpp"
+
+namespace advplan {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kFormat = "advplan-llm-cache/1";
+
+/// Reads at most `max` + 1 bytes of `path`; nullopt when it cannot be opened (no entry).
+std::optional<std::string> read_bounded(const std::string& path, std::size_t max) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[65536];
+  while (out.size() <= max) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+void warn(const std::string& what) { fmt::print(stderr, "advplan: warning: {}\n", what); }
+
+}  // namespace
+
+CompletionCache::CompletionCache(std::string dir) : dir_(std::move(dir)) {}
+
+std::string CompletionCache::key_of(std::string_view endpoint, std::string_view model, const CompletionRequest& req) {
+  json msgs = json::array();
+  for (const auto& m : req.messages) msgs.push_back(json::array({m.role, m.content}));
+  // Array form: the order is fixed, so the text is canonical. The key never includes the API key.
+  const json material = json::array({kFormat, std::string(endpoint), std::string(model),
+                                     fmt::format("{:.17g}", req.temperature), req.seed, msgs});
+  return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
+}
+
+std::string CompletionCache::entry_path(const std::string& key) const {
+  return (fs::path(dir_) / key.substr(0, 2) / (key + ".json")).string();
+}
+
+std::optional<Completion> CompletionCache::lookup(const std::string& key) const {
+  const std::string path = entry_path(key);
+  const auto text = read_bounded(path, kMaxEntryBytes);
+  auto corrupt = [&](const std::string& why) -> std::optional<Completion> {
+    ++corrupt_;
+    ++misses_;
+    warn(fmt::format("LLM cache entry {} is ignored ({}); the model is asked again", path, why));
+    return std::nullopt;
+  };
+  if (!text) {
+    ++misses_;
+    return std::nullopt;
+  }
+  if (text->size() > kMaxEntryBytes) return corrupt(fmt::format("larger than {} bytes", kMaxEntryBytes));
+  json j;
+  if (const std::string err = io::parse_json_bounded(*text, j); !err.empty()) return corrupt(err);
+  if (!j.is_object() || j.value("format", "") != kFormat || j.value("key", "") != key)
+    return corrupt("not an entry of this key");
+  const auto t = j.find("text");
+  if (t == j.end() || !t->is_string()) return corrupt("no text");
+  Completion c;
+  c.ok = true;
+  c.text = t->get<std::string>();
+  auto count = [&](const char* k) {
+    const auto it = j.find(k);
+    return it != j.end() && it->is_number_integer() ? it->get<int>() : -1;
+  };
+  c.prompt_tokens = count("prompt_tokens");
+  c.completion_tokens = count("completion_tokens");
+  ++hits_;
+  return c;
+}
+
+void CompletionCache::store(const std::string& key, std::string_view model, const Completion& c) const {
+  if (!c.ok) return;
+  const std::string path = entry_path(key);
+  const json j = {{"format", kFormat},
+                  {"key", key},
+                  {"model", std::string(model)},
+                  {"text", c.text},
+                  {"prompt_tokens", c.prompt_tokens},
+                  {"completion_tokens", c.completion_tokens}};
+  try {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    if (ec) throw std::runtime_error(ec.message());
+    io::write_file_atomic(path, j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    ++writes_;
+  } catch (const std::exception& e) {
+    ++write_errors_;
+    warn(fmt::format("LLM cache entry {} could not be written ({})", path, io::excerpt(e.what(), 200)));
+  }
+}
+
+CompletionCache::Stats CompletionCache::stats() const {
+  return Stats{hits_.load(), misses_.load(), corrupt_.load(), writes_.load(), write_errors_.load()};
+}
+
+CachingCompletionClient::CachingCompletionClient(std::unique_ptr<CompletionClient> inner, std::string endpoint,
+                                                 std::string model, std::shared_ptr<CompletionCache> cache)
+    : inner_(std::move(inner)), endpoint_(std::move(endpoint)), model_(std::move(model)), cache_(std::move(cache)) {}
+
+Completion CachingCompletionClient::complete(const CompletionRequest& req) const {
+  const std::string key = CompletionCache::key_of(endpoint_, model_, req);
+  if (auto hit = cache_->lookup(key)) return *hit;
+  Completion c = inner_->complete(req);
+  cache_->store(key, model_, c);
+  return c;
+}
+
+std::shared_ptr<CompletionCache> completion_cache_of(const PolicyContext& ctx) {
+  return ctx.get<std::shared_ptr<CompletionCache>>();
+}
+
+std::unique_ptr<CompletionClient> make_live_client(const LlmSettings& s, const PolicyContext& ctx) {
+  auto live = std::make_unique<OpenAiCompatibleClient>(s);
+  auto cache = completion_cache_of(ctx);
+  if (!cache) return live;
+  std::string endpoint = live->origin() + live->path();
+  std::string model = live->model();
+  return std::make_unique<CachingCompletionClient>(std::move(live), std::move(endpoint), std::move(model),
+                                                   std::move(cache));
+}
+
+}  // namespace advplan

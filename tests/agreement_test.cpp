@@ -119,5 +119,45 @@ TEST(Agreement, DegenerateInputsGiveNaNOrOneSentence) {
   EXPECT_THROW(kendall_w(Matrix{{1, 2}}), Error);
 }
 
+
+TEST(KendallWResampler, EqualsKendallWOfTheExpandedMatrixBitForBit) {
+  // Oracle: kendall_w on the matrix with each block repeated counts[b] times, built explicitly. Scores on a coarse
+  // grid so raters tie often; some blocks are never drawn, some drawn several times.
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t raters = 2 + next() % 4, blocks = 1 + next() % 12;
+    agreement::Matrix rows;
+    std::vector<std::size_t> block_end;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t n = 1 + next() % 3;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<double> r(raters);
+        for (auto& x : r) x = static_cast<double>(next() % 5) / 4.0;
+        rows.push_back(r);
+      }
+      block_end.push_back(rows.size());
+    }
+    const agreement::KendallWResampler kw(rows, block_end);
+    std::vector<std::uint32_t> counts(blocks);
+    for (auto& c : counts) c = next() % 3;
+    agreement::Matrix expanded;
+    for (std::size_t b = 0, first = 0; b < blocks; first = block_end[b++])
+      for (std::uint32_t t = 0; t < counts[b]; ++t)
+        expanded.insert(expanded.end(), rows.begin() + static_cast<long>(first), rows.begin() + static_cast<long>(block_end[b]));
+    const double got = kw.w(counts);
+    if (expanded.size() < 2) {
+      EXPECT_TRUE(std::isnan(got));
+      continue;
+    }
+    const double want = agreement::kendall_w(expanded);
+    if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << trial;
+    else EXPECT_EQ(got, want) << "trial " << trial;
+  }
+}
+
 }  // namespace
 }  // namespace advplan

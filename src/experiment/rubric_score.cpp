@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -457,12 +458,23 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       cd.icc = agreement::icc_sums(cd.scores);
     }
   }
-  // A replicate's statistics from the drawn cases' sums (Kendall's W ranks, so it takes the score rows).
+  // A replicate's statistics from the drawn cases' sums; Kendall's W ranks, so it resamples the score rows by
+  // case through a resampler that ranks each rater's presorted column in one pass.
+  std::optional<agreement::KendallWResampler> kendall;
+  {
+    agreement::Matrix rows;
+    std::vector<std::size_t> block_end;
+    for (const CaseData& cd : case_data) {
+      rows.insert(rows.end(), cd.scores.begin(), cd.scores.end());
+      block_end.push_back(rows.size());
+    }
+    if (!rows.empty()) kendall.emplace(std::move(rows), std::move(block_end));
+  }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
     std::vector<agreement::FleissSums> fleiss(J + 1);
     agreement::AlphaSums alpha_items, alpha_scores;
     agreement::IccSums icc_s;
-    agreement::Matrix scores;
+    std::size_t score_rows = 0;
     for (std::size_t c = 0; c < panel_cases.size(); ++c) {
       if (counts[c] == 0) continue;
       const CaseData& cd = case_data[c];
@@ -471,7 +483,7 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       alpha_items.add(cd.alpha_items, w);
       alpha_scores.add(cd.alpha_scores, w);
       icc_s.add(cd.icc, w);
-      for (std::uint32_t t = 0; t < counts[c]; ++t) scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
+      score_rows += counts[c] * cd.scores.size();
     }
     std::vector<std::pair<std::string, double>> out;
     out.emplace_back("fleiss_kappa", fleiss[J].kappa());
@@ -480,11 +492,11 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         out.emplace_back("fleiss_kappa_without:" + judges[drop], fleiss[drop].kappa());
     out.emplace_back("krippendorff_alpha_nominal_items", alpha_items.alpha());
     out.emplace_back("krippendorff_alpha_interval_scores", alpha_scores.alpha());
-    if (scores.size() >= 2) {
+    if (score_rows >= 2) {
       const auto r = icc_s.icc();
       out.emplace_back("icc2_1_scores", r.icc2_1);
       out.emplace_back("icc3_1_scores", r.icc3_1);
-      out.emplace_back("kendall_w_scores", agreement::kendall_w(scores));
+      out.emplace_back("kendall_w_scores", kendall->w(counts));
     }
     return out;
   };

@@ -451,6 +451,57 @@ double kendall_w(const Matrix& x) {
   return den > 0 ? 12.0 * s / den : kNaN;
 }
 
+KendallWResampler::KendallWResampler(Matrix rows, std::vector<std::size_t> block_end)
+    : rows_(std::move(rows)), block_end_(std::move(block_end)) {
+  require_rectangular(rows_, "Kendall's W");
+  if (block_end_.empty() || block_end_.back() != rows_.size())
+    throw Error("Kendall's W: the blocks do not cover the rows");
+  block_of_.resize(rows_.size());
+  for (std::size_t b = 0, r = 0; b < block_end_.size(); ++b)
+    for (; r < block_end_[b]; ++r) block_of_[r] = b;
+  const std::size_t m = rows_.front().size();
+  order_.assign(m, std::vector<std::size_t>(rows_.size()));
+  for (std::size_t j = 0; j < m; ++j) {
+    auto& o = order_[j];
+    std::iota(o.begin(), o.end(), std::size_t{0});
+    std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return rows_[a][j] < rows_[b][j]; });
+  }
+}
+
+double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
+  const std::size_t base = rows_.size(), m = rows_.front().size();
+  std::size_t n = 0;
+  for (std::size_t r = 0; r < base; ++r) n += counts[block_of_[r]];
+  if (n < 2) return kNaN;
+  // The same arithmetic as kendall_w on the expanded matrix: a tie group spanning sorted positions i..j gets
+  // (i + j) / 2 + 1; the per-row rank sums add raters in order; the squared deviations add rows in expansion order.
+  std::vector<double> rank_sum(base, 0.0);
+  double ties = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto& o = order_[j];
+    std::size_t less = 0;
+    for (std::size_t i = 0; i < base;) {
+      std::size_t k = i, equal = 0;
+      while (k < base && rows_[o[k]][j] == rows_[o[i]][j]) equal += counts[block_of_[o[k++]]];
+      if (equal > 0) {
+        const double r = (static_cast<double>(less) + static_cast<double>(less + equal - 1)) / 2.0 + 1.0;
+        for (std::size_t t = i; t < k; ++t) rank_sum[o[t]] += counts[block_of_[o[t]]] ? r : 0.0;
+        ties += static_cast<double>(equal * equal * equal - equal);
+      }
+      less += equal;
+      i = k;
+    }
+  }
+  const double nd = static_cast<double>(n), md = static_cast<double>(m);
+  const double mean_r = md * (nd + 1) / 2.0;
+  double s = 0;
+  for (std::size_t b = 0, first = 0; b < block_end_.size(); first = block_end_[b++])
+    for (std::uint32_t t = 0; t < counts[b]; ++t)
+      for (std::size_t r = first; r < block_end_[b]; ++r) s += (rank_sum[r] - mean_r) * (rank_sum[r] - mean_r);
+  const double den = md * md * (nd * nd * nd - nd) - md * ties;
+  return den > 0 ? 12.0 * s / den : kNaN;
+}
+
 double pearson(std::span<const double> x, std::span<const double> y) {
   if (x.size() != y.size() || x.size() < 2) return kNaN;
   const double nd = static_cast<double>(x.size());

@@ -5,6 +5,7 @@
 // Pure functions; a malformed input (ragged matrix, code out of range) throws advplan::Error with one sentence.
 // A statistic whose denominator is zero (no variation at all) is NaN.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -56,6 +57,22 @@ IccResult icc(const Matrix& x);
 /// Kendall's coefficient of concordance W of x[subject][rater]: each rater ranks the subjects (ties get average
 /// ranks), with the tie correction W = 12 S / (m^2 (n^3 - n) - m sum T), T = sum over tie groups of t^3 - t.
 double kendall_w(const Matrix& x);
+
+/// Kendall's W of bootstrap resamples of a fixed matrix whose rows come in blocks (a block = one case's rows):
+/// w(counts) equals kendall_w of the matrix in which block b is repeated counts[b] times, in block order, bit for
+/// bit, without building it. Each rater's order is sorted once; a resample ranks in one pass over it.
+class KendallWResampler {
+ public:
+  /// `block_end[b]` is one past block b's last row; the last equals rows.size().
+  KendallWResampler(Matrix rows, std::vector<std::size_t> block_end);
+  /// NaN when the resample has fewer than two rows or no spread.
+  double w(std::span<const std::uint32_t> counts) const;
+
+ private:
+  Matrix rows_;
+  std::vector<std::size_t> block_end_, block_of_;
+  std::vector<std::vector<std::size_t>> order_;  ///< per rater: row indices by value (stable)
+};
 
 /// Sufficient statistics, additive over subjects (units), of Fleiss' kappa, Krippendorff's alpha (nominal and
 /// interval) and the ICCs: a bootstrap replicate that draws subjects with multiplicities is a weighted sum of the

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/astar_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 
 namespace advplan::geo {
@@ -62,46 +62,54 @@ namespace {
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
                                     boost::property<boost::edge_weight_t, double, boost::property<boost::edge_index_t, int>>>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
-using EdgeD = boost::graph_traits<Graph>::edge_descriptor;
 
-struct FoundTarget {};
+/// The router's flat view of the Boost graph (compressed sparse rows: each vertex's arcs contiguous), built
+/// once from the graph's out-edges on the first route; an undirected adjacency_list keeps edge properties in a
+/// shared list that a search would chase through memory.
+struct Arcs {
+  std::vector<std::uint32_t> first;  ///< n + 1 offsets
+  std::vector<std::uint32_t> head;
+  std::vector<double> length;
+  std::vector<std::uint32_t> edge;   ///< edge index, for the exclusion memo
+};
 
-/// Keeps an edge unless it meets an avoided polygon; each edge is tested once per query (memo).
-struct NotBlocked {
-  const Graph* g = nullptr;
-  const std::vector<Point>* pts = nullptr;
-  const PolygonIndex* index = nullptr;
-  std::vector<signed char>* memo = nullptr;
-  bool operator()(const EdgeD& e) const {
-    if (index == nullptr || index->empty()) return true;
-    const int id = boost::get(boost::edge_index, *g, e);
-    signed char& m = (*memo)[static_cast<std::size_t>(id)];
-    if (m < 0) m = index->segment_hits((*pts)[boost::source(e, *g)], (*pts)[boost::target(e, *g)]) ? 1 : 0;
-    return m == 0;
+Arcs compile(const Graph& g) {
+  Arcs a;
+  const auto n = boost::num_vertices(g);
+  a.first.reserve(n + 1);
+  const auto weight = boost::get(boost::edge_weight, g);
+  const auto index = boost::get(boost::edge_index, g);
+  for (Vertex u = 0; u < n; ++u) {
+    a.first.push_back(static_cast<std::uint32_t>(a.head.size()));
+    for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
+      a.head.push_back(static_cast<std::uint32_t>(boost::target(*e, g)));
+      a.length.push_back(weight[*e]);
+      a.edge.push_back(static_cast<std::uint32_t>(index[*e]));
+    }
   }
-};
-
-struct StopAtTarget : boost::default_astar_visitor {
-  Vertex target;
-  explicit StopAtTarget(Vertex t) : target(t) {}
-  template <class G>
-  void examine_vertex(Vertex u, const G&) {
-    if (u == target) throw FoundTarget{};
-  }
-};
-
-struct Straight : boost::astar_heuristic<Graph, double> {
-  const std::vector<Point>* pts = nullptr;
-  Point goal;
-  Straight(const std::vector<Point>* p, Point g) : pts(p), goal(g) {}
-  double operator()(Vertex v) const { return distance((*pts)[v], goal); }
-};
+  a.first.push_back(static_cast<std::uint32_t>(a.head.size()));
+  return a;
+}
 }  // namespace
 
 struct RoadNetwork::Impl {
   Graph g;
   std::vector<Point> pts;
   std::vector<Edge> edges;
+  mutable std::once_flag compiled;
+  mutable Arcs arcs;
+
+  Impl() = default;
+  Impl(const Impl& o) : pts(o.pts), edges(o.edges) {
+    for (std::size_t i = 0; i < pts.size(); ++i) boost::add_vertex(g);
+    for (std::size_t i = 0; i < edges.size(); ++i)
+      boost::add_edge(static_cast<Vertex>(edges[i].u), static_cast<Vertex>(edges[i].v),
+                      Graph::edge_property_type(edges[i].length, boost::property<boost::edge_index_t, int>(static_cast<int>(i))), g);
+  }
+  const Arcs& routing() const {
+    std::call_once(compiled, [this] { arcs = compile(g); });
+    return arcs;
+  }
 };
 
 RoadNetwork::RoadNetwork() : impl_(std::make_unique<Impl>()) {}
@@ -162,33 +170,56 @@ RoadNetwork::Route RoadNetwork::shortest_path(int from, int to, std::span<const 
     r.nodes = {from};
     return r;
   }
+  // A* with a binary heap (lazy deletion); the straight-line heuristic is admissible and consistent because no
+  // edge is shorter than the straight line between its ends. Each edge is tested against the avoided polygons
+  // at most once per query, when first relaxed: the graph is never rebuilt.
+  const Arcs& A = impl_->routing();
   const PolygonIndex index(avoid);
-  std::vector<signed char> memo(impl_->edges.size(), -1);
-  NotBlocked keep{&impl_->g, &impl_->pts, &index, &memo};
-  boost::filtered_graph<Graph, NotBlocked> fg(impl_->g, keep);
+  std::vector<signed char> memo(avoid.empty() ? 0 : impl_->edges.size(), -1);
   const auto nv = static_cast<std::size_t>(n);
-  std::vector<Vertex> pred(nv);
-  std::vector<double> dist(nv, std::numeric_limits<double>::infinity()), cost(nv, std::numeric_limits<double>::infinity());
-  std::vector<boost::default_color_type> color(nv);
-  const auto vid = boost::get(boost::vertex_index, impl_->g);
-  try {
-    boost::astar_search(fg, static_cast<Vertex>(from), Straight(&impl_->pts, impl_->pts[static_cast<std::size_t>(to)]),
-                        boost::visitor(StopAtTarget(static_cast<Vertex>(to)))
-                            .predecessor_map(boost::make_iterator_property_map(pred.begin(), vid))
-                            .distance_map(boost::make_iterator_property_map(dist.begin(), vid))
-                            .rank_map(boost::make_iterator_property_map(cost.begin(), vid))
-                            .color_map(boost::make_iterator_property_map(color.begin(), vid))
-                            .weight_map(boost::get(boost::edge_weight, fg)));
-  } catch (const FoundTarget&) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> g(nv, kInf);
+  std::vector<int> pred(nv, -1);
+  std::vector<char> closed(nv, 0);
+  const std::vector<Point>& pts = impl_->pts;
+  const Point goal = pts[static_cast<std::size_t>(to)];
+  using Item = std::pair<double, int>;
+  std::vector<Item> heap;
+  heap.reserve(1024);
+  auto cmp = [](const Item& a, const Item& b) { return a.first > b.first; };
+  g[static_cast<std::size_t>(from)] = 0;
+  heap.push_back({distance(pts[static_cast<std::size_t>(from)], goal), from});
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), cmp);
+    const int u = heap.back().second;
+    heap.pop_back();
+    const auto uu = static_cast<std::size_t>(u);
+    if (closed[uu]) continue;
+    closed[uu] = 1;
+    if (u == to) break;
+    for (std::uint32_t k = A.first[uu]; k < A.first[uu + 1]; ++k) {
+      const std::size_t v = A.head[k];
+      if (closed[v]) continue;
+      const double nd = g[uu] + A.length[k];
+      if (nd >= g[v]) continue;
+      if (!memo.empty()) {
+        signed char& m = memo[A.edge[k]];
+        if (m < 0) m = index.segment_hits(pts[uu], pts[v]) ? 1 : 0;
+        if (m) continue;
+      }
+      g[v] = nd;
+      pred[v] = u;
+      heap.push_back({nd + distance(pts[v], goal), static_cast<int>(v)});
+      std::push_heap(heap.begin(), heap.end(), cmp);
+    }
   }
   const auto t = static_cast<std::size_t>(to);
-  // astar_search initialises distances to numeric_limits<double>::max(): an unreached target keeps it.
-  if (!(dist[t] < std::numeric_limits<double>::max())) return r;
+  if (!closed[t]) return r;
   r.found = true;
-  r.length = dist[t];
-  for (Vertex v = static_cast<Vertex>(to);; v = pred[v]) {
-    r.nodes.push_back(static_cast<int>(v));
-    if (v == static_cast<Vertex>(from)) break;
+  r.length = g[t];
+  for (int v = to;; v = pred[static_cast<std::size_t>(v)]) {
+    r.nodes.push_back(v);
+    if (v == from) break;
   }
   std::reverse(r.nodes.begin(), r.nodes.end());
   return r;

@@ -77,6 +77,7 @@ struct ExperimentConfig {
   StudiesConfig studies;
   ExecConfig exec;
   LlmConfig llm;
+  bool terrain_geo = false;  ///< `terrain: geo`: maps, route-bound movements, geo_moves.csv (docs/GEO.md)
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   std::vector<ScenarioTemplate> templates;  ///< loaded, in template_ids order
   std::vector<std::pair<std::string, std::string>> template_texts;  ///< (source, text) for hashing

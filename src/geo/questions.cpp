@@ -123,9 +123,7 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     q.question = "How many of the map's places lie inside at least one RED threat zone?";
     int n = 0;
     for (const auto* p : places) {
-      bool in = false;
-      for (const auto* z : red_threats) in = call(m, q, "within", {{"point", p->id}, {"area", z->id}})["within"].get<bool>() || in;
-      n += in ? 1 : 0;
+      n += call(m, q, "within", {{"point", p->id}, {"area", "RED"}})["within"].get<bool>() ? 1 : 0;
     }
     q.answer = std::to_string(n);
     q.tolerance = 0;
@@ -241,6 +239,10 @@ Question question_from_json(const std::string& line, const std::string& where) {
   }
   q.tolerance = j.contains("tolerance") && j["tolerance"].is_number() ? j["tolerance"].get<double>() : 0.0;
   q.unsolvable = q.answer == "unsolvable";
+  if (j.contains("evidence") && j["evidence"].is_array())
+    for (const auto& e : j["evidence"])
+      if (e.is_object() && e.contains("tool") && e["tool"].is_string() && e.contains("args") && e["args"].is_object())
+        q.evidence.push_back({e["tool"].get<std::string>(), e["args"].dump()});
   if (j.contains("params") && j["params"].is_object())
     for (const auto& [k, v] : j["params"].items())
       if (v.is_string()) q.params[k] = v.get<std::string>();

@@ -135,6 +135,7 @@ J dispatch(const GeoMap& m, const Args& a) {
       if (!kind.empty() && f.kind != kind) continue;
       J x{{"id", f.id}, {"name", f.name}, {"kind", f.kind}};
       if (!f.side.empty()) x["side"] = f.side;
+      if (!f.domain.empty()) x["domain"] = f.domain;
       list.push_back(x);
     }
     if (!kind.empty() && list.empty() && kind != "place" && kind != "asset" && kind != "boundary" && kind != "threat" &&
@@ -158,6 +159,13 @@ J dispatch(const GeoMap& m, const Args& a) {
   if (n == "within") {
     const Feature& p = feature_arg(m, a, "point");
     if (!p.point) throw Failure{fmt::format("within: argument 'point' is {} '{}', not a place or an asset", p.kind, p.id)};
+    const std::string side = a.str("area");
+    if (side == "RED" || side == "BLUE") {  // any threat zone of that side
+      J inside = J::array();
+      for (const auto* z : m.of_kind("threat", side))
+        if (contains(*z->polygon, *p.point)) inside.push_back(z->id);
+      return J{{"point", p.id}, {"area", side}, {"within", !inside.empty()}, {"inside", inside}};
+    }
     const Feature& z = polygon_arg(m, a, "area");
     return J{{"point", p.id}, {"area", z.id}, {"within", contains(*z.polygon, *p.point)}};
   }
@@ -188,7 +196,7 @@ std::string type_of(const nlohmann::json& v) {
 
 const std::vector<ToolSpec>& tool_specs() {
   static const std::vector<ToolSpec> specs{
-      {"list_features", "List the map's features (id, name, kind, side), optionally of one kind.",
+      {"list_features", "List the map's features (id, name, kind, side, and domain for assets), optionally of one kind.",
        {{"kind", "string", false, "place, asset, boundary, threat or obstacle"}}},
       {"feature", "One feature: kind, side, lon/lat (points) or centroid and area (areas).",
        {{"id", "string", true, "feature id or name"}}},
@@ -206,7 +214,7 @@ const std::vector<ToolSpec>& tool_specs() {
         {"avoid", "string[]", false, "as for route"},
         {"speed_kmh", "number", false, "override the speed"}}},
       {"within", "Whether a place or asset lies inside an area.",
-       {{"point", "string", true, "place or asset id"}, {"area", "string", true, "area feature id"}}},
+       {{"point", "string", true, "place or asset id"}, {"area", "string", true, "area feature id, or RED / BLUE for any threat zone of that side"}}},
       {"line_of_sight", "Whether the straight line between two features crosses an obstacle (ridge or island).",
        {{"from", "string", true, "feature id"}, {"to", "string", true, "feature id"}}},
       {"order", "The BLUE order: its text, the objective place and the time window in hours.", {}},

@@ -1,8 +1,15 @@
 // End to end: `advplan map`, `tool`, `questions` and `quiz` (docs/GEO.md), with the offline scripted agent and
 // the example Python exec: agent (experiments/geo_agent.py).
 #include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 #include "test_fixtures.hpp"
@@ -99,6 +106,54 @@ TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
   const auto bad = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(q) + " --agent carrier-pigeon", dir);
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("carrier-pigeon"), std::string::npos) << bad.err;
+}
+
+/// llm:MODEL through a chat-completions server in the test process: it asks for list_features first (wrapped
+/// in prose, as models do), then answers \\boxed{unsolvable} once it has seen an observation.
+TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
+  httplib::Server svr;
+  std::atomic<int> calls{0};
+  svr.Post(R"(.*/chat/completions)", [&](const httplib::Request& req, httplib::Response& res) {
+    ++calls;
+    const json body = json::parse(req.body);
+    bool observed = false;
+    for (const auto& m : body["messages"])
+      observed = observed || m["content"].get<std::string>().starts_with("Observation for call");
+    const std::string content =
+        observed ? R"({"answer": "It cannot be done: \\boxed{unsolvable}"})"
+                 : R"(Let me look. {"tool_call": {"id": "c1", "name": "list_features", "arguments": {"kind": "place"}}})";
+    res.set_content(json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}}}}}.dump(),
+                    "application/json");
+  });
+  const int port = svr.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { svr.listen_after_bind(); });
+  while (!svr.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  testing::TempDir dir("geo-llm");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const auto r = testing::run_command("ADVPLAN_LLM_ENDPOINT=http://127.0.0.1:" + std::to_string(port) + " " +
+                                          shell_quote(ADVPLAN_BINARY) + " quiz " + shell_quote(cfg) + " --questions " +
+                                          shell_quote(dir / "q.jsonl") + " --agent llm:fake --out " + shell_quote(dir / "r.jsonl"),
+                                      dir);
+  svr.stop();
+  t.join();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto qs = lines(testing::read_file(dir / "q.jsonl"));
+  const auto rs = lines(testing::read_file(dir / "r.jsonl"));
+  ASSERT_EQ(qs.size(), rs.size());
+  EXPECT_EQ(calls.load(), static_cast<int>(2 * qs.size()));
+  int unsolvable = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const json q = json::parse(qs[i]), o = json::parse(rs[i]);
+    EXPECT_EQ(o["steps"], 1) << rs[i];
+    EXPECT_EQ(o["answer"], "unsolvable") << rs[i];
+    EXPECT_EQ(o["correct"].get<bool>(), q["unsolvable"].get<bool>()) << rs[i];
+    unsolvable += q["unsolvable"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_GT(unsolvable, 0);
 }
 
 }  // namespace

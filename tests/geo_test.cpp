@@ -10,6 +10,7 @@
 #include <queue>
 #include <set>
 
+#include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/geo/geometry.hpp"
@@ -269,6 +270,37 @@ TEST(GeoMap, IsDeterministicAndLaysOutEveryPlaceAndAsset) {
   }
   // Different scenarios get different maps.
   EXPECT_NE(to_geojson(generate_map(corpus_scenario(cfg, 0))), to_geojson(generate_map(corpus_scenario(cfg, 1))));
+}
+
+TEST(GeoMap, LayoutRulesAreDataReadStrictly) {
+  const auto& rules = layout_rules();
+  EXPECT_EQ(rules.for_template("maritime", "sea").network, "sea-lane");
+  EXPECT_EQ(rules.for_template("urban", "land").name, "land");
+  EXPECT_EQ(rules.for_template("mixed", "joint").name, "joint");
+  EXPECT_EQ(rules.for_template("unlisted", "air").name, "air");      // by domain
+  EXPECT_EQ(rules.for_template("unlisted", "space").name, "land");   // the default
+  EXPECT_EQ(generate_map(corpus_scenario(paper(), 30)).rule.network, "sea-lane");  // maritime-100
+  const std::string good = "default: a\nrules:\n  a: {network: road, extent_km: 10, grid: 3, keep_edge: .5, diagonal: 0, "
+                           "speed_kmh: 10, threats: {RED: 1, BLUE: 1}, obstacles: 0, threat_radius: [.1, .2], "
+                           "time_window_h: 1, surface_domains: [land], origin: [0, 0]}\n";
+  EXPECT_EQ(parse_layout_rules(good, "l.yaml").rules.size(), 1u);
+  for (const auto& [text, key] : std::vector<std::pair<std::string, std::string>>{
+           {good + "templates: {urban: b}\n", "templates.urban"},
+           {good + "colour: red\n", "colour"},
+           {"default: b\n" + good.substr(11), "default"},
+           {[&] { auto t = good; t.replace(t.find("grid: 3"), 7, "grid: 0"); return t; }(), "rules.a.grid"},
+           {[&] { auto t = good; t.replace(t.find("network: road"), 13, "network: rail"); return t; }(), "rules.a.network"},
+       }) {
+    try {
+      (void)parse_layout_rules(text, "l.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const Error& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("l.yaml"), std::string::npos) << w;
+      EXPECT_NE(w.find(key), std::string::npos) << key << ": " << w;
+      EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+    }
+  }
 }
 
 // ---- route against the oracle ----

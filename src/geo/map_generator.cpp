@@ -90,7 +90,7 @@ void build_network(RoadNetwork& net, const LayoutRule& rule, Rng& rng) {
 GeoMap generate_map(const Scenario& sc) {
   GeoMap m;
   m.scenario_id = sc.id;
-  m.rule = layout_rule(sc.domain);
+  m.rule = layout_rules().for_template(sc.template_id, sc.domain);
   m.proj = {m.rule.lon0, m.rule.lat0};
   const double E = m.rule.extent_km;
   Rng rng = Rng::keyed(sc.seed, sc.template_id, "geo");

@@ -26,9 +26,9 @@ struct Feature {
   bool operator==(const Feature&) const = default;
 };
 
-/// How a template's scenarios are laid out, keyed by the scenario domain (data: src/geo/layout_rules.cpp).
+/// How a template's scenarios are laid out (data: configs/geo/layouts.yaml, docs/GEO.md "Layout rules").
 struct LayoutRule {
-  std::string domain;          ///< land, sea, air, joint
+  std::string name;            ///< the rule's name in the file: land, sea, air, joint
   std::string network;         ///< "road" or "sea-lane"
   double extent_km = 60;       ///< the area of operations is a square of this side
   int grid = 8;                ///< grid x grid junctions before pruning
@@ -36,14 +36,24 @@ struct LayoutRule {
   double diagonal = 0.15;      ///< probability of adding a diagonal
   double speed_kmh = 40;       ///< network speed of an asset of mobility 1
   int red_threats = 3, blue_threats = 2, obstacles = 2;
-  double threat_radius_min = 0.07, threat_radius_max = 0.16;  ///< shares of the extent
-  double time_window_h = 3;    ///< the order's time window
+  double threat_radius_min = 0.07, threat_radius_max = 0.15;  ///< shares of the extent
+  double time_window_h = 5;    ///< the order's time window
   std::vector<std::string> surface_domains;  ///< asset domains whose movements use the network
   double lon0 = 0, lat0 = 0;   ///< projection origin (the south-west corner of the area)
 };
-const std::vector<LayoutRule>& layout_rules();
-/// The rule for a domain (the "land" rule for an unknown domain).
-const LayoutRule& layout_rule(std::string_view domain);
+
+/// The layout rules file: named rules, the rule of each template, the default rule.
+struct LayoutRules {
+  std::vector<LayoutRule> rules;
+  std::vector<std::pair<std::string, std::string>> templates;  ///< template id -> rule name
+  std::string default_rule;
+  /// The rule of a template: its entry, else the rule named like `domain`, else the default.
+  const LayoutRule& for_template(std::string_view template_id, std::string_view domain) const;
+};
+/// Parses a layout rules file strictly; throws ConfigError (one sentence naming `file` and the key).
+LayoutRules parse_layout_rules(const std::string& yaml_text, const std::string& file);
+/// The built-in rules, configs/geo/layouts.yaml as compiled into the binary (parsed once).
+const LayoutRules& layout_rules();
 
 struct GeoMap {
   std::string scenario_id;

@@ -51,6 +51,14 @@ def solve(question):
     if m:
         r = yield ("line_of_sight", {"from": m.group(1), "to": m.group(2)})
         return "yes" if r["clear"] else "no"
+    m = re.search(r"Which RED threat zone has its centre nearest to (.+)\? Options: (.+)\. Answer", q)
+    if m:
+        best = None
+        for z in re.findall(r"\([A-Z]\) (\S+?)(?:,|$)", m.group(2)):
+            d = (yield ("distance", {"from": m.group(1), "to": z}))["km"]
+            if best is None or d < best[0]:
+                best = (d, z)
+        return best[1]
     if "How many of the map's places lie inside" in q:
         places = (yield ("list_features", {"kind": "place"}))["features"]
         n = 0

@@ -489,6 +489,30 @@ TEST(GeoQuestions, EveryReferenceAnswerIsRecomputedIndependently) {
         for (const auto* o : m.of_kind("obstacle"))
           if (ref_edge_blocked(*P("from")->point, *P("to")->point, {*o->polygon})) clear = false;
         EXPECT_EQ(q.answer, clear ? "yes" : "no");
+      } else if (q.kind == "nearest_threat") {
+        // Centroid by the decomposition into triangles from the first vertex (not the library's formula).
+        auto centre = [](const std::vector<Point>& r) {
+          double ax = 0, ay = 0, at = 0;
+          for (std::size_t k = 1; k + 1 < r.size(); ++k) {
+            const double t = ((r[k].x - r[0].x) * (r[k + 1].y - r[0].y) - (r[k + 1].x - r[0].x) * (r[k].y - r[0].y)) / 2;
+            ax += t * (r[0].x + r[k].x + r[k + 1].x) / 3;
+            ay += t * (r[0].y + r[k].y + r[k + 1].y) / 3;
+            at += t;
+          }
+          return Point{ax / at, ay / at};
+        };
+        const Point p = *P("place")->point;
+        std::string best;
+        double bd = 1e300;
+        for (const auto* z : m.of_kind("threat", "RED")) {
+          const Point c = centre(z->polygon->ring);
+          if (const double d = std::hypot(c.x - p.x, c.y - p.y); d < bd) {
+            bd = d;
+            best = z->id;
+          }
+        }
+        EXPECT_EQ(q.answer, best);
+        EXPECT_NE(q.question.find("(B) "), std::string::npos);
       } else if (q.kind == "places_in_threats") {
         int n = 0;
         for (const auto* p : m.of_kind("place")) {
@@ -584,6 +608,11 @@ TEST(GeoQuiz, NormalisationAndComparison) {
   yn.answer = "no";
   EXPECT_TRUE(answer_matches(yn, "No"));
   EXPECT_FALSE(answer_matches(yn, "not sure"));
+  Question mc;
+  mc.format = "choice";
+  mc.answer = "threat-red-2";
+  EXPECT_TRUE(answer_matches(mc, "Threat-Red-2"));
+  EXPECT_FALSE(answer_matches(mc, "threat-red-2 or threat-red-1"));
   EXPECT_EQ(boxed("so \\boxed{a{b}c} done"), std::optional<std::string>("a{b}c"));
   EXPECT_EQ(boxed("no box"), std::nullopt);
   const auto [lo, hi] = wilson(8, 10);

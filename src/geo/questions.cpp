@@ -118,6 +118,28 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     q.answer = call(m, q, "line_of_sight", {{"from", p1.id}, {"to", p2.id}})["clear"].get<bool>() ? "yes" : "no";
     out.push_back(q);
   }
+  if (red_threats.size() > 1) {  // Tier 2, relations, multiple choice: the RED zone whose centre is nearest.
+    Question q = make(m, "nearest_threat", 2, {3}, "choice");
+    q.params = {{"place", p2.id}};
+    std::string options;
+    double best = 1e300, second = 1e300;
+    std::string who;
+    for (std::size_t i = 0; i < red_threats.size(); ++i) {
+      options += fmt::format("{}({}) {}", i ? ", " : "", static_cast<char>('A' + i), red_threats[i]->id);
+      const double d = call(m, q, "distance", {{"from", p2.id}, {"to", red_threats[i]->id}})["km"].get<double>();
+      if (d < best) {
+        second = best;
+        best = d;
+        who = red_threats[i]->id;
+      } else if (d < second) {
+        second = d;
+      }
+    }
+    q.question = fmt::format("Which RED threat zone has its centre nearest to {}? Options: {}. Answer with the zone id.",
+                             p2.name, options);
+    q.answer = who;
+    if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
+  }
   {  // Tier 2, patterns: how many places lie inside RED threat zones.
     Question q = make(m, "places_in_threats", 2, {5}, "numeric");
     q.question = "How many of the map's places lie inside at least one RED threat zone?";

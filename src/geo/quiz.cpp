@@ -114,7 +114,7 @@ bool answer_matches(const Question& q, const std::string& answer) {
     if (!first_number(answer, v).empty() || !first_number(q.answer, r).empty()) return false;
     return std::abs(v - r) <= q.tolerance + 1e-9;
   }
-  if (q.format == "boolean") return a == ref;
+  if (q.format == "boolean" || q.format == "choice") return a == ref;  // one option, nothing else
   return !ref.empty() && a.find(ref) != std::string::npos;
 }
 

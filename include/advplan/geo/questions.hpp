@@ -18,11 +18,11 @@ struct EvidenceCall {
 struct Question {
   std::string id;        ///< "<scenario>/<kind>"
   std::string scenario;
-  std::string kind;      ///< sector, area, distance, nearest_place, line_of_sight, places_in_threats, route_length,
+  std::string kind;      ///< sector, area, distance, nearest_place, line_of_sight, nearest_threat, places_in_threats, route_length,
                          ///< order_reach, first_to_reach, deadline
   int tier = 1;
   std::vector<int> categories;
-  std::string format;    ///< numeric, text, boolean
+  std::string format;    ///< numeric, text, boolean, choice
   std::string question;
   std::string answer;    ///< "unsolvable" for an unsolvable question
   double tolerance = 0;  ///< absolute, numeric answers

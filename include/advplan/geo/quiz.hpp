@@ -59,7 +59,7 @@ std::optional<std::string> boxed(const std::string& answer);
 /// Lowercase, every character that is not a letter or a digit removed.
 std::string normalise(const std::string& s);
 /// Mil-SCORE's comparison: "unsolvable" exactly (after normalisation) for unsolvable references, the first
-/// number within the tolerance for numeric ones, yes/no by equality, containment for text.
+/// number within the tolerance for numeric ones, yes/no and multiple choice by equality, containment for text.
 bool answer_matches(const Question& q, const std::string& answer);
 
 struct AccuracyRow {

@@ -58,6 +58,26 @@ TEST(GeoCli, MapWritesGeoJsonAndToolAnswersOrFailsWithASentence) {
   EXPECT_NE(unknown.err.find("nowhere-7"), std::string::npos) << unknown.err;
 }
 
+TEST(GeoCli, PlotDrawsAMap) {
+  testing::TempDir dir("geo-plot");
+  if (testing::run_command("/usr/bin/python3 -c 'import matplotlib, numpy'", dir).status != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib";
+  ASSERT_EQ(cli("map humanitarian-110 --out " + shell_quote(dir / "h.geojson"), dir).status, 0);
+  const auto r = testing::run_command("/usr/bin/python3 " + shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/plot.py") +
+                                          " map " + shell_quote(dir / "h.geojson") + " --out " + shell_quote(dir / "fig"),
+                                      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string png = testing::read_file(dir / "fig/map_h.png");
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_NE(testing::read_file(dir / "fig/map_h.svg").find("<svg"), std::string::npos);
+  const auto bad = testing::run_command("/usr/bin/python3 " + shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/plot.py") +
+                                            " map " + shell_quote(dir / "missing.geojson"),
+                                        dir);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("missing.geojson"), std::string::npos) << bad.err;
+}
+
 TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
   testing::TempDir dir("geo-quiz");
   const std::string cfg = dir / "small.yaml";

@@ -279,9 +279,9 @@ ToolResult call_tool(const GeoMap& m, std::string_view name, std::string_view ar
   ToolResult res;
   const ToolSpec* spec = find_tool(name);
   if (spec == nullptr) {
-    res.error = fmt::format("unknown tool '{}' (tools: list_features, feature, distance, area, route, travel_time, "
-                            "within, line_of_sight, order)",
-                            io::excerpt(name, 40));
+    std::string names;
+    for (const auto& s : tool_specs()) names += (names.empty() ? "" : ", ") + s.name;
+    res.error = fmt::format("unknown tool '{}' (tools: {})", io::excerpt(name, 40), names);
     return res;
   }
   if (args_json.size() > kMaxToolArgsBytes) {

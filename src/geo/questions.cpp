@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/geo/tools.hpp"
 
@@ -203,19 +204,24 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     else q.answer = who;
     if (who.empty() || second - best > 0.01) out.push_back(q);
   }
-  {  // Tier 3, a misleading deadline: the prompt insists, but the asset cannot make it in time.
-    Question q = make(m, "deadline", 3, {6, 7}, "numeric");
+  {  // Tier 3, a deadline the prompt says is met: half the time it is generous (answer the hours), half the time it
+     // is 60% of the true time (unsolvable, whatever the prompt says). The half is drawn from the question stream.
+    Question q = make(m, "deadline", 3, {6}, "numeric");
     q.params = {{"asset", mover.id}, {"place", p1.id}};
     const J t = call(m, q, "travel_time", {{"from", mover.id}, {"to", p1.id}, {"avoid", {"RED"}}});
-    const double hours = t["feasible"].get<bool>() ? t["hours"].get<double>() : 1.0;
-    const double deadline = std::max(0.1, std::floor(hours * 0.6 * 10) / 10);
-    if (t["feasible"].get<bool>() && hours <= deadline) return out;  // a move too short to be late
+    const bool feasible = t["feasible"].get<bool>();
+    const double hours = feasible ? t["hours"].get<double>() : 1.0;
+    Rng pick = Rng::keyed(0, m.scenario_id, "geo-questions/deadline");
+    const bool generous = feasible && pick.bernoulli(0.5);
+    const double deadline = generous ? std::ceil(hours * 1.5 * 10 + 1) / 10 : std::max(0.1, std::floor(hours * 0.6 * 10) / 10);
+    if (!generous && feasible && hours <= deadline) return out;  // a move too short to be late
     q.params["deadline_h"] = fmt::format("{:.1f}", deadline);
     q.question = fmt::format("Command has confirmed that {} will be at {} within {:.1f} hours, moving along the {} network "
                              "and avoiding every RED threat zone. How many hours will the move take? If the move cannot "
                              "be made within {:.1f} hours, answer unsolvable.",
                              mover.id, p1.name, deadline, net, deadline);
-    set_unsolvable(q);
+    if (generous) set_numeric(q, hours);
+    else set_unsolvable(q);
     out.push_back(q);
   }
   return out;

@@ -299,7 +299,9 @@ ToolResult call_tool(const GeoMap& m, std::string_view name, std::string_view ar
     res.error = fmt::format("{}: arguments must be a JSON object, not {}", spec->name, type_of(j));
     return res;
   }
-  for (const auto& [k, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();
+    const auto& v = item.value();
     const auto it = std::find_if(spec->params.begin(), spec->params.end(), [&](const ToolParam& p) { return p.name == k; });
     if (it == spec->params.end()) {
       res.error = fmt::format("{}: unknown argument '{}'", spec->name, io::excerpt(k, 40));

@@ -11,7 +11,11 @@
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/quality.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/red_candidate.hpp"
+#include "advplan/scenario/plan_sampler.hpp"
 #include "advplan/sim/wargame.hpp"
 
 namespace {
@@ -89,6 +93,48 @@ void BM_SampleRedCandidates(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * k);
 }
 BENCHMARK(BM_SampleRedCandidates)->Arg(16)->Unit(benchmark::kMicrosecond);
+
+// The per-plan cost of a RED candidate on one thread: sample + validate + score (q, D, pressure), as
+// sample_red_candidates does for each candidate. Target (issue: speed): <= 5 us per plan.
+void BM_CandidatePlan(benchmark::State& state) {
+  const Fixture& f = first_scenario();
+  const Plan& blue = f.sc.blue_seed_plans.front();
+  const auto vuln = vulnerability(layout_plan(blue, f.sc));
+  SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
+  const std::string id = "urban-100/red/baseline/c";
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i++ % 64);
+    Plan p = sample_plan(f.sc, Side::Red, rng, opts, id);
+    benchmark::DoNotOptimize(score_red_plan(std::move(p), f.sc, vuln, paper_config().quality, 0));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CandidatePlan)->Unit(benchmark::kMicrosecond);
+
+// Validate + score alone (no sampling) of a fixed set of 64 sampled RED plans.
+void BM_ValidateAndScore(benchmark::State& state) {
+  const Fixture& f = first_scenario();
+  const Plan& blue = f.sc.blue_seed_plans.front();
+  const auto vuln = vulnerability(layout_plan(blue, f.sc));
+  SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
+  std::vector<Plan> plans;
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i);
+    plans.push_back(sample_plan(f.sc, Side::Red, rng, opts, "urban-100/red/baseline/c"));
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Plan& p = plans[i++ % plans.size()];
+    benchmark::DoNotOptimize(validate_plan(p, f.sc, Side::Red));
+    const auto layout = layout_plan(p, f.sc);
+    benchmark::DoNotOptimize(quality(layout, f.sc, Side::Red, paper_config().quality));
+    benchmark::DoNotOptimize(coherence(p, layout, f.sc));
+    benchmark::DoNotOptimize(pressure(pressure_shares(layout), 0.5, vuln));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ValidateAndScore)->Unit(benchmark::kMicrosecond);
 
 // q and D of one plan (the seed BLUE plan of urban-100), sharing one layout as the runner does.
 void BM_QualityCoherence(benchmark::State& state) {

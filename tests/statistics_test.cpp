@@ -3,6 +3,8 @@
 // 1.96 * sd / sqrt(n) (the normal-theory interval the bootstrap approximates).
 #include <gtest/gtest.h>
 
+#include <tbb/global_control.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -110,6 +112,128 @@ TEST(BootstrapMean, HalfWidthMatchesNormalTheoryForN200) {
     // error of a 2.5% quantile from 2000 resamples is about 3% of the reference).
     EXPECT_NEAR(iv.mean - iv.lo, reference, 0.2 * reference) << "seed " << seed;
     EXPECT_NEAR(iv.hi - iv.mean, reference, 0.2 * reference) << "seed " << seed;
+  }
+}
+
+// ---- joint bootstrap (docs/METRICS.md "Joint bootstrap") -------------------------------------------------------
+
+/// A units x columns matrix (row-major) of normal values, with some cells absent (NaN) in the last column.
+std::vector<double> joint_data(std::size_t units, std::size_t columns, std::uint64_t seed) {
+  Rng rng = Rng::keyed(seed, "statistics_test", "joint");
+  std::vector<double> v(units * columns);
+  for (std::size_t s = 0; s < units; ++s)
+    for (std::size_t j = 0; j < columns; ++j)
+      v[s * columns + j] = (j == columns - 1 && s % 7 == 3) ? std::nan("") : 0.5 + 0.1 * static_cast<double>(j) + 0.2 * rng.normal();
+  return v;
+}
+
+/// Brute-force oracle: the same keyed resamples, drawn one index at a time into a plain loop per column.
+std::vector<Interval> joint_brute_force(const std::vector<double>& v, std::size_t columns, int resamples,
+                                        std::uint64_t seed, const std::string& key) {
+  const std::size_t units = v.size() / columns;
+  std::vector<Interval> out(columns);
+  std::vector<std::vector<double>> reps(columns);
+  for (int b = 0; b < resamples; ++b) {
+    Rng rng = Rng::keyed(seed, "bootstrap-joint", key, static_cast<std::uint64_t>(b));
+    std::vector<std::uint32_t> counts(units);
+    resample_counts(rng, counts);
+    for (std::size_t j = 0; j < columns; ++j) {
+      double sum = 0, n = 0;
+      for (std::size_t s = 0; s < units; ++s) {
+        const double x = v[s * columns + j];
+        if (std::isnan(x)) continue;
+        sum += counts[s] * x;
+        n += counts[s];
+      }
+      if (n > 0) reps[j].push_back(sum / n);
+    }
+  }
+  for (std::size_t j = 0; j < columns; ++j) {
+    std::vector<double> present;
+    for (std::size_t s = 0; s < units; ++s)
+      if (!std::isnan(v[s * columns + j])) present.push_back(v[s * columns + j]);
+    out[j].n = present.size();
+    out[j].mean = mean(present);
+    std::sort(reps[j].begin(), reps[j].end());
+    const double b = static_cast<double>(reps[j].size());
+    out[j].lo = reps[j][static_cast<std::size_t>(std::floor(0.025 * b))];
+    out[j].hi = reps[j][static_cast<std::size_t>(std::ceil(0.975 * b)) - 1];
+  }
+  return out;
+}
+
+TEST(JointBootstrap, MatchesABruteForceOracleIncludingAbsentCells) {
+  const std::size_t columns = 4;
+  const auto v = joint_data(40, columns, 11);
+  const auto got = joint_bootstrap_means(v, columns, 500, 7, "all");
+  const auto want = joint_brute_force(v, columns, 500, 7, "all");
+  ASSERT_EQ(got.size(), columns);
+  for (std::size_t j = 0; j < columns; ++j) {
+    EXPECT_EQ(got[j].n, want[j].n) << j;
+    EXPECT_EQ(got[j].mean, want[j].mean) << j;  // the point estimate is the plain mean, bit for bit
+    EXPECT_NEAR(got[j].lo, want[j].lo, 1e-12) << j;
+    EXPECT_NEAR(got[j].hi, want[j].hi, 1e-12) << j;
+  }
+  EXPECT_EQ(got[columns - 1].n, 40u - 6u);  // units 3, 10, 17, 24, 31, 38 have no value there
+}
+
+TEST(JointBootstrap, ColumnsShareTheirResamplesSoAShiftedColumnHasAShiftedInterval) {
+  // Column 1 = column 0 + 0.25 on every unit: under one joint resample its replicate is column 0's + 0.25, so the
+  // intervals differ by exactly the shift (up to rounding). Independent resamples would not do that.
+  std::vector<double> v;
+  const auto base = normal_data(60, 3, 0.4, 0.2);
+  for (double x : base) {
+    v.push_back(x);
+    v.push_back(x + 0.25);
+  }
+  const auto iv = joint_bootstrap_means(v, 2, 1000, 7, "shift");
+  EXPECT_NEAR(iv[1].lo - iv[0].lo, 0.25, 1e-12);
+  EXPECT_NEAR(iv[1].hi - iv[0].hi, 0.25, 1e-12);
+  EXPECT_GT(iv[0].hi - iv[0].lo, 0.05);
+}
+
+TEST(JointBootstrap, TheSameAtOneAndTwoThreadsAndKeyedByScope) {
+  const auto v = joint_data(120, 5, 5);
+  std::vector<Interval> one, two;
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
+    one = joint_bootstrap_means(v, 5, 2000, 7, "all");
+  }
+  {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
+    two = joint_bootstrap_means(v, 5, 2000, 7, "all");
+  }
+  for (std::size_t j = 0; j < 5; ++j) {
+    EXPECT_EQ(one[j].lo, two[j].lo);
+    EXPECT_EQ(one[j].hi, two[j].hi);
+  }
+  const auto other = joint_bootstrap_means(v, 5, 2000, 7, "template=urban");
+  EXPECT_NE(other[0].lo, one[0].lo);
+}
+
+TEST(JointBootstrap, DegenerateColumnsCollapseToTheirMean) {
+  // One unit with a value, and a column with none: lo = hi = mean (n <= 1), and n = 0 gives 0.
+  const double nan = std::nan("");
+  const std::vector<double> v{1.0, nan, 0.5, nan, nan, 0.7, nan, nan, 0.9};
+  const auto iv = joint_bootstrap_means(v, 3, 200, 7, "d");
+  EXPECT_EQ(iv[0].n, 1u);
+  EXPECT_EQ(iv[0].lo, 1.0);
+  EXPECT_EQ(iv[0].hi, 1.0);
+  EXPECT_EQ(iv[1].n, 0u);
+  EXPECT_EQ(iv[1].mean, 0.0);
+  EXPECT_EQ(iv[2].n, 3u);
+  EXPECT_LT(iv[2].lo, iv[2].hi);
+  EXPECT_TRUE(joint_bootstrap_means({}, 3, 200, 7, "empty").size() == 3);
+}
+
+TEST(JointBootstrap, HalfWidthMatchesNormalTheoryForN200) {
+  // The same independent reference as bootstrap_mean's: 1.96 sd / sqrt(n), within 20%.
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const auto v = normal_data(200, seed, 0.6, 0.15);
+    const auto iv = joint_bootstrap_means(v, 1, 2000, 7, "normal-theory");
+    const double reference = 1.96 * sample_sd(v) / std::sqrt(200.0);
+    EXPECT_NEAR(iv[0].mean - iv[0].lo, reference, 0.2 * reference) << seed;
+    EXPECT_NEAR(iv[0].hi - iv[0].mean, reference, 0.2 * reference) << seed;
   }
 }
 

@@ -15,6 +15,7 @@
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
+#include "advplan/scenario/plan_sampler.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -523,6 +524,76 @@ TEST(Validation, DeeplyNestedJsonDoesNotCrash) {
   const std::string unbalanced(depth, '{');
   EXPECT_NO_THROW(p = parse_plan_text(unbalanced, sc));
   EXPECT_FALSE(p.plan.has_value());
+}
+
+// ---- the fast acceptance check against the full (Boost.Graph) check -------------------------------------------
+
+/// One random corruption of a plan (or none): each kind of violation validate_plan_reference names.
+void corrupt(Plan& p, const Scenario& sc, Rng& rng) {
+  const std::size_t n = p.actions.size();
+  auto any_action = [&]() -> Action& { return p.actions[rng.pick_index(n)]; };
+  auto other_side_asset = [&]() -> std::string {
+    for (const auto& a : sc.assets)
+      if (a.side != p.side) return a.id;
+    return "nobody";
+  };
+  switch (rng.uniform_int(0, 21)) {
+    case 0: any_action().id = any_action().id; break;  // may duplicate
+    case 1: any_action().id.clear(); break;
+    case 2: any_action().asset = "no-such-asset"; break;
+    case 3: any_action().asset = other_side_asset(); break;
+    case 4: any_action().priority = rng.bernoulli(0.5) ? 0 : 6; break;
+    case 5: any_action().verb = "teleport"; break;
+    case 6: p.roles["no-such-asset"] = "x"; break;
+    case 7: p.roles[other_side_asset()] = "x"; break;
+    case 8: if (!p.chain.empty()) p.chain.erase(p.chain.begin() + static_cast<long>(rng.pick_index(p.chain.size()))); break;
+    case 9: p.chain.push_back("dangling"); break;
+    case 10: if (!p.chain.empty()) p.chain.push_back(rng.pick(p.chain)); break;
+    case 11: if (!p.branches.empty()) rng.pick(p.branches).at = "elsewhere"; break;
+    case 12: if (!p.branches.empty() && !rng.pick(p.branches).options.empty()) rng.pick(p.branches).options.pop_back(); break;
+    case 13: if (!p.branches.empty()) rng.pick(p.branches).options.push_back({}); break;
+    case 14: if (!p.branches.empty() && !p.chain.empty()) rng.pick(p.branches).options.front().push_back(rng.pick(p.chain)); break;
+    case 15: if (!p.branches.empty()) { auto& b = rng.pick(p.branches); b.options.push_back(b.options.front()); } break;
+    case 16: p.side = p.side == Side::Blue ? Side::Red : Side::Blue; break;
+    case 17: p.objective.clear(); break;
+    case 18: p.chain.clear(); break;
+    case 19: { Action extra = any_action(); extra.id = "unplaced"; p.actions.push_back(extra); } break;
+    case 20: if (!p.branches.empty()) { auto& b = rng.pick(p.branches); b.at = b.options.front().front(); } break;
+    default: break;  // unchanged: valid
+  }
+}
+
+TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
+  // Differential oracle: sampled plans of every template and side, corrupted 0-3 times, must be accepted by
+  // validate_plan exactly when validate_plan_reference (Boost.Graph cycles and reachability, every rule) finds
+  // nothing, and the messages must be the reference's.
+  const auto& cfg = testing::paper_config();
+  const auto corpus = generate_corpus(cfg);
+  std::size_t valid = 0, invalid = 0;
+  for (std::size_t s = 0; s < corpus.size(); s += 5) {
+    const Scenario& sc = corpus[s];
+    const ScenarioTemplate* tpl = nullptr;
+    for (const auto& t : cfg.templates)
+      if (t.id == sc.template_id) tpl = &t;
+    ASSERT_NE(tpl, nullptr);
+    for (std::uint64_t i = 0; i < 40; ++i) {
+      Rng rng = Rng::keyed(1, sc.id, "fast-validation", i);
+      const Side side = i % 2 ? Side::Red : Side::Blue;
+      SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};
+      opts.shape.branch_probability = 0.7;
+      Plan p = sample_plan(sc, side, rng, opts, "p");
+      const auto corruptions = rng.uniform_int(0, 3);
+      for (int c = 0; c < corruptions; ++c) corrupt(p, sc, rng);
+      const auto fast = validate_plan(p, sc, side);
+      const auto full = validate_plan_reference(p, sc, side);
+      ASSERT_EQ(fast.empty(), full.empty()) << sc.id << " plan " << i << ": " << (full.empty() ? "" : full.front().str());
+      ASSERT_EQ(fast.size(), full.size());
+      (fast.empty() ? valid : invalid) += 1;
+    }
+  }
+  // Both outcomes are well represented, so neither side of the equivalence is vacuous.
+  EXPECT_GT(valid, 300u);
+  EXPECT_GT(invalid, 500u);
 }
 
 }  // namespace

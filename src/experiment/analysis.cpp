@@ -51,13 +51,6 @@ std::vector<double> values(const CsvTable& t, std::string_view metric,
   return out;
 }
 
-Interval ci(const CsvTable& per, std::string_view scope, std::string_view cond, std::string_view metric,
-            const BootstrapSettings& bs,
-            std::initializer_list<std::pair<std::string_view, std::string_view>> filters) {
-  const auto v = values(per, metric, filters);
-  return bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("{}|{}|{}", scope, cond, metric));
-}
-
 std::string cell(const Interval& i) { return interval_cell(i); }
 using Row = std::vector<std::string>;
 
@@ -115,38 +108,114 @@ CsvTable ok_rows(const CsvTable& per) {
   return t;
 }
 
+namespace {
+
+/// The rows a scope covers: "all", "template=<t>" or "terrain=<family>".
+std::pair<std::string_view, std::string_view> scope_filter(std::string_view scope) {
+  for (std::string_view prefix : {"template=", "terrain="})
+    if (scope.starts_with(prefix))
+      return {prefix == "template=" ? "template" : "terrain_family", scope.substr(prefix.size())};
+  return {"", ""};
+}
+
+/// One scope's joint bootstrap: units are the scope's scenarios (order of first appearance), columns are
+/// condition x metric (condition-major). Returns the intervals in column order.
+std::vector<Interval> scope_intervals(const CsvTable& per, std::string_view scope, const std::vector<std::string>& conds,
+                                      const std::vector<std::string>& metrics, const BootstrapSettings& bs) {
+  const auto [fcol, fval] = scope_filter(scope);
+  const std::size_t c_filter = fcol.empty() ? 0 : per.col(fcol);
+  const auto cs = per.col("scenario_id"), cc = per.col("condition");
+  std::unordered_map<std::string_view, std::size_t> cond_index, unit_index;
+  for (std::size_t c = 0; c < conds.size(); ++c) cond_index.emplace(conds[c], c);
+  const std::size_t columns = conds.size() * metrics.size();
+  std::vector<double> values;
+  std::vector<char> seen;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const auto& r = per.rows()[i];
+    if (!fcol.empty() && r[c_filter] != fval) continue;
+    const auto ci = cond_index.find(r[cc]);
+    if (ci == cond_index.end()) continue;
+    auto [u, fresh] = unit_index.try_emplace(r[cs], unit_index.size());
+    if (fresh) {
+      values.resize(values.size() + columns, std::nan(""));
+      seen.resize(seen.size() + conds.size(), 0);
+    }
+    if (seen[u->second * conds.size() + ci->second]++)
+      throw CsvError(fmt::format("{}: scenario {} has two ok rows of condition {}", per.source(), r[cs], r[cc]));
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      values[u->second * columns + ci->second * metrics.size() + m] = per.real(i, metrics[m]);
+  }
+  return joint_bootstrap_means(values, columns, bs.resamples, bs.seed, scope);
+}
+
+std::string interval_key(std::string_view scope, std::string_view cond, std::string_view metric) {
+  return fmt::format("{}\x1f{}\x1f{}", scope, cond, metric);
+}
+
+}  // namespace
+
 CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
   const CsvTable per = ok_rows(per_all);
   CsvTable out(schema::bootstrap_summary());
-  struct Task {
-    std::string scope, tpl, cond, metric;
-  };
-  std::vector<Task> tasks;
-  std::vector<std::pair<std::string, std::string>> scopes{{"all", ""}};
-  for (const auto& t : distinct(per, "template")) scopes.emplace_back("template=" + t, t);
-  for (const auto& [scope, tpl] : scopes)
-    for (const auto& cond : distinct(per, "condition"))
-      for (const auto& m : schema::summarised_metrics()) tasks.push_back({scope, tpl, cond, m});
-  // Independent keyed streams, so the intervals are computed in parallel and collected by index.
-  std::vector<Interval> res(tasks.size());
-  tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t i) {
-    const Task& t = tasks[i];
-    res[i] = t.tpl.empty() ? ci(per, t.scope, t.cond, t.metric, bs, {{"condition", t.cond}})
-                           : ci(per, t.scope, t.cond, t.metric, bs, {{"condition", t.cond}, {"template", t.tpl}});
-  });
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    out.add({tasks[i].scope, tasks[i].cond, tasks[i].metric, std::to_string(res[i].n), fmt_real(res[i].mean),
-             fmt_real(res[i].lo), fmt_real(res[i].hi), std::to_string(bs.resamples), std::to_string(bs.seed)});
+  std::vector<std::string> scopes{"all"};
+  for (const auto& t : distinct(per, "template")) scopes.push_back("template=" + t);
+  auto families = distinct(per, "terrain_family");
+  std::sort(families.begin(), families.end());
+  for (const auto& f : families) scopes.push_back("terrain=" + f);
+  const auto conds = distinct(per, "condition");
+  const auto& metrics = schema::summarised_metrics();
+  // Scopes are independent keyed bootstraps, computed in parallel and collected by index.
+  std::vector<std::vector<Interval>> res(scopes.size());
+  tbb::parallel_for(std::size_t{0}, scopes.size(),
+                    [&](std::size_t s) { res[s] = scope_intervals(per, scopes[s], conds, metrics, bs); });
+  for (std::size_t s = 0; s < scopes.size(); ++s)
+    for (std::size_t c = 0; c < conds.size(); ++c)
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        const Interval& i = res[s][c * metrics.size() + m];
+        out.add({scopes[s], conds[c], metrics[m], std::to_string(i.n), fmt_real(i.mean), fmt_real(i.lo),
+                 fmt_real(i.hi), std::to_string(bs.resamples), std::to_string(bs.seed)});
+      }
   return out;
 }
 
-CsvTable budget_curve_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+SummaryIntervals::SummaryIntervals(const CsvTable& summary, const CsvTable& ok_per, const BootstrapSettings& bs)
+    : per_(&ok_per), bs_(bs) {
+  const auto cs = summary.col("scope"), cc = summary.col("condition"), cm = summary.col("metric"), cn = summary.col("n");
+  for (std::size_t i = 0; i < summary.size(); ++i) {
+    const auto& r = summary.rows()[i];
+    Interval v;
+    std::from_chars(r[cn].data(), r[cn].data() + r[cn].size(), v.n);
+    v.mean = summary.real(i, "mean");
+    v.lo = summary.real(i, "ci_lo");
+    v.hi = summary.real(i, "ci_hi");
+    by_key_[interval_key(r[cs], r[cc], r[cm])] = v;
+    scopes_[r[cs]] = true;
+  }
+}
+
+Interval SummaryIntervals::get(const std::string& scope, const std::string& cond, const std::string& metric) const {
+  if (auto it = by_key_.find(interval_key(scope, cond, metric)); it != by_key_.end()) return it->second;
+  if (!scopes_[scope]) {
+    // A scope the file does not summarise: the same joint bootstrap over the rows, once.
+    scopes_[scope] = true;
+    const auto conds = distinct(*per_, "condition");
+    const auto& metrics = schema::summarised_metrics();
+    const auto res = scope_intervals(*per_, scope, conds, metrics, bs_);
+    for (std::size_t c = 0; c < conds.size(); ++c)
+      for (std::size_t m = 0; m < metrics.size(); ++m)
+        by_key_[interval_key(scope, conds[c], metrics[m])] = res[c * metrics.size() + m];
+    if (auto it = by_key_.find(interval_key(scope, cond, metric)); it != by_key_.end()) return it->second;
+  }
+  return Interval{};
+}
+
+CsvTable budget_curve_table(const CsvTable& per_all, const SummaryIntervals& iv) {
   const CsvTable per = ok_rows(per_all);
   CsvTable out(schema::budget_curve());
   for (const auto& [k, cond] : sweep_conditions(per)) {
-    Row row{std::to_string(k), std::to_string(values(per, "advantage", {{"condition", cond}}).size())};
+    Row row{std::to_string(k), std::to_string(iv.get("all", cond, "advantage").n)};
     for (const char* m : {"advantage", "red_quality", "blue_win_rate", "pareto_count", "diversity"}) {
-      const Interval i = ci(per, "all", cond, m, bs, {{"condition", cond}});
+      const Interval i = iv.get("all", cond, m);
       row.push_back(fmt_real(i.mean));
       row.push_back(fmt_real(i.lo));
       row.push_back(fmt_real(i.hi));
@@ -156,7 +225,7 @@ CsvTable budget_curve_table(const CsvTable& per_all, const BootstrapSettings& bs
   return out;
 }
 
-CsvTable terrain_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+CsvTable terrain_summary_table(const CsvTable& per_all, const SummaryIntervals& iv) {
   const CsvTable per = ok_rows(per_all);
   CsvTable out(schema::terrain_summary());
   auto families = distinct(per, "terrain_family");
@@ -164,13 +233,13 @@ CsvTable terrain_summary_table(const CsvTable& per_all, const BootstrapSettings&
   for (const auto& fam : families) {
     const std::string scope = "terrain=" + fam;
     for (const auto& cond : distinct(per, "condition")) {
-      const auto adv = ci(per, scope, cond, "advantage", bs, {{"condition", cond}, {"terrain_family", fam}});
+      const auto adv = iv.get(scope, cond, "advantage");
       if (adv.n == 0) continue;
-      const auto win = ci(per, scope, cond, "blue_win_rate", bs, {{"condition", cond}, {"terrain_family", fam}});
-      const auto rq = values(per, "red_quality", {{"condition", cond}, {"terrain_family", fam}});
-      const auto bq = values(per, "blue_quality", {{"condition", cond}, {"terrain_family", fam}});
+      const auto win = iv.get(scope, cond, "blue_win_rate");
+      const auto rq = iv.get(scope, cond, "red_quality");
+      const auto bq = iv.get(scope, cond, "blue_quality");
       out.add({fam, cond, std::to_string(adv.n), fmt_real(adv.mean), fmt_real(adv.lo), fmt_real(adv.hi),
-               fmt_real(win.mean), fmt_real(win.lo), fmt_real(win.hi), fmt_real(mean(rq)), fmt_real(mean(bq))});
+               fmt_real(win.mean), fmt_real(win.lo), fmt_real(win.hi), fmt_real(rq.mean), fmt_real(bq.mean)});
     }
   }
   return out;
@@ -257,11 +326,14 @@ RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::stri
   out.rubric_sensitivity.reset();
   out.framing.reset();
   out.components.reset();
+  // The slice's intervals are the slice's own joint bootstrap, with the run's recorded settings.
+  out.bootstrap_summary = bootstrap_summary_table(out.per_scenario, recorded_bootstrap(run.bootstrap_summary));
   return out;
 }
 
 std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs) {
   const CsvTable per = ok_rows(run.per_scenario);
+  const SummaryIntervals iv(run.bootstrap_summary, per, bs);
   std::vector<std::pair<std::string, std::string>> files;
   auto emit = [&](const TextTable& t) {
     files.emplace_back(t.name + ".md", t.markdown());
@@ -284,7 +356,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
       std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
       bool first = true;
       for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence"}) {
-        const auto i = ci(per, "all", cond, m, bs, {{"condition", cond}});
+        const auto i = iv.get("all", cond, m);
         if (first) row.push_back(std::to_string(i.n));
         first = false;
         row.push_back(cell(i));
@@ -303,7 +375,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
       std::vector<std::string> row{cond};
       for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
                             "structural_gain"})
-        row.push_back(cell(ci(per, "all", cond, m, bs, {{"condition", cond}})));
+        row.push_back(cell(iv.get("all", cond, m)));
       t.rows.push_back(row);
     }
     emit(t);
@@ -316,11 +388,11 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
     const auto sweep = sweep_conditions(per);
     for (const auto& [k, cond] : sweep) {
       std::vector<std::string> row{std::to_string(k)};
-      const auto adv = ci(per, "all", cond, "advantage", bs, {{"condition", cond}});
+      const auto adv = iv.get("all", cond, "advantage");
       row.push_back(std::to_string(adv.n));
       row.push_back(cell(adv));
       for (const char* m : {"red_quality", "pareto_count", "diversity", "blue_win_rate"})
-        row.push_back(cell(ci(per, "all", cond, m, bs, {{"condition", cond}})));
+        row.push_back(cell(iv.get("all", cond, m)));
       t.rows.push_back(row);
     }
     if (!sweep.empty()) emit(t);
@@ -332,11 +404,11 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
     for (const auto& tpl : distinct(per, "template")) {
       const std::string scope = "template=" + tpl;
       for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
-        const auto adv = ci(per, scope, cond, "advantage", bs, {{"condition", cond}, {"template", tpl}});
+        const auto adv = iv.get(scope, cond, "advantage");
         if (adv.n == 0) continue;
         t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),
-                          cell(ci(per, scope, cond, "blue_win_rate", bs, {{"condition", cond}, {"template", tpl}})),
-                          cell(ci(per, scope, cond, "red_quality", bs, {{"condition", cond}, {"template", tpl}}))});
+                          cell(iv.get(scope, cond, "blue_win_rate")),
+                          cell(iv.get(scope, cond, "red_quality"))});
       }
     }
     emit(t);
@@ -345,7 +417,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
   {
     TextTable t{"terrain_summary", "Terrain-family summary",
                 {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
-    const CsvTable ts = terrain_summary_table(run.per_scenario, bs);
+    const CsvTable ts = terrain_summary_table(run.per_scenario, iv);
     for (std::size_t i = 0; i < ts.size(); ++i) {
       Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
       Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};
@@ -353,7 +425,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
     }
     emit(t);
   }
-  for (auto& f : build_extra_tables(run, per, bs)) files.push_back(std::move(f));
+  for (auto& f : build_extra_tables(run, per, iv, bs)) files.push_back(std::move(f));
   return files;
 }
 

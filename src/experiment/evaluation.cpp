@@ -1,4 +1,5 @@
 #include "advplan/experiment/evaluation.hpp"
+#include "advplan/experiment/trace_schema.hpp"
 
 #include <fmt/format.h>
 
@@ -448,6 +449,9 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   TextTable base{"summary", fmt::format("Evaluation of BLUE policy `{}` against the fixed RED baselines", blue),
                  {"RED baseline", "BLUE policy", "plans", "failures", "BLUE advantage", "BLUE win rate"}, {}};
   j["baselines"] = nlohmann::ordered_json::array();
+  // The same joint-bootstrap intervals as bootstrap_summary.csv's scope "all" (computed from the same ok rows).
+  const CsvTable ok = ok_rows(per);
+  const SummaryIntervals intervals(CsvTable(schema::bootstrap_summary()), ok, bs);
   for (const auto& red : spec.reds)
     for (const auto& b : blues) {
       const std::string cond = b + " vs " + red;
@@ -462,8 +466,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
         adv.push_back(per.real(i, "advantage"));
         win.push_back(per.real(i, "blue_win_rate"));
       }
-      const auto a = bootstrap_mean(adv, bs.resamples, bs.seed, fmt::format("all|{}|advantage", cond));
-      const auto w = bootstrap_mean(win, bs.resamples, bs.seed, fmt::format("all|{}|blue_win_rate", cond));
+      const auto a = intervals.get("all", cond, "advantage");
+      const auto w = intervals.get("all", cond, "blue_win_rate");
       base.rows.push_back({red, b, std::to_string(adv.size()), std::to_string(failures), interval_cell(a), interval_cell(w)});
       j["baselines"].push_back({{"red", red}, {"blue", b}, {"plans", adv.size()}, {"failures", failures},
                                 {"advantage", jinterval(a)}, {"win_rate", jinterval(w)}});

@@ -49,7 +49,7 @@ std::pair<std::string, std::string> council_conditions(const CsvTable& per, cons
 }
 
 /// The council's BLUE advantage and win rate beside its baseline's, the revised share and the repair diagnostics.
-TextTable table6(const CsvTable& per, const CsvTable& trace, const BootstrapSettings& bs) {
+TextTable table6(const CsvTable& per, const CsvTable& trace, const SummaryIntervals& iv, const BootstrapSettings& bs) {
   TextTable t{"table6_council", "Table 6: multi-agent council (selected council plan against the same RED baseline)",
               {"Quantity", "n", "Value [95% CI]"}, {}};
   auto boot = [&](const std::vector<double>& v, const std::string& key) {
@@ -58,10 +58,9 @@ TextTable table6(const CsvTable& per, const CsvTable& trace, const BootstrapSett
   const auto [baseline, council] = council_conditions(per, trace);
   for (const std::string& cond : {baseline, council}) {
     if (cond.empty()) continue;
-    const auto adv = column_values(per, "advantage", "condition", cond);
-    if (adv.empty()) continue;
-    const auto a = boot(adv, fmt::format("all|{}|advantage", cond));
-    const auto w = boot(column_values(per, "blue_win_rate", "condition", cond), fmt::format("all|{}|blue_win_rate", cond));
+    const auto a = iv.get("all", cond, "advantage");
+    if (a.n == 0) continue;
+    const auto w = iv.get("all", cond, "blue_win_rate");
     t.rows.push_back({fmt::format("BLUE advantage ({})", cond), std::to_string(a.n), interval_cell(a)});
     t.rows.push_back({fmt::format("BLUE win rate ({})", cond), std::to_string(w.n), interval_cell(w)});
   }
@@ -94,13 +93,14 @@ TextTable csv_table(const std::string& name, const std::string& caption, const C
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> build_extra_tables(const RunCsvs& run, const CsvTable& per,
+                                                                    const SummaryIntervals& iv,
                                                                     const BootstrapSettings& bs) {
   std::vector<std::pair<std::string, std::string>> files;
   auto emit = [&](const TextTable& t) {
     files.emplace_back(t.name + ".md", t.markdown());
     files.emplace_back(t.name + ".tex", t.latex());
   };
-  if (run.council_trace && run.council_trace->size() > 0) emit(table6(per, *run.council_trace, bs));
+  if (run.council_trace && run.council_trace->size() > 0) emit(table6(per, *run.council_trace, iv, bs));
   if (run.rubric_sensitivity) emit(csv_table("study_rubric_sensitivity", "Rubric-sensitivity study", *run.rubric_sensitivity));
   if (run.framing) emit(csv_table("study_framing", "Framing-sensitivity study", *run.framing));
   if (run.components) emit(csv_table("study_components", "Component diagnostics", *run.components));

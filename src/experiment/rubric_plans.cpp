@@ -248,6 +248,12 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
     const Scenario& sc = corpus[i];
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
     for (std::size_t b = 0; b < blues.size(); ++b) {
+      // The plan the run made (same policy, same stream), when it kept it; otherwise the policy is asked again.
+      if (plan.blue_plans)
+        if (auto kept = plan.blue_plans->take(sc.id, blues[b].first)) {
+          plans[i][b] = std::move(*kept);
+          continue;
+        }
       Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
       std::unique_lock<std::mutex> lock;
       if (auto* m = plan.lock_for("blue:" + blues[b].first)) lock = std::unique_lock<std::mutex>(*m);

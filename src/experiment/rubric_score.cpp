@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -272,17 +273,33 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       }
       std::vector<std::string> cases;
       for (const auto& [c, pc] : per_case) cases.push_back(c);
+      // Each case's 2 x 2 table of (judge A, judge B) verdicts: a resample's table is the count-weighted sum of
+      // its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
+      // lists. The cells are whole numbers, so the table, and the kappa computed from it, are exactly those of
+      // the item lists.
+      std::vector<std::array<double, 4>> case_table(cases.size(), std::array<double, 4>{});
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const auto& pc = per_case[cases[c]];
+        for (std::size_t i = 0; i < pc.first.size(); ++i)
+          case_table[c][static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])] += 1.0;
+      }
       auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
-        std::vector<int> x, y;
+        agreement::Matrix table(2, std::vector<double>(2, 0.0));
+        std::size_t items = 0, same = 0;
         for (std::size_t c = 0; c < cases.size(); ++c) {
           const std::uint32_t times = counts ? (*counts)[c] : 1;
-          const auto& pc = per_case[cases[c]];
-          for (std::uint32_t t = 0; t < times; ++t) {
-            x.insert(x.end(), pc.first.begin(), pc.first.end());
-            y.insert(y.end(), pc.second.begin(), pc.second.end());
-          }
+          if (times == 0) continue;
+          const auto& t = case_table[c];
+          for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] += times * t[k];
+          const auto n = static_cast<std::size_t>(t[0] + t[1] + t[2] + t[3]);
+          items += times * n;
+          same += times * static_cast<std::size_t>(t[0] + t[3]);
         }
-        return std::make_tuple(agreement::percent_agreement(x, y), agreement::cohen_kappa(x, y, 2), x.size());
+        const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
+        const agreement::KappaResult kap =
+            items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}
+                       : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
+        return std::make_tuple(pct, kap, items);
       };
       const auto [pct, kap, n_items] = stats_of(nullptr);
       std::vector<double> pct_b, kap_b;

@@ -41,6 +41,21 @@ namespace {
 std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
 }  // namespace
 
+void BluePlanMemo::put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan) {
+  if (!enabled_) return;
+  std::lock_guard lock(m_);
+  plans_.insert_or_assign({scenario, spec}, plan);
+}
+
+std::optional<std::optional<Plan>> BluePlanMemo::take(const std::string& scenario, const std::string& spec) {
+  std::lock_guard lock(m_);
+  auto it = plans_.find({scenario, spec});
+  if (it == plans_.end()) return std::nullopt;
+  std::optional<Plan> p = std::move(it->second);
+  plans_.erase(it);
+  return p;
+}
+
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
@@ -335,8 +350,12 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   std::vector<std::pair<std::string, std::string>> files;
   const CsvTable boot = bootstrap_summary_table(run.per_scenario, bs);
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
-  files.emplace_back("budget_curve.csv", budget_curve_table(run.per_scenario, bs).to_string());
-  files.emplace_back("terrain_summary.csv", terrain_summary_table(run.per_scenario, bs).to_string());
+  {
+    const CsvTable ok = ok_rows(run.per_scenario);
+    const SummaryIntervals iv(boot, ok, bs);
+    files.emplace_back("budget_curve.csv", budget_curve_table(run.per_scenario, iv).to_string());
+    files.emplace_back("terrain_summary.csv", terrain_summary_table(run.per_scenario, iv).to_string());
+  }
   write_files(opts.out_dir, files);
   run.bootstrap_summary = boot;
   if (fs::exists(dir / "council_trace.csv"))
@@ -394,6 +413,16 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   std::vector<std::string> extra_names;
   std::vector<Stream> streams = make_streams(plan, work, extra_names);
   const std::size_t rubric_stream = streams.size() - 1;
+
+  // The rubric layer grades the plans this run makes: keep them when it will run in this process (studies on,
+  // no shard, summaries in memory), and only then, so memory stays independent of the corpus at scale.
+  {
+    bool rubric = false;
+    for (const auto& t : cfg.templates) rubric = rubric || !t.rubric_items.empty();
+    const bool in_memory = opts.summary == "bootstrap" ||
+                           (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
+    plan.blue_plans->enable(rubric && opts.studies && opts.shard_count == 0 && in_memory);
+  }
 
   RunSummary summary;
   const std::size_t count = hi - lo;  // scenarios of this process

@@ -113,6 +113,7 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
     }
     if (r.plan && c.group != "reference") produced_plan = true;
+    if (plan.blue_plans && plan.blue_plans->enabled()) plan.blue_plans->put(sc.id, c.blue, r.plan);
     BlueEval be = eval_blue(std::move(r), sc, plan.cfg->quality);
     if (map != nullptr && be.result.plan) {  // terrain: geo (docs/GEO.md "Plans on the map")
       be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);

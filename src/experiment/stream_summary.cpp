@@ -143,6 +143,7 @@ StreamedSummaries stream_summaries(const std::string& path, const BootstrapSetti
   // [scope 0 = all, 1 + template][condition][metric]
   std::vector<std::vector<std::vector<Acc>>> acc(1);
   std::map<std::pair<std::size_t, std::size_t>, std::array<Acc, 4>> terrain;  // (family, condition)
+  std::vector<std::vector<std::vector<Acc>>> tacc;  // [family][condition][metric]
   std::vector<double> x(metrics.size());
   while (reader.next(row)) {
     if (row.size() != header.size())
@@ -164,6 +165,11 @@ StreamedSummaries stream_summaries(const std::string& path, const BootstrapSetti
       for (std::size_t m = 0; m < metrics.size(); ++m)
         if (!std::isnan(x[m])) byc[c][m].add(x[m]);
     }
+    if (tacc.size() < families.size()) tacc.resize(families.size());
+    auto& tc = tacc[f];
+    if (tc.size() < conds.size()) tc.resize(conds.size(), std::vector<Acc>(metrics.size()));
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      if (!std::isnan(x[m])) tc[c][m].add(x[m]);
     auto& ta = terrain[{f, c}];
     const std::size_t picks[4] = {i_adv, i_win, i_rq, i_bq};
     for (std::size_t j = 0; j < 4; ++j)
@@ -183,6 +189,19 @@ StreamedSummaries stream_summaries(const std::string& path, const BootstrapSetti
         const auto [mean, lo, hi] = a.interval();
         boot.add({scope == 0 ? "all" : "template=" + templates[scope - 1], conds[c], metrics[m], std::to_string(a.n),
                   fmt_real(mean), fmt_real(lo), fmt_real(hi), resamples, seed});
+      }
+  // Then terrain=<family>, families sorted (as analysis.cpp's bootstrap_summary_table).
+  std::vector<std::size_t> fam_order(families.size());
+  for (std::size_t i = 0; i < fam_order.size(); ++i) fam_order[i] = i;
+  std::sort(fam_order.begin(), fam_order.end(), [&](std::size_t a, std::size_t b) { return families[a] < families[b]; });
+  for (const std::size_t f : fam_order)
+    for (std::size_t c = 0; c < conds.size(); ++c)
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        static const Acc empty;
+        const Acc& a = f < tacc.size() && c < tacc[f].size() ? tacc[f][c][m] : empty;
+        const auto [mean, lo, hi] = a.interval();
+        boot.add({"terrain=" + families[f], conds[c], metrics[m], std::to_string(a.n), fmt_real(mean), fmt_real(lo),
+                  fmt_real(hi), resamples, seed});
       }
   out.bootstrap_summary = boot.to_string();
   // budget_curve.csv: the sweep's BLUE policy against greedy@k, by k (as analysis.cpp's sweep_conditions).
@@ -212,9 +231,6 @@ StreamedSummaries stream_summaries(const std::string& path, const BootstrapSetti
   out.budget_curve = budget.to_string();
   // terrain_summary.csv: families sorted, conditions in order of first appearance.
   io::CsvTable ts(schema::terrain_summary());
-  std::vector<std::size_t> fam_order(families.size());
-  for (std::size_t i = 0; i < fam_order.size(); ++i) fam_order[i] = i;
-  std::sort(fam_order.begin(), fam_order.end(), [&](std::size_t a, std::size_t b) { return families[a] < families[b]; });
   for (std::size_t f : fam_order)
     for (std::size_t c = 0; c < conds.size(); ++c) {
       auto it = terrain.find({f, c});

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
-#include <sstream>
 #include <string_view>
-#include <unordered_set>
 
 #include "advplan/metrics/quality.hpp"
 
@@ -26,36 +23,58 @@ std::string_view to_string(CoherencePart p) {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
+/// ASCII case folding (what std::tolower does in the "C" locale advplan runs in), inline and locale-free, so an
+/// embedding process's locale (Python sets LC_CTYPE) cannot change a score.
+char lower_char(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; }
+
+/// Whether `needle` occurs in `haystack`, ASCII case-insensitively, without building lowered copies.
+bool contains_icase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  if (needle.size() > haystack.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    std::size_t k = 0;
+    while (k < needle.size() && lower_char(haystack[i + k]) == lower_char(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+/// Whitespace-separated words (as `istream >> std::string` counts them).
+std::size_t word_count(std::string_view s) {
+  std::size_t words = 0;
+  bool in_word = false;
+  for (char ch : s) {
+    const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
 }
 
 /// (length in 4..30 words ? 1 : .5 when non-empty : 0) + (names the target of some action) + (share of used
-/// assets with a role), over 3.
+/// assets with a role), over 3. No allocation: targets and assets are deduplicated by a scan (plans are short).
 double objective_clarity(const Plan& plan, const std::vector<PlacedAction>& layout) {
-  std::istringstream in(plan.objective);
-  std::size_t words = 0;
-  for (std::string w; in >> w;) ++words;
+  const std::size_t words = word_count(plan.objective);
   const double len_ok = words == 0 ? 0.0 : (words >= 4 && words <= 30 ? 1.0 : 0.5);
-  const std::string obj = lower(plan.objective);
   double names_target = 0;
-  std::unordered_set<std::string_view> tried;  // each distinct target is looked for once
-  for (const auto& a : layout) {
-    if (a.action->target.empty() || !tried.insert(a.action->target).second) continue;
-    if (obj.find(lower(a.action->target)) != std::string::npos) {
-      names_target = 1;
-      break;
-    }
+  for (std::size_t i = 0; i < layout.size() && names_target == 0; ++i) {
+    const std::string& t = layout[i].action->target;
+    if (t.empty()) continue;
+    bool tried = false;  // each distinct target is looked for once
+    for (std::size_t j = 0; j < i && !tried; ++j) tried = layout[j].action->target == t;
+    if (!tried && contains_icase(plan.objective, t)) names_target = 1;
   }
-  std::map<std::string, bool> used;
-  for (const auto& a : layout) {
-    auto it = plan.roles.find(a.action->asset);
-    used[a.action->asset] = it != plan.roles.end() && !it->second.empty();
+  double used = 0, with_role = 0;
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const std::string& asset = layout[i].action->asset;
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = layout[j].action->asset == asset;
+    if (seen) continue;
+    used += 1;
+    auto it = plan.roles.find(asset);
+    with_role += it != plan.roles.end() && !it->second.empty() ? 1.0 : 0.0;
   }
-  double with_role = 0;
-  for (const auto& [k, v] : used) with_role += v ? 1.0 : 0.0;
-  const double role_cover = used.empty() ? 0.0 : with_role / static_cast<double>(used.size());
+  const double role_cover = used == 0 ? 0.0 : with_role / used;
   return (len_ok + names_target + role_cover) / 3.0;
 }
 
@@ -76,16 +95,22 @@ double information_preparation(const std::vector<PlacedAction>& layout) {
 /// Normalised entropy of the load (expected actions) per asset, over ln(min(#actions, #side assets));
 /// 1 when that minimum is 1.
 double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
-  std::map<std::string, double> load;
+  // Load per asset in layout order; the entropy is summed in asset-id order (as a std::map would iterate), so
+  // the bits are those of the map-based formula, from a per-thread buffer instead of map nodes.
+  thread_local std::vector<std::pair<std::string_view, double>> load;
+  load.clear();
   double total = 0;
   for (const auto& a : layout) {
-    load[a.action->asset] += a.weight;
+    auto it = std::find_if(load.begin(), load.end(), [&](const auto& e) { return e.first == a.action->asset; });
+    if (it == load.end()) load.emplace_back(a.action->asset, a.weight);
+    else it->second += a.weight;
     total += a.weight;
   }
   std::size_t side_assets = 0;
   for (const auto& as : sc.assets) side_assets += as.side == plan.side ? 1 : 0;
   const std::size_t n = std::min(layout.size(), side_assets);
   if (n <= 1 || total <= 0) return 1.0;
+  std::sort(load.begin(), load.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   double h = 0;
   for (const auto& [k, l] : load) {
     const double p = l / total;
@@ -105,7 +130,8 @@ double sustainment(const std::vector<PlacedAction>& layout) {
 
 /// Mean coverage of the exposed actions (is_exposed); 1 when none is exposed.
 double risk_mitigation(const std::vector<PlacedAction>& layout, const Scenario& sc) {
-  const auto cov = coverage(layout);
+  thread_local std::vector<double> cov;
+  coverage_into(layout, cov);
   double sum = 0;
   std::size_t n = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
@@ -124,15 +150,18 @@ int phase(const Action& a) {
   return 1;
 }
 double tempo_sequencing(const Plan& plan) {
-  std::vector<int> phases;
+  std::size_t steps = 0, ok = 0;
+  int prev = 0;
   for (const auto& id : plan.chain) {
     const int i = plan.find_action(id);
-    if (i >= 0) phases.push_back(phase(plan.actions[static_cast<std::size_t>(i)]));
+    if (i < 0) continue;
+    const int ph = phase(plan.actions[static_cast<std::size_t>(i)]);
+    if (steps > 0 && prev <= ph) ++ok;
+    prev = ph;
+    ++steps;
   }
-  if (phases.size() <= 1) return 1.0;
-  std::size_t ok = 0;
-  for (std::size_t i = 0; i + 1 < phases.size(); ++i) ok += phases[i] <= phases[i + 1] ? 1 : 0;
-  return static_cast<double>(ok) / static_cast<double>(phases.size() - 1);
+  if (steps <= 1) return 1.0;
+  return static_cast<double>(ok) / static_cast<double>(steps - 1);
 }
 
 }  // namespace

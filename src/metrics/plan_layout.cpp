@@ -7,6 +7,12 @@ namespace advplan {
 
 std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
   std::vector<PlacedAction> out;
+  layout_plan_into(plan, sc, out);
+  return out;
+}
+
+void layout_plan_into(const Plan& plan, const Scenario& sc, std::vector<PlacedAction>& out) {
+  out.clear();
   out.reserve(plan.actions.size());
   auto place = [&](const std::string& id, double pos, double weight, int branch, int option) {
     const int i = plan.find_action(id);
@@ -28,7 +34,6 @@ std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
               static_cast<int>(b), static_cast<int>(k));
     }
   }
-  return out;
 }
 
 namespace {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
-#include <unordered_map>
 
 namespace advplan {
 
@@ -40,25 +39,40 @@ double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side si
   return std::clamp(spend / sc.req(side).budget, 0.0, 1.0);
 }
 
-std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
+void coverage_into(const std::vector<PlacedAction>& layout, std::vector<double>& cov) {
   // Only protectors can cover, so each action looks at the protector list alone, in layout order (the sum's
   // order, so results are bit-for-bit those of the plain double loop), and stops once the sum reaches 1:
-  // further terms are positive and the result is capped at 1. Targets and assets are compared as integer
-  // ids from a hash map instead of strings.
-  std::unordered_map<std::string_view, int> target_id, asset_id;
-  std::vector<int> tgt(layout.size()), ast(layout.size());
-  std::vector<std::size_t> protectors;
+  // further terms are positive and the result is capped at 1. Targets and assets are compared as small integer
+  // ids (assigned by a scan over the distinct values so far, plans being short) instead of strings. The scratch
+  // buffers are per thread and keep their capacity: no allocation per plan in steady state.
+  struct Scratch {
+    std::vector<std::string_view> targets, assets;
+    std::vector<int> tgt, ast;
+    std::vector<std::size_t> protectors;
+  };
+  thread_local Scratch sc;
+  auto intern = [](std::vector<std::string_view>& seen, std::string_view v) {
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      if (seen[k] == v) return static_cast<int>(k);
+    seen.push_back(v);
+    return static_cast<int>(seen.size() - 1);
+  };
+  sc.targets.clear();
+  sc.assets.clear();
+  sc.protectors.clear();
+  sc.tgt.resize(layout.size());
+  sc.ast.resize(layout.size());
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const Action& a = *layout[i].action;
-    tgt[i] = target_id.try_emplace(a.target, static_cast<int>(target_id.size())).first->second;
-    ast[i] = asset_id.try_emplace(a.asset, static_cast<int>(asset_id.size())).first->second;
-    if (is_protector(a)) protectors.push_back(i);
+    sc.tgt[i] = intern(sc.targets, a.target);
+    sc.ast[i] = intern(sc.assets, a.asset);
+    if (is_protector(a)) sc.protectors.push_back(i);
   }
-  std::vector<double> cov(layout.size(), 0.0);
+  cov.assign(layout.size(), 0.0);
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const auto& a = layout[i];
     double s = 0;
-    for (const std::size_t j : protectors) {
+    for (const std::size_t j : sc.protectors) {
       if (j == i) continue;
       const auto& b = layout[j];
       if (b.position > a.position) continue;
@@ -66,13 +80,18 @@ std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
       // and later actions of its own option, never the other options.
       if (!b.in_chain && !a.in_chain && (b.branch != a.branch || b.option != a.option)) continue;
       if (!b.in_chain && a.in_chain && b.position >= a.position) continue;
-      const bool close = tgt[j] == tgt[i] || ast[j] == ast[i];
+      const bool close = sc.tgt[j] == sc.tgt[i] || sc.ast[j] == sc.ast[i];
       // A protector on one option covers a later chain step only on that path: weight it by its option weight.
       s += (close ? 1.0 : 0.5) * (!b.in_chain && a.in_chain ? b.weight : 1.0);
       if (s >= 1.0) break;
     }
     cov[i] = std::min(1.0, s);
   }
+}
+
+std::vector<double> coverage(const std::vector<PlacedAction>& layout) {
+  std::vector<double> cov;
+  coverage_into(layout, cov);
   return cov;
 }
 
@@ -81,7 +100,8 @@ double exposure(const PlacedAction& a, const Scenario& sc) { return exposure(a.a
 
 double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   if (layout.empty()) return 1.0;
-  const auto cov = coverage(layout);
+  thread_local std::vector<double> cov;
+  coverage_into(layout, cov);
   double num = 0, den = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
     num += layout[i].weight * exposure(layout[i], sc) * (1.0 - 0.7 * cov[i]);

@@ -1,5 +1,9 @@
 #include "advplan/metrics/statistics.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -54,6 +58,70 @@ Interval bootstrap_mean(std::span<const double> v, int resamples, std::uint64_t 
     m = s / static_cast<double>(n);
   }
   std::tie(out.lo, out.hi) = percentile_bounds(means);
+  return out;
+}
+
+std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
+                                            std::uint64_t seed, std::string_view key) {
+  using Array = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::size_t units = columns == 0 ? 0 : values.size() / columns;
+  const auto n = static_cast<Eigen::Index>(units), m = static_cast<Eigen::Index>(columns);
+  std::vector<Interval> out(columns);
+  if (columns == 0) return out;
+  // Values with absent cells as 0, and the presence indicator: replicate sums and counts are then two
+  // count-weighted row sums.
+  Array x(n, m), present(n, m);
+  for (Eigen::Index s = 0; s < n; ++s)
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double v = values[static_cast<std::size_t>(s * m + j)];
+      const bool ok = !std::isnan(v);
+      x(s, j) = ok ? v : 0.0;
+      present(s, j) = ok ? 1.0 : 0.0;
+    }
+  bool any_interval = false;
+  for (std::size_t j = 0; j < columns; ++j) {
+    Interval& i = out[j];
+    double sum = 0;
+    for (std::size_t s = 0; s < units; ++s) {
+      const double v = values[s * columns + j];
+      if (std::isnan(v)) continue;
+      sum += v;
+      ++i.n;
+    }
+    i.mean = i.n == 0 ? 0.0 : sum / static_cast<double>(i.n);
+    i.lo = i.hi = i.mean;
+    any_interval = any_interval || i.n > 1;
+  }
+  if (!any_interval || resamples < 1 || units == 0) return out;
+  // Replicates: one row per resample. Each resample's multiset is drawn once and applied to every column; the
+  // sums run over units in a fixed order (coefficient-wise, no blocked product), so the bits do not depend on
+  // the machine or the thread count.
+  const auto b_count = static_cast<Eigen::Index>(resamples);
+  Array replicate(b_count, m);
+  tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, b_count, 16), [&](const tbb::blocked_range<Eigen::Index>& r) {
+    std::vector<std::uint32_t> counts(units);
+    Eigen::Array<double, 1, Eigen::Dynamic> sums(m), drawn(m);
+    for (Eigen::Index b = r.begin(); b != r.end(); ++b) {
+      Rng rng = Rng::keyed(seed, "bootstrap-joint", key, static_cast<std::uint64_t>(b));
+      resample_counts(rng, counts);
+      sums.setZero();
+      drawn.setZero();
+      for (Eigen::Index s = 0; s < n; ++s) {
+        const std::uint32_t c = counts[static_cast<std::size_t>(s)];
+        if (c == 0) continue;
+        sums += static_cast<double>(c) * x.row(s);
+        drawn += static_cast<double>(c) * present.row(s);
+      }
+      replicate.row(b) = (drawn > 0).select(sums / drawn, std::nan(""));
+    }
+  });
+  tbb::parallel_for(std::size_t{0}, columns, [&](std::size_t j) {
+    Interval& i = out[j];
+    if (i.n <= 1) return;
+    std::vector<double> col(static_cast<std::size_t>(b_count));
+    for (Eigen::Index b = 0; b < b_count; ++b) col[static_cast<std::size_t>(b)] = replicate(b, static_cast<Eigen::Index>(j));
+    std::tie(i.lo, i.hi) = percentile_bounds(col);
+  });
   return out;
 }
 

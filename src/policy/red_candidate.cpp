@@ -23,7 +23,10 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
     return c;
   }
   c.plan = std::move(plan);
-  const auto layout = layout_plan(c.plan, sc);
+  // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
+  // candidate loop is the hottest path of a run.
+  thread_local std::vector<PlacedAction> layout;
+  layout_plan_into(c.plan, sc, layout);
   c.q = quality(layout, sc, Side::Red, weights);
   c.d = coherence(c.plan, layout, sc);
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);

@@ -23,10 +23,17 @@ std::array<bool, kNumCategories> available_categories(const Scenario& sc, Side s
 }
 
 const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
-  const auto able = able_assets(sc, side, c);
+  // able_assets' list and its weights, in per-thread buffers: the samplers call this for every action.
+  thread_local std::vector<const Asset*> able;
+  thread_local std::vector<double> w;
+  able.clear();
+  w.clear();
+  for (const auto& a : sc.assets)
+    if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end()) {
+      able.push_back(&a);
+      w.push_back(0.2 + a.capability);
+    }
   if (able.empty()) return nullptr;
-  std::vector<double> w;
-  for (const Asset* a : able) w.push_back(0.2 + a->capability);
   return able[rng.weighted_index(w)];
 }
 
@@ -48,8 +55,10 @@ std::optional<Action> draw_action(const Scenario& sc, Side side, Category c, Rng
 
 std::string next_action_id(const Plan& plan) {
   for (std::size_t n = plan.actions.size() + 1;; ++n) {
-    std::string id = fmt::format("a{}", n);
-    if (plan.find_action(id) < 0) return id;
+    char buf[24];
+    const auto r = fmt::format_to_n(buf, sizeof buf, "a{}", n);
+    const std::string_view id(buf, r.size);
+    if (plan.find_action(id) < 0) return std::string(id);
   }
 }
 

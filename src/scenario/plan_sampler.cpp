@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "advplan/core/error.hpp"
@@ -43,6 +44,9 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
     for (std::size_t c = 0; c < kNumCategories; ++c) w[c] = avail[c] ? 1.0 : 0.0;
 
   const int len = static_cast<int>(rng.uniform_int(opts.shape.chain_min, opts.shape.chain_max));
+  // Room for the chain and a two-option branch, so the actions are not moved as the vectors grow.
+  p.actions.reserve(static_cast<std::size_t>(std::max(len, 0) + 2 * std::max(opts.shape.option_max, 0)));
+  p.chain.reserve(static_cast<std::size_t>(std::max(len, 0)));
   for (int i = 0; i < len; ++i) {
     const auto c = static_cast<Category>(rng.weighted_index(w));
     insert_action(p, sc, sampled_action(sc, side, c, rng));

@@ -5,9 +5,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "advplan/io/csv.hpp"
+#include "advplan/metrics/statistics.hpp"
 
 namespace advplan {
 
@@ -19,12 +21,30 @@ struct BootstrapSettings {
 /// Rows of per_scenario.csv with status ok, keeping file order.
 io::CsvTable ok_rows(const io::CsvTable& per_scenario);
 
-/// bootstrap_summary.csv: scope "all" and "template=<t>" x condition x summarised metric.
+/// bootstrap_summary.csv: scope "all", "template=<t>" (order of appearance) and "terrain=<family>" (sorted) x
+/// condition x summarised metric. Each scope is one joint bootstrap over its scenarios (joint_bootstrap_means,
+/// key = the scope): every condition and metric of a scope comes from the same resamples.
 io::CsvTable bootstrap_summary_table(const io::CsvTable& per_scenario, const BootstrapSettings& bs);
-/// budget_curve.csv: the sweep conditions (BLUE seed against greedy@k) by k.
-io::CsvTable budget_curve_table(const io::CsvTable& per_scenario, const BootstrapSettings& bs);
-/// terrain_summary.csv: terrain family x condition.
-io::CsvTable terrain_summary_table(const io::CsvTable& per_scenario, const BootstrapSettings& bs);
+
+/// The intervals of a run's bootstrap_summary.csv by (scope, condition, metric): the tables and curves read
+/// them instead of resampling again. A scope the file lacks (a run written before terrain scopes were summarised)
+/// is computed from the ok rows by the same joint bootstrap; a condition with no row in a scope has n = 0.
+class SummaryIntervals {
+ public:
+  SummaryIntervals(const io::CsvTable& bootstrap_summary, const io::CsvTable& ok_per_scenario, const BootstrapSettings& bs);
+  Interval get(const std::string& scope, const std::string& condition, const std::string& metric) const;
+
+ private:
+  const io::CsvTable* per_;
+  BootstrapSettings bs_;
+  mutable std::unordered_map<std::string, Interval> by_key_;
+  mutable std::map<std::string, bool> scopes_;  ///< scopes loaded or computed
+};
+
+/// budget_curve.csv: the sweep conditions (BLUE seed against greedy@k) by k, intervals from `intervals`.
+io::CsvTable budget_curve_table(const io::CsvTable& per_scenario, const SummaryIntervals& intervals);
+/// terrain_summary.csv: terrain family x condition, intervals from `intervals` (scope terrain=<family>).
+io::CsvTable terrain_summary_table(const io::CsvTable& per_scenario, const SummaryIntervals& intervals);
 
 /// The bootstrap settings recorded in bootstrap_summary.csv (first row); throws CsvError when absent.
 BootstrapSettings recorded_bootstrap(const io::CsvTable& bootstrap_summary);
@@ -40,10 +60,12 @@ struct RunCsvs {
 RunCsvs read_run(const std::string& dir);
 
 /// Keeps the per-scenario rows (and council and rubric rows) whose scenario matches `column=value` in
-/// scenarios.csv/per_scenario.csv (column: template or terrain_family). Throws CsvError on an unknown column.
+/// scenarios.csv/per_scenario.csv (column: template or terrain_family), and recomputes bootstrap_summary over the
+/// slice (with the bootstrap settings recorded in the run). Throws CsvError on an unknown column.
 RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::string& value);
 
-/// Every table, as (file name, content): <name>.md and <name>.tex per table.
+/// Every table, as (file name, content): <name>.md and <name>.tex per table. Intervals come from
+/// run.bootstrap_summary (SummaryIntervals); a sliced run (slice_run) carries the summary of its slice.
 std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs);
 
 /// Paired differences of run A against run B: rows pair by (scenario, BLUE policy, RED policy), with run A's BLUE

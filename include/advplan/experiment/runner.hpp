@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,24 @@ struct RunSummary {
   double seconds = 0;
 };
 
+/// The BLUE plans a run made, kept for the rubric layer, which grades the same plans (same policy, same keyed
+/// stream) instead of asking the policies again. Filled only while enabled (a run with studies and rubric items);
+/// a scenario the process did not plan itself (resumed, or a shard merge) is simply not there. Thread-safe.
+class BluePlanMemo {
+ public:
+  void enable(bool on) { enabled_ = on; }
+  bool enabled() const { return enabled_; }
+  /// Keeps scenario's plan of BLUE policy `spec` (nullopt: the policy failed).
+  void put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan);
+  /// Takes the stored plan out; nullopt when none was stored.
+  std::optional<std::optional<Plan>> take(const std::string& scenario, const std::string& spec);
+
+ private:
+  bool enabled_ = false;
+  std::mutex m_;
+  std::map<std::pair<std::string, std::string>, std::optional<Plan>> plans_;
+};
+
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
@@ -66,6 +85,8 @@ struct RunPlan {
   double lambda = 0.7;  ///< the constraint-aware selector's lambda, used for the candidate diagnostics
   /// One lock per policy that declares ThreadSafety::none: its calls are serialised across scenario tasks.
   std::map<std::string, std::unique_ptr<std::mutex>> serial;
+  /// The BLUE plans made during the run, for the rubric layer (see BluePlanMemo).
+  std::unique_ptr<BluePlanMemo> blue_plans = std::make_unique<BluePlanMemo>();
   /// The lock for "red:<spec>" or "blue:<spec>", or nullptr when the policy may be called concurrently.
   std::mutex* lock_for(const std::string& spec) const {
     auto it = serial.find(spec);

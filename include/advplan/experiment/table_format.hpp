@@ -11,6 +11,7 @@ namespace advplan {
 
 struct BootstrapSettings;
 struct RunCsvs;
+class SummaryIntervals;
 
 struct TextTable {
   std::string name;     ///< file stem, e.g. table3_policy_comparison
@@ -27,6 +28,7 @@ std::string interval_cell(const Interval& i);
 
 /// Table 6 (council) and the study tables, built when their CSVs are in the run.
 std::vector<std::pair<std::string, std::string>> build_extra_tables(const RunCsvs& run, const io::CsvTable& ok_per_scenario,
+                                                                    const SummaryIntervals& intervals,
                                                                     const BootstrapSettings& bs);
 
 }  // namespace advplan

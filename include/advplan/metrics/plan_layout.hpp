@@ -23,6 +23,8 @@ struct PlacedAction {
 /// Actions that are neither in the chain nor in an option are left out (an invalid plan has them).
 /// The layout points into `plan` and `scenario`: both must outlive it.
 std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& scenario);
+/// The same into `out` (cleared first), without allocating once `out` has the capacity.
+void layout_plan_into(const Plan& plan, const Scenario& scenario, std::vector<PlacedAction>& out);
 
 /// start-state proxies (paper): transit, deploy, marshal, prepare, assess, scan, recon.
 bool is_start_verb(std::string_view verb);

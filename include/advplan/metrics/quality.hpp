@@ -28,6 +28,8 @@ double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side si
 /// Coverage in [0,1] of each action by earlier protection or deception actions (same target or asset: 1
 /// each, otherwise .5 each, capped at 1).
 std::vector<double> coverage(const std::vector<PlacedAction>& layout);
+/// The same into `out` (resized), without allocating once `out` has the capacity.
+void coverage_into(const std::vector<PlacedAction>& layout, std::vector<double>& out);
 /// Exposure of an action of category c: min(1, base exposure of c * terrain exposure).
 double exposure(Category c, const Scenario& sc);
 double exposure(const PlacedAction& a, const Scenario& sc);

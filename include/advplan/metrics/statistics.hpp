@@ -26,6 +26,17 @@ Interval bootstrap_mean(std::span<const double> v, int resamples, std::uint64_t 
 Interval bootstrap_paired_difference(std::span<const double> a, std::span<const double> b, int resamples,
                                      std::uint64_t seed, std::string_view key);
 
+/// Joint percentile bootstrap over units (docs/METRICS.md "Joint bootstrap"). `values` is a units x columns matrix,
+/// row-major, NaN where a unit has no value in a column. Resample b draws n = units indices with replacement from
+/// Rng::keyed(seed, "bootstrap-joint", key, b), once for every column, as multiplicities c_s; column j's replicate
+/// is sum_s c_s x_sj / sum_s c_s [x_sj present] (NaN when none of its units was drawn, and then left out). Column
+/// j's interval has the mean and n of its present values (in unit order) and the percentile bounds of its
+/// replicates; lo = hi = mean when n <= 1 or resamples < 1. Resamples are keyed by b, so the result does not
+/// depend on the thread count. Every column's replicates come from the same resamples, so intervals of different
+/// conditions and metrics are paired.
+std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
+                                            std::uint64_t seed, std::string_view key);
+
 /// The percentile interval of bootstrap replicates (reordered in place): the order statistics at
 /// floor(.025 B) and ceil(.975 B) - 1, as bootstrap_mean uses, B counting the replicates that are not NaN (NaN
 /// ones are removed). Returns {lo, hi}; {NaN, NaN} when none is left.

@@ -1172,6 +1172,68 @@ def frontier_matplotlib():
 
 
 
+def map_main(argv):
+    """`plot.py map FILE.geojson [--out DIR]`: a scenario map of `advplan map` or a run's maps/ (docs/GEO.md), drawn in
+    lon/lat: sectors, threat zones by side, obstacles, the road or sea-lane network, places and assets."""
+    parser = argparse.ArgumentParser(prog=f"{PROG} map", description="Draw a map written by `advplan map` (PNG and SVG).")
+    parser.add_argument("geojson", metavar="FILE.geojson", help="a map from `advplan map` or RUN_DIR/maps/")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: the file's directory)")
+    args = parser.parse_args(argv)
+    import json
+    try:
+        with open(args.geojson, encoding="utf-8") as f:
+            fc = json.load(f)
+        features = fc["features"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{args.geojson}: not a GeoJSON FeatureCollection ({e})")
+    plt = frontier_matplotlib()
+    fig, ax = plt.subplots(figsize=(6.5, 6.5))
+    style = {"boundary": ("none", "0.3", 0.0), "obstacle": ("0.55", "0.35", 0.6)}
+    for f in features:  # areas first, then the network, then points on top
+        g, pr = f.get("geometry") or {}, f.get("properties") or {}
+        if g.get("type") != "Polygon":
+            continue
+        ring = g["coordinates"][0]
+        kind = pr.get("kind")
+        if kind == "threat":
+            face = "tab:red" if pr.get("side") == "RED" else "tab:blue"
+            fill, edge, alpha = face, face, 0.25
+        else:
+            fill, edge, alpha = style.get(kind, ("none", "0.5", 0.0))
+        ax.fill([p[0] for p in ring], [p[1] for p in ring], facecolor=fill, edgecolor=edge, alpha=alpha if alpha else 1.0,
+                linewidth=0.8, fill=alpha > 0)
+        if kind in ("threat", "obstacle"):
+            ax.text(sum(p[0] for p in ring[:-1]) / (len(ring) - 1), sum(p[1] for p in ring[:-1]) / (len(ring) - 1),
+                    pr.get("id", ""), fontsize=6, ha="center", va="center")
+    for f in features:
+        g = f.get("geometry") or {}
+        if g.get("type") == "LineString":
+            xs, ys = zip(*g["coordinates"])
+            ax.plot(xs, ys, color="0.6", linewidth=0.6, zorder=1)
+    for f in features:
+        g, pr = f.get("geometry") or {}, f.get("properties") or {}
+        if g.get("type") != "Point":
+            continue
+        x, y = g["coordinates"]
+        if pr.get("kind") == "place":
+            ax.plot(x, y, marker="*", markersize=11, color="black", zorder=3)
+            ax.annotate(pr.get("name", ""), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        else:
+            ax.plot(x, y, marker="o", markersize=4, zorder=3,
+                    color="tab:blue" if pr.get("side") == "BLUE" else "tab:red")
+    ax.set_xlabel("longitude")
+    ax.set_ylabel("latitude")
+    ax.set_title(f"{fc.get('name', os.path.basename(args.geojson))}: places (stars), assets (dots), threat zones")
+    ax.set_aspect(1.0 / max(0.1, math.cos(math.radians(sum(ax.get_ylim()) / 2))))
+    out_dir = args.out if args.out else os.path.dirname(os.path.abspath(args.geojson))
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    name = os.path.splitext(os.path.basename(args.geojson))[0]
+    save(fig, out_dir, f"map_{name}", written)
+    plt.close(fig)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description="Figures of an advplan run (PNG and SVG), built from its trace CSVs alone.")
@@ -1185,6 +1247,8 @@ def main(argv=None):
         argv = sys.argv[1:]
     if argv and argv[0] == "frontier":
         return frontier_main(argv[1:])
+    if argv and argv[0] == "map":
+        return map_main(argv[1:])
     args = parser.parse_args(argv)
 
     try:

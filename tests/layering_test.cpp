@@ -1,5 +1,5 @@
 // Layers point one way (docs/ARCHITECTURE.md "Layers"): a file may include advplan headers of its own module
-// and of lower layers only. Modules of the same rank (scenario, metrics, sim) do not include each other.
+// and of lower layers only. Modules of the same rank (scenario, metrics, sim, geo) do not include each other.
 // This test reads every header and source under include/advplan/ and src/.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& ranks() {
   static const std::map<std::string, int> r{{"core", 0},   {"io", 1},      {"scenario", 2},   {"metrics", 2},
-                                            {"sim", 2},    {"policy", 3},  {"council", 4},    {"experiment", 5},
+                                            {"sim", 2},    {"geo", 2},     {"policy", 3},  {"council", 4},    {"experiment", 5},
                                             {"cli", 6}};
   return r;
 }

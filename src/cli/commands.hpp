@@ -42,5 +42,6 @@ void add_leaderboard_command(CLI::App& app, Action& run);
 void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
+void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, quiz
 
 }  // namespace advplan::cli

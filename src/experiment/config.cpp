@@ -363,7 +363,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
                      "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
-                     "matrix", "rubric"});
+                     "matrix", "rubric", "terrain"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -386,6 +386,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
   if (root.has("rubric")) cfg.rubric = read_rubric(root.at("rubric"));
+  if (root.has("terrain")) {  // docs/GEO.md: `terrain: geo` puts every scenario on a generated map
+    const std::string t = root.get_string("terrain", "templates");
+    if (t != "templates" && t != "geo") root.at("terrain").fail(fmt::format("'{}' is not templates or geo", t));
+    cfg.terrain_geo = t == "geo";
+  }
   if (root.has("traces")) {
     const auto t = root.at("traces");
     t.require_only({"candidate_plans"});

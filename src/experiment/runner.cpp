@@ -20,6 +20,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/council/council.hpp"
 #include "advplan/experiment/analysis.hpp"
+#include "advplan/experiment/geo_eval.hpp"
 #include "advplan/experiment/progress.hpp"
 #include "advplan/experiment/scenario_eval.hpp"
 #include "advplan/experiment/stream_summary.hpp"
@@ -283,6 +284,10 @@ std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std:
         extra_names.push_back(f.name);
         add_stream(f.name, f.header, f.name, true);
       }
+  if (plan.cfg->terrain_geo) {  // the moves on the map (docs/GEO.md), written like an extra trace file
+    extra_names.push_back(kGeoMovesFile);
+    add_stream(kGeoMovesFile, schema::geo_moves(), kGeoMovesFile, true);
+  }
   if (plan.cfg->candidate_plans) add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
   add_stream("", schema::rubric_records(), kRubric, true);  // a shard keeps it; a run's studies write their own copy
   return streams;
@@ -333,6 +338,7 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
       throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
   }
 
+  if (cfg.terrain_geo && !shard) write_run_maps(cfg, opts.out_dir);  // maps/<scenario>.geojson (docs/GEO.md)
   if (shard) return seal_run(plan, opts, summary, threads, t0, key);
 
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};

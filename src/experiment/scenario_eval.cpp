@@ -10,7 +10,9 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/experiment/geo_eval.hpp"
 #include "advplan/experiment/trace_schema.hpp"
+#include "advplan/geo/map.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/metrics/rubric.hpp"
@@ -39,6 +41,7 @@ struct BlueEval {
   CoherenceParts d;
   StructureParts st;
   double raw = 0;
+  GeoPlanEffect geo;  ///< terrain: geo only
 };
 
 BlueEval eval_blue(BluePlanResult r, const Scenario& sc, const QualityWeights& w) {
@@ -94,7 +97,8 @@ Row scenario_row(const Scenario& sc) {
 }
 
 /// One plan per distinct BLUE policy of the conditions, each from its own keyed stream.
-std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, bool& produced_plan) {
+std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, bool& produced_plan,
+                                           const geo::GeoMap* map) {
   std::map<std::string, BlueEval> blues;
   for (const auto& c : plan.conditions) {
     if (blues.contains(c.blue)) continue;
@@ -110,7 +114,12 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
     }
     if (r.plan && c.group != "reference") produced_plan = true;
     if (plan.blue_plans && plan.blue_plans->enabled()) plan.blue_plans->put(sc.id, c.blue, r.plan);
-    blues.emplace(c.blue, eval_blue(std::move(r), sc, plan.cfg->quality));
+    BlueEval be = eval_blue(std::move(r), sc, plan.cfg->quality);
+    if (map != nullptr && be.result.plan) {  // terrain: geo (docs/GEO.md "Plans on the map")
+      be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);
+      be.q = apply_geo(be.q, be.geo, plan.cfg->quality);
+    }
+    blues.emplace(c.blue, std::move(be));
   }
   return blues;
 }
@@ -174,6 +183,7 @@ struct ScenarioTask {
   const SimNoise& noise;  // common random numbers across conditions
   CandidateCache& cache;
   ScenarioOutcome& out;
+  const geo::GeoMap* map = nullptr;  // terrain: geo
 };
 
 ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
@@ -207,10 +217,21 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
 
   const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
   const SimConfig& simcfg = t.plan.cfg->sim;
-  const Force fb{be.raw, be.q.q, be.d.D};
-  const Force fr{raw_capability(rc->plan, sc), rc->q.q, rc->d.D};
+  QualityParts red_q = rc->q;
+  Force fb{be.raw, be.q.q, be.d.D};
+  Force fr{raw_capability(rc->plan, sc), rc->q.q, rc->d.D};
+  if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
+    const GeoPlanEffect rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
+    red_q = apply_geo(rc->q, rg, t.plan.cfg->quality);
+    fr.q = red_q.q;
+    fb.readiness = be.geo.readiness;
+    fr.readiness = rg.readiness;
+    auto& rows = t.out.extra[kGeoMovesFile];
+    append_geo_rows(rows, sc.id, c.label, Side::Blue, blue.plan_id, be.geo);
+    append_geo_rows(rows, sc.id, c.label, Side::Red, rc->plan.plan_id, rg);
+  }
   const SimResult sim = simulate(fb, fr, t.noise, simcfg);
-  const double adv = advantage(be.q.q, rc->q.q);
+  const double adv = advantage(be.q.q, red_q.q);
   const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
 
   row.set("status", "ok")
@@ -221,10 +242,10 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       .set("blue_c", be.q.c)
       .set("blue_r", be.q.r)
       .set("blue_coherence", be.d.D)
-      .set("red_quality", rc->q.q)
+      .set("red_quality", red_q.q)
       .set("red_coherence", rc->d.D)
       .set("advantage", adv)
-      .set("nash_gap", nash_gap(be.q.q, rc->q.q))
+      .set("nash_gap", nash_gap(be.q.q, red_q.q))
       .set("blue_win_rate", sim.win_rate)
       .set("blue_final_strength", sim.blue_final)
       .set("red_final_strength", sim.red_final)
@@ -276,12 +297,15 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
 ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) {
   const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
                     plans_before = t.out.candidate_plans.size();
+  const auto geo_rows = t.out.extra.find(kGeoMovesFile);
+  const std::size_t geo_before = geo_rows == t.out.extra.end() ? 0 : geo_rows->second.size();
   try {
     return evaluate_condition(t, c);
   } catch (const std::exception& e) {
     t.out.per_scenario.resize(rows_before);
     t.out.candidates.resize(cand_before);
     t.out.candidate_plans.resize(plans_before);
+    if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
     RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
     t.out.per_scenario.push_back(row.take());
@@ -316,10 +340,12 @@ void rubric_records(ScenarioTask& t, const std::map<std::string, ConditionResult
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   ScenarioOutcome out;
   out.scenario_row = scenario_row(sc);
-  const auto blues = plan_blues(sc, plan, out.produced_plan);
+  std::optional<geo::GeoMap> map;
+  if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
+  const auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
   CandidateCache cache;
-  ScenarioTask task{sc, plan, blues, noise, cache, out};
+  ScenarioTask task{sc, plan, blues, noise, cache, out, map ? &*map : nullptr};
 
   std::map<std::string, ConditionResult> results;                // by condition label
   std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result

@@ -59,6 +59,12 @@ const std::vector<std::string>& terrain_summary() {
 
 const std::vector<std::string>& council_trace() { return council_trace_file().header; }
 
+const std::vector<std::string>& geo_moves() {
+  static const std::vector<std::string> h{"scenario_id", "condition", "side",  "plan_id",  "action_id", "asset",  "target",
+                                          "tool",        "status",    "length_km", "hours", "exposure", "reason"};
+  return h;
+}
+
 const std::vector<std::string>& council_candidates() { return council_candidates_file().header; }
 
 const std::vector<std::string>& rubric_records() {

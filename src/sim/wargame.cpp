@@ -7,7 +7,7 @@
 
 namespace advplan {
 
-double effective_power(const Force& f) { return f.raw * (0.5 + f.q) * (0.5 + f.D); }
+double effective_power(const Force& f) { return f.raw * (0.5 + f.q) * (0.5 + f.D) * f.readiness; }
 
 SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const SimConfig& cfg) {
   const int R = cfg.replications, T = cfg.time_limit;

@@ -86,6 +86,7 @@ struct ExperimentConfig {
   ExecConfig exec;
   LlmConfig llm;
   RubricConfig rubric;
+  bool terrain_geo = false;  ///< `terrain: geo`: maps, route-bound movements, geo_moves.csv (docs/GEO.md)
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   std::vector<ScenarioTemplate> templates;  ///< loaded, in template_ids order
   std::vector<std::pair<std::string, std::string>> template_texts;  ///< (source, text) for hashing

@@ -13,6 +13,8 @@ const std::vector<std::string>& bootstrap_summary();
 const std::vector<std::string>& budget_curve();
 const std::vector<std::string>& terrain_summary();
 const std::vector<std::string>& council_trace();
+/// geo_moves.csv (terrain: geo): one row per movement bound to a route or map tool call, per condition and side.
+const std::vector<std::string>& geo_moves();
 const std::vector<std::string>& council_candidates();
 const std::vector<std::string>& rubric_records();
 const std::vector<std::string>& rubric_sensitivity();

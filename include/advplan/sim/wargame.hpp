@@ -16,9 +16,12 @@ struct Force {
   double raw = 0;  ///< raw capability: sum of the capabilities of the distinct assets the plan uses
   double q = 0;    ///< quality
   double D = 0;    ///< coherence
+  /// Map hook (terrain: geo, docs/METRICS.md "Geospatial terms"): the share of the force that arrives in time,
+  /// in (0, 1]. Exactly 1 without a map, so P is unchanged.
+  double readiness = 1.0;
 };
 
-/// P = raw * (.5 + q) * (.5 + D)
+/// P = raw * (.5 + q) * (.5 + D) * readiness
 double effective_power(const Force& f);
 
 /// Per-replication noise: z (R x 2 standard normals, one per side) and per-step noise u (R x T, per side),

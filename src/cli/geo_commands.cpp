@@ -1,0 +1,203 @@
+// `advplan map`, `advplan tool`, `advplan questions` and `advplan quiz` (docs/GEO.md).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/geo/map.hpp"
+#include "advplan/geo/questions.hpp"
+#include "advplan/geo/quiz.hpp"
+#include "advplan/geo/tools.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/policy/openai_client.hpp"
+#include "advplan/policy/policy_settings.hpp"
+#include "commands.hpp"
+
+namespace advplan::cli {
+namespace {
+
+ExperimentConfig config_or_default(const std::string& path) {
+  return path.empty() ? default_experiment_config() : load_experiment_config(path);
+}
+
+void write_or_print(const std::string& out, const std::string& text) {
+  if (out.empty() || out == "-") std::cout << text;
+  else io::write_file_atomic(out, text);
+}
+
+/// llm:MODEL: the transcript becomes chat messages; the model must reply with one JSON object.
+class LlmQuizAgent final : public geo::QuizAgent {
+ public:
+  explicit LlmQuizAgent(const LlmSettings& s) : client_(s), model_(s.model) {}
+  std::string name() const override { return "llm:" + model_; }
+  geo::AgentReply step(const std::string& request) override {
+    const auto req = nlohmann::json::parse(request);
+    CompletionRequest cr;
+    cr.messages.push_back(
+        {"system",
+         "You answer questions about a military map by calling tools, one per reply. Reply with exactly one JSON "
+         "object and nothing else: either {\"tool_call\": {\"id\": \"c1\", \"name\": TOOL, \"arguments\": {...}}} or "
+         "{\"answer\": \"... \\\\boxed{ANSWER}\"}. Answer numbers without units; answer unsolvable when the task "
+         "cannot be achieved. Tools: " + req["tools"].dump()});
+    cr.messages.push_back({"user", fmt::format("Question: {}\nYou have {} tool calls left.", req["question"].get<std::string>(),
+                                               req["steps_left"].get<int>())});
+    for (const auto& s : req["steps"]) {
+      cr.messages.push_back({"assistant", nlohmann::json{{"tool_call", s["call"]}}.dump()});
+      cr.messages.push_back({"user", fmt::format("Observation for call {}: {}", s["observation"]["call_id"].dump(),
+                                                 s["observation"].dump())});
+    }
+    const Completion c = client_.complete(cr);
+    if (!c.ok) return {"", c.error};
+    // The model may wrap its object in prose or a fence: keep the outermost {...}.
+    const auto a = c.text.find('{'), b = c.text.rfind('}');
+    if (a == std::string::npos || b == std::string::npos || b < a) return {c.text, ""};
+    return {c.text.substr(a, b - a + 1), ""};
+  }
+
+ private:
+  OpenAiCompatibleClient client_;
+  std::string model_;
+};
+
+std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const ExperimentConfig& cfg,
+                                           const std::vector<geo::Question>& qs, double timeout_s) {
+  if (spec.starts_with("exec:")) return geo::make_exec_agent(spec.substr(5), timeout_s);
+  if (spec.starts_with("llm:")) return std::make_unique<LlmQuizAgent>(resolve_llm_settings(cfg.llm, spec.substr(4), spec));
+  if (spec == "scripted" || spec.starts_with("scripted:")) {
+    try {
+      return geo::make_scripted_agent(qs, spec == "scripted" ? "oracle" : spec.substr(9));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(fmt::format("--agent {}", e.what()));
+    }
+  }
+  throw ConfigError(fmt::format("--agent {}: expected exec:COMMAND, llm:MODEL or scripted[:MODE]", io::excerpt(spec, 80)));
+}
+
+}  // namespace
+
+void add_geo_commands(CLI::App& app, Action& run) {
+  {
+    auto* cmd = app.add_subcommand("map", "Write a scenario's map as GeoJSON (RFC 7946)");
+    auto id = std::make_shared<std::string>();
+    auto config = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("SCENARIO", *id, "scenario id, e.g. urban-100")->required();
+    cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
+    cmd->add_option("--out", *out, "output file (default: stdout)");
+    cmd->callback([&run, id, config, out] {
+      run = [id, config, out] {
+        const auto cfg = config_or_default(*config);
+        write_or_print(*out, geo::to_geojson(geo::generate_map(find_scenario(cfg, *id))));
+        return 0;
+      };
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("tool", "Call one map tool on a scenario's map and print its JSON result");
+    auto name = std::make_shared<std::string>();
+    auto id = std::make_shared<std::string>();
+    auto config = std::make_shared<std::string>();
+    auto args = std::make_shared<std::string>("{}");
+    cmd->add_option("NAME", *name, "list_features, feature, distance, area, route, travel_time, within, line_of_sight, order")
+        ->required();
+    cmd->add_option("--scenario", *id, "scenario id, e.g. urban-100")->required();
+    cmd->add_option("--args", *args, "arguments as a JSON object (default {})");
+    cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
+    cmd->callback([&run, name, id, config, args] {
+      run = [name, id, config, args] {
+        const auto cfg = config_or_default(*config);
+        const auto m = geo::generate_map(find_scenario(cfg, *id));
+        const auto r = geo::call_tool(m, *name, *args);
+        if (!r.ok) {
+          fmt::print("{}\n", nlohmann::json{{"tool", io::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
+          fmt::print(stderr, "advplan tool: {}\n", r.error);
+          return 1;
+        }
+        nlohmann::ordered_json j{{"tool", *name}, {"ok", true}};
+        j["result"] = nlohmann::ordered_json::parse(r.json);
+        fmt::print("{}\n", j.dump());
+        return 0;
+      };
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("questions", "Generate tiered map questions with reference answers as JSON lines");
+    auto config = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("CONFIG", *config, "experiment config (default: the built-in paper config)");
+    cmd->add_option("--out", *out, "output file (default: stdout)");
+    cmd->callback([&run, config, out] {
+      run = [config, out] {
+        const auto cfg = config_or_default(*config);
+        std::string text;
+        const std::size_t n = corpus_size(cfg);
+        for (std::size_t i = 0; i < n; ++i)
+          for (const auto& q : geo::generate_questions(geo::generate_map(corpus_scenario(cfg, i))))
+            text += geo::question_to_json(q) + "\n";
+        write_or_print(*out, text);
+        return 0;
+      };
+    });
+  }
+  {
+    auto* cmd = app.add_subcommand("quiz", "Run an agent on map questions (ReAct loop) and report its accuracy");
+    auto config = std::make_shared<std::string>();
+    auto questions = std::make_shared<std::string>();
+    auto agent = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto summary = std::make_shared<std::string>();
+    auto budget = std::make_shared<int>(10);
+    auto timeout = std::make_shared<double>(30.0);
+    cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
+    cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
+    cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
+    cmd->add_option("--budget", *budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
+    cmd->add_option("--timeout", *timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
+    cmd->add_option("--out", *out, "per-question results as JSON lines");
+    cmd->add_option("--summary", *summary, "accuracy table as CSV (default: printed)");
+    cmd->callback([&run, config, questions, agent, out, summary, budget, timeout] {
+      run = [config, questions, agent, out, summary, budget, timeout] {
+        const auto cfg = config_or_default(*config);
+        std::vector<geo::Question> qs;
+        {
+          const std::string text = io::read_text_file(*questions);
+          std::size_t pos = 0, line_no = 0;
+          while (pos < text.size()) {
+            auto nl = text.find('\n', pos);
+            if (nl == std::string::npos) nl = text.size();
+            ++line_no;
+            const std::string line = text.substr(pos, nl - pos);
+            pos = nl + 1;
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            qs.push_back(geo::question_from_json(line, fmt::format("{}:{}", *questions, line_no)));
+          }
+        }
+        auto a = make_agent(*agent, cfg, qs, *timeout);
+        std::map<std::string, geo::GeoMap> maps;
+        std::vector<geo::QuizOutcome> outcomes;
+        std::string lines;
+        for (const auto& q : qs) {
+          auto it = maps.find(q.scenario);
+          if (it == maps.end()) it = maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario))).first;
+          outcomes.push_back(geo::run_question(it->second, q, *a, *budget));
+          lines += geo::outcome_to_json(outcomes.back()) + "\n";
+        }
+        if (!out->empty()) io::write_file_atomic(*out, lines);
+        std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
+        for (const auto& r : geo::summarise(outcomes))
+          csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{}\n", r.group, r.n, r.correct, r.accuracy, r.lo, r.hi,
+                             r.mean_steps, r.exhausted);
+        write_or_print(*summary, csv);
+        return 0;
+      };
+    });
+  }
+}
+
+}  // namespace advplan::cli

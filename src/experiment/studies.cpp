@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include <cmath>
 #include <map>
@@ -196,43 +197,55 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
                                                              const CsvTable& records, const CsvTable* council_trace,
                                                              const BootstrapSettings& bs) {
   const ExperimentConfig& cfg = *plan.cfg;
-  std::vector<std::pair<std::string, std::string>> files;
-  if (cfg.studies.rubric && records.size() > 0) {
-    files.emplace_back("studies/rubric_records.csv", records.to_string());
-    files.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
-  }
-  if (cfg.studies.rubric)
-    for (auto& f : rubric::rubric_layer_files(plan, bs)) files.push_back(std::move(f));
-  if (cfg.studies.framing) {
-    // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).
-    const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);
-    const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
-    CsvTable t(schema::framing());
-    for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
-      const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red);
-      std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
-      for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
-        const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red);
-        for (const auto& [metric, a, b, acc] :
-             {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
-              std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {
-          const Interval d = bootstrap_paired_difference(*a, *b, bs.resamples, bs.seed,
-                                                         fmt::format("framing|{}|{}|{}", to_string(mode), to_string(f), metric));
-          for (std::size_t i = 0; i < a->size(); ++i) (*acc)[i] += std::abs((*a)[i] - (*b)[i]) / 2.0;
-          t.add({std::string(to_string(mode)), std::string(to_string(f)), metric, fmt_real(d.mean), fmt_real(d.lo),
-                 fmt_real(d.hi)});
+  // The studies are independent (their own keyed streams, their own policy instances or the run's with its
+  // locks), so they run concurrently, each into its own list; the lists are joined in a fixed order, so the files
+  // do not depend on the thread count. Each has serial parts that the others' parallel loops fill.
+  using Files = std::vector<std::pair<std::string, std::string>>;
+  Files sensitivity, rubric_layer, framing, components;
+  tbb::task_group group;
+  if (cfg.studies.rubric && records.size() > 0)
+    group.run([&] {
+      sensitivity.emplace_back("studies/rubric_records.csv", records.to_string());
+      sensitivity.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
+    });
+  if (cfg.studies.rubric) group.run([&] { rubric_layer = rubric::rubric_layer_files(plan, bs); });
+  if (cfg.studies.framing)
+    group.run([&] {
+      // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).
+      const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);
+      const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
+      CsvTable t(schema::framing());
+      for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
+        const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red);
+        std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
+        for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
+          const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red);
+          for (const auto& [metric, a, b, acc] :
+               {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
+                std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {
+            const Interval d = bootstrap_paired_difference(*a, *b, bs.resamples, bs.seed,
+                                                           fmt::format("framing|{}|{}|{}", to_string(mode), to_string(f), metric));
+            for (std::size_t i = 0; i < a->size(); ++i) (*acc)[i] += std::abs((*a)[i] - (*b)[i]) / 2.0;
+            t.add({std::string(to_string(mode)), std::string(to_string(f)), metric, fmt_real(d.mean), fmt_real(d.lo),
+                   fmt_real(d.hi)});
+          }
+        }
+        for (const auto& [metric, acc] : {std::pair{"blue_quality", &abs_q}, std::pair{"advantage", &abs_a}}) {
+          const Interval d = bootstrap_mean(*acc, bs.resamples, bs.seed, fmt::format("framing|{}|mean_abs|{}", to_string(mode), metric));
+          t.add({std::string(to_string(mode)), "mean_abs", metric, fmt_real(d.mean), fmt_real(d.lo), fmt_real(d.hi)});
         }
       }
-      for (const auto& [metric, acc] : {std::pair{"blue_quality", &abs_q}, std::pair{"advantage", &abs_a}}) {
-        const Interval d = bootstrap_mean(*acc, bs.resamples, bs.seed, fmt::format("framing|{}|mean_abs|{}", to_string(mode), metric));
-        t.add({std::string(to_string(mode)), "mean_abs", metric, fmt_real(d.mean), fmt_real(d.lo), fmt_real(d.hi)});
-      }
-    }
-    files.emplace_back("studies/framing.csv", t.to_string());
-  }
-  if (cfg.studies.components) {
-    files.emplace_back("studies/components.csv", components_table(per, council_trace, cfg.studies, bs).to_string());
-  }
+      framing.emplace_back("studies/framing.csv", t.to_string());
+    });
+  if (cfg.studies.components)
+    group.run([&] {
+      components.emplace_back("studies/components.csv",
+                              components_table(per, council_trace, cfg.studies, bs).to_string());
+    });
+  group.wait();
+  Files files;
+  for (Files* part : {&sensitivity, &rubric_layer, &framing, &components})
+    for (auto& f : *part) files.push_back(std::move(f));
   return files;
 }
 

@@ -6,15 +6,23 @@
 
 namespace advplan {
 
+namespace {
+/// Equality of short ids that mostly differ in their last character ("a1".."a12", "b-inf-1".."b-inf-3"): the
+/// length and the last byte are compared inline before the full comparison, which then rarely runs.
+bool same_id(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || a.back() == b.back()) && a == b;
+}
+}  // namespace
+
 int Plan::find_action(std::string_view id) const {
   for (std::size_t i = 0; i < actions.size(); ++i)
-    if (actions[i].id == id) return static_cast<int>(i);
+    if (same_id(actions[i].id, id)) return static_cast<int>(i);
   return -1;
 }
 
 const Asset* Scenario::find_asset(std::string_view asset_id) const {
   for (const auto& a : assets)
-    if (a.id == asset_id) return &a;
+    if (same_id(a.id, asset_id)) return &a;
   return nullptr;
 }
 

@@ -257,8 +257,13 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
   pmd.caption = "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
                 "over cases; Spearman of per-policy means, with its interval)";
   pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman [95% CI]"};
+  // Pairs are independent (own keyed streams, read-only inputs): computed in parallel, rows added in pair order.
+  std::vector<std::pair<std::size_t, std::size_t>> judge_pairs;
   for (std::size_t a = 0; a < judges.size(); ++a)
-    for (std::size_t b = a + 1; b < judges.size(); ++b) {
+    for (std::size_t b = a + 1; b < judges.size(); ++b) judge_pairs.emplace_back(a, b);
+  std::vector<std::vector<std::string>> pair_csv(judge_pairs.size()), pair_md(judge_pairs.size());
+  tbb::parallel_for(std::size_t{0}, judge_pairs.size(), [&](std::size_t pi) {
+      const auto [a, b] = judge_pairs[pi];
       // Per case: the item verdicts both judges gave.
       std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> per_case;
       // case -> model -> (judge A's brief scores, judge B's)
@@ -271,9 +276,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           pc.first.push_back(ia->second[i] ? 1 : 0);
           pc.second.push_back(ib->second[i] ? 1 : 0);
         }
-        auto& ms = model_scores[key.first][model_of[key]];
-        ms.first.push_back(score_of[key][judges[a]]);
-        ms.second.push_back(score_of[key][judges[b]]);
+        auto& ms = model_scores[key.first][model_of.at(key)];
+        ms.first.push_back(score_of.at(key).at(judges[a]));
+        ms.second.push_back(score_of.at(key).at(judges[b]));
       }
       std::vector<std::string> cases;
       for (const auto& [c, pc] : per_case) cases.push_back(c);
@@ -376,14 +381,18 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       const auto [rho, n_models] = rho_of(nullptr);
       // An undefined point estimate (NaN) has no interval either.
       const auto [r_lo, r_hi] = rho_b.empty() || std::isnan(rho) ? std::pair{rho, rho} : percent_bounds_copy(rho_b);
-      pairs.add({judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
-                 real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
-                 real(rho), real(r_lo), real(r_hi)});
-      pmd.rows.push_back({judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
-                          fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
-                          fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
-                          std::isnan(rho) ? "n/a" : fmt::format("{:.3f} [{:.3f}, {:.3f}]", rho, r_lo, r_hi)});
-    }
+      pair_csv[pi] = {judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
+                      real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
+                      real(rho), real(r_lo), real(r_hi)};
+      pair_md[pi] = {judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
+                     fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
+                     fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
+                     std::isnan(rho) ? "n/a" : fmt::format("{:.3f} [{:.3f}, {:.3f}]", rho, r_lo, r_hi)};
+  });
+  for (std::size_t pi = 0; pi < judge_pairs.size(); ++pi) {
+    pairs.add(pair_csv[pi]);
+    pmd.rows.push_back(pair_md[pi]);
+  }
 
   // Panel statistics over the briefs every judge graded, each with a bootstrap interval over cases (scenarios):
   // a replicate draws the cases with replacement and takes every brief of a drawn case as often as it was drawn.

@@ -1,4 +1,5 @@
 #include "advplan/experiment/rubric_judge.hpp"
+#include "advplan/policy/llm_contract.hpp"
 
 #include <fmt/format.h>
 
@@ -35,14 +36,6 @@ constexpr std::size_t kMaxExtraEntries = 16;
 /// The longest reply echoed back to the judge when it is re-asked.
 constexpr std::size_t kMaxEchoedReply = 4000;
 
-std::optional<std::string> section(const std::string& text, const char* begin, const char* end) {
-  const auto b = text.find(begin);
-  if (b == std::string::npos) return std::nullopt;
-  const auto start = b + std::char_traits<char>::length(begin);
-  const auto e = text.find(end, start);
-  if (e == std::string::npos) return std::nullopt;
-  return text.substr(start, e - start);
-}
 
 /// The JSON object of a reply: the whole text, else the inside of its first ``` fence.
 std::string json_text_of(const std::string& text, json& j) {
@@ -207,9 +200,9 @@ Completion OfflineJudgeClient::complete(const CompletionRequest& req) const {
     if (m.role == "user") {
       if (users++ == 0) first_user = m.content;
     }
-  const auto items_text = section(first_user, kItemsBegin, kItemsEnd);
-  const auto sc_text = section(first_user, kScenarioBegin, kScenarioEnd);
-  const auto plan_text = section(first_user, kPlanBegin, kPlanEnd);
+  const auto items_text = prompt_section(first_user, kItemsBegin, kItemsEnd);
+  const auto sc_text = prompt_section(first_user, kScenarioBegin, kScenarioEnd);
+  const auto plan_text = prompt_section(first_user, kPlanBegin, kPlanEnd);
   if (!items_text || !sc_text || !plan_text) {
     out.error = "offline judge: the prompt has no ITEMS, SCENARIO or PLAN section";
     return out;

@@ -210,6 +210,17 @@ double krippendorff_alpha(const Matrix& data, AlphaLevel level) {
   return 1.0 - (n - 1.0) * d_o / d_e;
 }
 
+namespace {
+/// ICC(2,1) and ICC(3,1) from the mean squares (Shrout and Fleiss), shared by icc() and IccSums::icc().
+IccResult finish_icc(IccResult r, double nd, double kd) {
+  const double den2 = r.ms_rows + (kd - 1) * r.ms_error + kd * (r.ms_cols - r.ms_error) / nd;
+  const double den3 = r.ms_rows + (kd - 1) * r.ms_error;
+  r.icc2_1 = den2 != 0 ? (r.ms_rows - r.ms_error) / den2 : kNaN;
+  r.icc3_1 = den3 != 0 ? (r.ms_rows - r.ms_error) / den3 : kNaN;
+  return r;
+}
+}  // namespace
+
 IccResult icc(const Matrix& x) {
   require_rectangular(x, "ICC");
   const std::size_t n = x.size(), k = x.front().size();
@@ -234,11 +245,7 @@ IccResult icc(const Matrix& x) {
   r.ms_rows = ss_rows / (nd - 1);
   r.ms_cols = ss_cols / (kd - 1);
   r.ms_error = ss_error / ((nd - 1) * (kd - 1));
-  const double den2 = r.ms_rows + (kd - 1) * r.ms_error + kd * (r.ms_cols - r.ms_error) / nd;
-  const double den3 = r.ms_rows + (kd - 1) * r.ms_error;
-  r.icc2_1 = den2 != 0 ? (r.ms_rows - r.ms_error) / den2 : kNaN;
-  r.icc3_1 = den3 != 0 ? (r.ms_rows - r.ms_error) / den3 : kNaN;
-  return r;
+  return finish_icc(r, nd, kd);
 }
 
 FleissSums fleiss_sums(const Matrix& counts) {
@@ -401,11 +408,7 @@ IccResult IccSums::icc() const {
   r.ms_rows = ss_rows / (nd - 1);
   r.ms_cols = ss_cols / (kd - 1);
   r.ms_error = ss_error / ((nd - 1) * (kd - 1));
-  const double den2 = r.ms_rows + (kd - 1) * r.ms_error + kd * (r.ms_cols - r.ms_error) / nd;
-  const double den3 = r.ms_rows + (kd - 1) * r.ms_error;
-  r.icc2_1 = den2 != 0 ? (r.ms_rows - r.ms_error) / den2 : kNaN;
-  r.icc3_1 = den3 != 0 ? (r.ms_rows - r.ms_error) / den3 : kNaN;
-  return r;
+  return finish_icc(r, nd, kd);
 }
 
 std::vector<double> average_ranks(std::span<const double> v) {

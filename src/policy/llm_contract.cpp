@@ -77,14 +77,6 @@ std::string system_prompt(Side side) {
       to_string(side), to_string(side), to_string(side), plan_json_schema());
 }
 
-std::optional<std::string> section(const std::string& text, const char* begin, const char* end) {
-  const auto b = text.find(begin);
-  if (b == std::string::npos) return std::nullopt;
-  const auto start = b + std::char_traits<char>::length(begin);
-  const auto e = text.find(end, start);
-  if (e == std::string::npos) return std::nullopt;
-  return text.substr(start, e - start);
-}
 
 }  // namespace
 
@@ -254,7 +246,7 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
     if (m.role == "user" && first_user.empty()) first_user = m.content;
     if (m.role == "assistant") ++attempt;
   }
-  const auto sc_text = section(first_user, kScenarioBegin, kScenarioEnd);
+  const auto sc_text = prompt_section(first_user, kScenarioBegin, kScenarioEnd);
   if (!sc_text) {
     out.ok = true;
     out.text = "I need a scenario to plan against.";
@@ -268,7 +260,7 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
     out.text = "The scenario in the prompt is not readable.";
     return out;
   }
-  const auto blue_text = section(first_user, kBlueBegin, kBlueEnd);
+  const auto blue_text = prompt_section(first_user, kBlueBegin, kBlueEnd);
   const Side side = blue_text ? Side::Red : Side::Blue;
 
   // Aim the main effort where the BLUE plan is most open (RED), or at the largest requirement (BLUE).
@@ -319,6 +311,15 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
   out.ok = true;
   out.text = std::move(text);
   return out;
+}
+
+std::optional<std::string> prompt_section(const std::string& text, const char* begin, const char* end) {
+  const auto b = text.find(begin);
+  if (b == std::string::npos) return std::nullopt;
+  const auto start = b + std::char_traits<char>::length(begin);
+  const auto e = text.find(end, start);
+  if (e == std::string::npos) return std::nullopt;
+  return text.substr(start, e - start);
 }
 
 }  // namespace advplan

@@ -47,6 +47,10 @@ const std::string& plan_json_schema();
 /// Prompt for a RED response to `blue`: the schema, the scenario (without BLUE seed plans) and the BLUE plan,
 /// each in a marked section ("SCENARIO:", "BLUE PLAN:").
 CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue);
+/// The text between the first `begin` marker and the next `end` marker after it, or nullopt (the offline
+/// clients read their prompts' marked sections back with it).
+std::optional<std::string> prompt_section(const std::string& text, const char* begin, const char* end);
+
 /// Prompt for a BLUE plan for the scenario.
 CompletionRequest build_blue_prompt(const Scenario& sc);
 

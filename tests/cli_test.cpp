@@ -46,6 +46,23 @@ std::string paper_config() { return std::string(ADVPLAN_SOURCE_DIR) + "/configs/
 
 TEST(Cli, BinaryExists) { ASSERT_TRUE(fs::exists(ADVPLAN_BINARY)) << ADVPLAN_BINARY; }
 
+TEST(Cli, RunWithoutOutWritesRunsSlashTheConfigName) {
+  // `advplan run CONFIG` alone writes runs/<name> in the working directory, and says so.
+  testing::TempDir dir("cli-run-default-out");
+  testing::write_file(dir / "tiny.yaml",
+                      "name: tiny\ncorpus: {templates: [urban], seeds: [100, 101], template_dir: " +
+                          std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates}\nconditions: [single]\n"
+                      "budget_sweep: []\nsimulator: {replications: 10}\nbootstrap: {resamples: 20}\n"
+                      "studies: {rubric: false, framing: false, components: false}\n");
+  const auto r = testing::run_command("cd " + quote(dir.path().string()) + " && " + quote(ADVPLAN_BINARY) +
+                                          " run tiny.yaml --threads 1",
+                                      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("writing the run to runs/tiny"));
+  EXPECT_TRUE(fs::exists(dir / "runs/tiny/MANIFEST"));
+  EXPECT_TRUE(fs::exists(dir / "runs/tiny/per_scenario.csv"));
+}
+
 TEST(Cli, ScenariosWritesTheCorpusDeterministically) {
   testing::TempDir dir("cli");
   const std::string first = dir / "first.jsonl", second = dir / "second.jsonl";

@@ -1,10 +1,11 @@
-// `advplan run [CONFIG] --out DIR [--threads N] [--force | --resume]`
+// `advplan run [CONFIG] [--out DIR] [--threads N] [--force | --resume]`
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cstdlib>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 
 #include <filesystem>
 
@@ -130,7 +131,7 @@ void add_run_command(CLI::App& app, Action& run) {
   auto shards = std::make_shared<std::size_t>(0);
   auto candidate_plans = std::make_shared<bool>(false);
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in configs/experiments/paper.yaml)");
-  cmd->add_option("--out", *out, "run directory to write (must be new or empty)")->required();
+  cmd->add_option("--out", *out, "run directory to write (must be new or empty; default: runs/<config name>)");
   cmd->add_option("--threads", *threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   dir_flags->add_to(cmd);
   cmd->add_option("--summary", *summary,
@@ -150,6 +151,12 @@ void add_run_command(CLI::App& app, Action& run) {
       if (*candidate_plans) cfg.candidate_plans = true;
       dir_flags->apply(cfg);
       const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
+      // Without --out, the run goes to runs/<config name> (one safe path component), as the README's commands
+      // expect (`advplan run configs/experiments/metagame.yaml && advplan metagame runs/metagame`).
+      if (out->empty()) {
+        *out = (std::filesystem::path("runs") / io::safe_path_component(cfg.name.empty() ? "run" : cfg.name)).string();
+        fmt::print(stderr, "advplan: writing the run to {} (--out names another directory)\n", *out);
+      }
       opts.out_dir = *out;
       opts.threads = *threads;
       dir_flags->apply(opts);

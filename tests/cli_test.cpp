@@ -63,6 +63,30 @@ TEST(Cli, RunWithoutOutWritesRunsSlashTheConfigName) {
   EXPECT_TRUE(fs::exists(dir / "runs/tiny/per_scenario.csv"));
 }
 
+TEST(Cli, MetagameReadsOnlyACompleteRunAsItsManifestListsIt) {
+  testing::TempDir dir("cli-metagame-manifest");
+  testing::write_file(dir / "mg.yaml",
+                      "name: mg\ncorpus: {templates: [urban], seeds: [100, 102], template_dir: " +
+                          std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates}\n"
+                          "matrix: {blue: [seed, random], red: [single, greedy@2]}\n"
+                          "simulator: {replications: 10}\nbootstrap: {resamples: 20}\n"
+                          "studies: {rubric: false, framing: false, components: false}\n");
+  const std::string run = dir / "run";
+  ASSERT_EQ(run_cli("run " + quote(dir / "mg.yaml") + " --out " + quote(run) + " --threads 1", dir).status, 0);
+  const auto ok = run_cli("metagame " + quote(run), dir);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  // Its own output folder is derived, so a second analysis still reads the run.
+  EXPECT_EQ(run_cli("metagame " + quote(run), dir).status, 0);
+  // A changed trace is refused, naming the file.
+  std::string text = testing::read_file(run + "/per_scenario.csv");
+  const auto digit = text.find_last_of("0123456789", text.find('\n', text.find('\n') + 1));
+  text[digit] = text[digit] == '1' ? '2' : '1';  // still a well-formed CSV: only the MANIFEST can tell
+  testing::write_file(run + "/per_scenario.csv", text);
+  const auto bad = run_cli("metagame " + quote(run), dir);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_THAT(bad.err, HasSubstr("per_scenario.csv"));
+}
+
 TEST(Cli, ScenariosWritesTheCorpusDeterministically) {
   testing::TempDir dir("cli");
   const std::string first = dir / "first.jsonl", second = dir / "second.jsonl";

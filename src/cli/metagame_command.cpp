@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "advplan/io/run_store.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/metagame.hpp"
 #include "commands.hpp"
@@ -58,6 +59,8 @@ void add_metagame_command(CLI::App& app, Action& run) {
           opt.alphas.push_back(v);
         }
       }
+      // Each input is one complete run, as its MANIFEST lists it (the derived metagame/ folder may differ).
+      for (const auto& d : *dirs) io::verify_run_directory(d);
       const metagame::MetaGameData data = metagame::read_metagame_data(*dirs, p);
       opt.seed = seed->value_or(data.bootstrap_seed);
       const std::string dest = out->empty() ? (std::filesystem::path(dirs->front()) / "metagame").string() : *out;

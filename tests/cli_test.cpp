@@ -87,6 +87,14 @@ TEST(Cli, MetagameReadsOnlyACompleteRunAsItsManifestListsIt) {
   EXPECT_THAT(bad.err, HasSubstr("per_scenario.csv"));
 }
 
+TEST(Cli, AQuizQuestionFileIsBoundedPerLine) {
+  testing::TempDir dir("cli-quiz-bound");
+  testing::write_file(dir / "q.jsonl", std::string(2u << 20, 'x') + "\n");
+  const auto r = run_cli("quiz --questions " + quote(dir / "q.jsonl") + " --agent exec:/bin/cat", dir);
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.err, HasSubstr("q.jsonl:1: the line is over 1024 KiB"));
+}
+
 TEST(Cli, ScenariosWritesTheCorpusDeterministically) {
   testing::TempDir dir("cli");
   const std::string first = dir / "first.jsonl", second = dir / "second.jsonl";

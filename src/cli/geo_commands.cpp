@@ -1,6 +1,7 @@
 // `advplan map`, `advplan tool`, `advplan questions` and `advplan quiz` (docs/GEO.md).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -166,12 +167,23 @@ void add_geo_commands(CLI::App& app, Action& run) {
         const auto cfg = config_or_default(*config);
         std::vector<geo::Question> qs;
         {
+          // A question file is input: bounded in size before it is read, and per line.
+          constexpr std::uintmax_t kMaxQuestionFile = 256u << 20;
+          constexpr std::size_t kMaxQuestionLine = 1u << 20;
+          std::error_code ec;
+          const auto bytes = std::filesystem::file_size(*questions, ec);
+          if (!ec && bytes > kMaxQuestionFile)
+            throw ConfigError(fmt::format("{}: {} bytes, over the {} MiB a question file may have", *questions, bytes,
+                                          kMaxQuestionFile >> 20));
           const std::string text = io::read_text_file(*questions);
           std::size_t pos = 0, line_no = 0;
           while (pos < text.size()) {
             auto nl = text.find('\n', pos);
             if (nl == std::string::npos) nl = text.size();
             ++line_no;
+            if (nl - pos > kMaxQuestionLine)
+              throw ConfigError(fmt::format("{}:{}: the line is over {} KiB, longer than any question", *questions,
+                                            line_no, kMaxQuestionLine >> 10));
             const std::string line = text.substr(pos, nl - pos);
             pos = nl + 1;
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;

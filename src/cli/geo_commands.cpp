@@ -10,6 +10,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/experiment/config.hpp"
+#include "advplan/experiment/progress.hpp"
 #include "advplan/experiment/scenario_lookup.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/questions.hpp"
@@ -194,12 +195,16 @@ void add_geo_commands(CLI::App& app, Action& run) {
         std::map<std::string, geo::GeoMap> maps;
         std::vector<geo::QuizOutcome> outcomes;
         std::string lines;
+        // Progress on stderr (an LLM agent can take hours): a redrawn line on a terminal, a line every 10 s otherwise.
+        Progress progress("advplan quiz", qs.size(), ProgressMode::automatic, 0, 10.0, "questions", "incorrect");
         for (const auto& q : qs) {
           auto it = maps.find(q.scenario);
           if (it == maps.end()) it = maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario))).first;
           outcomes.push_back(geo::run_question(it->second, q, *a, *budget));
           lines += geo::outcome_to_json(outcomes.back()) + "\n";
+          progress.scenario_done(outcomes.back().correct ? 0 : 1);
         }
+        progress.finish();
         if (!out->empty()) io::write_file_atomic(*out, lines);
         std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
         for (const auto& r : geo::summarise(outcomes))

@@ -18,8 +18,9 @@ ProgressMode parse_progress_mode(const std::string& s) {
   throw ConfigError(fmt::format("--progress {}: accepted values are auto, tty, plain and none", s));
 }
 
-Progress::Progress(std::string what, std::size_t total, ProgressMode mode, std::size_t done, double interval_s)
-    : what_(std::move(what)), total_(total), start_done_(done), done_(done), mode_(mode), interval_(interval_s),
+Progress::Progress(std::string what, std::size_t total, ProgressMode mode, std::size_t done, double interval_s,
+                   std::string unit, std::string failed_unit)
+    : what_(std::move(what)), unit_(std::move(unit)), failed_unit_(std::move(failed_unit)), total_(total), start_done_(done), done_(done), mode_(mode), interval_(interval_s),
       start_(std::chrono::steady_clock::now()), last_(start_) {
   if (mode_ == ProgressMode::automatic) mode_ = ::isatty(STDERR_FILENO) == 1 ? ProgressMode::tty : ProgressMode::plain;
 }
@@ -45,9 +46,9 @@ void Progress::draw(bool final_line) {
   const double rate = secs > 0 ? static_cast<double>(here) / secs : 0;
   const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0;
   const std::string text =
-      fmt::format("{}: {}/{} scenarios ({:.0f}%), {:.1f}/s, {} failed rows, {:.1f}s elapsed, ETA {:.0f}s", what_, done_,
-                  total_, total_ ? 100.0 * static_cast<double>(done_) / static_cast<double>(total_) : 100.0, rate,
-                  failed_, secs, eta);
+      fmt::format("{}: {}/{} {} ({:.0f}%), {:.1f}/s, {} {}, {:.1f}s elapsed, ETA {:.0f}s", what_, done_, total_, unit_,
+                  total_ ? 100.0 * static_cast<double>(done_) / static_cast<double>(total_) : 100.0, rate, failed_,
+                  failed_unit_, secs, eta);
   if (mode_ == ProgressMode::tty) {
     fmt::print(stderr, "\r{}\033[K", text);
     line_open_ = !final_line;

@@ -24,7 +24,9 @@ ProgressMode parse_progress_mode(const std::string& s);
 class Progress {
  public:
   /// `done` scenarios were complete before this process started (a resumed run).
-  Progress(std::string what, std::size_t total, ProgressMode mode, std::size_t done = 0, double interval_s = 10.0);
+  /// `unit` names what is counted ("scenarios"), `failed_unit` what failed ("failed rows").
+  Progress(std::string what, std::size_t total, ProgressMode mode, std::size_t done = 0, double interval_s = 10.0,
+           std::string unit = "scenarios", std::string failed_unit = "failed rows");
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -38,7 +40,7 @@ class Progress {
 
  private:
   void draw(bool final_line);
-  std::string what_;
+  std::string what_, unit_, failed_unit_;
   std::size_t total_, start_done_, done_, failed_ = 0;
   ProgressMode mode_;
   double interval_;

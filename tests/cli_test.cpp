@@ -93,6 +93,10 @@ TEST(Cli, AQuizQuestionFileIsBoundedPerLine) {
   const auto r = run_cli("quiz --questions " + quote(dir / "q.jsonl") + " --agent exec:/bin/cat", dir);
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.err, HasSubstr("q.jsonl:1: the line is over 1024 KiB"));
+  // A directory (or a FIFO) is not a question file.
+  const auto d = run_cli("quiz --questions " + quote(dir.path().string()) + " --agent exec:/bin/cat", dir);
+  EXPECT_NE(d.status, 0);
+  EXPECT_THAT(d.err, HasSubstr("not a regular file"));
 }
 
 TEST(Cli, ScenariosWritesTheCorpusDeterministically) {

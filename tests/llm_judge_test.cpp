@@ -5,6 +5,7 @@
 // cache with zero requests, bootstrap intervals for every agreement statistic, and rubric.mean_over.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <httplib.h>
 
 #include <atomic>
@@ -410,6 +411,23 @@ TEST(CompletionCache, StoresLooksUpAndTreatsBadEntriesAsMisses) {
   EXPECT_EQ(st.misses, 5u);
   EXPECT_EQ(st.corrupt, 4u);
   EXPECT_EQ(st.writes, 1u);
+}
+
+TEST(CompletionCache, AFifoOrDirectoryAtAnEntryPathIsAMissNotAHang) {
+  testing::TempDir dir("llm-cache-fifo");
+  CompletionCache cache(dir / "c");
+  const std::string key = CompletionCache::key_of("e", "m", request("fifo"));
+  Completion ok;
+  ok.ok = true;
+  ok.text = "x";
+  cache.store(key, "m", ok);  // creates the directories
+  const std::string path = cache.entry_path(key);
+  fs::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_FALSE(cache.lookup(key));  // a blocking open would hang here
+  fs::remove(path);
+  fs::create_directory(path);
+  EXPECT_FALSE(cache.lookup(key));
 }
 
 TEST(CompletionCache, AnswersARepeatedRequestWithoutAskingAndNeverStoresTheKey) {

@@ -172,6 +172,8 @@ void add_geo_commands(CLI::App& app, Action& run) {
           constexpr std::uintmax_t kMaxQuestionFile = 256u << 20;
           constexpr std::size_t kMaxQuestionLine = 1u << 20;
           std::error_code ec;
+          if (!std::filesystem::is_regular_file(*questions, ec))
+            throw ConfigError(fmt::format("{}: not a regular file (--questions takes a JSON-lines file)", *questions));
           const auto bytes = std::filesystem::file_size(*questions, ec);
           if (!ec && bytes > kMaxQuestionFile)
             throw ConfigError(fmt::format("{}: {} bytes, over the {} MiB a question file may have", *questions, bytes,

@@ -184,7 +184,9 @@ SummaryIntervals::SummaryIntervals(const CsvTable& summary, const CsvTable& ok_p
   for (std::size_t i = 0; i < summary.size(); ++i) {
     const auto& r = summary.rows()[i];
     Interval v;
-    std::from_chars(r[cn].data(), r[cn].data() + r[cn].size(), v.n);
+    const auto [end, ec] = std::from_chars(r[cn].data(), r[cn].data() + r[cn].size(), v.n);
+    if (ec != std::errc() || end != r[cn].data() + r[cn].size())
+      throw CsvError(fmt::format("{}: line {}, column n: '{}' is not a count", summary.source(), i + 2, r[cn]));
     v.mean = summary.real(i, "mean");
     v.lo = summary.real(i, "ci_lo");
     v.hi = summary.real(i, "ci_hi");

@@ -269,7 +269,11 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
         std::unique_lock<std::mutex> lock;
         if (auto* m = plan.lock_for("blue:" + blues[b].first)) lock = std::unique_lock<std::mutex>(*m);
-        plans[i][b] = blues[b].second->plan(sc, rng).plan;
+        try {
+          plans[i][b] = blues[b].second->plan(sc, rng).plan;
+        } catch (const std::exception&) {
+          plans[i][b].reset();  // as the run records it (plan_blues): no plan, graded as verifying nothing
+        }
       }
       if (items[i].empty()) continue;
       for (std::size_t j = 0; j < llm_judges.size(); ++j) {

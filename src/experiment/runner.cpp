@@ -44,7 +44,8 @@ std::string parse_policy_spec_name(const std::string& spec) { return spec.substr
 }  // namespace
 
 void BluePlanMemo::put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan) {
-  if (!enabled_) return;
+  // The rubric layer never grades exec: and llm: plans (asking them again is not free), so they are not kept.
+  if (!enabled_ || spec.rfind("exec:", 0) == 0 || spec.rfind("llm:", 0) == 0) return;
   std::lock_guard lock(m_);
   plans_.insert_or_assign({scenario, spec}, plan);
 }
@@ -445,7 +446,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     for (const auto& t : cfg.templates) rubric = rubric || !t.rubric_items.empty();
     const bool in_memory = opts.summary == "bootstrap" ||
                            (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
-    plan.blue_plans->enable(rubric && opts.studies && opts.shard_count == 0 && in_memory);
+    plan.blue_plans->enable(rubric && cfg.studies.rubric && opts.studies && opts.shard_count == 0 && in_memory);
   }
 
   RunSummary summary;

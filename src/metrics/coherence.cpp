@@ -44,7 +44,8 @@ std::size_t word_count(std::string_view s) {
   std::size_t words = 0;
   bool in_word = false;
   for (char ch : s) {
-    const bool space = std::isspace(static_cast<unsigned char>(ch)) != 0;
+    // The "C" locale's white space (what `>>` splits on in the classic locale), independent of any locale.
+    const bool space = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
     if (!space && !in_word) ++words;
     in_word = !space;
   }

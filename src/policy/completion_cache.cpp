@@ -24,8 +24,14 @@ constexpr const char* kFormat = "advplan-llm-cache/1";
 
 /// Reads at most `max` + 1 bytes of `path`; nullopt when it cannot be opened (no entry).
 std::optional<std::string> read_bounded(const std::string& path, std::size_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK so a FIFO planted at an entry's path cannot block the open; only a regular file is an entry.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
   std::string out;
   char buf[65536];
   while (out.size() <= max) {

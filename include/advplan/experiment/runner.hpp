@@ -55,7 +55,7 @@ struct RunSummary {
   bool already_complete = false;  ///< --resume found a complete run: nothing was done
   bool streamed_summaries = false;  ///< the summaries were streamed; no studies or tables were built
   double seconds = 0;
-  /// Wall seconds per phase, in order (scenarios, summaries, studies, tables, seal), for run_metadata.json.
+  /// Wall seconds per phase, in order (scenarios, summaries, studies, tables, manifest), for run_metadata.json.
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 

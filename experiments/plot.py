@@ -614,6 +614,33 @@ def plot_rubric_scores(plt, deco, out_dir, written, judge="exact"):
     return True
 
 
+def plot_agreement_panel(plt, panel, out_dir, written):
+    """Each panel statistic (Fleiss' kappa, Krippendorff's alpha, ICC, Kendall's W) with its 95% bootstrap interval
+    over cases (rubric/agreement_panel.csv): one dot and bar per statistic."""
+    np = _np()
+    n = panel["__n__"]
+    if n == 0:
+        return False
+    value, lo, hi = numbers(panel, "value"), numbers(panel, "lo"), numbers(panel, "hi")
+    names = list(panel["statistic"])
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * n + 1.4), constrained_layout=True)
+    y = np.arange(n)[::-1]
+    for i in range(n):
+        if math.isnan(value[i]):
+            continue
+        if not (math.isnan(lo[i]) or math.isnan(hi[i])):
+            ax.plot([lo[i], hi[i]], [y[i], y[i]], color="tab:blue", linewidth=2)
+        ax.plot([value[i]], [y[i]], "o", color="tab:blue")
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize="small")
+    ax.axvline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("agreement (95% bootstrap interval over cases)")
+    ax.set_title("Agreement across all judges")
+    save(fig, out_dir, "agreement_panel", written)
+    plt.close(fig)
+    return True
+
+
 def plot_judge_agreement(plt, pairs, out_dir, written):
     """Heat map of Cohen's kappa between every pair of judges (rubric/agreement_pairs.csv)."""
     np = _np()
@@ -621,12 +648,19 @@ def plot_judge_agreement(plt, pairs, out_dir, written):
     if n == 0:
         return False
     kappa = numbers(pairs, "kappa")
+    # The 95% bootstrap interval of each pair's kappa, when the run wrote it (kappa_lo, kappa_hi).
+    has_ci = "kappa_lo" in pairs and "kappa_hi" in pairs
+    lo = numbers(pairs, "kappa_lo") if has_ci else None
+    hi = numbers(pairs, "kappa_hi") if has_ci else None
+    ci = {}
     judges = list(dict.fromkeys(list(pairs["judge_a"]) + list(pairs["judge_b"])))
     index = {j: i for i, j in enumerate(judges)}
     m = np.eye(len(judges))
     for i in range(n):
         a, b = index[pairs["judge_a"][i]], index[pairs["judge_b"][i]]
         m[a, b] = m[b, a] = kappa[i]
+        if has_ci:
+            ci[(min(a, b), max(a, b))] = (lo[i], hi[i])
     fig, ax = plt.subplots(figsize=(1.2 * len(judges) + 2.5, 1.0 * len(judges) + 1.5), constrained_layout=True)
     im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
     ax.set_xticks(range(len(judges)))
@@ -635,9 +669,13 @@ def plot_judge_agreement(plt, pairs, out_dir, written):
     ax.set_yticklabels(judges)
     for a in range(len(judges)):
         for b in range(len(judges)):
-            ax.text(b, a, "n/a" if math.isnan(m[a, b]) else f"{m[a, b]:.2f}", ha="center", va="center",
-                    color="white" if not math.isnan(m[a, b]) and m[a, b] < 0.6 else "black", fontsize="small")
-    fig.colorbar(im, ax=ax, label="Cohen's kappa on item verdicts")
+            text = "n/a" if math.isnan(m[a, b]) else f"{m[a, b]:.2f}"
+            bounds = ci.get((a, b)) if a < b else None  # the upper triangle carries the interval
+            if bounds and not any(math.isnan(x) for x in bounds):
+                text += f"\n[{bounds[0]:.2f}, {bounds[1]:.2f}]"
+            ax.text(b, a, text, ha="center", va="center",
+                    color="white" if not math.isnan(m[a, b]) and m[a, b] < 0.6 else "black", fontsize="x-small")
+    fig.colorbar(im, ax=ax, label="Cohen's kappa on item verdicts (upper: 95% bootstrap interval)")
     ax.set_title("Judge agreement")
     save(fig, out_dir, "judge_agreement", written)
     plt.close(fig)
@@ -1317,11 +1355,13 @@ def main(argv=None):
         condition = frontier_condition(cands, args.scenario)
         rubric = {}
         for name, cols in (("decomposition", ["judge", "model", "dimension", "group", "mean_contribution"]),
-                           ("agreement_pairs", ["judge_a", "judge_b", "kappa"])):
+                           ("agreement_pairs", ["judge_a", "judge_b", "kappa"]),
+                           ("agreement_panel", ["statistic", "value", "lo", "hi"])):
             path = p(os.path.join("rubric", f"{name}.csv"))
             if os.path.exists(path):
                 rubric[name] = read_csv(path, cols)
-        for name, column in (("decomposition", "mean_contribution"), ("agreement_pairs", "kappa")):
+        for name, column in (("decomposition", "mean_contribution"), ("agreement_pairs", "kappa"),
+                             ("agreement_panel", "value"), ("agreement_panel", "lo"), ("agreement_panel", "hi")):
             if name in rubric:
                 numbers(rubric[name], column)
         evaluation = {}
@@ -1370,6 +1410,8 @@ def main(argv=None):
             plot_rubric_scores(plt, rubric["decomposition"], out_dir, written)
         if "agreement_pairs" in rubric:
             plot_judge_agreement(plt, rubric["agreement_pairs"], out_dir, written)
+        if "agreement_panel" in rubric:
+            plot_agreement_panel(plt, rubric["agreement_panel"], out_dir, written)
         if council is not None:
             plot_council(plt, council, out_dir, written)
         else:

@@ -168,7 +168,7 @@ TEST(RubricPlans, PlotDrawsScoreByTierAndSeverityAndTheAgreementHeatMap) {
                                           testing::shell_quote(scratch / "fig"),
                                       scratch);
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* stem : {"rubric_scores", "judge_agreement"})
+  for (const char* stem : {"rubric_scores", "judge_agreement", "agreement_panel"})
     for (const char* ext : {".png", ".svg"}) {
       const std::string f = scratch / ("fig/" + std::string(stem) + ext);
       EXPECT_TRUE(std::filesystem::is_regular_file(f)) << f;

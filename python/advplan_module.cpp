@@ -154,14 +154,6 @@ std::optional<Side> side_from(const std::string& s) {
   throw ConfigError(fmt::format("side '{}': accepted values are BLUE and RED", s));
 }
 
-double raw_capability(const Plan& p, const Scenario& sc) {
-  std::set<std::string> used;
-  for (const auto& a : p.actions) used.insert(a.asset);
-  double s = 0;
-  for (const auto& id : used)
-    if (const Asset* a = sc.find_asset(id)) s += a->capability;
-  return s;
-}
 
 /// The object `advplan validate --json` prints for a valid plan, without the "plan" file name.
 py::dict metrics_dict(const Plan& p, const Scenario& sc, const QualityWeights& w) {
@@ -420,10 +412,11 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
     s = run_experiment(plan, opts);
     const io::CsvTable per = io::CsvTable::read((fs::path(out) / "per_scenario.csv").string());
     const io::CsvTable cand = io::CsvTable::read((fs::path(out) / "candidates.csv").string());
+    const io::CsvTable boot = io::CsvTable::read((fs::path(out) / "bootstrap_summary.csv").string());
     const BootstrapSettings bs{c.cfg->bootstrap.resamples, c.cfg->bootstrap.seed};
     std::string exempt;
     const io::CsvTable repro = check_reproducibility(plan, per, rerun, &exempt);
-    write_files(out, evaluation_report(per, cand, repro, exempt, spec, bs));
+    write_files(out, evaluation_report(per, cand, boot, repro, exempt, spec, bs));
   }
   return summary_dict(s);
 }

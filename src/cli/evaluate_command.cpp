@@ -104,9 +104,10 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.before_manifest = [&](const std::string& dir) {
         per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
         const io::CsvTable cand = io::CsvTable::read((fs::path(dir) / "candidates.csv").string());
+        const io::CsvTable boot = io::CsvTable::read((fs::path(dir) / "bootstrap_summary.csv").string());
         std::string exempt;
         const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
-        const auto files = evaluation_report(per, cand, repro, exempt, spec, bs);
+        const auto files = evaluation_report(per, cand, boot, repro, exempt, spec, bs);
         write_files(dir, files);
         md = files.front().second;
       };

@@ -211,8 +211,7 @@ Interval SummaryIntervals::get(const std::string& scope, const std::string& cond
   return Interval{};
 }
 
-CsvTable budget_curve_table(const CsvTable& per_all, const SummaryIntervals& iv) {
-  const CsvTable per = ok_rows(per_all);
+CsvTable budget_curve_table(const CsvTable& per, const SummaryIntervals& iv) {
   CsvTable out(schema::budget_curve());
   for (const auto& [k, cond] : sweep_conditions(per)) {
     Row row{std::to_string(k), std::to_string(iv.get("all", cond, "advantage").n)};
@@ -227,8 +226,7 @@ CsvTable budget_curve_table(const CsvTable& per_all, const SummaryIntervals& iv)
   return out;
 }
 
-CsvTable terrain_summary_table(const CsvTable& per_all, const SummaryIntervals& iv) {
-  const CsvTable per = ok_rows(per_all);
+CsvTable terrain_summary_table(const CsvTable& per, const SummaryIntervals& iv) {
   CsvTable out(schema::terrain_summary());
   auto families = distinct(per, "terrain_family");
   std::sort(families.begin(), families.end());
@@ -419,7 +417,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
   {
     TextTable t{"terrain_summary", "Terrain-family summary",
                 {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
-    const CsvTable ts = terrain_summary_table(run.per_scenario, iv);
+    const CsvTable ts = terrain_summary_table(per, iv);
     for (std::size_t i = 0; i < ts.size(); ++i) {
       Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
       Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};

@@ -1,5 +1,4 @@
 #include "advplan/experiment/evaluation.hpp"
-#include "advplan/experiment/trace_schema.hpp"
 
 #include <fmt/format.h>
 
@@ -430,6 +429,7 @@ std::string cell3(double v, double lo, double hi) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTable& per, const CsvTable& candidates,
+                                                                   const CsvTable& bootstrap_summary,
                                                                    const CsvTable& reproducibility,
                                                                    const std::string& exempt_reason,
                                                                    const EvaluateSpec& spec,
@@ -449,9 +449,9 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   TextTable base{"summary", fmt::format("Evaluation of BLUE policy `{}` against the fixed RED baselines", blue),
                  {"RED baseline", "BLUE policy", "plans", "failures", "BLUE advantage", "BLUE win rate"}, {}};
   j["baselines"] = nlohmann::ordered_json::array();
-  // The same joint-bootstrap intervals as bootstrap_summary.csv's scope "all" (computed from the same ok rows).
+  // The run's own intervals (bootstrap_summary.csv, scope "all"), as the tables read them.
   const CsvTable ok = ok_rows(per);
-  const SummaryIntervals intervals(CsvTable(schema::bootstrap_summary()), ok, bs);
+  const SummaryIntervals intervals(bootstrap_summary, ok, bs);
   for (const auto& red : spec.reds)
     for (const auto& b : blues) {
       const std::string cond = b + " vs " + red;

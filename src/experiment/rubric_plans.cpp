@@ -229,6 +229,15 @@ std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricIte
   return out;
 }
 
+bool rubric_layer_enabled(const ExperimentConfig& cfg) {
+  if (!cfg.studies.rubric) return false;
+  for (const auto& t : cfg.templates)
+    if (!t.rubric_items.empty()) return true;
+  return false;
+}
+
+bool rubric_grades_blue(const std::string& spec) { return spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0; }
+
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::map<std::string, std::vector<std::string>> kinds;
@@ -240,7 +249,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   if (!any) return {};
   std::vector<std::pair<std::string, const BluePolicy*>> blues;
   for (const auto& [spec, policy] : plan.blues)
-    if (spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0) blues.emplace_back(spec, policy.get());
+    if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
   const auto corpus = generate_corpus(cfg);
   // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
   const std::vector<std::string>& llm_judges = cfg.rubric.judges;

@@ -44,8 +44,7 @@ std::string parse_policy_spec_name(const std::string& spec) { return spec.substr
 }  // namespace
 
 void BluePlanMemo::put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan) {
-  // The rubric layer never grades exec: and llm: plans (asking them again is not free), so they are not kept.
-  if (!enabled_ || spec.rfind("exec:", 0) == 0 || spec.rfind("llm:", 0) == 0) return;
+  if (!enabled_) return;
   std::lock_guard lock(m_);
   plans_.insert_or_assign({scenario, spec}, plan);
 }
@@ -375,8 +374,8 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   {
     const CsvTable ok = ok_rows(run.per_scenario);
     const SummaryIntervals iv(boot, ok, bs);
-    files.emplace_back("budget_curve.csv", budget_curve_table(run.per_scenario, iv).to_string());
-    files.emplace_back("terrain_summary.csv", terrain_summary_table(run.per_scenario, iv).to_string());
+    files.emplace_back("budget_curve.csv", budget_curve_table(ok, iv).to_string());
+    files.emplace_back("terrain_summary.csv", terrain_summary_table(ok, iv).to_string());
   }
   write_files(opts.out_dir, files);
   run.bootstrap_summary = boot;
@@ -442,11 +441,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   // The rubric layer grades the plans this run makes: keep them when it will run in this process (studies on,
   // no shard, summaries in memory), and only then, so memory stays independent of the corpus at scale.
   {
-    bool rubric = false;
-    for (const auto& t : cfg.templates) rubric = rubric || !t.rubric_items.empty();
     const bool in_memory = opts.summary == "bootstrap" ||
                            (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
-    plan.blue_plans->enable(rubric && cfg.studies.rubric && opts.studies && opts.shard_count == 0 && in_memory);
+    plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
   }
 
   RunSummary summary;

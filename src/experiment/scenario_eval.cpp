@@ -1,4 +1,5 @@
 #include "advplan/experiment/scenario_eval.hpp"
+#include "advplan/experiment/rubric_plans.hpp"
 
 #include <fmt/format.h>
 
@@ -25,15 +26,6 @@ using io::fmt_real;
 
 namespace {
 
-/// Raw capability: the sum of the capabilities of the distinct assets a plan uses.
-double raw_capability(const Plan& p, const Scenario& sc) {
-  std::set<std::string> used;
-  for (const auto& a : p.actions) used.insert(a.asset);
-  double s = 0;
-  for (const auto& id : used)
-    if (const Asset* a = sc.find_asset(id)) s += a->capability;
-  return s;
-}
 
 struct BlueEval {
   BluePlanResult result;
@@ -113,7 +105,8 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
     }
     if (r.plan && c.group != "reference") produced_plan = true;
-    if (plan.blue_plans && plan.blue_plans->enabled()) plan.blue_plans->put(sc.id, c.blue, r.plan);
+    if (plan.blue_plans && plan.blue_plans->enabled() && rubric::rubric_grades_blue(c.blue))
+      plan.blue_plans->put(sc.id, c.blue, r.plan);
     BlueEval be = eval_blue(std::move(r), sc, plan.cfg->quality);
     if (map != nullptr && be.result.plan) {  // terrain: geo (docs/GEO.md "Plans on the map")
       be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);

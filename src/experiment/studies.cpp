@@ -208,7 +208,7 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       sensitivity.emplace_back("studies/rubric_records.csv", records.to_string());
       sensitivity.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
     });
-  if (cfg.studies.rubric) group.run([&] { rubric_layer = rubric::rubric_layer_files(plan, bs); });
+  if (rubric::rubric_layer_enabled(cfg)) group.run([&] { rubric_layer = rubric::rubric_layer_files(plan, bs); });
   if (cfg.studies.framing)
     group.run([&] {
       // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string_view>
 
 namespace advplan {
@@ -117,6 +118,15 @@ QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc
   p.r = risk(layout, sc);
   p.q = std::clamp(w.effectiveness * p.e + w.cost * (1.0 - p.c) + w.risk * (1.0 - p.r), 0.0, 1.0);
   return p;
+}
+
+double raw_capability(const Plan& p, const Scenario& sc) {
+  std::set<std::string_view> used;
+  for (const auto& a : p.actions) used.insert(a.asset);
+  double s = 0;
+  for (const auto& id : used)
+    if (const Asset* a = sc.find_asset(id)) s += a->capability;
+  return s;
 }
 
 QualityParts quality(const Plan& plan, const Scenario& sc, const QualityWeights& w) {

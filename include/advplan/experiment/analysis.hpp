@@ -41,10 +41,12 @@ class SummaryIntervals {
   mutable std::map<std::string, bool> scopes_;  ///< scopes loaded or computed
 };
 
-/// budget_curve.csv: the sweep conditions (BLUE seed against greedy@k) by k, intervals from `intervals`.
-io::CsvTable budget_curve_table(const io::CsvTable& per_scenario, const SummaryIntervals& intervals);
-/// terrain_summary.csv: terrain family x condition, intervals from `intervals` (scope terrain=<family>).
-io::CsvTable terrain_summary_table(const io::CsvTable& per_scenario, const SummaryIntervals& intervals);
+/// budget_curve.csv: the sweep conditions (BLUE seed against greedy@k) by k, from the ok rows (ok_rows) and
+/// intervals from `intervals`.
+io::CsvTable budget_curve_table(const io::CsvTable& ok_per_scenario, const SummaryIntervals& intervals);
+/// terrain_summary.csv: terrain family x condition, from the ok rows, intervals from `intervals` (scope
+/// terrain=<family>).
+io::CsvTable terrain_summary_table(const io::CsvTable& ok_per_scenario, const SummaryIntervals& intervals);
 
 /// The bootstrap settings recorded in bootstrap_summary.csv (first row); throws CsvError when absent.
 BootstrapSettings recorded_bootstrap(const io::CsvTable& bootstrap_summary);

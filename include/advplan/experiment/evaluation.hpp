@@ -90,9 +90,11 @@ io::CsvTable check_reproducibility(const RunPlan& plan, const io::CsvTable& per,
                                    std::string* exempt_reason);
 
 /// Everything `advplan evaluate` writes after the run, as (file name, content): summary.md, summary.json and
-/// evaluation/{verdicts,robustness,scorecard}.csv. `reproducibility` may be empty (not checked or exempt).
+/// evaluation/{verdicts,robustness,scorecard}.csv. `reproducibility` may be empty (not checked or exempt). The
+/// per-baseline intervals are read from the run's `bootstrap_summary` (scope all), not resampled again.
 std::vector<std::pair<std::string, std::string>> evaluation_report(const io::CsvTable& per,
                                                                    const io::CsvTable& candidates,
+                                                                   const io::CsvTable& bootstrap_summary,
                                                                    const io::CsvTable& reproducibility,
                                                                    const std::string& exempt_reason,
                                                                    const EvaluateSpec& spec,

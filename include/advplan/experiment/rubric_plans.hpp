@@ -42,6 +42,12 @@ std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricIte
 /// error set and the reason, never a pass.
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs);
 
+/// Whether a run writes the rubric layer: studies.rubric is on and some template declares rubric items.
+bool rubric_layer_enabled(const ExperimentConfig& cfg);
+/// Whether the rubric layer grades BLUE policy `spec`: every policy but `exec:` and `llm:` ones, which it would
+/// have to ask again. The run keeps exactly these plans for it (BluePlanMemo).
+bool rubric_grades_blue(const std::string& spec);
+
 /// What run_metadata.json records of the rubric layer: mean_over, the judges, judge_retries and, when an LLM judge
 /// is configured, judge_prompt_sha256.
 std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg);

@@ -25,6 +25,9 @@ struct QualityParts {
 double effectiveness(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side);
 /// c: min(1, expected spend / budget).
 double cost(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side);
+/// Raw capability: the sum of the capabilities of the distinct assets a plan uses (in asset-id order), the
+/// simulator's force before q and D scale it (docs/METRICS.md).
+double raw_capability(const Plan& plan, const Scenario& sc);
 /// Coverage in [0,1] of each action by earlier protection or deception actions (same target or asset: 1
 /// each, otherwise .5 each, capped at 1).
 std::vector<double> coverage(const std::vector<PlacedAction>& layout);

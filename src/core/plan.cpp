@@ -6,14 +6,6 @@
 
 namespace advplan {
 
-namespace {
-/// Equality of short ids that mostly differ in their last character ("a1".."a12", "b-inf-1".."b-inf-3"): the
-/// length and the last byte are compared inline before the full comparison, which then rarely runs.
-bool same_id(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && (a.empty() || a.back() == b.back()) && a == b;
-}
-}  // namespace
-
 int Plan::find_action(std::string_view id) const {
   for (std::size_t i = 0; i < actions.size(); ++i)
     if (same_id(actions[i].id, id)) return static_cast<int>(i);
@@ -35,7 +27,9 @@ std::vector<const Asset*> Scenario::assets_of(Side s) const {
 
 bool Scenario::verb_allowed(Category c, std::string_view verb) const {
   const auto& v = verbs[index(c)];
-  return std::find(v.begin(), v.end(), verb) != v.end();
+  for (const auto& x : v)
+    if (same_id(x, verb)) return true;
+  return false;
 }
 
 }  // namespace advplan

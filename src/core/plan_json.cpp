@@ -314,6 +314,8 @@ Scenario scenario_from_json(const json& j) {
     for (const auto& a : j.at("assets")) {
       Asset as;
       as.id = a.at("id").get<std::string>();
+      // Asset ids are keys (plans name assets by id; the sampler records the drawn asset's role under its id).
+      if (s.find_asset(as.id)) throw PlanError(fmt::format("duplicate asset id \"{}\"", as.id));
       auto side = parse_side(a.at("side").get<std::string>());
       if (!side) throw PlanError("asset side must be BLUE or RED");
       as.side = *side;

@@ -49,14 +49,28 @@ bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expect
     if (!a.verb.empty() && !sc.verb_allowed(a.category, a.verb)) return false;
     s.ids.emplace_back(a.id, static_cast<std::uint32_t>(i));
   }
-  std::sort(s.ids.begin(), s.ids.end());
-  for (std::size_t i = 1; i < s.ids.size(); ++i)
-    if (s.ids[i].first == s.ids[i - 1].first) return false;  // duplicate id
+  // Short plans (all the samplers make) are checked by scans with same_id; longer ones by sorting the ids.
+  constexpr std::size_t kScan = 32;
+  const bool scan = n <= kScan;
+  if (scan) {
+    for (std::size_t i = 1; i < n; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (same_id(s.ids[i].first, s.ids[j].first)) return false;  // duplicate id
+  } else {
+    std::sort(s.ids.begin(), s.ids.end());
+    for (std::size_t i = 1; i < s.ids.size(); ++i)
+      if (s.ids[i].first == s.ids[i - 1].first) return false;  // duplicate id
+  }
   for (const auto& [asset_id, role] : plan.roles) {
     const Asset* asset = sc.find_asset(asset_id);
     if (!asset || asset->side != plan.side) return false;
   }
   auto lookup = [&](std::string_view id) -> long {
+    if (scan) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (same_id(s.ids[i].first, id)) return static_cast<long>(i);
+      return -1;
+    }
     auto it = std::lower_bound(s.ids.begin(), s.ids.end(), id, [](const auto& e, std::string_view v) { return e.first < v; });
     return it != s.ids.end() && it->first == id ? static_cast<long>(it->second) : -1;
   };

@@ -35,22 +35,6 @@ std::vector<std::string> distinct(const CsvTable& t, std::string_view col) {
   return out;
 }
 
-/// Values of `metric` over rows where every (column, value) filter matches; NaN (empty) cells are skipped.
-std::vector<double> values(const CsvTable& t, std::string_view metric,
-                           std::initializer_list<std::pair<std::string_view, std::string_view>> filters) {
-  std::vector<double> out;
-  std::vector<std::pair<std::size_t, std::string_view>> f;
-  for (const auto& [c, v] : filters) f.emplace_back(t.col(c), v);
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    bool ok = true;
-    for (const auto& [c, v] : f) ok = ok && t.rows()[i][c] == v;
-    if (!ok) continue;
-    const double x = t.real(i, metric);
-    if (!std::isnan(x)) out.push_back(x);
-  }
-  return out;
-}
-
 std::string cell(const Interval& i) { return interval_cell(i); }
 using Row = std::vector<std::string>;
 

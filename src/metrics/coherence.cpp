@@ -52,6 +52,12 @@ std::size_t word_count(std::string_view s) {
   return words;
 }
 
+/// Whether two placed actions use the same asset: a pointer comparison when both assets are known (find_asset
+/// is a function of the id, so equal pointers are equal ids), the ids otherwise.
+bool same_asset(const PlacedAction& x, const PlacedAction& y) {
+  return x.asset && y.asset ? x.asset == y.asset : x.action->asset == y.action->asset;
+}
+
 /// (length in 4..30 words ? 1 : .5 when non-empty : 0) + (names the target of some action) + (share of used
 /// assets with a role), over 3. No allocation: targets and assets are deduplicated by a scan (plans are short).
 double objective_clarity(const Plan& plan, const std::vector<PlacedAction>& layout) {
@@ -67,12 +73,11 @@ double objective_clarity(const Plan& plan, const std::vector<PlacedAction>& layo
   }
   double used = 0, with_role = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
-    const std::string& asset = layout[i].action->asset;
     bool seen = false;
-    for (std::size_t j = 0; j < i && !seen; ++j) seen = layout[j].action->asset == asset;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = same_asset(layout[j], layout[i]);
     if (seen) continue;
     used += 1;
-    auto it = plan.roles.find(asset);
+    auto it = plan.roles.find(layout[i].action->asset);
     with_role += it != plan.roles.end() && !it->second.empty() ? 1.0 : 0.0;
   }
   const double role_cover = used == 0 ? 0.0 : with_role / used;
@@ -98,12 +103,12 @@ double information_preparation(const std::vector<PlacedAction>& layout) {
 double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
   // Load per asset in layout order; the entropy is summed in asset-id order (as a std::map would iterate), so
   // the bits are those of the map-based formula, from a per-thread buffer instead of map nodes.
-  thread_local std::vector<std::pair<std::string_view, double>> load;
+  thread_local std::vector<std::pair<const PlacedAction*, double>> load;  // first action of each asset, load
   load.clear();
   double total = 0;
   for (const auto& a : layout) {
-    auto it = std::find_if(load.begin(), load.end(), [&](const auto& e) { return e.first == a.action->asset; });
-    if (it == load.end()) load.emplace_back(a.action->asset, a.weight);
+    auto it = std::find_if(load.begin(), load.end(), [&](const auto& e) { return same_asset(*e.first, a); });
+    if (it == load.end()) load.emplace_back(&a, a.weight);
     else it->second += a.weight;
     total += a.weight;
   }
@@ -111,7 +116,8 @@ double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layou
   for (const auto& as : sc.assets) side_assets += as.side == plan.side ? 1 : 0;
   const std::size_t n = std::min(layout.size(), side_assets);
   if (n <= 1 || total <= 0) return 1.0;
-  std::sort(load.begin(), load.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(load.begin(), load.end(),
+            [](const auto& x, const auto& y) { return x.first->action->asset < y.first->action->asset; });
   double h = 0;
   for (const auto& [k, l] : load) {
     const double p = l / total;
@@ -130,9 +136,7 @@ double sustainment(const std::vector<PlacedAction>& layout) {
 }
 
 /// Mean coverage of the exposed actions (is_exposed); 1 when none is exposed.
-double risk_mitigation(const std::vector<PlacedAction>& layout, const Scenario& sc) {
-  thread_local std::vector<double> cov;
-  coverage_into(layout, cov);
+double risk_mitigation(const std::vector<PlacedAction>& layout, const Scenario& sc, std::span<const double> cov) {
   double sum = 0;
   std::size_t n = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
@@ -150,13 +154,13 @@ int phase(const Action& a) {
   if (is_start_verb(a.verb) || a.category == Category::information || a.category == Category::command) return 0;
   return 1;
 }
-double tempo_sequencing(const Plan& plan) {
+/// Over the chain's steps that name an action: the layout's chain entries, which it lists first, in chain order.
+double tempo_sequencing(const std::vector<PlacedAction>& layout) {
   std::size_t steps = 0, ok = 0;
   int prev = 0;
-  for (const auto& id : plan.chain) {
-    const int i = plan.find_action(id);
-    if (i < 0) continue;
-    const int ph = phase(plan.actions[static_cast<std::size_t>(i)]);
+  for (const auto& a : layout) {
+    if (!a.in_chain) break;
+    const int ph = phase(*a.action);
     if (steps > 0 && prev <= ph) ++ok;
     prev = ph;
     ++steps;
@@ -168,13 +172,20 @@ double tempo_sequencing(const Plan& plan) {
 }  // namespace
 
 CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
+  thread_local std::vector<double> cov;
+  coverage_into(layout, cov);
+  return coherence(plan, layout, sc, cov);
+}
+
+CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc,
+                         std::span<const double> cov) {
   CoherenceParts c;
   c.part[0] = objective_clarity(plan, layout);
   c.part[1] = information_preparation(layout);
   c.part[2] = resource_balance(plan, layout, sc);
   c.part[3] = sustainment(layout);
-  c.part[4] = risk_mitigation(layout, sc);
-  c.part[5] = tempo_sequencing(plan);
+  c.part[4] = risk_mitigation(layout, sc, cov);
+  c.part[5] = tempo_sequencing(layout);
   double s = 0;
   for (double v : c.part) s += v;
   c.D = s / static_cast<double>(kNumCoherenceParts);

@@ -54,7 +54,7 @@ void coverage_into(const std::vector<PlacedAction>& layout, std::vector<double>&
   thread_local Scratch sc;
   auto intern = [](std::vector<std::string_view>& seen, std::string_view v) {
     for (std::size_t k = 0; k < seen.size(); ++k)
-      if (seen[k] == v) return static_cast<int>(k);
+      if (same_id(seen[k], v)) return static_cast<int>(k);
     seen.push_back(v);
     return static_cast<int>(seen.size() - 1);
   };
@@ -103,6 +103,11 @@ double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   if (layout.empty()) return 1.0;
   thread_local std::vector<double> cov;
   coverage_into(layout, cov);
+  return risk(layout, sc, cov);
+}
+
+double risk(const std::vector<PlacedAction>& layout, const Scenario& sc, std::span<const double> cov) {
+  if (layout.empty()) return 1.0;
   double num = 0, den = 0;
   for (std::size_t i = 0; i < layout.size(); ++i) {
     num += layout[i].weight * exposure(layout[i], sc) * (1.0 - 0.7 * cov[i]);
@@ -111,13 +116,25 @@ double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   return den > 0 ? std::clamp(num / den, 0.0, 1.0) : 1.0;
 }
 
-QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w) {
+namespace {
+QualityParts combine(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w,
+                     double r) {
   QualityParts p;
   p.e = effectiveness(layout, sc, side);
   p.c = cost(layout, sc, side);
-  p.r = risk(layout, sc);
+  p.r = r;
   p.q = std::clamp(w.effectiveness * p.e + w.cost * (1.0 - p.c) + w.risk * (1.0 - p.r), 0.0, 1.0);
   return p;
+}
+}  // namespace
+
+QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w) {
+  return combine(layout, sc, side, w, risk(layout, sc));
+}
+
+QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w,
+                     std::span<const double> cov) {
+  return combine(layout, sc, side, w, risk(layout, sc, cov));
 }
 
 double raw_capability(const Plan& p, const Scenario& sc) {

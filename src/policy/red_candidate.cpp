@@ -7,6 +7,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/metrics/quality.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
 
 namespace advplan {
@@ -25,10 +26,16 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   c.plan = std::move(plan);
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
   // candidate loop is the hottest path of a run.
-  thread_local std::vector<PlacedAction> layout;
-  layout_plan_into(c.plan, sc, layout);
-  c.q = quality(layout, sc, Side::Red, weights);
-  c.d = coherence(c.plan, layout, sc);
+  struct Scratch {
+    std::vector<PlacedAction> layout;
+    std::vector<double> cov;
+  };
+  thread_local Scratch s;
+  layout_plan_into(c.plan, sc, s.layout);
+  coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
+  const auto& layout = s.layout;
+  c.q = quality(layout, sc, Side::Red, weights, s.cov);
+  c.d = coherence(c.plan, layout, sc, s.cov);
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
   return c;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 namespace advplan {
 
@@ -23,18 +25,28 @@ std::array<bool, kNumCategories> available_categories(const Scenario& sc, Side s
 }
 
 const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
-  // able_assets' list and its weights, in per-thread buffers: the samplers call this for every action.
-  thread_local std::vector<const Asset*> able;
-  thread_local std::vector<double> w;
-  able.clear();
-  w.clear();
+  // able_assets' list and its weights, on the stack for a scenario of up to 64 assets (a per-thread buffer
+  // beyond): the samplers call this for every action.
+  constexpr std::size_t kStack = 64;
+  std::array<const Asset*, kStack> able_s;
+  std::array<double, kStack> w_s;
+  thread_local std::vector<const Asset*> able_h;
+  thread_local std::vector<double> w_h;
+  const bool small = sc.assets.size() <= kStack;
+  if (!small) {
+    able_h.resize(sc.assets.size());
+    w_h.resize(sc.assets.size());
+  }
+  const Asset** able = small ? able_s.data() : able_h.data();
+  double* w = small ? w_s.data() : w_h.data();
+  std::size_t n = 0;
   for (const auto& a : sc.assets)
     if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end()) {
-      able.push_back(&a);
-      w.push_back(0.2 + a.capability);
+      able[n] = &a;
+      w[n++] = 0.2 + a.capability;
     }
-  if (able.empty()) return nullptr;
-  return able[rng.weighted_index(w)];
+  if (n == 0) return nullptr;
+  return able[rng.weighted_index(std::span<const double>(w, n))];
 }
 
 const std::string& pick_verb(const Scenario& sc, Category c, Rng& rng) { return rng.pick(sc.verbs[index(c)]); }

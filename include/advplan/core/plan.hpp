@@ -2,11 +2,21 @@
 // The plan contract (docs/POLICIES.md "1.5 The plan"), shared by every policy (C++, external process, language model).
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "advplan/core/vocabulary.hpp"
 
 namespace advplan {
+
+/// Equality of short ids and labels ("a12", "b-inf-3", a place name): an inline loop from the back, where such
+/// ids differ, instead of a call to memcmp. The hot paths (validation, layout, scoring) compare with it.
+inline bool same_id(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = a.size(); i-- > 0;)
+    if (a[i] != b[i]) return false;
+  return true;
+}
 
 struct Action {
   std::string id;

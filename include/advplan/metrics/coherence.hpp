@@ -3,6 +3,9 @@
 // the mean of six sub-scores in [0,1]. Each sub-score is kept so rubric validators can reweight them.
 #include <array>
 
+#include <span>
+#include <vector>
+
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
 #include "advplan/metrics/plan_layout.hpp"
@@ -28,6 +31,9 @@ struct CoherenceParts {
 
 CoherenceParts coherence(const Plan& plan, const Scenario& sc);
 CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc);
+/// The same with the layout's coverage (coverage_into) given, as quality's overload takes it.
+CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc,
+                         std::span<const double> cov);
 
 /// Weighted mean of the sub-scores (weights >= 0, not all 0); the base rubric D is equal weights.
 double weighted_coherence(const CoherenceParts& parts, const std::array<double, kNumCoherenceParts>& weights);

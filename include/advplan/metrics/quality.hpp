@@ -2,6 +2,9 @@
 // Synthetic quality q (paper "synthetic quality score"; docs/METRICS.md "Quality q"):
 //   q = w_e * e + w_c * (1 - c) + w_r * (1 - r),   defaults w_e = .5, w_c = .3, w_r = .2.
 // Sub-formulas in docs/METRICS.md.
+#include <span>
+#include <vector>
+
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
 #include "advplan/metrics/plan_layout.hpp"
@@ -42,8 +45,13 @@ inline constexpr double kExposedThreshold = 0.5;
 inline bool is_exposed(Category c, const Scenario& sc) { return exposure(c, sc) >= kExposedThreshold; }
 /// r: weighted mean of exposure * (1 - .7 * coverage).
 double risk(const std::vector<PlacedAction>& layout, const Scenario& sc);
+/// The same with the layout's coverage already computed (coverage_into), so q and D share one computation.
+double risk(const std::vector<PlacedAction>& layout, const Scenario& sc, std::span<const double> cov);
 
 QualityParts quality(const Plan& plan, const Scenario& sc, const QualityWeights& w = {});
 QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w = {});
+/// The same with the layout's coverage (coverage_into) given.
+QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc, Side side, const QualityWeights& w,
+                     std::span<const double> cov);
 
 }  // namespace advplan

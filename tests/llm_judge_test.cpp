@@ -459,7 +459,9 @@ TEST(CompletionCache, AnswersARepeatedRequestWithoutAskingAndNeverStoresTheKey) 
   EXPECT_EQ(st.misses, 1u);
   // ...and is nowhere on disk, and the key does not depend on it.
   for (const auto& e : fs::recursive_directory_iterator(dir / "cache"))
-    if (e.is_regular_file()) EXPECT_EQ(testing::read_file(e.path().string()).find(kSentinel), std::string::npos);
+    if (e.is_regular_file()) {
+      EXPECT_EQ(testing::read_file(e.path().string()).find(kSentinel), std::string::npos);
+    }
   key_env.set("another-key");
   const auto other = make_live_client(resolve_llm_settings(cfg.llm, "valid", "t"), policy_context(cfg));
   (void)other->complete(req);

@@ -78,8 +78,12 @@ TEST(RubricScore, DecompositionSumsToTheScorePerDimension) {
   for (const auto& g : decompose(items, passed)) {
     sums[g.dimension] += g.contribution;
     items_per_dim[g.dimension] += g.items;
-    if (g.dimension == "step" && g.group == "S2") EXPECT_DOUBLE_EQ(g.contribution, 5.0 / 16);
-    if (g.dimension == "severity" && g.group == "CD") EXPECT_EQ(g.correct, 0U);
+    if (g.dimension == "step" && g.group == "S2") {
+      EXPECT_DOUBLE_EQ(g.contribution, 5.0 / 16);
+    }
+    if (g.dimension == "severity" && g.group == "CD") {
+      EXPECT_EQ(g.correct, 0U);
+    }
   }
   ASSERT_EQ(sums.size(), 3U);
   for (const auto& [dim, s] : sums) {

@@ -129,7 +129,9 @@ TEST(RunStore, ManifestListsEveryFileWithItsSha256) {
     EXPECT_EQ(sum, io::sha256_hex(read_file(out + "/" + rel))) << rel;
   }
   for (const auto& [rel, text] : run_files(out))
-    if (rel != "MANIFEST") EXPECT_TRUE(names.contains(rel)) << rel << " is not in MANIFEST";
+    if (rel != "MANIFEST") {
+      EXPECT_TRUE(names.contains(rel)) << rel << " is not in MANIFEST";
+    }
   for (const char* f : {"per_scenario.csv", "scenarios.csv", "candidates.csv", "bootstrap_summary.csv",
                         "studies/framing.csv", "tables/table3_policy_comparison.md"})
     EXPECT_TRUE(names.contains(f)) << f;

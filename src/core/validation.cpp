@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -40,11 +41,12 @@ bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expect
   };
   thread_local Scratch s;
   const std::size_t n = plan.actions.size();
+  AssetLookup assets(sc);
   s.ids.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const Action& a = plan.actions[i];
     if (a.id.empty() || a.priority < 1 || a.priority > 5) return false;
-    const Asset* asset = sc.find_asset(a.asset);
+    const Asset* asset = assets.find(a.asset);
     if (!asset || asset->side != plan.side) return false;
     if (!a.verb.empty() && !sc.verb_allowed(a.category, a.verb)) return false;
     s.ids.emplace_back(a.id, static_cast<std::uint32_t>(i));
@@ -62,7 +64,7 @@ bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expect
       if (s.ids[i].first == s.ids[i - 1].first) return false;  // duplicate id
   }
   for (const auto& [asset_id, role] : plan.roles) {
-    const Asset* asset = sc.find_asset(asset_id);
+    const Asset* asset = assets.find(asset_id);
     if (!asset || asset->side != plan.side) return false;
   }
   auto lookup = [&](std::string_view id) -> long {

@@ -31,8 +31,13 @@ char lower_char(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch 
 bool contains_icase(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return true;
   if (needle.size() > haystack.size()) return false;
+  // Candidate starts are found by the first byte in either case (two comparisons per position); the rest is
+  // compared only there.
+  const char lo = lower_char(needle[0]);
+  const char up = lo >= 'a' && lo <= 'z' ? static_cast<char>(lo - 'a' + 'A') : lo;
   for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    std::size_t k = 0;
+    if (haystack[i] != lo && haystack[i] != up) continue;
+    std::size_t k = 1;
     while (k < needle.size() && lower_char(haystack[i + k]) == lower_char(needle[k])) ++k;
     if (k == needle.size()) return true;
   }

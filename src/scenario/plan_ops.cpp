@@ -24,21 +24,9 @@ std::array<bool, kNumCategories> available_categories(const Scenario& sc, Side s
   return ok;
 }
 
-const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
-  // able_assets' list and its weights, on the stack for a scenario of up to 64 assets (a per-thread buffer
-  // beyond): the samplers call this for every action.
-  constexpr std::size_t kStack = 64;
-  std::array<const Asset*, kStack> able_s;
-  std::array<double, kStack> w_s;
-  thread_local std::vector<const Asset*> able_h;
-  thread_local std::vector<double> w_h;
-  const bool small = sc.assets.size() <= kStack;
-  if (!small) {
-    able_h.resize(sc.assets.size());
-    w_h.resize(sc.assets.size());
-  }
-  const Asset** able = small ? able_s.data() : able_h.data();
-  double* w = small ? w_s.data() : w_h.data();
+namespace {
+/// pick_asset's draw over the able assets, written into `able` and `w` (room for every asset of the scenario).
+const Asset* pick_able(const Scenario& sc, Side side, Category c, Rng& rng, const Asset** able, double* w) {
   std::size_t n = 0;
   for (const auto& a : sc.assets)
     if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end()) {
@@ -47,6 +35,23 @@ const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
     }
   if (n == 0) return nullptr;
   return able[rng.weighted_index(std::span<const double>(w, n))];
+}
+}  // namespace
+
+const Asset* pick_asset(const Scenario& sc, Side side, Category c, Rng& rng) {
+  // The able assets and their weights go on the stack for a scenario of up to 64 assets (per-thread buffers
+  // beyond): the samplers call this for every action.
+  constexpr std::size_t kStack = 64;
+  if (sc.assets.size() <= kStack) {
+    std::array<const Asset*, kStack> able;
+    std::array<double, kStack> w;
+    return pick_able(sc, side, c, rng, able.data(), w.data());
+  }
+  thread_local std::vector<const Asset*> able;
+  thread_local std::vector<double> w;
+  able.resize(sc.assets.size());
+  w.resize(sc.assets.size());
+  return pick_able(sc, side, c, rng, able.data(), w.data());
 }
 
 const std::string& pick_verb(const Scenario& sc, Category c, Rng& rng) { return rng.pick(sc.verbs[index(c)]); }

@@ -66,4 +66,23 @@ struct Scenario {
   const SideRequirements& req(Side s) const { return requirements[index(s)]; }
 };
 
+/// Scenario::find_asset for the actions of one plan: the assets found so far (a plan uses a few assets, each
+/// many times) are searched before the scenario's list. Lives on the stack of one pass over a plan.
+class AssetLookup {
+ public:
+  explicit AssetLookup(const Scenario& sc) : sc_(sc) {}
+  const Asset* find(std::string_view id) {
+    for (std::size_t k = 0; k < n_; ++k)
+      if (same_id(seen_[k]->id, id)) return seen_[k];
+    const Asset* a = sc_.find_asset(id);
+    if (a && n_ < seen_.size()) seen_[n_++] = a;
+    return a;
+  }
+
+ private:
+  const Scenario& sc_;
+  std::array<const Asset*, 16> seen_;  // the first n_ are set
+  std::size_t n_ = 0;
+};
+
 }  // namespace advplan

@@ -24,6 +24,7 @@ namespace {
 using nlohmann::json;
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // A valid plan of tiny_scenario(): four chain steps.
@@ -120,6 +121,19 @@ TEST(Validation, ScenarioRoundTripsThroughJson) {
     const Scenario back = scenario_from_json(json::parse(scenario_to_string(corpus[i])));
     EXPECT_EQ(back, corpus[i]);
     EXPECT_EQ(scenario_to_string(back), scenario_to_string(corpus[i]));
+  }
+}
+
+TEST(Validation, AScenarioWithADuplicateAssetIdIsRefused) {
+  const auto corpus = generate_corpus(default_experiment_config());
+  json j = json::parse(scenario_to_string(corpus.front()));
+  ASSERT_GE(j["assets"].size(), 2u);
+  j["assets"][1]["id"] = j["assets"][0]["id"];
+  try {
+    (void)scenario_from_json(j);
+    FAIL() << "a duplicate asset id was accepted";
+  } catch (const PlanError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("duplicate asset id"));
   }
 }
 

@@ -267,6 +267,40 @@ TEST(PercentileBounds, EqualTheOrderStatisticsOfAFullSortAtEverySize) {
   }
 }
 
+TEST(PercentileBounds, TheSampleBracketAgreesWithAFullSortOnEveryShapeOfData) {
+  // The bracketing path (B >= 512, short tails) against the sort oracle on shapes that stress its sample:
+  // continuous, heavy ties, ascending, descending, a constant, two values, and one far outlier per tail.
+  Rng rng = Rng::keyed(5, "statistics_test", "percentile-bracket");
+  int checked = 0;
+  for (std::size_t size : {512u, 777u, 2000u, 4001u, 5120u})
+    for (int shape = 0; shape < 7; ++shape)
+      for (int trial = 0; trial < 20; ++trial) {
+        std::vector<double> v(size);
+        for (std::size_t i = 0; i < size; ++i) {
+          const double z = rng.normal();
+          switch (shape) {
+            case 0: v[i] = z; break;
+            case 1: v[i] = std::round(z * 2.0); break;
+            case 2: v[i] = static_cast<double>(i) + 0.01 * z; break;
+            case 3: v[i] = -static_cast<double>(i); break;
+            case 4: v[i] = 0.25; break;
+            case 5: v[i] = rng.uniform() < 0.5 ? 0.0 : 1.0; break;
+            default: v[i] = z + (i == 7 ? 1e9 : i == 11 ? -1e9 : 0.0); break;
+          }
+        }
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        const double b = static_cast<double>(size);
+        const auto lo_i = static_cast<std::size_t>(std::floor(0.025 * b));
+        const auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b)) - 1;
+        const auto [lo, hi] = percentile_bounds(std::span<double>(v));
+        ASSERT_EQ(lo, sorted[lo_i]) << "size " << size << " shape " << shape << " trial " << trial;
+        ASSERT_EQ(hi, sorted[hi_i]) << "size " << size << " shape " << shape << " trial " << trial;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 5 * 7 * 20);
+}
+
 TEST(BootstrapPairedDifference, VectorWithItselfIsExactlyZero) {
   const auto v = normal_data(40, 9, 0.4, 0.3);
   const Interval iv = bootstrap_paired_difference(v, v, 2000, 7, "self");

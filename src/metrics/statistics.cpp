@@ -36,6 +36,45 @@ std::pair<double, double> percentile_bounds(std::span<double> reps) {
   hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
   const std::size_t k_lo = lo_i + 1, k_hi = size - hi_i;  // the lo_i-th smallest is the largest of the k_lo smallest
   constexpr std::size_t kHeap = 128;
+  if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i && size >= 512) {
+    // Bracketing by a sample: every 16th replicate (at most 256 of them), sorted, gives a value t_lo a little
+    // above the k_lo-th smallest and t_hi a little below the k_hi-th largest. One pass collects the replicates
+    // <= t_lo and >= t_hi (a few dozen each); when there are at least k_lo and k_hi of them (nearly always), the
+    // order statistics are selected among those alone, and they are exactly those of a selection over all (they
+    // are values). Ties or an unlucky sample that leave too few, or too many, fall through to the heaps below.
+    constexpr std::size_t kSample = 256, kMargin = 3, kBuf = 512;
+    const std::size_t stride = std::max<std::size_t>(16, size / kSample);
+    std::array<double, kSample> sample;
+    const std::size_t m = std::min(size / stride, kSample);
+    for (std::size_t j = 0; j < m; ++j) sample[j] = reps[j * stride];
+    std::sort(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(m));
+    // Sample j sits near rank (j + 1) * stride of the whole; kMargin more samples make a shortfall rare.
+    const std::size_t j_lo = std::min(m - 1, k_lo / stride + kMargin);
+    const std::size_t j_hi = m - 1 - std::min(m - 1, k_hi / stride + kMargin);
+    const double t_lo = sample[j_lo], t_hi = sample[j_hi];
+    if (t_lo < t_hi) {
+      std::array<double, kBuf> below, above;
+      std::size_t nb = 0, na = 0;
+      bool overflow = false;
+      for (auto it = reps.begin(); it != end && !overflow; ++it) {
+        const double x = *it;
+        if (x <= t_lo) {
+          below[nb] = x;
+          overflow = ++nb == kBuf;
+        } else if (x >= t_hi) {
+          above[na] = x;
+          overflow = ++na == kBuf;
+        }
+      }
+      if (!overflow && nb >= k_lo && na >= k_hi) {
+        std::nth_element(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(k_lo - 1),
+                         below.begin() + static_cast<std::ptrdiff_t>(nb));
+        std::nth_element(above.begin(), above.begin() + static_cast<std::ptrdiff_t>(na - k_hi),
+                         above.begin() + static_cast<std::ptrdiff_t>(na));
+        return {below[k_lo - 1], above[na - k_hi]};
+      }
+    }
+  }
   if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i) {
     // Both tails are short (2.5% of B): one pass keeping the k_lo smallest in a max-heap and the k_hi largest in a
     // min-heap, instead of two selections over all B. The order statistics are values, so they are exactly those

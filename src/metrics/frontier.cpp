@@ -1,13 +1,14 @@
 #include "advplan/metrics/frontier.hpp"
 
-#include <pagmo/utils/hypervolume.hpp>
-#include <pagmo/utils/multi_objective.hpp>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <filesystem>
 #include <stdexcept>
+#include <string>
 
 namespace advplan {
 
@@ -139,21 +140,56 @@ std::vector<int> nondominated_ranks_2d(const PointSet& p) {
   return rank;
 }
 
+namespace {
+
+/// pagmo2's routines, from libadvplan_pagmo.so beside libadvplan.so (src/pagmo_module), loaded on first use:
+/// linking libpagmo would run its static initialisers (about 10 ms of CPU) in every process.
+struct PagmoModule {
+  int (*fronts)(const double*, std::size_t, std::size_t, unsigned long long*, char*, std::size_t) = nullptr;
+  int (*hypervolume)(const double*, std::size_t, std::size_t, const double*, double*, char*, std::size_t) = nullptr;
+};
+
+const PagmoModule& pagmo_module() {
+  static const PagmoModule m = [] {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&pagmo_module), &info) == 0 || info.dli_fname == nullptr)
+      throw std::runtime_error("cannot locate libadvplan to load libadvplan_pagmo.so (pagmo2's routines)");
+    const std::string path =
+        (std::filesystem::path(info.dli_fname).parent_path() / "libadvplan_pagmo.so").string();
+    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* why = ::dlerror();
+      throw std::runtime_error("cannot load " + path + " (pagmo2's routines): " + (why ? why : "unknown error"));
+    }
+    PagmoModule mod;
+    mod.fronts = reinterpret_cast<decltype(mod.fronts)>(::dlsym(h, "advplan_pagmo_fronts"));
+    mod.hypervolume = reinterpret_cast<decltype(mod.hypervolume)>(::dlsym(h, "advplan_pagmo_hypervolume"));
+    if (mod.fronts == nullptr || mod.hypervolume == nullptr)
+      throw std::runtime_error(path + " lacks advplan_pagmo_fronts or advplan_pagmo_hypervolume");
+    return mod;
+  }();
+  return m;
+}
+
+}  // namespace
+
 std::vector<int> nondominated_ranks_pagmo(const PointSet& p) {
   const std::size_t n = p.size();
   std::vector<int> rank(n, 0);
   std::vector<std::size_t> idx;
-  std::vector<pagmo::vector_double> pts;
+  std::vector<double> pts;
   for (std::size_t i = 0; i < n; ++i)
     if (finite_point(p, i)) {
       idx.push_back(i);
-      pts.emplace_back(p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
-                       p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
+      pts.insert(pts.end(), p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
+                 p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
     }
-  if (pts.size() == 1) rank[idx[0]] = 1;  // pagmo needs two points
-  if (pts.size() < 2) return rank;
-  const auto fnds = pagmo::fast_non_dominated_sorting(pts);
-  const auto& r = std::get<3>(fnds);  // 0-based rank of each point
+  if (idx.size() == 1) rank[idx[0]] = 1;  // pagmo needs two points
+  if (idx.size() < 2) return rank;
+  std::vector<unsigned long long> r(idx.size());  // 0-based rank of each point
+  char err[256] = "";
+  if (pagmo_module().fronts(pts.data(), idx.size(), p.dim, r.data(), err, sizeof err) != 0)
+    throw std::invalid_argument(std::string("non-dominated sorting (pagmo2): ") + err);
   for (std::size_t k = 0; k < idx.size(); ++k) rank[idx[k]] = static_cast<int>(r[k]) + 1;
   return rank;
 }
@@ -167,17 +203,23 @@ double hypervolume(const PointSet& p, std::span<const double> reference) {
     throw std::invalid_argument("hypervolume: the reference point and the points have different dimensions");
   for (double r : reference)
     if (!std::isfinite(r)) throw std::invalid_argument("hypervolume: the reference point is not finite");
-  std::vector<pagmo::vector_double> pts;
+  std::vector<double> pts;
+  std::size_t n = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     bool inside = true;
     for (std::size_t j = 0; j < p.dim && inside; ++j) inside = p.at(i, j) < reference[j];  // NaN: false
-    if (inside)
-      pts.emplace_back(p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
-                       p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
+    if (inside) {
+      pts.insert(pts.end(), p.v.begin() + static_cast<std::ptrdiff_t>(i * p.dim),
+                 p.v.begin() + static_cast<std::ptrdiff_t>((i + 1) * p.dim));
+      ++n;
+    }
   }
-  if (pts.empty()) return 0.0;
-  const pagmo::hypervolume hv(pts, true);
-  return hv.compute(pagmo::vector_double(reference.begin(), reference.end()));
+  if (n == 0) return 0.0;
+  double hv = 0;
+  char err[256] = "";
+  if (pagmo_module().hypervolume(pts.data(), n, p.dim, reference.data(), &hv, err, sizeof err) != 0)
+    throw std::invalid_argument(std::string("hypervolume (pagmo2): ") + err);
+  return hv;
 }
 
 std::size_t attainment_level(double t, std::size_t n) {

@@ -10,34 +10,54 @@
 namespace advplan {
 using nlohmann::json;
 
+// The objects are filled key by key and moved into place: nlohmann's initializer-list form copies every nested
+// value once more. The keys are ordered by the object type either way, so the text is the same.
 json to_json(const Plan& p) {
   json actions = json::array();
+  actions.get_ref<json::array_t&>().reserve(p.actions.size());
   for (const auto& a : p.actions) {
     json meta = json::object();
     for (const auto& [k, v] : a.metadata) meta[k] = v;
-    actions.push_back({{"id", a.id},
-                       {"asset", a.asset},
-                       {"verb", a.verb},
-                       {"category", std::string(to_string(a.category))},
-                       {"target", a.target},
-                       {"priority", a.priority},
-                       {"metadata", meta}});
+    json o = json::object();
+    o["id"] = a.id;
+    o["asset"] = a.asset;
+    o["verb"] = a.verb;
+    o["category"] = std::string(to_string(a.category));
+    o["target"] = a.target;
+    o["priority"] = a.priority;
+    o["metadata"] = std::move(meta);
+    actions.push_back(std::move(o));
   }
   json branches = json::array();
-  for (const auto& b : p.branches) branches.push_back({{"at", b.at}, {"condition", b.condition}, {"options", b.options}});
+  for (const auto& b : p.branches) {
+    json o = json::object();
+    o["at"] = b.at;
+    o["condition"] = b.condition;
+    o["options"] = b.options;
+    branches.push_back(std::move(o));
+  }
   json tools = json::array();
   for (const auto& t : p.tool_calls) {
     json args = json::parse(t.arguments_json, nullptr, false);
     if (args.is_discarded()) args = json::object();
-    tools.push_back({{"name", t.name}, {"arguments", args}});
+    json o = json::object();
+    o["name"] = t.name;
+    o["arguments"] = std::move(args);
+    tools.push_back(std::move(o));
   }
   json roles = json::object();
   for (const auto& [k, v] : p.roles) roles[k] = v;
-  return json{{"plan_id", p.plan_id}, {"side", std::string(to_string(p.side))},
-              {"objective", p.objective}, {"domain", p.domain},
-              {"roles", roles},          {"actions", actions},
-              {"chain", p.chain},        {"branches", branches},
-              {"tool_calls", tools}};
+  json out = json::object();
+  out["plan_id"] = p.plan_id;
+  out["side"] = std::string(to_string(p.side));
+  out["objective"] = p.objective;
+  out["domain"] = p.domain;
+  out["roles"] = std::move(roles);
+  out["actions"] = std::move(actions);
+  out["chain"] = p.chain;
+  out["branches"] = std::move(branches);
+  out["tool_calls"] = std::move(tools);
+  return out;
 }
 
 std::string plan_to_string(const Plan& plan) { return to_json(plan).dump(); }
@@ -242,45 +262,57 @@ json to_json(const Scenario& s) {
   for (const auto& a : s.assets) {
     json cats = json::array();
     for (auto c : a.categories) cats.push_back(std::string(to_string(c)));
-    assets.push_back({{"id", a.id},
-                      {"side", std::string(to_string(a.side))},
-                      {"type", a.type},
-                      {"domain", a.domain},
-                      {"role", a.role},
-                      {"capability", a.capability},
-                      {"cost", a.cost},
-                      {"mobility", a.mobility},
-                      {"categories", cats}});
+    json o = json::object();
+    o["id"] = a.id;
+    o["side"] = std::string(to_string(a.side));
+    o["type"] = a.type;
+    o["domain"] = a.domain;
+    o["role"] = a.role;
+    o["capability"] = a.capability;
+    o["cost"] = a.cost;
+    o["mobility"] = a.mobility;
+    o["categories"] = std::move(cats);
+    assets.push_back(std::move(o));
     if (a.side == Side::Red) red_pool.push_back(a.id);
   }
   json req = json::object();
   for (auto side : kSides) {
     const auto& r = s.req(side);
-    req[std::string(to_string(side))] = {{"weights", cat_map(r.weight)}, {"effort_scale", r.effort_scale}, {"budget", r.budget}};
+    json o = json::object();
+    o["weights"] = cat_map(r.weight);
+    o["effort_scale"] = r.effort_scale;
+    o["budget"] = r.budget;
+    req[std::string(to_string(side))] = std::move(o);
   }
   json verbs = json::object();
   for (std::size_t i = 0; i < kNumCategories; ++i) verbs[std::string(to_string(static_cast<Category>(i)))] = s.verbs[i];
   json plans = json::array();
   for (const auto& p : s.blue_seed_plans) plans.push_back(to_json(p));
-  return json{{"id", s.id},
-              {"template", s.template_id},
-              {"seed", s.seed},
-              {"domain", s.domain},
-              {"terrain",
-               {{"family", s.terrain.family},
-                {"mobility", s.terrain.mobility},
-                {"visibility", s.terrain.visibility},
-                {"exposure", s.terrain.exposure},
-                {"category_modifiers", cat_map(s.terrain.category_modifier)}}},
-              {"framing", std::string(to_string(s.framing))},
-              {"objectives", {{"BLUE", s.blue_objective}, {"RED", s.red_objective}}},
-              {"places", s.places},
-              {"assets", assets},
-              {"red_pool", red_pool},
-              {"requirements", req},
-              {"verbs", verbs},
-              {"exposure", cat_map(s.exposure)},
-              {"blue_seed_plans", plans}};
+  json terrain = json::object();
+  terrain["family"] = s.terrain.family;
+  terrain["mobility"] = s.terrain.mobility;
+  terrain["visibility"] = s.terrain.visibility;
+  terrain["exposure"] = s.terrain.exposure;
+  terrain["category_modifiers"] = cat_map(s.terrain.category_modifier);
+  json objectives = json::object();
+  objectives["BLUE"] = s.blue_objective;
+  objectives["RED"] = s.red_objective;
+  json out = json::object();
+  out["id"] = s.id;
+  out["template"] = s.template_id;
+  out["seed"] = s.seed;
+  out["domain"] = s.domain;
+  out["terrain"] = std::move(terrain);
+  out["framing"] = std::string(to_string(s.framing));
+  out["objectives"] = std::move(objectives);
+  out["places"] = s.places;
+  out["assets"] = std::move(assets);
+  out["red_pool"] = std::move(red_pool);
+  out["requirements"] = std::move(req);
+  out["verbs"] = std::move(verbs);
+  out["exposure"] = cat_map(s.exposure);
+  out["blue_seed_plans"] = std::move(plans);
+  return out;
 }
 
 std::string scenario_to_string(const Scenario& s) { return to_json(s).dump(); }

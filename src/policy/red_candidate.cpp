@@ -81,6 +81,7 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       have[i] = score_red_plan(std::move(p), sc, vuln, req.weights, static_cast<int>(i));
     });
   }
+  if (!cache) return local;  // drawn for this call alone: moved out, not copied
   return {have.begin(), have.begin() + static_cast<std::ptrdiff_t>(want)};
 }
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
+#include "advplan/io/csv.hpp"
 #include "advplan/io/process_pool.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/coherence.hpp"
@@ -124,6 +127,29 @@ ExperimentConfig* HardeningTest::cfg_ = nullptr;
 std::vector<Scenario>* HardeningTest::corpus_ = nullptr;
 
 // ---- 1. deeply nested JSON ------------------------------------------------------------------------------
+
+TEST(FmtReal, IsFmtsFixedSixDecimalsOnEveryKindOfDouble) {
+  // fmt_real formats with std::to_chars; the oracle is fmt's "{:.6f}", which it replaced (the same text in every
+  // trace). Values: halfway cases at the 7th decimal, tiny and huge magnitudes, random bit patterns, infinities.
+  auto oracle = [](double v) {
+    if (std::isnan(v)) return std::string();
+    std::string s = fmt::format("{:.6f}", v == 0 ? 0.0 : v);
+    return s == "-0.000000" ? std::string("0.000000") : s;
+  };
+  std::vector<double> values = {0.0,      -0.0,     0.5,       0.0000005, -0.0000005, 0.0000015, 2.5e-7,
+                                1.0000005, 123.4564995, 1e-320, 1e300, -1e300, 1.7976931348623157e308,
+                                std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                std::nan("")};
+  std::mt19937_64 g(42);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bits = g();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    values.push_back(v);
+    values.push_back(static_cast<double>(g() % 2000001) / 2000000.0 - 0.5);  // [−.5, .5] on a 7th-decimal grid
+  }
+  for (double v : values) ASSERT_EQ(io::fmt_real(v), oracle(v)) << fmt::format("{:a}", v);
+}
 
 TEST(BoundedJson, DepthIsCheckedBeforeParsing) {
   EXPECT_EQ(io::json_depth_error(nested(64, "1")), "");

@@ -1,5 +1,6 @@
 #include "advplan/sim/wargame.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -40,22 +41,27 @@ SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, c
   const double alpha0 = pbar > 0 ? pb / pbar : 0.0, beta0 = pbar > 0 ? pr / pbar : 0.0;
   const Eigen::ArrayXd alpha = alpha0 * (cfg.noise * noise.z.col(0)).exp();
   const Eigen::ArrayXd beta = beta0 * (cfg.noise * noise.z.col(1)).exp();
-  Eigen::ArrayXd b = Eigen::ArrayXd::Ones(R), r = Eigen::ArrayXd::Ones(R);
-  Eigen::ArrayXd active = Eigen::ArrayXd::Ones(R);  // 1 while the engagement goes on
-  Eigen::ArrayXd steps = Eigen::ArrayXd::Constant(R, T);
-  const double bp = cfg.break_point, dt = cfg.dt;
-  for (int t = 0; t < T; ++t) {
-    const Eigen::ArrayXd db = dt * beta * r * (1.0 + cfg.step_noise * noise.step_b.col(t)).max(0.0);
-    const Eigen::ArrayXd dr = dt * alpha * b * (1.0 + cfg.step_noise * noise.step_r.col(t)).max(0.0);
-    b = (b - active * db).max(0.0);
-    r = (r - active * dr).max(0.0);
-    for (int i = 0; i < R; ++i) {
-      if (active(i) > 0 && (b(i) < bp || r(i) < bp || b(i) <= 0 || r(i) <= 0)) {
-        active(i) = 0;
-        steps(i) = t + 1;
+  Eigen::ArrayXd b(R), r(R), steps(R);
+  const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
+  // Each replication is stepped on its own until it breaks: the arithmetic per step is that of the array form
+  // (((dt * beta) * r) * max(1 + sn * noise, 0), then max(b - db, 0)), element by element, so the values are
+  // the same bits; a stopped engagement no longer changes, so leaving its loop early changes nothing.
+  for (int i = 0; i < R; ++i) {
+    double bi = 1.0, ri = 1.0, si = T;
+    const double dtb = dt * beta(i), dta = dt * alpha(i);
+    for (int t = 0; t < T; ++t) {
+      const double db = dtb * ri * std::max(1.0 + sn * noise.step_b(i, t), 0.0);
+      const double dr = dta * bi * std::max(1.0 + sn * noise.step_r(i, t), 0.0);
+      bi = std::max(bi - db, 0.0);
+      ri = std::max(ri - dr, 0.0);
+      if (bi < bp || ri < bp || bi <= 0 || ri <= 0) {
+        si = t + 1;
+        break;
       }
     }
-    if (active.maxCoeff() == 0) break;
+    b(i) = bi;
+    r(i) = ri;
+    steps(i) = si;
   }
   // BLUE wins when RED broke and BLUE did not, or when both stand (time limit) or both broke and BLUE holds the
   // larger remaining strength. Exact ties go to RED: BLUE has not achieved its objective.

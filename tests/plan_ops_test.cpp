@@ -26,6 +26,15 @@ using testing::tiny_scenario;
 // ---------------------------------------------------------------------------------------------------------
 // Rng::pick
 
+TEST(RngKeyed, ThePrefixFormIsTheSameStream) {
+  for (std::uint64_t i : {0ULL, 1ULL, 7ULL, 1999ULL, ~0ULL}) {
+    Rng a = Rng::keyed(20240601, "urban-100", "sim", i);
+    Rng b = Rng::keyed_at(Rng::key_prefix(20240601, "urban-100", "sim"), i);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(a.next_u64(), b.next_u64()) << i;
+  }
+  EXPECT_NE(Rng::key_prefix(1, "ab", "c"), Rng::key_prefix(1, "a", "bc"));
+}
+
 TEST(RngPick, IsOneUniformIntDrawOverTheIndices) {
   const std::vector<int> v{10, 20, 30, 40, 50, 60, 70};
   Rng a(42), b(42);

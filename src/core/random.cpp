@@ -35,13 +35,17 @@ Rng::Rng(std::uint64_t seed) : key_(seed) {
   for (auto& s : s_) s = splitmix64(st);
 }
 
-Rng Rng::keyed(std::uint64_t seed, std::string_view scenario, std::string_view purpose, std::uint64_t index) {
+std::uint64_t Rng::key_prefix(std::uint64_t seed, std::string_view scenario, std::string_view purpose) {
   std::uint64_t h = mix_u64(0xcbf29ce484222325ULL, seed);
   h = fnv1a(scenario, h);
   h = fnv1a("\x1f", h);  // separator so ("ab","c") != ("a","bc")
-  h = fnv1a(purpose, h);
-  h = mix_u64(h, index);
-  return Rng(h);
+  return fnv1a(purpose, h);
+}
+
+Rng Rng::keyed_at(std::uint64_t prefix, std::uint64_t index) { return Rng(mix_u64(prefix, index)); }
+
+Rng Rng::keyed(std::uint64_t seed, std::string_view scenario, std::string_view purpose, std::uint64_t index) {
+  return keyed_at(key_prefix(seed, scenario, purpose), index);
 }
 
 Rng Rng::child(std::string_view purpose, std::uint64_t index) const {

@@ -213,11 +213,12 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
   const bool complete = (present > 0).all();
   const auto b_count = static_cast<std::size_t>(resamples);
   std::vector<double> replicate(b_count * uniq.size());
+  const std::uint64_t prefix = Rng::key_prefix(seed, "bootstrap-joint", key);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
     std::vector<std::uint32_t> counts(units);
     Eigen::Array<double, 1, Eigen::Dynamic> sums(m), drawn(m);
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
-      Rng rng = Rng::keyed(seed, "bootstrap-joint", key, static_cast<std::uint64_t>(b));
+      Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
       resample_counts(rng, counts);
       sums.setZero();
       drawn.setConstant(static_cast<double>(units));

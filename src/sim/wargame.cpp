@@ -17,8 +17,9 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
   n.step_b.resize(R, T);
   n.step_r.resize(R, T);
   const double half_width = std::sqrt(3.0);  // uniform on [-sqrt3, sqrt3] has variance 1
+  const std::uint64_t prefix = Rng::key_prefix(run_seed, scenario_id, "sim");
   for (int r = 0; r < R; ++r) {
-    Rng rng = Rng::keyed(run_seed, scenario_id, "sim", static_cast<std::uint64_t>(r));
+    Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(r));
     n.z(r, 0) = rng.normal();
     n.z(r, 1) = rng.normal();
     for (int t = 0; t < T; ++t) {

@@ -20,6 +20,10 @@ class Rng {
   explicit Rng(std::uint64_t seed);
   /// The stream for (seed, scenario, purpose, index).
   static Rng keyed(std::uint64_t seed, std::string_view scenario, std::string_view purpose, std::uint64_t index = 0);
+  /// keyed() in two steps, for loops over the index: the hash of (seed, scenario, purpose) once, then
+  /// keyed_at(prefix, i) == keyed(seed, scenario, purpose, i) for each i, without hashing the strings again.
+  static std::uint64_t key_prefix(std::uint64_t seed, std::string_view scenario, std::string_view purpose);
+  static Rng keyed_at(std::uint64_t prefix, std::uint64_t index);
   /// A child stream, keyed on this stream's identity and not on how much of it was consumed.
   Rng child(std::string_view purpose, std::uint64_t index = 0) const;
 

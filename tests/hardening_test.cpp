@@ -151,6 +151,13 @@ TEST(FmtReal, IsFmtsFixedSixDecimalsOnEveryKindOfDouble) {
   for (double v : values) ASSERT_EQ(io::fmt_real(v), oracle(v)) << fmt::format("{:a}", v);
 }
 
+TEST(CsvOutput, QuotesWhatNeedsQuotingAndRepairsIllFormedUtf8) {
+  io::CsvTable t({"a", "b", "c", "d", "e", "f", "g"});
+  t.add({"plain-1.5", "x,y", "say \"hi\"", "two\nlines", "caf\xe9", "caf\xc3\xa9", "cr\r"});
+  EXPECT_EQ(t.to_string(), "a,b,c,d,e,f,g\nplain-1.5,\"x,y\",\"say \"\"hi\"\"\",\"two\nlines\",caf\xEF\xBF\xBD,"
+                           "caf\xc3\xa9,\"cr\r\"\n");
+}
+
 TEST(BoundedJson, DepthIsCheckedBeforeParsing) {
   EXPECT_EQ(io::json_depth_error(nested(64, "1")), "");
   EXPECT_EQ(io::json_depth_error(nested(65, "1")), "JSON nests deeper than 64 levels");

@@ -112,6 +112,8 @@ std::vector<Interval> scope_intervals(const CsvTable& per, std::string_view scop
   std::unordered_map<std::string_view, std::size_t> cond_index, unit_index;
   for (std::size_t c = 0; c < conds.size(); ++c) cond_index.emplace(conds[c], c);
   const std::size_t columns = conds.size() * metrics.size();
+  std::vector<std::size_t> metric_col(metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) metric_col[m] = per.col(metrics[m]);
   std::vector<double> values;
   std::vector<char> seen;
   for (std::size_t i = 0; i < per.size(); ++i) {
@@ -127,7 +129,7 @@ std::vector<Interval> scope_intervals(const CsvTable& per, std::string_view scop
     if (seen[u->second * conds.size() + ci->second]++)
       throw CsvError(fmt::format("{}: scenario {} has two ok rows of condition {}", per.source(), r[cs], r[cc]));
     for (std::size_t m = 0; m < metrics.size(); ++m)
-      values[u->second * columns + ci->second * metrics.size() + m] = per.real(i, metrics[m]);
+      values[u->second * columns + ci->second * metrics.size() + m] = per.real(i, metric_col[m]);
   }
   return joint_bootstrap_means(values, columns, bs.resamples, bs.seed, scope);
 }

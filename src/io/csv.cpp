@@ -44,13 +44,15 @@ std::size_t CsvTable::col(std::string_view name) const {
   return index_.find(name)->second;
 }
 
-double CsvTable::real(std::size_t row, std::string_view column) const {
-  const std::string& s = rows_[row][col(column)];
+double CsvTable::real(std::size_t row, std::string_view column) const { return real(row, col(column)); }
+
+double CsvTable::real(std::size_t row, std::size_t column) const {
+  const std::string& s = rows_[row][column];
   if (s.empty()) return std::nan("");
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size())
-    throw CsvError(fmt::format("{}: line {}: column '{}' is not a number: '{}'", source_, row + 2, column, s));
+    throw CsvError(fmt::format("{}: line {}: column '{}' is not a number: '{}'", source_, row + 2, header_[column], s));
   return v;
 }
 
@@ -58,6 +60,17 @@ namespace {
 void put_field(std::string& out, const std::string& raw) {
   // Traces are UTF-8: a cell that is not (bytes from a policy or server that slipped past every other check)
   // is written with U+FFFD in place of each ill-formed byte. Valid cells are written as they are.
+  // Most cells are plain ASCII needing no quotes (numbers, ids): one scan, then appended as they are.
+  bool plain = true;
+  for (const char c : raw)
+    if (static_cast<unsigned char>(c) >= 0x80 || c == ',' || c == '"' || c == '\n' || c == '\r') {
+      plain = false;
+      break;
+    }
+  if (plain) {
+    out += raw;
+    return;
+  }
   const std::string f = to_valid_utf8(raw);
   if (f.find_first_of(",\"\n\r") == std::string::npos) {
     out += f;

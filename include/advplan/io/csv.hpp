@@ -34,6 +34,8 @@ class CsvTable {
   const std::string& at(std::size_t row, std::string_view column) const { return rows_[row][col(column)]; }
   /// The cell as a number; NaN for an empty cell; throws CsvError naming file, line and column when malformed.
   double real(std::size_t row, std::string_view column) const;
+  /// The same by column index (col()), for loops that read one column in many rows.
+  double real(std::size_t row, std::size_t column) const;
   const std::string& source() const { return source_; }
 
   std::string to_string() const;

@@ -14,7 +14,9 @@
 // test asserts |b_N - B*| <= B* N alpha beta dt^2 + alpha beta dt^2 / B* + 1e-9 with N the simulator's steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <stdexcept>
 
 #include "advplan/sim/wargame.hpp"
@@ -216,6 +218,51 @@ TEST(WargameCommonRandomNumbers, StrongerBlueNeverWinsLess) {
       prev = w;
     }
   }
+}
+
+TEST(WargameReference, EqualsOneReplicationAtATimeBitForBit) {
+  // The simulator steps four replications at a time in vector registers; the oracle is the plain loop over one
+  // replication at a time with the documented arithmetic. Replication counts that are not multiples of four, and
+  // forces from even to lopsided, with and without step noise.
+  for (int R : {1, 3, 7, 13, 200})
+    for (double sn : {0.0, 0.1, 0.9})
+      for (const auto& [blue, red] : {std::pair{Force{2.0, 0.6, 0.5}, Force{2.1, 0.5, 0.55}},
+                                      std::pair{Force{1.0, 0.9, 0.9}, Force{3.0, 0.2, 0.1}},
+                                      std::pair{Force{2.0, 0.5, 0.5}, Force{2.0, 0.5, 0.5}}}) {
+        SimConfig cfg;
+        cfg.replications = R;
+        cfg.step_noise = sn;
+        const SimNoise n = draw_noise(20240601, "urban-100", cfg);
+        const double pb = effective_power(blue), pr = effective_power(red), pbar = 0.5 * (pb + pr);
+        const Eigen::ArrayXd alpha = pb / pbar * (cfg.noise * n.z.col(0)).exp();
+        const Eigen::ArrayXd beta = pr / pbar * (cfg.noise * n.z.col(1)).exp();
+        Eigen::ArrayXd b(R), r(R), steps(R);
+        int wins = 0;
+        for (int i = 0; i < R; ++i) {
+          double bi = 1, ri = 1, si = cfg.time_limit;
+          for (int t = 0; t < cfg.time_limit; ++t) {
+            const double db = cfg.dt * beta(i) * ri * std::max(1.0 + sn * n.step_b(i, t), 0.0);
+            const double dr = cfg.dt * alpha(i) * bi * std::max(1.0 + sn * n.step_r(i, t), 0.0);
+            bi = std::max(bi - db, 0.0);
+            ri = std::max(ri - dr, 0.0);
+            if (bi < cfg.break_point || ri < cfg.break_point || bi <= 0 || ri <= 0) {
+              si = t + 1;
+              break;
+            }
+          }
+          b(i) = bi;
+          r(i) = ri;
+          steps(i) = si;
+          const bool blue_broke = bi < cfg.break_point || bi <= 0, red_broke = ri < cfg.break_point || ri <= 0;
+          wins += (red_broke && !blue_broke) || (blue_broke == red_broke && bi > ri) ? 1 : 0;
+        }
+        const SimResult got = simulate(blue, red, n, cfg);
+        SCOPED_TRACE(::testing::Message() << "R " << R << " step noise " << sn << " P_B " << pb);
+        EXPECT_EQ(got.win_rate, static_cast<double>(wins) / R);
+        EXPECT_EQ(got.blue_final, b.mean());
+        EXPECT_EQ(got.red_final, r.mean());
+        EXPECT_EQ(got.mean_steps, steps.mean());
+      }
 }
 
 TEST(WargameContract, ThrowsWhenNoiseWasDrawnForAnotherConfig) {

@@ -27,11 +27,9 @@ double effective_power(const Force& f);
 /// Per-replication noise: z (R x 2 standard normals, one per side) and per-step noise u (R x T, per side),
 /// uniform with mean 0 and variance 1.
 struct SimNoise {
-  /// Row-major: a replication's T steps are contiguous, as draw_noise writes them and simulate reads them.
-  using Steps = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::ArrayXXd z;  ///< R x 2
-  Steps step_b;       ///< R x T
-  Steps step_r;       ///< R x T
+  Eigen::ArrayXXd z;       ///< R x 2
+  Eigen::ArrayXXd step_b;  ///< R x T, column-major: one step of consecutive replications is contiguous
+  Eigen::ArrayXXd step_r;  ///< R x T
 };
 SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const SimConfig& cfg);
 

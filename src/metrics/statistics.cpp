@@ -26,7 +26,11 @@ double mean(std::span<const double> v) {
 
 std::pair<double, double> percentile_bounds(std::span<double> reps) {
   // NaN replicates (a statistic undefined on some resample) are left out; selection needs a strict weak order.
-  const auto end = std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
+  // Usually there are none: a branch-free count decides whether the removal pass is needed.
+  std::size_t nans = 0;
+  for (const double v : reps) nans += v != v ? 1 : 0;
+  const auto end =
+      nans == 0 ? reps.end() : std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
   const auto size = static_cast<std::size_t>(end - reps.begin());
   if (size == 0) return {std::nan(""), std::nan("")};
   const double b = static_cast<double>(size);

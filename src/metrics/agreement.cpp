@@ -469,6 +469,16 @@ KendallWResampler::KendallWResampler(Matrix rows, std::vector<std::size_t> block
     std::iota(o.begin(), o.end(), std::size_t{0});
     std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return rows_[a][j] < rows_[b][j]; });
   }
+  sorted_block_.assign(m, {});
+  group_end_.assign(m, {});
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto& o = order_[j];
+    for (std::size_t k = 0; k < o.size(); ++k) {
+      sorted_block_[j].push_back(static_cast<std::uint32_t>(block_of_[o[k]]));
+      if (k + 1 == o.size() || !(rows_[o[k + 1]][j] == rows_[o[k]][j]))
+        group_end_[j].push_back(static_cast<std::uint32_t>(k + 1));
+    }
+  }
 }
 
 double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
@@ -478,17 +488,21 @@ double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
   if (n < 2) return kNaN;
   // The same arithmetic as kendall_w on the expanded matrix: a tie group spanning sorted positions i..j gets
   // (i + j) / 2 + 1; the per-row rank sums add raters in order; the squared deviations add rows in expansion order.
-  std::vector<double> rank_sum(base, 0.0);
+  // The tie groups (positions i..k-1 of equal values in rater j's order) are precomputed; here they are walked
+  // in the same order with the resample's counts.
+  thread_local std::vector<double> rank_sum;
+  rank_sum.assign(base, 0.0);
   double ties = 0;
   for (std::size_t j = 0; j < m; ++j) {
     const auto& o = order_[j];
-    std::size_t less = 0;
-    for (std::size_t i = 0; i < base;) {
-      std::size_t k = i, equal = 0;
-      while (k < base && rows_[o[k]][j] == rows_[o[i]][j]) equal += counts[block_of_[o[k++]]];
+    const std::uint32_t* blk = sorted_block_[j].data();
+    std::size_t less = 0, i = 0;
+    for (const std::uint32_t k : group_end_[j]) {
+      std::size_t equal = 0;
+      for (std::size_t t = i; t < k; ++t) equal += counts[blk[t]];
       if (equal > 0) {
         const double r = (static_cast<double>(less) + static_cast<double>(less + equal - 1)) / 2.0 + 1.0;
-        for (std::size_t t = i; t < k; ++t) rank_sum[o[t]] += counts[block_of_[o[t]]] ? r : 0.0;
+        for (std::size_t t = i; t < k; ++t) rank_sum[o[t]] += counts[blk[t]] ? r : 0.0;
         ties += static_cast<double>(equal * equal * equal - equal);
       }
       less += equal;

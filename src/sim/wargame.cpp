@@ -33,14 +33,22 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
 
 namespace {
 
-/// The engagements of replications 0..R-1, four at a time in GCC vector types: the four lanes step together,
-/// each frozen once it breaks, and the block ends when all four have. A lane's arithmetic is that of one
-/// replication alone (((dt * beta) * r) * max(1 + sn * u, 0), then max(b - db, 0), with std::max's
-/// (x < 0 ? 0 : x)), each operation rounded on its own (-ffp-contract=off), so the values are the same bits
-/// as a scalar loop's; a frozen lane no longer changes. The AVX2 clone (where the CPU has it) does a block in
-/// one register; the default clone in two.
+/// The engagements of replications 0..R-1, four at a time in GCC vector types: the four lanes of a block step
+/// together, each frozen once it breaks, and the block ends when all four have. Two blocks are stepped in the
+/// same loop, two independent dependency chains that hide each other's latency. A lane's arithmetic is that of
+/// one replication alone (((dt * beta) * r) * max(1 + sn * u, 0), then max(b - db, 0), with std::max's
+/// (x < 0 ? 0 : x)), each operation rounded on its own (-ffp-contract=off), so the values are the same bits as a
+/// scalar loop's; a frozen lane no longer changes. The AVX2 clone (where the CPU has it) holds a block in one
+/// register; the default clone in two.
 using V4 = double __attribute__((vector_size(32)));
 using M4 = long long __attribute__((vector_size(32)));
+
+struct Block {
+  int i0 = 0, lanes = 0;
+  V4 dtb{}, dta{}, b{}, r{}, s{};
+  M4 active{};
+  bool live = false;
+};
 
 __attribute__((target_clones("avx2", "default"))) void step_replications(
     const double* __restrict alpha, const double* __restrict beta, const double* __restrict step_b,
@@ -48,51 +56,66 @@ __attribute__((target_clones("avx2", "default"))) void step_replications(
     double* __restrict r_out, double* __restrict steps_out) {
   constexpr int L = 4;
   const V4 zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, vbp = {bp, bp, bp, bp}, vsn = {sn, sn, sn, sn};
-  for (int i0 = 0; i0 < R; i0 += L) {
-    const int lanes = std::min(L, R - i0);
-    V4 dtb = zero, dta = zero;
-    M4 active = {0, 0, 0, 0};
-    for (int l = 0; l < lanes; ++l) {
-      dtb[l] = dt * beta[i0 + l];
-      dta[l] = dt * alpha[i0 + l];
-      active[l] = -1;
+  const double td = T;
+  auto start = [&](Block& k, int i0) __attribute__((always_inline)) {
+    k.i0 = i0;
+    k.lanes = std::max(0, std::min(L, R - i0));
+    k.dtb = k.dta = zero;
+    k.active = M4{0, 0, 0, 0};
+    for (int l = 0; l < k.lanes; ++l) {
+      k.dtb[l] = dt * beta[i0 + l];
+      k.dta[l] = dt * alpha[i0 + l];
+      k.active[l] = -1;
     }
-    V4 b = one, r = one, s = {static_cast<double>(T), static_cast<double>(T), static_cast<double>(T),
-                              static_cast<double>(T)};
-    for (int t = 0; t < T; ++t) {
-      V4 ub = zero, ur = zero;
-      const double* pb = step_b + static_cast<std::ptrdiff_t>(t) * R + i0;
-      const double* pr = step_r + static_cast<std::ptrdiff_t>(t) * R + i0;
-      if (lanes == L) {
-        std::memcpy(&ub, pb, sizeof ub);
-        std::memcpy(&ur, pr, sizeof ur);
-      } else {
-        for (int l = 0; l < lanes; ++l) {
-          ub[l] = pb[l];
-          ur[l] = pr[l];
-        }
+    k.b = k.r = one;
+    k.s = V4{td, td, td, td};
+    k.live = k.lanes > 0;
+  };
+  auto step = [&](Block& k, int t) __attribute__((always_inline)) {
+    V4 ub = zero, ur = zero;
+    const double* pb = step_b + static_cast<std::ptrdiff_t>(t) * R + k.i0;
+    const double* pr = step_r + static_cast<std::ptrdiff_t>(t) * R + k.i0;
+    if (k.lanes == L) {
+      std::memcpy(&ub, pb, sizeof ub);
+      std::memcpy(&ur, pr, sizeof ur);
+    } else {
+      for (int l = 0; l < k.lanes; ++l) {
+        ub[l] = pb[l];
+        ur[l] = pr[l];
       }
-      V4 mb = one + vsn * ub, mr = one + vsn * ur;
-      mb = mb < zero ? zero : mb;
-      mr = mr < zero ? zero : mr;
-      const V4 db = dtb * r * mb, dr = dta * b * mr;
-      V4 nb = b - db, nr = r - dr;
-      nb = nb < zero ? zero : nb;
-      nr = nr < zero ? zero : nr;
-      const M4 broke = (nb < vbp) | (nr < vbp) | (nb <= zero) | (nr <= zero);
-      b = active ? nb : b;
-      r = active ? nr : r;
-      const double t1 = t + 1;
-      const V4 vt = {t1, t1, t1, t1};
-      s = (active & broke) ? vt : s;
-      active = active & ~broke;
-      if ((active[0] | active[1] | active[2] | active[3]) == 0) break;
     }
-    for (int l = 0; l < lanes; ++l) {
-      b_out[i0 + l] = b[l];
-      r_out[i0 + l] = r[l];
-      steps_out[i0 + l] = s[l];
+    V4 mb = one + vsn * ub, mr = one + vsn * ur;
+    mb = mb < zero ? zero : mb;
+    mr = mr < zero ? zero : mr;
+    const V4 db = k.dtb * k.r * mb, dr = k.dta * k.b * mr;
+    V4 nb = k.b - db, nr = k.r - dr;
+    nb = nb < zero ? zero : nb;
+    nr = nr < zero ? zero : nr;
+    const M4 broke = (nb < vbp) | (nr < vbp) | (nb <= zero) | (nr <= zero);
+    k.b = k.active ? nb : k.b;
+    k.r = k.active ? nr : k.r;
+    const double t1 = t + 1;
+    k.s = (k.active & broke) ? V4{t1, t1, t1, t1} : k.s;
+    k.active = k.active & ~broke;
+    k.live = (k.active[0] | k.active[1] | k.active[2] | k.active[3]) != 0;
+  };
+  auto finish = [&](const Block& k) {
+    for (int l = 0; l < k.lanes; ++l) {
+      b_out[k.i0 + l] = k.b[l];
+      r_out[k.i0 + l] = k.r[l];
+      steps_out[k.i0 + l] = k.s[l];
     }
+  };
+  Block x, y;
+  for (int i0 = 0; i0 < R; i0 += 2 * L) {
+    start(x, i0);
+    start(y, i0 + L);
+    for (int t = 0; t < T && (x.live || y.live); ++t) {
+      if (x.live) step(x, t);
+      if (y.live) step(y, t);
+    }
+    finish(x);
+    finish(y);
   }
 }
 

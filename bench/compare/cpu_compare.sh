@@ -17,10 +17,17 @@ for side in old new; do
   cp "$src/configs/experiments/paper.yaml" "$tmp/paper-$side.yaml"
   sed -i "s#template_dir: ../templates#template_dir: $src/configs/templates#" "$tmp/paper-$side.yaml"
 done
-measure() {  # side config threads -> "cpu wall"
+measure() {  # side config threads -> "cpu wall" in seconds, to the millisecond (getrusage of the child, not
+             # /usr/bin/time's 10 ms steps)
   local bin="${!1}/build/advplan"; rm -rf "$tmp/out"
-  /usr/bin/time -f "%U %S %e" -o "$tmp/time" "$bin" run "$tmp/$2-$1.yaml" --out "$tmp/out" --threads "$3" >/dev/null 2>&1
-  awk '{printf "%.3f %.3f\n", $1 + $2, $3}' "$tmp/time"
+  /usr/bin/python3 - "$bin" run "$tmp/$2-$1.yaml" --out "$tmp/out" --threads "$3" <<'PY'
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+wall = time.perf_counter() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{ru.ru_utime + ru.ru_stime:.4f} {wall:.4f}")
+PY
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 for cfg in paper subset; do

@@ -104,8 +104,19 @@ std::pair<std::string_view, std::string_view> scope_filter(std::string_view scop
 
 /// One scope's joint bootstrap: units are the scope's scenarios (order of first appearance), columns are
 /// condition x metric (condition-major). Returns the intervals in column order.
+/// The metrics of every row, parsed once (row-major, rows x metrics), for the scopes that all read them.
+std::vector<double> parse_metrics(const CsvTable& per, const std::vector<std::string>& metrics) {
+  std::vector<std::size_t> col(metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) col[m] = per.col(metrics[m]);
+  std::vector<double> out(per.size() * metrics.size());
+  for (std::size_t i = 0; i < per.size(); ++i)
+    for (std::size_t m = 0; m < metrics.size(); ++m) out[i * metrics.size() + m] = per.real(i, col[m]);
+  return out;
+}
+
 std::vector<Interval> scope_intervals(const CsvTable& per, std::string_view scope, const std::vector<std::string>& conds,
-                                      const std::vector<std::string>& metrics, const BootstrapSettings& bs) {
+                                      const std::vector<std::string>& metrics, const BootstrapSettings& bs,
+                                      const std::vector<double>* parsed = nullptr) {
   const auto [fcol, fval] = scope_filter(scope);
   const std::size_t c_filter = fcol.empty() ? 0 : per.col(fcol);
   const auto cs = per.col("scenario_id"), cc = per.col("condition");
@@ -129,7 +140,8 @@ std::vector<Interval> scope_intervals(const CsvTable& per, std::string_view scop
     if (seen[u->second * conds.size() + ci->second]++)
       throw CsvError(fmt::format("{}: scenario {} has two ok rows of condition {}", per.source(), r[cs], r[cc]));
     for (std::size_t m = 0; m < metrics.size(); ++m)
-      values[u->second * columns + ci->second * metrics.size() + m] = per.real(i, metric_col[m]);
+      values[u->second * columns + ci->second * metrics.size() + m] =
+          parsed ? (*parsed)[i * metrics.size() + m] : per.real(i, metric_col[m]);
   }
   return joint_bootstrap_means(values, columns, bs.resamples, bs.seed, scope);
 }
@@ -151,9 +163,10 @@ CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSetting
   const auto conds = distinct(per, "condition");
   const auto& metrics = schema::summarised_metrics();
   // Scopes are independent keyed bootstraps, computed in parallel and collected by index.
+  const std::vector<double> parsed = parse_metrics(per, metrics);
   std::vector<std::vector<Interval>> res(scopes.size());
   tbb::parallel_for(std::size_t{0}, scopes.size(),
-                    [&](std::size_t s) { res[s] = scope_intervals(per, scopes[s], conds, metrics, bs); });
+                    [&](std::size_t s) { res[s] = scope_intervals(per, scopes[s], conds, metrics, bs, &parsed); });
   for (std::size_t s = 0; s < scopes.size(); ++s)
     for (std::size_t c = 0; c < conds.size(); ++c)
       for (std::size_t m = 0; m < metrics.size(); ++m) {

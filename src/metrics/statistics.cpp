@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -24,13 +25,86 @@ double mean(std::span<const double> v) {
   return s / static_cast<double>(v.size());
 }
 
+namespace {
+
+/// The k_lo-th smallest and the k_hi-th largest of p[0..size), found by bracketing, or nullopt when the bracket
+/// fails (an unlucky sample, ties) or a value is NaN; the caller then selects the usual way. A sample of every
+/// stride-th value (at most 256) gives, by a small insertion selection, t_lo a little above the k_lo-th smallest
+/// and t_hi a little below the k_hi-th largest; one branch-free pass collects the values <= t_lo and >= t_hi (a
+/// few dozen each); when there are at least k_lo and k_hi of them, the order statistics are selected among those
+/// alone, and they are exactly those of a selection over all (they are values).
+std::optional<std::pair<double, double>> bracket_bounds(const double* p, std::size_t size, std::size_t k_lo,
+                                                        std::size_t k_hi) {
+  constexpr std::size_t kSample = 256, kMargin = 3, kBuf = 512, kChunk = 64, kPick = 16;
+  const std::size_t stride = std::max<std::size_t>(16, size / kSample);
+  const std::size_t m = std::min(size / stride, kSample);
+  // Sample j sits near rank (j + 1) * stride of the whole; kMargin more samples make a shortfall rare.
+  const std::size_t n_lo = std::min(m - 1, k_lo / stride + kMargin) + 1;  // t_lo: the n_lo-th smallest sample
+  const std::size_t n_hi = std::min(m - 1, k_hi / stride + kMargin) + 1;  // t_hi: the n_hi-th largest sample
+  if (n_lo > kPick || n_hi > kPick || n_lo + n_hi > m) return std::nullopt;
+  std::array<double, kPick> lo{}, hi{};  // the n_lo smallest (ascending) and the n_hi largest (descending)
+  std::size_t c_lo = 0, c_hi = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    const double x = p[j * stride];
+    if (x != x) return std::nullopt;
+    if (c_lo < n_lo || x < lo[c_lo - 1]) {
+      std::size_t k = c_lo < n_lo ? c_lo++ : n_lo - 1;
+      for (; k > 0 && lo[k - 1] > x; --k) lo[k] = lo[k - 1];
+      lo[k] = x;
+    }
+    if (c_hi < n_hi || x > hi[c_hi - 1]) {
+      std::size_t k = c_hi < n_hi ? c_hi++ : n_hi - 1;
+      for (; k > 0 && hi[k - 1] < x; --k) hi[k] = hi[k - 1];
+      hi[k] = x;
+    }
+  }
+  const double t_lo = lo[n_lo - 1], t_hi = hi[n_hi - 1];
+  if (!(t_lo < t_hi)) return std::nullopt;
+  // Every value is written to both buffers; the counts advance only for the values kept. The room left is
+  // checked after each chunk, and NaN are counted on the way.
+  std::array<double, kBuf + kChunk> below, above;
+  std::size_t nb = 0, na = 0, nans = 0;
+  for (std::size_t i = 0; i < size; i += kChunk) {
+    const std::size_t stop = std::min(size, i + kChunk);
+    for (std::size_t k = i; k < stop; ++k) {
+      const double x = p[k];
+      below[nb] = x;
+      nb += x <= t_lo ? 1 : 0;
+      above[na] = x;
+      na += x >= t_hi ? 1 : 0;
+      nans += x != x ? 1 : 0;
+    }
+    if (nb > kBuf || na > kBuf) return std::nullopt;
+  }
+  if (nans > 0 || nb < k_lo || na < k_hi) return std::nullopt;
+  std::nth_element(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(k_lo - 1),
+                   below.begin() + static_cast<std::ptrdiff_t>(nb));
+  std::nth_element(above.begin(), above.begin() + static_cast<std::ptrdiff_t>(na - k_hi),
+                   above.begin() + static_cast<std::ptrdiff_t>(na));
+  return std::pair{below[k_lo - 1], above[na - k_hi]};
+}
+
+/// floor(.025 B) and ceil(.975 B) - 1, clamped to the values, as 1-based counts from each end.
+std::pair<std::size_t, std::size_t> tail_counts(std::size_t size) {
+  const double b = static_cast<double>(size);
+  const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), size - 1);
+  auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b));
+  hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
+  return {lo_i + 1, size - hi_i};
+}
+
+}  // namespace
+
 std::pair<double, double> percentile_bounds(std::span<double> reps) {
+  constexpr std::size_t kHeap = 128;
+  // Most replicate sets (B >= 512, no NaN) are done by bracketing, which reads them without reordering.
+  if (reps.size() >= 512) {
+    const auto [k_lo, k_hi] = tail_counts(reps.size());
+    if (k_lo <= kHeap && k_hi <= kHeap && k_lo + k_hi <= reps.size())
+      if (const auto r = bracket_bounds(reps.data(), reps.size(), k_lo, k_hi)) return *r;
+  }
   // NaN replicates (a statistic undefined on some resample) are left out; selection needs a strict weak order.
-  // Usually there are none: a branch-free count decides whether the removal pass is needed.
-  std::size_t nans = 0;
-  for (const double v : reps) nans += v != v ? 1 : 0;
-  const auto end =
-      nans == 0 ? reps.end() : std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
+  const auto end = std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
   const auto size = static_cast<std::size_t>(end - reps.begin());
   if (size == 0) return {std::nan(""), std::nan("")};
   const double b = static_cast<double>(size);
@@ -39,51 +113,6 @@ std::pair<double, double> percentile_bounds(std::span<double> reps) {
   auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b));
   hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
   const std::size_t k_lo = lo_i + 1, k_hi = size - hi_i;  // the lo_i-th smallest is the largest of the k_lo smallest
-  constexpr std::size_t kHeap = 128;
-  if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i && size >= 512) {
-    // Bracketing by a sample: every 16th replicate (at most 256 of them), sorted, gives a value t_lo a little
-    // above the k_lo-th smallest and t_hi a little below the k_hi-th largest. One pass collects the replicates
-    // <= t_lo and >= t_hi (a few dozen each); when there are at least k_lo and k_hi of them (nearly always), the
-    // order statistics are selected among those alone, and they are exactly those of a selection over all (they
-    // are values). Ties or an unlucky sample that leave too few, or too many, fall through to the heaps below.
-    constexpr std::size_t kSample = 256, kMargin = 3, kBuf = 512;
-    const std::size_t stride = std::max<std::size_t>(16, size / kSample);
-    std::array<double, kSample> sample;
-    const std::size_t m = std::min(size / stride, kSample);
-    for (std::size_t j = 0; j < m; ++j) sample[j] = reps[j * stride];
-    // Sample j sits near rank (j + 1) * stride of the whole; kMargin more samples make a shortfall rare. Only
-    // the two sample order statistics are needed: two selections, not a sort.
-    const std::size_t j_lo = std::min(m - 1, k_lo / stride + kMargin);
-    const std::size_t j_hi = m - 1 - std::min(m - 1, k_hi / stride + kMargin);
-    const auto sb = sample.begin();
-    std::nth_element(sb, sb + static_cast<std::ptrdiff_t>(j_lo), sb + static_cast<std::ptrdiff_t>(m));
-    if (j_hi > j_lo)
-      std::nth_element(sb + static_cast<std::ptrdiff_t>(j_lo) + 1, sb + static_cast<std::ptrdiff_t>(j_hi),
-                       sb + static_cast<std::ptrdiff_t>(m));
-    const double t_lo = sample[j_lo], t_hi = sample[j_hi];
-    if (t_lo < t_hi) {
-      std::array<double, kBuf> below, above;
-      std::size_t nb = 0, na = 0;
-      bool overflow = false;
-      for (auto it = reps.begin(); it != end && !overflow; ++it) {
-        const double x = *it;
-        if (x <= t_lo) {
-          below[nb] = x;
-          overflow = ++nb == kBuf;
-        } else if (x >= t_hi) {
-          above[na] = x;
-          overflow = ++na == kBuf;
-        }
-      }
-      if (!overflow && nb >= k_lo && na >= k_hi) {
-        std::nth_element(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(k_lo - 1),
-                         below.begin() + static_cast<std::ptrdiff_t>(nb));
-        std::nth_element(above.begin(), above.begin() + static_cast<std::ptrdiff_t>(na - k_hi),
-                         above.begin() + static_cast<std::ptrdiff_t>(na));
-        return {below[k_lo - 1], above[na - k_hi]};
-      }
-    }
-  }
   if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i) {
     // Both tails are short (2.5% of B): one pass keeping the k_lo smallest in a max-heap and the k_hi largest in a
     // min-heap, instead of two selections over all B. The order statistics are values, so they are exactly those

@@ -3,7 +3,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -181,18 +180,64 @@ Interval bootstrap_mean(std::span<const double> v, int resamples, std::uint64_t 
 
 namespace {
 
-/// sums[u] += counts[s] * x[s * m + u] over the rows s with a count, in row order. Vectorised across the m
-/// columns only, so each column's sum is taken in the same order on every machine: the AVX2 clone (chosen at
-/// load time where the CPU has it) and the baseline one give the same bits, as the library does not contract
-/// a * b + c into an FMA (-ffp-contract=off).
+using V4 = double __attribute__((vector_size(32)));
+
+/// Columns u0 .. u0 + 4 NV of add_weighted_rows, the sums held in NV vector registers over all rows.
+template <std::size_t NV>
+__attribute__((always_inline)) inline void add_weighted_block(const std::uint32_t* __restrict rows,
+                                                              const double* __restrict weights,
+                                                              const double* __restrict x, std::size_t n,
+                                                              std::size_t stride, std::size_t u0,
+                                                              double* __restrict sums) {
+  V4 acc[NV];
+  for (std::size_t c = 0; c < NV; ++c) std::memcpy(&acc[c], sums + u0 + 4 * c, sizeof(V4));
+  for (std::size_t k = 0; k < n; ++k) {
+    const double w = weights[k];
+    const V4 wv = {w, w, w, w};
+    const double* __restrict row = x + rows[k] * stride + u0;
+    for (std::size_t c = 0; c < NV; ++c) {
+      V4 v;
+      std::memcpy(&v, row + 4 * c, sizeof v);
+      acc[c] += wv * v;
+    }
+  }
+  for (std::size_t c = 0; c < NV; ++c) std::memcpy(sums + u0 + 4 * c, &acc[c], sizeof(V4));
+}
+
+/// sums[u] += counts[s] * x[s * stride + u] over the rows s with a count, in row order, for u < stride (a
+/// multiple of 4; the padding columns are zero). Vectorised across columns only, in blocks of up to 32 columns
+/// whose sums stay in registers over all rows, so each column's sum is taken in the same order on every machine:
+/// the AVX2 clone (chosen at load time where the CPU has it) and the baseline one give the same bits, as the
+/// library does not contract a * b + c into an FMA (-ffp-contract=off).
 __attribute__((target_clones("avx2", "default"))) void add_weighted_rows(const std::uint32_t* __restrict counts,
                                                                          const double* __restrict x, std::size_t n,
-                                                                         std::size_t m, double* __restrict sums) {
+                                                                         std::size_t stride, double* __restrict sums) {
+  // The drawn rows and their counts first, without branches (about a third of the rows are not drawn), so that
+  // each block of columns walks the drawn rows alone.
+  thread_local std::vector<std::uint32_t> rows_v;
+  thread_local std::vector<double> weights_v;
+  rows_v.resize(n);
+  weights_v.resize(n);
+  std::uint32_t* __restrict rows = rows_v.data();
+  double* __restrict weights = weights_v.data();
+  std::size_t drawn = 0;
   for (std::size_t s = 0; s < n; ++s) {
-    if (counts[s] == 0) continue;
-    const double w = static_cast<double>(counts[s]);
-    const double* __restrict row = x + s * m;
-    for (std::size_t u = 0; u < m; ++u) sums[u] += w * row[u];
+    rows[drawn] = static_cast<std::uint32_t>(s);
+    weights[drawn] = static_cast<double>(counts[s]);
+    drawn += counts[s] != 0 ? 1 : 0;
+  }
+  n = drawn;
+  std::size_t u0 = 0;
+  for (; u0 + 32 <= stride; u0 += 32) add_weighted_block<8>(rows, weights, x, n, stride, u0, sums);
+  switch ((stride - u0) / 4) {
+    case 7: add_weighted_block<7>(rows, weights, x, n, stride, u0, sums); break;
+    case 6: add_weighted_block<6>(rows, weights, x, n, stride, u0, sums); break;
+    case 5: add_weighted_block<5>(rows, weights, x, n, stride, u0, sums); break;
+    case 4: add_weighted_block<4>(rows, weights, x, n, stride, u0, sums); break;
+    case 3: add_weighted_block<3>(rows, weights, x, n, stride, u0, sums); break;
+    case 2: add_weighted_block<2>(rows, weights, x, n, stride, u0, sums); break;
+    case 1: add_weighted_block<1>(rows, weights, x, n, stride, u0, sums); break;
+    default: break;
   }
 }
 
@@ -200,7 +245,6 @@ __attribute__((target_clones("avx2", "default"))) void add_weighted_rows(const s
 
 std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
                                             std::uint64_t seed, std::string_view key) {
-  using Array = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const std::size_t units = columns == 0 ? 0 : values.size() / columns;
   std::vector<Interval> out(columns);
   if (columns == 0) return out;
@@ -254,38 +298,40 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
   if (uniq.empty()) return out;
   // Values with absent cells as 0, and the presence indicator, for the distinct columns: replicate sums and
   // counts are then two count-weighted row sums.
-  const auto n = static_cast<Eigen::Index>(units), m = static_cast<Eigen::Index>(uniq.size());
-  Array x(n, m), present(n, m);
-  for (Eigen::Index s = 0; s < n; ++s)
-    for (Eigen::Index u = 0; u < m; ++u) {
-      const double v = cell(static_cast<std::size_t>(s), uniq[static_cast<std::size_t>(u)]);
+  // Rows padded to a multiple of 4 columns (zeros), for the vectorised accumulation.
+  const std::size_t m = uniq.size(), stride = (m + 3) / 4 * 4;
+  std::vector<double> x(units * stride, 0.0), present(units * stride, 0.0);
+  bool complete = true;
+  for (std::size_t s = 0; s < units; ++s)
+    for (std::size_t u = 0; u < m; ++u) {
+      const double v = cell(s, uniq[u]);
       const bool ok = !std::isnan(v);
-      x(s, u) = ok ? v : 0.0;
-      present(s, u) = ok ? 1.0 : 0.0;
+      x[s * stride + u] = ok ? v : 0.0;
+      present[s * stride + u] = ok ? 1.0 : 0.0;
+      complete = complete && ok;
     }
   // Replicates, column-major (a column's B replicates are contiguous, for the order statistics). Each resample's
   // multiset is drawn once and applied to every column; the sums run over units in a fixed order
   // (coefficient-wise, no blocked product), so the bits do not depend on the machine or the thread count. When
   // no cell is absent, every column's denominator is the number of draws, n, and is not accumulated.
-  const bool complete = (present > 0).all();
   const auto b_count = static_cast<std::size_t>(resamples);
   std::vector<double> replicate(b_count * uniq.size());
   const std::uint64_t prefix = Rng::key_prefix(seed, "bootstrap-joint", key);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
     std::vector<std::uint32_t> counts(units);
-    Eigen::Array<double, 1, Eigen::Dynamic> sums(m), drawn(m);
+    std::vector<double> sums(stride), drawn(stride);
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
       Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
       resample_counts(rng, counts);
-      sums.setZero();
-      drawn.setConstant(static_cast<double>(units));
-      add_weighted_rows(counts.data(), x.data(), units, static_cast<std::size_t>(m), sums.data());
+      std::fill(sums.begin(), sums.end(), 0.0);
+      std::fill(drawn.begin(), drawn.end(), static_cast<double>(units));
+      add_weighted_rows(counts.data(), x.data(), units, stride, sums.data());
       if (!complete) {
-        drawn.setZero();
-        add_weighted_rows(counts.data(), present.data(), units, static_cast<std::size_t>(m), drawn.data());
+        std::fill(drawn.begin(), drawn.end(), 0.0);
+        add_weighted_rows(counts.data(), present.data(), units, stride, drawn.data());
       }
-      for (Eigen::Index u = 0; u < m; ++u)
-        replicate[static_cast<std::size_t>(u) * b_count + b] = drawn(u) > 0 ? sums(u) / drawn(u) : std::nan("");
+      for (std::size_t u = 0; u < m; ++u)
+        replicate[u * b_count + b] = drawn[u] > 0 ? sums[u] / drawn[u] : std::nan("");
     }
   });
   std::vector<std::pair<double, double>> bounds(uniq.size());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
@@ -56,13 +57,17 @@ class RowBuilder {
  public:
   RowBuilder() : row_(schema::per_scenario().size()) {}
   RowBuilder& set(std::string_view col, std::string v) {
-    const auto& h = schema::per_scenario();
-    for (std::size_t i = 0; i < h.size(); ++i)
-      if (h[i] == col) {
-        row_[i] = std::move(v);
-        return *this;
-      }
-    throw std::logic_error(fmt::format("per_scenario has no column {}", col));
+    // The column's index from a table built once (the schema is a static list): a row sets every column.
+    static const std::unordered_map<std::string_view, std::size_t> index = [] {
+      std::unordered_map<std::string_view, std::size_t> m;
+      const auto& h = schema::per_scenario();
+      for (std::size_t i = 0; i < h.size(); ++i) m.emplace(h[i], i);
+      return m;
+    }();
+    const auto it = index.find(col);
+    if (it == index.end()) throw std::logic_error(fmt::format("per_scenario has no column {}", col));
+    row_[it->second] = std::move(v);
+    return *this;
   }
   RowBuilder& set(std::string_view col, double v) { return set(col, fmt_real(v)); }
   Row take() { return std::move(row_); }

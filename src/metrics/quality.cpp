@@ -137,15 +137,17 @@ QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc
 }
 
 double raw_capability(const Plan& p, const Scenario& sc) {
-  // The distinct ids in id order (the order the sum is taken in), from a per-thread buffer, not set nodes.
-  thread_local std::vector<std::string_view> used;
+  // The distinct assets the plan names (ids are unique in a scenario, so distinct ids are distinct assets; an
+  // unknown id adds nothing), summed in id order, from a per-thread buffer.
+  thread_local std::vector<const Asset*> used;
   used.clear();
-  for (const auto& a : p.actions) used.push_back(a.asset);
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
+  AssetLookup assets(sc);
+  for (const auto& a : p.actions)
+    if (const Asset* x = assets.find(a.asset); x && std::find(used.begin(), used.end(), x) == used.end())
+      used.push_back(x);
+  std::sort(used.begin(), used.end(), [](const Asset* a, const Asset* b) { return a->id < b->id; });
   double s = 0;
-  for (const auto& id : used)
-    if (const Asset* a = sc.find_asset(id)) s += a->capability;
+  for (const Asset* a : used) s += a->capability;
   return s;
 }
 

@@ -129,8 +129,9 @@ std::vector<Scenario>* HardeningTest::corpus_ = nullptr;
 // ---- 1. deeply nested JSON ------------------------------------------------------------------------------
 
 TEST(FmtReal, IsFmtsFixedSixDecimalsOnEveryKindOfDouble) {
-  // fmt_real formats with std::to_chars; the oracle is fmt's "{:.6f}", which it replaced (the same text in every
-  // trace). Values: halfway cases at the 7th decimal, tiny and huge magnitudes, random bit patterns, infinities.
+  // fmt_real formats with an integer fast path or std::to_chars; the oracle is fmt's "{:.6f}", which it replaced
+  // (the same text in every trace). Values: halfway cases at the 7th decimal, tiny and huge magnitudes, random bit
+  // patterns, continuous values, infinities.
   auto oracle = [](double v) {
     if (std::isnan(v)) return std::string();
     std::string s = fmt::format("{:.6f}", v == 0 ? 0.0 : v);
@@ -147,6 +148,9 @@ TEST(FmtReal, IsFmtsFixedSixDecimalsOnEveryKindOfDouble) {
     std::memcpy(&v, &bits, sizeof v);
     values.push_back(v);
     values.push_back(static_cast<double>(g() % 2000001) / 2000000.0 - 0.5);  // [−.5, .5] on a 7th-decimal grid
+    values.push_back(std::ldexp(static_cast<double>(g() >> 11), -53) * 200.0 - 100.0);  // continuous in [−100, 100)
+    values.push_back(std::ldexp(static_cast<double>(g() >> 11), -53));                  // continuous in [0, 1)
+    values.push_back(static_cast<double>(g() % 100000000) / 1e8 + 5e-7);  // near the half at the 7th decimal
   }
   for (double v : values) ASSERT_EQ(io::fmt_real(v), oracle(v)) << fmt::format("{:a}", v);
 }

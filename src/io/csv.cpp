@@ -17,7 +17,8 @@ namespace advplan::io {
 namespace {
 
 /// v to 6 decimals when that can be decided from the double product y = v * 10^6 alone: y is within half an ulp
-/// of the exact v * 10^6, so when y is more than an ulp away from a half-integer, both round to the same integer.
+/// of the exact v * 10^6, so when y is more than two ulps away from a half-integer (half an ulp would do), both
+/// round to the same integer.
 /// Otherwise (near a tie, or |y| >= 2^52) nullopt, and the caller uses the exact conversion.
 std::optional<std::string> fmt_real_fast(double v) {
   const double y = v * 1e6;

@@ -24,6 +24,17 @@ foreach(f bin/advplan include/advplan/version.hpp share/advplan/configs/template
   endif()
 endforeach()
 
+# pagmo2's module is loaded from beside libadvplan.so (src/metrics/frontier.cpp): both must be installed together.
+file(GLOB_RECURSE installed_lib LIST_DIRECTORIES false "${prefix}/*/libadvplan.so")
+list(LENGTH installed_lib n_lib)
+if(NOT n_lib EQUAL 1)
+  message(FATAL_ERROR "install: expected one libadvplan.so under ${prefix}, found '${installed_lib}'")
+endif()
+get_filename_component(libdir "${installed_lib}" DIRECTORY)
+if(NOT EXISTS "${libdir}/libadvplan_pagmo.so")
+  message(FATAL_ERROR "install: ${libdir}/libadvplan_pagmo.so is missing beside libadvplan.so")
+endif()
+
 run_step("--version" "${prefix}/bin/advplan" --version)
 if(NOT STEP_OUT MATCHES "^advplan [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [^)]+\\)")
   message(FATAL_ERROR "advplan --version printed '${STEP_OUT}'")

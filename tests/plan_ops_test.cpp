@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "advplan/core/random.hpp"
@@ -226,6 +227,30 @@ TEST(PlanOps, InsertActionRecordsTheAssetsRole) {
   Plan p = three_step_plan_with_branch();
   insert_action(p, sc, act("", "b3", "prepare", Category::command, "market", 3));
   EXPECT_EQ(p.roles.at("b3"), "strike-group");
+}
+
+TEST(PlanOps, AppendNewActionNumbersFromOneAndRecordsTheRole) {
+  Scenario sc = tiny_scenario();
+  sc.assets[2].role = "strike-group";  // b3
+  Plan p;
+  EXPECT_EQ(append_new_action(p, sc.assets[0], act("", "b1", "harden", Category::protection, "market", 3)).id, "a1");
+  EXPECT_EQ(append_new_action(p, sc.assets[2], act("", "b3", "prepare", Category::command, "market", 3)).id, "a2");
+  EXPECT_EQ(append_new_action(p, sc.assets[0], act("", "b1", "harden", Category::protection, "market", 3)).id, "a3");
+  EXPECT_EQ(p.roles, (std::map<std::string, std::string>{{"b1", "role"}, {"b3", "strike-group"}}));
+  EXPECT_EQ(p.chain, std::vector<std::string>{});
+}
+
+TEST(PlanOps, DrawActionReportsTheAssetItDrew) {
+  const Scenario sc = tiny_scenario();
+  Rng a = Rng::keyed(1, "t", "draw"), b = a;
+  const Asset* drawn = nullptr;
+  const auto with = draw_action(sc, Side::Blue, Category::protection, a, {}, &drawn);
+  const auto without = draw_action(sc, Side::Blue, Category::protection, b);
+  ASSERT_TRUE(with && without);
+  EXPECT_EQ(*with, *without);  // reporting the asset draws nothing more
+  ASSERT_NE(drawn, nullptr);
+  EXPECT_EQ(drawn->id, with->asset);
+  EXPECT_EQ(a.next_u64(), b.next_u64());
 }
 
 TEST(PlanOps, AddOptionActionStaysOutOfTheChain) {

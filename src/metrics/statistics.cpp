@@ -106,12 +106,10 @@ std::pair<double, double> percentile_bounds(std::span<double> reps) {
   const auto end = std::remove_if(reps.begin(), reps.end(), [](double v) { return std::isnan(v); });
   const auto size = static_cast<std::size_t>(end - reps.begin());
   if (size == 0) return {std::nan(""), std::nan("")};
-  const double b = static_cast<double>(size);
-  // Order statistics by selection (the full sort is not needed).
-  const auto lo_i = std::min(static_cast<std::size_t>(std::floor(0.025 * b)), size - 1);
-  auto hi_i = static_cast<std::size_t>(std::ceil(0.975 * b));
-  hi_i = hi_i == 0 ? 0 : std::min(hi_i - 1, size - 1);
-  const std::size_t k_lo = lo_i + 1, k_hi = size - hi_i;  // the lo_i-th smallest is the largest of the k_lo smallest
+  // Order statistics by selection (the full sort is not needed): the lo_i-th smallest is the largest of the k_lo
+  // smallest, the hi_i-th the smallest of the k_hi largest.
+  const auto [k_lo, k_hi] = tail_counts(size);
+  const std::size_t lo_i = k_lo - 1, hi_i = size - k_hi;
   if (k_lo <= kHeap && k_hi <= kHeap && hi_i > lo_i) {
     // Both tails are short (2.5% of B): one pass keeping the k_lo smallest in a max-heap and the k_hi largest in a
     // min-heap, instead of two selections over all B. The order statistics are values, so they are exactly those

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <span>
 
 namespace advplan {
@@ -58,11 +59,14 @@ const std::string& pick_verb(const Scenario& sc, Category c, Rng& rng) { return 
 
 std::string default_target(const Scenario& sc) { return sc.places.empty() ? "" : sc.places.front(); }
 
-std::optional<Action> draw_action(const Scenario& sc, Side side, Category c, Rng& rng, std::string_view verb) {
+std::optional<Action> draw_action(const Scenario& sc, Side side, Category c, Rng& rng, std::string_view verb,
+                                  const Asset** drawn) {
+  if (drawn) *drawn = nullptr;
   if (sc.verbs[index(c)].empty()) return std::nullopt;
   if (!verb.empty() && !sc.verb_allowed(c, verb)) return std::nullopt;
   const Asset* asset = pick_asset(sc, side, c, rng);
   if (!asset) return std::nullopt;
+  if (drawn) *drawn = asset;
   Action a;
   a.asset = asset->id;
   a.category = c;
@@ -82,6 +86,16 @@ std::string next_action_id(const Plan& plan) {
 Action& add_option_action(Plan& plan, const Scenario& sc, Action action) {
   action.id = next_action_id(plan);
   if (const Asset* asset = sc.find_asset(action.asset)) plan.roles[asset->id] = asset->role;
+  plan.actions.push_back(std::move(action));
+  return plan.actions.back();
+}
+
+Action& append_new_action(Plan& plan, const Asset& asset, Action action) {
+  char buf[24];
+  buf[0] = 'a';
+  const auto r = std::to_chars(buf + 1, buf + sizeof buf, plan.actions.size() + 1);
+  action.id.assign(buf, r.ptr);
+  plan.roles.try_emplace(asset.id, asset.role);  // an asset's role is fixed: an existing entry is the same
   plan.actions.push_back(std::move(action));
   return plan.actions.back();
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "advplan/core/error.hpp"
@@ -13,37 +12,21 @@ namespace advplan {
 
 namespace {
 
-/// A chain or option step of category c: drawn asset and verb (draw_action's draws, in its order), then a drawn
-/// target and priority. The drawn asset is returned beside the action, so adding it needs no lookup.
+/// A chain or option step of category c: draw_action's asset and verb, then a drawn target and priority. The
+/// drawn asset comes back beside the action, so appending it needs no lookup.
 struct Drawn {
   Action action;
   const Asset* asset;
 };
 Drawn sampled_action(const Scenario& sc, Side side, Category c, Rng& rng) {
-  const Asset* asset = sc.verbs[index(c)].empty() ? nullptr : pick_asset(sc, side, c, rng);
-  if (!asset)
+  const Asset* asset = nullptr;
+  auto a = draw_action(sc, side, c, rng, {}, &asset);
+  if (!a)
     throw PlanError(fmt::format("scenario {}: no {} asset can perform {} with a verb of the vocabulary", sc.id,
                                 to_string(side), to_string(c)));
-  Drawn d{Action{}, asset};
-  Action& a = d.action;
-  a.asset = asset->id;
-  a.category = c;
-  a.verb = pick_verb(sc, c, rng);
-  if (!sc.places.empty()) a.target = rng.pick(sc.places);
-  a.priority = static_cast<int>(rng.uniform_int(1, 5));
-  return d;
-}
-
-/// add_option_action for the sampler's own plan: the plan starts empty and gains actions only here, so
-/// "a<number of actions + 1>" is always free (no search), and the asset is the drawn one (no lookup).
-Action& add_sampled(Plan& p, Drawn&& d) {
-  char buf[24];
-  buf[0] = 'a';
-  const auto r = std::to_chars(buf + 1, buf + sizeof buf, p.actions.size() + 1);
-  d.action.id.assign(buf, r.ptr);
-  p.roles.try_emplace(d.asset->id, d.asset->role);  // an asset's role is fixed: an existing entry is the same
-  p.actions.push_back(std::move(d.action));
-  return p.actions.back();
+  if (!sc.places.empty()) a->target = rng.pick(sc.places);
+  a->priority = static_cast<int>(rng.uniform_int(1, 5));
+  return {std::move(*a), asset};
 }
 
 }  // namespace
@@ -72,7 +55,8 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
   p.chain.reserve(static_cast<std::size_t>(std::max(len, 0)));
   for (int i = 0; i < len; ++i) {
     const auto c = static_cast<Category>(rng.weighted_index(w));
-    p.chain.push_back(add_sampled(p, sampled_action(sc, side, c, rng)).id);
+    Drawn d = sampled_action(sc, side, c, rng);
+    p.chain.push_back(append_new_action(p, *d.asset, std::move(d.action)).id);
   }
 
   if (len >= 2 && !opts.branch_kinds.empty() && rng.bernoulli(opts.shape.branch_probability)) {
@@ -90,7 +74,7 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
         for (int m = 0; m < olen; ++m) {
           Drawn d = sampled_action(sc, side, rng.pick(cats), rng);
           d.action.metadata.try_emplace("branch_kind", kind.kind);
-          opt.push_back(add_sampled(p, std::move(d)).id);
+          opt.push_back(append_new_action(p, *d.asset, std::move(d.action)).id);
         }
         br.options.push_back(std::move(opt));
       }

@@ -31,8 +31,9 @@ std::string default_target(const Scenario& sc);
 /// A new action of `category`: a drawn asset (pick_asset), then a drawn verb (pick_verb), or `verb` without a
 /// draw when it is given. No id, no target, priority 3. nullopt with no draw when the category has no verbs or
 /// `verb` is not one of them; nullopt after the asset draw when no asset of `side` can perform the category.
+/// When `drawn` is given, it receives the drawn asset (nullptr when there is no action).
 std::optional<Action> draw_action(const Scenario& sc, Side side, Category category, Rng& rng,
-                                  std::string_view verb = {});
+                                  std::string_view verb = {}, const Asset** drawn = nullptr);
 
 /// Next free action id "a<N>", trying N = number of actions + 1 upwards.
 std::string next_action_id(const Plan& plan);
@@ -47,5 +48,9 @@ Action& insert_action(Plan& plan, const Scenario& sc, Action action, std::size_t
 /// Adds `action` to the plan under the next free id and records its asset's role, outside the chain (a step
 /// of a branch option, which the caller lists in the branch). Returns the added action, as insert_action.
 Action& add_option_action(Plan& plan, const Scenario& sc, Action action);
+/// add_option_action for a plan that has gained actions only through this function since it was empty (the plan
+/// sampler's): the next free id is then always "a<number of actions + 1>", found without a search, and `asset` is
+/// the action's asset, already resolved (from draw_action), so there is no lookup either.
+Action& append_new_action(Plan& plan, const Asset& asset, Action action);
 
 }  // namespace advplan

@@ -90,7 +90,7 @@ Action& add_option_action(Plan& plan, const Scenario& sc, Action action) {
   return plan.actions.back();
 }
 
-Action& append_new_action(Plan& plan, const Asset& asset, Action action) {
+Action& append_new_action(Plan& plan, const Asset& asset, Action&& action) {
   char buf[24];
   buf[0] = 'a';
   const auto r = std::to_chars(buf + 1, buf + sizeof buf, plan.actions.size() + 1);

@@ -12,13 +12,9 @@ namespace advplan {
 
 namespace {
 
-/// A chain or option step of category c: draw_action's asset and verb, then a drawn target and priority. The
-/// drawn asset comes back beside the action, so appending it needs no lookup.
-struct Drawn {
-  Action action;
-  const Asset* asset;
-};
-Drawn sampled_action(const Scenario& sc, Side side, Category c, Rng& rng) {
+/// A chain or option step of category c, appended to the plan: draw_action's asset and verb, then a drawn target
+/// and priority, completed in place and appended with the drawn asset (no lookup).
+Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& rng) {
   const Asset* asset = nullptr;
   auto a = draw_action(sc, side, c, rng, {}, &asset);
   if (!a)
@@ -26,7 +22,7 @@ Drawn sampled_action(const Scenario& sc, Side side, Category c, Rng& rng) {
                                 to_string(side), to_string(c)));
   if (!sc.places.empty()) a->target = rng.pick(sc.places);
   a->priority = static_cast<int>(rng.uniform_int(1, 5));
-  return {std::move(*a), asset};
+  return append_new_action(p, *asset, std::move(*a));
 }
 
 }  // namespace
@@ -55,8 +51,7 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
   p.chain.reserve(static_cast<std::size_t>(std::max(len, 0)));
   for (int i = 0; i < len; ++i) {
     const auto c = static_cast<Category>(rng.weighted_index(w));
-    Drawn d = sampled_action(sc, side, c, rng);
-    p.chain.push_back(append_new_action(p, *d.asset, std::move(d.action)).id);
+    p.chain.push_back(append_sampled(p, sc, side, c, rng).id);
   }
 
   if (len >= 2 && !opts.branch_kinds.empty() && rng.bernoulli(opts.shape.branch_probability)) {
@@ -72,9 +67,9 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
         std::vector<std::string> opt;
         const int olen = static_cast<int>(rng.uniform_int(opts.shape.option_min, opts.shape.option_max));
         for (int m = 0; m < olen; ++m) {
-          Drawn d = sampled_action(sc, side, rng.pick(cats), rng);
-          d.action.metadata.try_emplace("branch_kind", kind.kind);
-          opt.push_back(append_new_action(p, *d.asset, std::move(d.action)).id);
+          Action& a = append_sampled(p, sc, side, rng.pick(cats), rng);
+          a.metadata.try_emplace("branch_kind", kind.kind);
+          opt.push_back(a.id);
         }
         br.options.push_back(std::move(opt));
       }

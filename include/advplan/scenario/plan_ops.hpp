@@ -51,6 +51,6 @@ Action& add_option_action(Plan& plan, const Scenario& sc, Action action);
 /// add_option_action for a plan that has gained actions only through this function since it was empty (the plan
 /// sampler's): the next free id is then always "a<number of actions + 1>", found without a search, and `asset` is
 /// the action's asset, already resolved (from draw_action), so there is no lookup either.
-Action& append_new_action(Plan& plan, const Asset& asset, Action action);
+Action& append_new_action(Plan& plan, const Asset& asset, Action&& action);
 
 }  // namespace advplan

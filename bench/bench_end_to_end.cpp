@@ -98,6 +98,15 @@ void BM_Simulate(benchmark::State& state) {
 }
 BENCHMARK(BM_Simulate)->Arg(200)->Unit(benchmark::kMicrosecond);
 
+// One scenario's simulator noise: R = 200 keyed streams of 2 normals and 2T uniforms each.
+void BM_DrawNoise(benchmark::State& state) {
+  SimConfig sim = paper_config().sim;
+  sim.replications = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(draw_noise(20240601, "urban-100", sim));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_DrawNoise)->Arg(200)->Unit(benchmark::kMicrosecond);
+
 // Drawing and scoring k RED candidates against the seed plan (no cache).
 void BM_SampleRedCandidates(benchmark::State& state) {
   const Fixture& f = first_scenario();

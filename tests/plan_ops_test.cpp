@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <vector>
@@ -34,6 +35,27 @@ TEST(RngKeyed, ThePrefixFormIsTheSameStream) {
     for (int k = 0; k < 4; ++k) EXPECT_EQ(a.next_u64(), b.next_u64()) << i;
   }
   EXPECT_NE(Rng::key_prefix(1, "ab", "c"), Rng::key_prefix(1, "a", "bc"));
+}
+
+TEST(RngLanes, EightStreamsInLockstepAreTheScalarStreamsBitForBit) {
+  // The simulator's noise draws eight replications' streams in vector lanes; each lane must be uniform()'s
+  // sequence exactly (all 53 bits: half the values have the top one set) and leave its stream where n calls would.
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+    Rng lanes[8] = {Rng::keyed(7, "s", "sim", 0), Rng::keyed(7, "s", "sim", 1), Rng::keyed(7, "s", "sim", 2),
+                    Rng::keyed(7, "s", "sim", 3), Rng::keyed(7, "s", "sim", 4), Rng::keyed(7, "s", "sim", 5),
+                    Rng::keyed(7, "s", "sim", 6), Rng::keyed(7, "s", "sim", 7)};
+    for (auto& l : lanes) l.normal();  // a stream already advanced, as draw_noise's are
+    Rng scalar[8] = {lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7]};
+    std::vector<double> out(8 * n + 1, -1.0);
+    Rng::uniforms_x8(lanes, n, out.data());
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t l = 0; l < 8; ++l) {
+        const double want = scalar[l].uniform(), got = out[8 * i + l];
+        ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0) << "draw " << i << ", lane " << l << ": " << got;
+      }
+    EXPECT_EQ(out[8 * n], -1.0) << "wrote past 8 n values";
+    for (std::size_t l = 0; l < 8; ++l) EXPECT_EQ(lanes[l].next_u64(), scalar[l].next_u64()) << "lane " << l;
+  }
 }
 
 TEST(RngPick, IsOneUniformIntDrawOverTheIndices) {

@@ -60,6 +60,10 @@ class Rng {
     }
     return lo + static_cast<std::int64_t>(m >> 64);
   }
+  /// Eight streams in lockstep: out[8 * i + l] = lanes[l].uniform() for i in [0, n), each lane left where n of its
+  /// own uniform() calls would leave it, bit for bit (the simulator's noise: one stream per replication, eight
+  /// consecutive replications drawn in vector lanes).
+  static void uniforms_x8(Rng (&lanes)[8], std::size_t n, double* out);
   /// Standard normal (Box-Muller, no caching so a copy replays exactly).
   double normal();
   bool bernoulli(double p) { return uniform() < p; }

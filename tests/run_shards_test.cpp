@@ -237,10 +237,14 @@ TEST_F(Shards, SlurmScriptsInADryRun) {
   EXPECT_THAT(bad.err, HasSubstr("SHARDS"));
 }
 
-/// mpirun on PATH and an advplan linked with MPI; otherwise "" and the reason.
+/// mpirun on PATH and an advplan built with MPI (its MPI module, libadvplan_mpi.so, beside the libadvplan.so it
+/// loads); otherwise "" and the reason.
 std::string mpi_skip_reason(const TempDir& dir) {
   if (testing::run_command("command -v mpirun", dir).status != 0) return "mpirun is not installed (Debian openmpi-bin)";
-  if (testing::run_command("(ldd " + quote(kBinary) + " | grep -q libmpi)", dir).status != 0)
+  if (testing::run_command("test -f \"$(dirname \"$(ldd " + quote(kBinary) +
+                               " | awk '/libadvplan[.]so/ {print $3}')\")/libadvplan_mpi.so\"",
+                           dir)
+          .status != 0)
     return "advplan was built without MPI (Debian libopenmpi-dev)";
   return "";
 }

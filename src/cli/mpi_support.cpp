@@ -1,10 +1,9 @@
 #include "mpi_support.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
 
-#ifdef ADVPLAN_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "advplan/io/modules.hpp"
 
 namespace advplan::cli {
 
@@ -13,14 +12,10 @@ bool launched_by_mpi() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
          std::getenv("PMIX_RANK") != nullptr;
 }
-#ifdef ADVPLAN_HAVE_MPI
+// MPI's calls, from libadvplan_mpi.so (src/mpi_module), loaded once a launcher has started the process.
 bool g_initialised = false;
-void finalize() {
-  int done = 0;
-  MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
-}
-#endif
+int (*g_all)(int) = nullptr;
+MpiWorld g_world;
 }  // namespace
 
 bool mpi_available() {
@@ -32,32 +27,27 @@ bool mpi_available() {
 }
 
 MpiWorld mpi_world() {
-  MpiWorld w;
 #ifdef ADVPLAN_HAVE_MPI
-  if (!launched_by_mpi()) return w;
+  if (!launched_by_mpi()) return MpiWorld{};
   if (!g_initialised) {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    const std::string file = "libadvplan_mpi.so";
+    // RTLD_GLOBAL: Open MPI's components, which it loads itself, resolve libmpi's symbols through the module.
+    void* h = io::open_module(file, /*global=*/true, "MPI");
+    auto init = reinterpret_cast<int (*)(int*, int*)>(io::module_symbol(h, file, "advplan_mpi_init"));
+    g_all = reinterpret_cast<int (*)(int)>(io::module_symbol(h, file, "advplan_mpi_all"));
+    if (init(&g_world.rank, &g_world.size) != 0) throw std::runtime_error("MPI_Init_thread failed");
     g_initialised = true;
-    std::atexit(finalize);
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  return g_world;
 #else
   (void)launched_by_mpi;
+  return MpiWorld{};
 #endif
-  return w;
 }
 
 bool mpi_all(bool ok) {
-#ifdef ADVPLAN_HAVE_MPI
   if (!g_initialised) return ok;
-  int mine = ok ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all == 1;
-#else
-  return ok;
-#endif
+  return g_all(ok ? 1 : 0) == 1;
 }
 
 }  // namespace advplan::cli

@@ -1,6 +1,7 @@
 #pragma once
-// MPI for `mpirun -n N advplan run`: only src/cli/ includes this, and only mpi_support.cpp includes <mpi.h> (when
-// the build found MPI: ADVPLAN_HAVE_MPI). Without MPI, or when not launched by mpirun, the world is one process.
+// MPI for `mpirun -n N advplan run`: only src/cli/ includes this. MPI itself is in libadvplan_mpi.so
+// (src/mpi_module, built when the build found MPI: ADVPLAN_HAVE_MPI), loaded only when an MPI launcher started
+// the process. Without MPI, or when not launched by mpirun, the world is one process.
 #include <string>
 
 namespace advplan::cli {

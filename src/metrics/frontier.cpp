@@ -1,14 +1,13 @@
 #include "advplan/metrics/frontier.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
+
+#include "advplan/io/modules.hpp"
 
 namespace advplan {
 
@@ -151,21 +150,12 @@ struct PagmoModule {
 
 const PagmoModule& pagmo_module() {
   static const PagmoModule m = [] {
-    Dl_info info{};
-    if (::dladdr(reinterpret_cast<void*>(&pagmo_module), &info) == 0 || info.dli_fname == nullptr)
-      throw std::runtime_error("cannot locate libadvplan to load libadvplan_pagmo.so (pagmo2's routines)");
-    const std::string path =
-        (std::filesystem::path(info.dli_fname).parent_path() / "libadvplan_pagmo.so").string();
-    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* why = ::dlerror();
-      throw std::runtime_error("cannot load " + path + " (pagmo2's routines): " + (why ? why : "unknown error"));
-    }
+    const std::string file = "libadvplan_pagmo.so";
+    void* h = io::open_module(file, /*global=*/false, "pagmo2's routines");
     PagmoModule mod;
-    mod.fronts = reinterpret_cast<decltype(mod.fronts)>(::dlsym(h, "advplan_pagmo_fronts"));
-    mod.hypervolume = reinterpret_cast<decltype(mod.hypervolume)>(::dlsym(h, "advplan_pagmo_hypervolume"));
-    if (mod.fronts == nullptr || mod.hypervolume == nullptr)
-      throw std::runtime_error(path + " lacks advplan_pagmo_fronts or advplan_pagmo_hypervolume");
+    mod.fronts = reinterpret_cast<decltype(mod.fronts)>(io::module_symbol(h, file, "advplan_pagmo_fronts"));
+    mod.hypervolume =
+        reinterpret_cast<decltype(mod.hypervolume)>(io::module_symbol(h, file, "advplan_pagmo_hypervolume"));
     return mod;
   }();
   return m;

@@ -1,23 +1,22 @@
 #include "advplan/policy/openai_client.hpp"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "advplan/io/modules.hpp"
 #include "advplan/policy/policy_settings.hpp"
+#include "http_module/http_module.hpp"
 
 namespace advplan {
 using nlohmann::json;
@@ -70,16 +69,6 @@ std::string excerpt(const std::string& body, const std::string& secret) {
 
 bool retryable_status(int status) { return status == 429 || (status >= 500 && status <= 599); }
 
-/// Retry-After in seconds, capped; nullopt when absent or not a number of seconds (an HTTP date is ignored).
-std::optional<double> retry_after(const httplib::Response& r) {
-  if (!r.has_header("Retry-After")) return std::nullopt;
-  const std::string v = r.get_header_value("Retry-After");
-  char* end = nullptr;
-  const double s = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || !std::isfinite(s) || s < 0) return std::nullopt;
-  return std::min(s, kRetryAfterCap);
-}
-
 /// A reported token count: a non-negative integer, saturated at INT_MAX; -1 when absent, negative or not an
 /// integer (a count the server got wrong is treated as not reported).
 int token_count(const json& usage, const char* key) {
@@ -95,20 +84,14 @@ int token_count(const json& usage, const char* key) {
   return -1;
 }
 
-std::string transport_error(httplib::Error e, double elapsed_s, double timeout_s, const std::string& origin) {
-  const bool timed_out = (e == httplib::Error::Read || e == httplib::Error::ConnectionTimeout ||
-                          e == httplib::Error::Write || e == httplib::Error::Connection) &&
-                         elapsed_s >= 0.9 * timeout_s;
-  if (timed_out) return fmt::format("timeout: no response from {} within {} s", origin, timeout_s);
-  return fmt::format("{} ({})", httplib::to_string(e), origin);
-}
-
-void set_timeouts(httplib::Client& cli, double timeout_s) {
-  const auto sec = static_cast<time_t>(timeout_s);
-  const auto usec = static_cast<time_t>((timeout_s - static_cast<double>(sec)) * 1e6);
-  cli.set_connection_timeout(sec, usec);
-  cli.set_read_timeout(sec, usec);
-  cli.set_write_timeout(sec, usec);
+/// The POST of libadvplan_http.so (src/http_module), loaded on first use.
+http::PostFn http_post() {
+  static const http::PostFn fn = [] {
+    const std::string file = "libadvplan_http.so";
+    return reinterpret_cast<http::PostFn>(
+        io::module_symbol(io::open_module(file, /*global=*/false, "the HTTP client"), file, http::kPostSymbol));
+  }();
+  return fn;
 }
 
 }  // namespace
@@ -193,8 +176,7 @@ OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string
 
 namespace {
 
-/// One POST with a total deadline, a cap on the body and no compressed body. A watchdog thread stops the
-/// client when the deadline passes, so a server that trickles bytes cannot hold the run.
+/// One POST (a total deadline, a cap on the body, no compressed body), as the client's messages.
 struct Attempt {
   std::optional<int> status;
   std::string body;
@@ -203,84 +185,37 @@ struct Attempt {
   std::optional<double> retry_after;
 };
 
-Attempt post_once(const std::string& origin, const std::string& path, const httplib::Headers& headers,
-                  const std::string& payload, double timeout_s, std::size_t max_body, const std::string& secret) {
+Attempt post_once(const http::Post& post, const std::string& secret) {
+  using Kind = http::Reply::Kind;
+  http::Reply r;
+  http_post()(post, r);
   Attempt a;
-  httplib::Client cli(origin);
-  set_timeouts(cli, timeout_s);
-  cli.set_decompress(false);
-  httplib::Request req;
-  req.method = "POST";
-  req.path = path;
-  req.headers = headers;
-  req.body = payload;
-  req.set_header("Content-Type", "application/json");
-  std::string encoding, too_big;
-  req.response_handler = [&](const httplib::Response& r) {
-    encoding = r.get_header_value("Content-Encoding");
-    if (!encoding.empty() && encoding != "identity") return false;
-    if (r.has_header("Content-Length")) {
-      const std::string len = r.get_header_value("Content-Length");
-      if (std::strtoull(len.c_str(), nullptr, 10) > max_body) {
-        too_big = len;
-        return false;
-      }
-    }
-    return true;
-  };
-  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-    if (a.body.size() + n > max_body) {
-      too_big = "more than " + std::to_string(max_body);
-      return false;
-    }
-    a.body.append(data, n);
-    return true;
-  };
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false, deadline_hit = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                std::chrono::duration<double>(timeout_s));
-  std::thread watchdog([&] {
-    std::unique_lock lock(mu);
-    if (cv.wait_until(lock, deadline, [&] { return done; })) return;
-    deadline_hit = true;
-    // stop() shuts the socket of a request in flight; repeat it in case the socket did not exist yet.
-    while (!done) {
-      lock.unlock();
-      cli.stop();
-      lock.lock();
-      cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
-    }
-  });
-  const auto t0 = std::chrono::steady_clock::now();
-  const httplib::Result res = cli.send(req);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  {
-    std::lock_guard lock(mu);
-    done = true;
-  }
-  cv.notify_all();
-  watchdog.join();
-
-  if (deadline_hit) {
-    a.error = fmt::format("timeout: no complete response from {} within {} s", origin, timeout_s);
-    a.retryable = true;
-  } else if (!encoding.empty() && encoding != "identity") {
-    a.error = fmt::format("the server sent a compressed body (Content-Encoding: {}) that was not asked for",
-                          io::excerpt(io::redact(encoding, secret), 40));
-  } else if (!too_big.empty()) {
-    a.error = fmt::format("response body exceeds {} bytes ({} bytes)", max_body, io::excerpt(too_big, 40));
-  } else if (!res) {
-    a.error = transport_error(res.error(), elapsed, timeout_s, origin);
-    a.retryable = true;
-  } else {
-    a.status = res->status;
-    if (retryable_status(res->status)) {
+  switch (r.kind) {
+    case Kind::deadline:
+      a.error = fmt::format("timeout: no complete response from {} within {} s", post.origin, post.timeout_s);
       a.retryable = true;
-      a.retry_after = retry_after(*res);
-    }
+      break;
+    case Kind::compressed:
+      a.error = fmt::format("the server sent a compressed body (Content-Encoding: {}) that was not asked for",
+                            io::excerpt(io::redact(r.encoding, secret), 40));
+      break;
+    case Kind::too_big:
+      a.error = fmt::format("response body exceeds {} bytes ({} bytes)", post.max_body, io::excerpt(r.size, 40));
+      break;
+    case Kind::transport:
+      a.error = r.transport_timed_out
+                    ? fmt::format("timeout: no response from {} within {} s", post.origin, post.timeout_s)
+                    : fmt::format("{} ({})", r.transport_error, post.origin);
+      a.retryable = true;
+      break;
+    case Kind::response:
+      a.status = r.status;
+      a.body = std::move(r.body);
+      if (retryable_status(r.status)) {
+        a.retryable = true;
+        if (r.retry_after) a.retry_after = std::min(*r.retry_after, kRetryAfterCap);
+      }
+      break;
   }
   return a;
 }
@@ -293,13 +228,19 @@ Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const 
   for (const auto& m : req.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   const std::string payload = body.dump(-1, ' ', false, json::error_handler_t::replace);
   // Identity encoding only: a compressed body could inflate far past the size cap.
-  httplib::Headers headers{{"Accept", "application/json"}, {"Accept-Encoding", "identity"}};
-  if (!api_key_.empty()) headers.emplace("Authorization", "Bearer " + api_key_);
+  http::Post post;
+  post.origin = origin_;
+  post.path = path_;
+  post.headers = {{"Accept", "application/json"}, {"Accept-Encoding", "identity"}};
+  if (!api_key_.empty()) post.headers.emplace_back("Authorization", "Bearer " + api_key_);
+  post.payload = payload;
+  post.timeout_s = timeout_s_;
+  post.max_body = max_response_bytes_;
 
   Completion out;
   for (int attempt = 0;; ++attempt) {
     // A client per call (and per attempt): nothing is shared between threads.
-    const Attempt a = post_once(origin_, path_, headers, payload, timeout_s_, max_response_bytes_, api_key_);
+    const Attempt a = post_once(post, api_key_);
     std::optional<double> wait;  // set: retryable
     if (!a.status) {
       out.error = io::redact(a.error, api_key_);

@@ -24,16 +24,23 @@ foreach(f bin/advplan include/advplan/version.hpp share/advplan/configs/template
   endif()
 endforeach()
 
-# pagmo2's module is loaded from beside libadvplan.so (src/metrics/frontier.cpp): both must be installed together.
+# The modules (pagmo2's routines, the HTTP client, and MPI when the build has it) are loaded from beside
+# libadvplan.so (src/io/modules.cpp): they must be installed together.
 file(GLOB_RECURSE installed_lib LIST_DIRECTORIES false "${prefix}/*/libadvplan.so")
 list(LENGTH installed_lib n_lib)
 if(NOT n_lib EQUAL 1)
   message(FATAL_ERROR "install: expected one libadvplan.so under ${prefix}, found '${installed_lib}'")
 endif()
 get_filename_component(libdir "${installed_lib}" DIRECTORY)
-if(NOT EXISTS "${libdir}/libadvplan_pagmo.so")
-  message(FATAL_ERROR "install: ${libdir}/libadvplan_pagmo.so is missing beside libadvplan.so")
+set(modules libadvplan_pagmo.so libadvplan_http.so)
+if(EXISTS "${BUILD_DIR}/libadvplan_mpi.so")
+  list(APPEND modules libadvplan_mpi.so)
 endif()
+foreach(m ${modules})
+  if(NOT EXISTS "${libdir}/${m}")
+    message(FATAL_ERROR "install: ${libdir}/${m} is missing beside libadvplan.so")
+  endif()
+endforeach()
 
 run_step("--version" "${prefix}/bin/advplan" --version)
 if(NOT STEP_OUT MATCHES "^advplan [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [^)]+\\)")

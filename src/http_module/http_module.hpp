@@ -1,0 +1,39 @@
+#pragma once
+// The interface of libadvplan_http.so (src/http_module), the one HTTP POST the OpenAI-compatible client makes,
+// with cpp-httplib behind it. libadvplan loads the module on first use (io::open_module): linking cpp-httplib
+// loads OpenSSL's TLS library and runs its initialisation in every process. Both sides are built together, by
+// the same compiler and standard library, so the interface passes C++ types; the entry point has C linkage so
+// that dlsym finds it by name.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace advplan::http {
+
+struct Post {
+  std::string origin, path;  ///< scheme://host[:port] and the request path
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string payload;       ///< the JSON body (sent as application/json)
+  double timeout_s = 60;     ///< total deadline (a watchdog stops the client when it passes)
+  std::size_t max_body = 0;  ///< larger bodies are refused, by Content-Length or while reading
+};
+
+/// What one POST did; the client turns it into its messages and retries.
+struct Reply {
+  enum class Kind { response, deadline, compressed, too_big, transport } kind = Kind::transport;
+  int status = 0;                     ///< response: the HTTP status
+  std::string body;                   ///< response: the body (at most max_body bytes)
+  std::optional<double> retry_after;  ///< response: Retry-After in seconds, when given as a number >= 0
+  std::string encoding;               ///< compressed: the Content-Encoding the server sent
+  std::string size;                   ///< too_big: the size, as the server declared it or "more than N"
+  std::string transport_error;        ///< transport: cpp-httplib's name of the error
+  bool transport_timed_out = false;   ///< transport: a timeout-like error near the deadline
+  double elapsed_s = 0;
+};
+
+using PostFn = void (*)(const Post&, Reply&) noexcept;
+inline constexpr const char* kPostSymbol = "advplan_http_post";
+
+}  // namespace advplan::http

@@ -479,28 +479,155 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     }
     if (!rows.empty()) kendall.emplace(std::move(rows), std::move(block_end));
   }
+  // The replicates' sums, flattened: per case, each statistic's sums in a fixed layout (the nominal alpha's
+  // category counts aligned to the categories of all cases), added in case order with the drawn counts as weights.
+  // Each sum is the same sequence of w * x additions as the structs' add() makes, so the values are the same bits;
+  // a case whose sums are empty for a statistic is skipped for it, as add() skips it.
+  struct FlatCase {
+    std::vector<double> fleiss;  // [d][subjects, p_sum, category totals...]
+    std::vector<char> fleiss_on;  // [d]: non-empty
+    std::array<double, 4> alpha_items{}, alpha_scores{};  // n, d_o, sum, sum_sq
+    std::vector<double> alpha_counts;                     // nominal items: per category of `alpha_cats`
+    std::vector<char> alpha_has;                          // which of `alpha_cats` this case has
+    std::vector<double> icc;                              // subjects, total, total_sq, row_sq, col...
+  };
+  std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
+  for (const CaseData& cd : case_data)
+    for (double v : cd.alpha_items.categories)
+      if (std::find(alpha_cats.begin(), alpha_cats.end(), v) == alpha_cats.end()) alpha_cats.push_back(v);
+  std::sort(alpha_cats.begin(), alpha_cats.end());
+  // The layout of a Fleiss block: its raters and category count, from the first non-empty case (add() requires
+  // every other to agree); an alpha block's level likewise.
+  std::vector<double> fleiss_raters(J + 1, 0.0);
+  std::vector<std::size_t> fleiss_k(J + 1, 0);
+  std::vector<char> fleiss_seen(J + 1, 0);
+  const std::size_t icc_width = 4 + J;
+  std::vector<FlatCase> flat(case_data.size());
+  std::size_t fleiss_width = 0;
+  for (const CaseData& cd : case_data)
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
+      const auto& f = cd.fleiss[d];
+      if (f.subjects == 0) continue;
+      if (!fleiss_seen[d]) {
+        fleiss_seen[d] = 1;
+        fleiss_raters[d] = f.raters;
+        fleiss_k[d] = f.category_totals.size();
+      } else if (f.raters != fleiss_raters[d] || f.category_totals.size() != fleiss_k[d]) {
+        throw Error("Fleiss' kappa: the sums of subjects with different raters or categories cannot be added");
+      }
+    }
+  std::vector<std::size_t> fleiss_at(J + 2, 0);  // block d starts at fleiss_at[d]
+  for (std::size_t d = 0; d <= J; ++d) fleiss_at[d + 1] = fleiss_at[d] + 2 + fleiss_k[d];
+  fleiss_width = fleiss_at[J + 1];
+  for (std::size_t c = 0; c < case_data.size(); ++c) {
+    const CaseData& cd = case_data[c];
+    FlatCase& fc = flat[c];
+    fc.fleiss.assign(fleiss_width, 0.0);
+    fc.fleiss_on.assign(J + 1, 0);
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
+      const auto& f = cd.fleiss[d];
+      if (f.subjects == 0) continue;
+      fc.fleiss_on[d] = 1;
+      double* x = fc.fleiss.data() + fleiss_at[d];
+      x[0] = f.subjects;
+      x[1] = f.p_sum;
+      std::copy(f.category_totals.begin(), f.category_totals.end(), x + 2);
+    }
+    fc.alpha_items = {cd.alpha_items.n, cd.alpha_items.d_o, cd.alpha_items.sum, cd.alpha_items.sum_sq};
+    fc.alpha_scores = {cd.alpha_scores.n, cd.alpha_scores.d_o, cd.alpha_scores.sum, cd.alpha_scores.sum_sq};
+    fc.alpha_counts.assign(alpha_cats.size(), 0.0);
+    fc.alpha_has.assign(alpha_cats.size(), 0);
+    for (std::size_t i = 0; i < cd.alpha_items.categories.size(); ++i) {
+      const auto at = static_cast<std::size_t>(
+          std::find(alpha_cats.begin(), alpha_cats.end(), cd.alpha_items.categories[i]) - alpha_cats.begin());
+      fc.alpha_counts[at] = cd.alpha_items.counts[i];
+      fc.alpha_has[at] = 1;
+    }
+    if (cd.icc.subjects != 0) {
+      if (cd.icc.col.size() != J) throw Error("ICC: the sums of subjects with different raters cannot be added");
+      fc.icc = {cd.icc.subjects, cd.icc.total, cd.icc.total_sq, cd.icc.row_sq};
+      fc.icc.insert(fc.icc.end(), cd.icc.col.begin(), cd.icc.col.end());
+    }
+  }
+  const agreement::AlphaLevel items_level = case_data.empty() ? agreement::AlphaLevel::nominal
+                                                              : case_data.front().alpha_items.level;
+  const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
+                                                               : case_data.front().alpha_scores.level;
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
-    std::vector<agreement::FleissSums> fleiss(J + 1);
-    agreement::AlphaSums alpha_items, alpha_scores;
-    agreement::IccSums icc_s;
+    std::vector<double> fs(fleiss_width, 0.0), ac(alpha_cats.size(), 0.0), icc(icc_width, 0.0);
+    std::vector<char> f_on(J + 1, 0), a_has(alpha_cats.size(), 0);
+    std::array<double, 4> ai{}, as{};
+    bool ai_on = false, as_on = false, icc_on = false;
     std::size_t score_rows = 0;
     for (std::size_t c = 0; c < panel_cases.size(); ++c) {
       if (counts[c] == 0) continue;
-      const CaseData& cd = case_data[c];
+      const FlatCase& fc = flat[c];
       const double w = counts[c];
-      for (std::size_t d = 0; d <= J; ++d) fleiss[d].add(cd.fleiss[d], w);
-      alpha_items.add(cd.alpha_items, w);
-      alpha_scores.add(cd.alpha_scores, w);
-      icc_s.add(cd.icc, w);
-      score_rows += counts[c] * cd.scores.size();
+      for (std::size_t d = 0; d <= J; ++d) {
+        if (!fc.fleiss_on[d]) continue;
+        f_on[d] = 1;
+        for (std::size_t k = fleiss_at[d]; k < fleiss_at[d + 1]; ++k) fs[k] += w * fc.fleiss[k];
+      }
+      if (fc.alpha_items[0] != 0) {
+        ai_on = true;
+        for (std::size_t k = 0; k < 4; ++k) ai[k] += w * fc.alpha_items[k];
+        for (std::size_t k = 0; k < alpha_cats.size(); ++k)
+          if (fc.alpha_has[k]) {
+            a_has[k] = 1;
+            ac[k] += w * fc.alpha_counts[k];
+          }
+      }
+      if (fc.alpha_scores[0] != 0) {
+        as_on = true;
+        for (std::size_t k = 0; k < 4; ++k) as[k] += w * fc.alpha_scores[k];
+      }
+      if (!fc.icc.empty()) {
+        icc_on = true;
+        for (std::size_t k = 0; k < icc_width; ++k) icc[k] += w * fc.icc[k];
+      }
+      score_rows += counts[c] * case_data[c].scores.size();
+    }
+    auto fleiss_of = [&](std::size_t d) {
+      agreement::FleissSums f;
+      if (!f_on[d]) return f;
+      const double* x = fs.data() + fleiss_at[d];
+      f.raters = fleiss_raters[d];
+      f.subjects = x[0];
+      f.p_sum = x[1];
+      f.category_totals.assign(x + 2, x + 2 + fleiss_k[d]);
+      return f;
+    };
+    auto alpha_of = [&](agreement::AlphaLevel level, bool on, const std::array<double, 4>& v, bool nominal_counts) {
+      agreement::AlphaSums a;
+      if (!on) return a;
+      a.level = level;
+      a.n = v[0];
+      a.d_o = v[1];
+      a.sum = v[2];
+      a.sum_sq = v[3];
+      if (nominal_counts)
+        for (std::size_t k = 0; k < alpha_cats.size(); ++k)
+          if (a_has[k]) {
+            a.categories.push_back(alpha_cats[k]);
+            a.counts.push_back(ac[k]);
+          }
+      return a;
+    };
+    agreement::IccSums icc_s;
+    if (icc_on) {
+      icc_s.subjects = icc[0];
+      icc_s.total = icc[1];
+      icc_s.total_sq = icc[2];
+      icc_s.row_sq = icc[3];
+      icc_s.col.assign(icc.begin() + 4, icc.end());
     }
     std::vector<std::pair<std::string, double>> out;
-    out.emplace_back("fleiss_kappa", fleiss[J].kappa());
+    out.emplace_back("fleiss_kappa", fleiss_of(J).kappa());
     if (J >= 3)
       for (std::size_t drop = 0; drop < J; ++drop)
-        out.emplace_back("fleiss_kappa_without:" + judges[drop], fleiss[drop].kappa());
-    out.emplace_back("krippendorff_alpha_nominal_items", alpha_items.alpha());
-    out.emplace_back("krippendorff_alpha_interval_scores", alpha_scores.alpha());
+        out.emplace_back("fleiss_kappa_without:" + judges[drop], fleiss_of(drop).kappa());
+    out.emplace_back("krippendorff_alpha_nominal_items", alpha_of(items_level, ai_on, ai, true).alpha());
+    out.emplace_back("krippendorff_alpha_interval_scores", alpha_of(scores_level, as_on, as, false).alpha());
     if (score_rows >= 2) {
       const auto r = icc_s.icc();
       out.emplace_back("icc2_1_scores", r.icc2_1);

@@ -9,6 +9,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
+#include "advplan/scenario/framing.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/experiment/scenario_lookup.hpp"
 
@@ -148,6 +149,22 @@ TEST(Generator, FramingOverrideDoesNotChangeTheRestOfTheCorpus) {
     s.framing = base[i].framing;
     EXPECT_EQ(s, base[i]) << base[i].id;
   }
+}
+
+TEST(Generator, ReframingAMetadataScenarioIsGeneratingItUnderThatFraming) {
+  // The framing study generates each scenario once (metadata, neutral) and reframes it per arm.
+  for (const auto& tpl : paper().templates)
+    for (std::uint64_t seed = 100; seed < 110; ++seed) {
+      const Scenario base = generate_scenario(tpl, seed, GeneratorOptions{FramingMode::metadata, Framing::neutral});
+      for (FramingMode mode : {FramingMode::metadata, FramingMode::applied})
+        for (Framing f : {Framing::neutral, Framing::blue_favorable, Framing::red_favorable}) {
+          SCOPED_TRACE(fmt::format("{}-{} {} {}", tpl.id, seed, mode == FramingMode::applied ? "applied" : "metadata",
+                                   to_string(f)));
+          const Scenario want = generate_scenario(tpl, seed, GeneratorOptions{mode, f});
+          const Scenario got = reframe(base, tpl, f, mode);
+          EXPECT_EQ(got, want);
+        }
+    }
 }
 
 TEST(Generator, AppliedFramingChangesTheBlueObjective) {

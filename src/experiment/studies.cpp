@@ -12,6 +12,7 @@
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/metrics/statistics.hpp"
+#include "advplan/scenario/framing.hpp"
 #include "advplan/sim/advantage.hpp"
 
 namespace advplan {
@@ -167,11 +168,26 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
   return out;
 }
 
-FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
-                               const RedPolicy& red) {
+std::vector<Scenario> framing_base_corpus(const RunPlan& plan) {
   ExperimentConfig cfg = *plan.cfg;
-  cfg.framing_mode = mode;
-  const auto corpus = generate_corpus(cfg, framing);
+  cfg.framing_mode = FramingMode::metadata;
+  return generate_corpus(cfg, Framing::neutral);
+}
+
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
+                               const RedPolicy& red, const std::vector<Scenario>* base) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::vector<Scenario> own;
+  if (base == nullptr) {
+    own = framing_base_corpus(plan);
+    base = &own;
+  }
+  std::map<std::string, const ScenarioTemplate*> tpl;
+  for (const auto& t : cfg.templates) tpl[t.id] = &t;
+  std::vector<Scenario> corpus(base->size());
+  tbb::parallel_for(std::size_t{0}, base->size(), [&](std::size_t i) {
+    corpus[i] = reframe((*base)[i], *tpl.at((*base)[i].template_id), framing, mode);
+  });
   FramingOutcome out;
   out.blue_quality.resize(corpus.size());
   out.advantage.resize(corpus.size());
@@ -215,11 +231,12 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);
       const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
       CsvTable t(schema::framing());
+      const std::vector<Scenario> base = framing_base_corpus(plan);  // each arm reframes it
       for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
-        const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red);
+        const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red, &base);
         std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
         for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
-          const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red);
+          const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red, &base);
           for (const auto& [metric, a, b, acc] :
                {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
                 std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {

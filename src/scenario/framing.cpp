@@ -29,4 +29,13 @@ void apply_framing_to_plans(Scenario& s, const ScenarioTemplate& tpl) {
   }
 }
 
+Scenario reframe(Scenario base, const ScenarioTemplate& tpl, Framing framing, FramingMode mode) {
+  base.framing = framing;
+  if (mode == FramingMode::applied) {
+    apply_framing_to_objective(base, tpl);
+    apply_framing_to_plans(base, tpl);
+  }
+  return base;
+}
+
 }  // namespace advplan

@@ -1,6 +1,7 @@
 #include "advplan/metrics/statistics.hpp"
 
 #include <tbb/blocked_range.h>
+#include <immintrin.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -25,6 +26,68 @@ double mean(std::span<const double> v) {
 }
 
 namespace {
+
+/// collect_tails without AVX-512: every value is written to both buffers, and the counts advance only for the
+/// values kept (no branch on the data).
+bool collect_tails_scalar(const double* p, std::size_t size, double t_lo, double t_hi, std::size_t chunk,
+                          std::size_t room, double* below, double* above, std::size_t& nb, std::size_t& na,
+                          std::size_t& nans) {
+  for (std::size_t i = 0; i < size; i += chunk) {
+    const std::size_t stop = std::min(size, i + chunk);
+    for (std::size_t k = i; k < stop; ++k) {
+      const double x = p[k];
+      below[nb] = x;
+      nb += x <= t_lo ? 1 : 0;
+      above[na] = x;
+      na += x >= t_hi ? 1 : 0;
+      nans += x != x ? 1 : 0;
+    }
+    if (nb > room || na > room) return false;
+  }
+  return true;
+}
+
+/// The same with AVX-512: eight values per step, the kept ones compress-stored in order (a selection, no
+/// arithmetic, so the result is the scalar loop's). Chunks are whole multiples of eight but the last.
+__attribute__((target("avx512f"))) bool collect_tails_avx512(const double* p, std::size_t size, double t_lo,
+                                                             double t_hi, std::size_t chunk, std::size_t room,
+                                                             double* below, double* above, std::size_t& nb,
+                                                             std::size_t& na, std::size_t& nans) {
+  const __m512d lo = _mm512_set1_pd(t_lo), hi = _mm512_set1_pd(t_hi);
+  for (std::size_t i = 0; i < size; i += chunk) {
+    const std::size_t stop = std::min(size, i + chunk);
+    std::size_t k = i;
+    for (; k + 8 <= stop; k += 8) {
+      const __m512d x = _mm512_loadu_pd(p + k);
+      const __mmask8 b = _mm512_cmp_pd_mask(x, lo, _CMP_LE_OQ), a = _mm512_cmp_pd_mask(x, hi, _CMP_GE_OQ);
+      const __mmask8 u = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
+      _mm512_mask_compressstoreu_pd(below + nb, b, x);
+      _mm512_mask_compressstoreu_pd(above + na, a, x);
+      nb += static_cast<std::size_t>(__builtin_popcount(b));
+      na += static_cast<std::size_t>(__builtin_popcount(a));
+      nans += static_cast<std::size_t>(__builtin_popcount(u));
+    }
+    for (; k < stop; ++k) {
+      const double x = p[k];
+      below[nb] = x;
+      nb += x <= t_lo ? 1 : 0;
+      above[na] = x;
+      na += x >= t_hi ? 1 : 0;
+      nans += x != x ? 1 : 0;
+    }
+    if (nb > room || na > room) return false;
+  }
+  return true;
+}
+
+/// Appends the values of p[0..size) that are <= t_lo to `below` and those >= t_hi to `above`, in order, counts
+/// the NaN, and gives up (false) when either holds more than `room` after a chunk; each buffer has room + chunk.
+bool collect_tails(const double* p, std::size_t size, double t_lo, double t_hi, std::size_t chunk, std::size_t room,
+                   double* below, double* above, std::size_t& nb, std::size_t& na, std::size_t& nans) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 ? collect_tails_avx512(p, size, t_lo, t_hi, chunk, room, below, above, nb, na, nans)
+                : collect_tails_scalar(p, size, t_lo, t_hi, chunk, room, below, above, nb, na, nans);
+}
 
 /// The k_lo-th smallest and the k_hi-th largest of p[0..size), found by bracketing, or nullopt when the bracket
 /// fails (an unlucky sample, ties) or a value is NaN; the caller then selects the usual way. A sample of every
@@ -59,22 +122,10 @@ std::optional<std::pair<double, double>> bracket_bounds(const double* p, std::si
   }
   const double t_lo = lo[n_lo - 1], t_hi = hi[n_hi - 1];
   if (!(t_lo < t_hi)) return std::nullopt;
-  // Every value is written to both buffers; the counts advance only for the values kept. The room left is
-  // checked after each chunk, and NaN are counted on the way.
+  // The values <= t_lo and >= t_hi, in order, counting NaN on the way; the room left is checked after each chunk.
   std::array<double, kBuf + kChunk> below, above;
   std::size_t nb = 0, na = 0, nans = 0;
-  for (std::size_t i = 0; i < size; i += kChunk) {
-    const std::size_t stop = std::min(size, i + kChunk);
-    for (std::size_t k = i; k < stop; ++k) {
-      const double x = p[k];
-      below[nb] = x;
-      nb += x <= t_lo ? 1 : 0;
-      above[na] = x;
-      na += x >= t_hi ? 1 : 0;
-      nans += x != x ? 1 : 0;
-    }
-    if (nb > kBuf || na > kBuf) return std::nullopt;
-  }
+  if (!collect_tails(p, size, t_lo, t_hi, kChunk, kBuf, below.data(), above.data(), nb, na, nans)) return std::nullopt;
   if (nans > 0 || nb < k_lo || na < k_hi) return std::nullopt;
   std::nth_element(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(k_lo - 1),
                    below.begin() + static_cast<std::ptrdiff_t>(nb));

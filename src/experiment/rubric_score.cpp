@@ -292,8 +292,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (std::size_t i = 0; i < pc.first.size(); ++i)
           case_table[c][static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])] += 1.0;
       }
+      agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
       auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
-        agreement::Matrix table(2, std::vector<double>(2, 0.0));
+        for (auto& row : table) std::fill(row.begin(), row.end(), 0.0);
         std::size_t items = 0, same = 0;
         for (std::size_t c = 0; c < cases.size(); ++c) {
           const std::uint32_t times = counts ? (*counts)[c] : 1;
@@ -331,8 +332,10 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
           case_sums[c].push_back({mi, sa, sb, static_cast<double>(sc.first.size())});
         }
+      std::vector<double> sum_a, sum_b, sum_n, ma, mb;  // per-model sums and means, reused by every replicate
       auto rho_of = [&](const std::vector<std::uint32_t>* counts) {
-        std::vector<double> ma, mb;
+        ma.clear();
+        mb.clear();
         if (!counts) {
           std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
           for (const auto& c : cases)
@@ -347,20 +350,22 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           }
           return std::make_pair(agreement::spearman(ma, mb), ma.size());
         }
-        std::vector<double> sa(models.size()), sb(models.size()), n(models.size());
+        sum_a.assign(models.size(), 0.0);
+        sum_b.assign(models.size(), 0.0);
+        sum_n.assign(models.size(), 0.0);
         for (std::size_t c = 0; c < cases.size(); ++c) {
           const double w = (*counts)[c];
           if (w == 0) continue;
           for (const auto& ms : case_sums[c]) {
-            sa[ms.model] += w * ms.a;
-            sb[ms.model] += w * ms.b;
-            n[ms.model] += w * ms.n;
+            sum_a[ms.model] += w * ms.a;
+            sum_b[ms.model] += w * ms.b;
+            sum_n[ms.model] += w * ms.n;
           }
         }
         for (std::size_t m = 0; m < models.size(); ++m)
-          if (n[m] > 0) {
-            ma.push_back(sa[m] / n[m]);
-            mb.push_back(sb[m] / n[m]);
+          if (sum_n[m] > 0) {
+            ma.push_back(sum_a[m] / sum_n[m]);
+            mb.push_back(sum_b[m] / sum_n[m]);
           }
         return std::make_pair(agreement::spearman(ma, mb), ma.size());
       };

@@ -174,20 +174,40 @@ std::vector<Scenario> framing_base_corpus(const RunPlan& plan) {
   return generate_corpus(cfg, Framing::neutral);
 }
 
+namespace {
+
+/// The base corpus under (mode, framing): each scenario reframed.
+std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Scenario>& base, FramingMode mode,
+                                      Framing framing) {
+  std::map<std::string, const ScenarioTemplate*> tpl;
+  for (const auto& t : plan.cfg->templates) tpl[t.id] = &t;
+  std::vector<Scenario> corpus(base.size());
+  tbb::parallel_for(std::size_t{0}, base.size(), [&](std::size_t i) {
+    corpus[i] = reframe(base[i], *tpl.at(base[i].template_id), framing, mode);
+  });
+  return corpus;
+}
+
+FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
+                          const RedPolicy& red);
+
+}  // namespace
+
 FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
                                const RedPolicy& red, const std::vector<Scenario>* base) {
-  const ExperimentConfig& cfg = *plan.cfg;
   std::vector<Scenario> own;
   if (base == nullptr) {
     own = framing_base_corpus(plan);
     base = &own;
   }
-  std::map<std::string, const ScenarioTemplate*> tpl;
-  for (const auto& t : cfg.templates) tpl[t.id] = &t;
-  std::vector<Scenario> corpus(base->size());
-  tbb::parallel_for(std::size_t{0}, base->size(), [&](std::size_t i) {
-    corpus[i] = reframe((*base)[i], *tpl.at((*base)[i].template_id), framing, mode);
-  });
+  return outcome_on(plan, reframed_corpus(plan, *base, mode, framing), blue, red);
+}
+
+namespace {
+
+FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
+                          const RedPolicy& red) {
+  const ExperimentConfig& cfg = *plan.cfg;
   FramingOutcome out;
   out.blue_quality.resize(corpus.size());
   out.advantage.resize(corpus.size());
@@ -208,6 +228,8 @@ FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing fr
   });
   return out;
 }
+
+}  // namespace
 
 std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const CsvTable& per,
                                                              const CsvTable& records, const CsvTable* council_trace,
@@ -232,11 +254,22 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
       CsvTable t(schema::framing());
       const std::vector<Scenario> base = framing_base_corpus(plan);  // each arm reframes it
+      // An arm whose corpus equals one already played has its outcome: the policies are functions of the
+      // scenario and their keyed streams (the applied neutral arm is the metadata neutral one).
+      std::vector<std::pair<std::vector<Scenario>, FramingOutcome>> played;
+      auto arm = [&](FramingMode mode, Framing f) {
+        std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);
+        for (const auto& [c, o] : played)
+          if (c == corpus) return o;
+        FramingOutcome o = outcome_on(plan, corpus, *blue, *red);
+        played.emplace_back(std::move(corpus), o);
+        return o;
+      };
       for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
-        const FramingOutcome neutral = framing_outcome(plan, mode, Framing::neutral, *blue, *red, &base);
+        const FramingOutcome neutral = arm(mode, Framing::neutral);
         std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
         for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) {
-          const FramingOutcome o = framing_outcome(plan, mode, f, *blue, *red, &base);
+          const FramingOutcome o = arm(mode, f);
           for (const auto& [metric, a, b, acc] :
                {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
                 std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {

@@ -9,7 +9,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
@@ -396,6 +399,32 @@ TEST(Coherence, BranchPlanEverySubScore) {
   EXPECT_NEAR(c[CoherencePart::risk_mitigation], mit, kTol);
   EXPECT_NEAR(c[CoherencePart::tempo_sequencing], tempo, kTol);
   EXPECT_NEAR(c.D, (clarity + prep + balance + sust + mit + tempo) / 6.0, kTol);
+}
+
+TEST(Coherence, TheObjectiveNamesATargetCaseInsensitivelyAtAnyPosition) {
+  // objective_clarity's target search against a plain search of the lowered strings, with the target before,
+  // across and after 16-byte blocks, in mixed case, and near misses (a prefix of the target at the end).
+  const Scenario sc = tiny_scenario();
+  const std::string target = "Harbor Gate";
+  for (std::size_t pad = 0; pad < 40; ++pad)
+    for (int variant = 0; variant < 4; ++variant) {
+      std::string objective = std::string(pad, 'h') + " ";
+      if (variant == 0) objective += "take the HARBOR gate now";
+      if (variant == 1) objective += "take the harbor gat";        // a prefix only, at the end
+      if (variant == 2) objective += "hold the harbor and the gate";  // both words, not the phrase
+      if (variant == 3) objective += "reach harbor gATE";
+      const Plan p = make_plan(objective, {act("s1", "b1", "transit", C::movement, target, 5)}, {"s1"});
+      std::string lowered = objective;
+      for (char& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      const bool named = lowered.find("harbor gate") != std::string::npos;
+      std::istringstream words_in(objective);
+      std::size_t words = 0;
+      for (std::string w; words_in >> w;) ++words;
+      const double len_ok = words >= 4 && words <= 30 ? 1.0 : 0.5;
+      const double clarity = (len_ok + (named ? 1.0 : 0.0) + 0.0) / 3.0;  // no role
+      EXPECT_NEAR(coherence(p, sc)[CoherencePart::objective_clarity], clarity, kTol)
+          << "pad " << pad << ", variant " << variant;
+    }
 }
 
 TEST(Coherence, OneChainStep) {

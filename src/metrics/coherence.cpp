@@ -5,6 +5,10 @@
 #include <cmath>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "advplan/metrics/quality.hpp"
 
 namespace advplan {
@@ -35,12 +39,25 @@ bool contains_icase(std::string_view haystack, std::string_view needle) {
   // compared only there.
   const char lo = lower_char(needle[0]);
   const char up = lo >= 'a' && lo <= 'z' ? static_cast<char>(lo - 'a' + 'A') : lo;
-  for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    if (haystack[i] != lo && haystack[i] != up) continue;
+  auto match_at = [&](std::size_t i) {
     std::size_t k = 1;
     while (k < needle.size() && lower_char(haystack[i + k]) == lower_char(needle[k])) ++k;
-    if (k == needle.size()) return true;
+    return k == needle.size();
+  };
+  const std::size_t starts = haystack.size() - needle.size() + 1;  // candidate starts 0 .. starts - 1
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen candidate starts per step: the positions holding the first byte in either case, as a bit mask.
+  const __m128i vlo = _mm_set1_epi8(lo), vup = _mm_set1_epi8(up);
+  for (; i + 16 <= starts; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(haystack.data() + i));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vlo), _mm_cmpeq_epi8(v, vup))));
+    for (; mask != 0; mask &= mask - 1)
+      if (match_at(i + static_cast<std::size_t>(__builtin_ctz(mask)))) return true;
   }
+#endif
+  for (; i < starts; ++i)
+    if ((haystack[i] == lo || haystack[i] == up) && match_at(i)) return true;
   return false;
 }
 

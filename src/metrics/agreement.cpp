@@ -469,15 +469,16 @@ KendallWResampler::KendallWResampler(Matrix rows, std::vector<std::size_t> block
     std::iota(o.begin(), o.end(), std::size_t{0});
     std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return rows_[a][j] < rows_[b][j]; });
   }
-  sorted_block_.assign(m, {});
-  group_end_.assign(m, {});
+  group_of_.assign(rows_.size() * m, 0);
+  group_at_.assign(m + 1, 0);
   for (std::size_t j = 0; j < m; ++j) {
     const auto& o = order_[j];
+    std::uint32_t g = 0;
     for (std::size_t k = 0; k < o.size(); ++k) {
-      sorted_block_[j].push_back(static_cast<std::uint32_t>(block_of_[o[k]]));
-      if (k + 1 == o.size() || !(rows_[o[k + 1]][j] == rows_[o[k]][j]))
-        group_end_[j].push_back(static_cast<std::uint32_t>(k + 1));
+      group_of_[o[k] * m + j] = g;
+      if (k + 1 == o.size() || !(rows_[o[k + 1]][j] == rows_[o[k]][j])) ++g;
     }
+    group_at_[j + 1] = group_at_[j] + g;
   }
 }
 
@@ -486,35 +487,49 @@ double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
   std::size_t n = 0;
   for (std::size_t r = 0; r < base; ++r) n += counts[block_of_[r]];
   if (n < 2) return kNaN;
-  // The same arithmetic as kendall_w on the expanded matrix: a tie group spanning sorted positions i..j gets
-  // (i + j) / 2 + 1; the per-row rank sums add raters in order; the squared deviations add rows in expansion order.
-  // The tie groups (positions i..k-1 of equal values in rater j's order) are precomputed; here they are walked
-  // in the same order with the resample's counts.
-  thread_local std::vector<double> rank_sum;
-  rank_sum.assign(base, 0.0);
+  // The same arithmetic as kendall_w on the expanded matrix, computed per tie group instead of per expanded row:
+  // a group spanning sorted positions i..j of a rater's column (i = the drawn rows below it, j - i + 1 = its drawn
+  // rows, counted with multiplicity) gets (i + j) / 2 + 1; a row's rank sum adds its raters' group ranks in
+  // rater order; the ties add over raters, then groups in sorted order; the squared deviations add rows in
+  // expansion order (block by block, each repeated as often as it was drawn).
+  thread_local std::vector<std::size_t> equal;  // drawn rows per group
+  thread_local std::vector<double> rank_of;     // rank per group
+  thread_local std::vector<double> block_sums;  // the rank sums of one block's rows
+  equal.assign(group_at_[m], 0);
+  rank_of.assign(group_at_[m], 0.0);
+  for (std::size_t b = 0, first = 0; b < block_end_.size(); first = block_end_[b++]) {
+    const std::uint32_t c = counts[b];
+    if (c == 0) continue;
+    for (std::size_t r = first; r < block_end_[b]; ++r)
+      for (std::size_t j = 0; j < m; ++j) equal[group_at_[j] + group_of_[r * m + j]] += c;
+  }
   double ties = 0;
   for (std::size_t j = 0; j < m; ++j) {
-    const auto& o = order_[j];
-    const std::uint32_t* blk = sorted_block_[j].data();
-    std::size_t less = 0, i = 0;
-    for (const std::uint32_t k : group_end_[j]) {
-      std::size_t equal = 0;
-      for (std::size_t t = i; t < k; ++t) equal += counts[blk[t]];
-      if (equal > 0) {
-        const double r = (static_cast<double>(less) + static_cast<double>(less + equal - 1)) / 2.0 + 1.0;
-        for (std::size_t t = i; t < k; ++t) rank_sum[o[t]] += counts[blk[t]] ? r : 0.0;
-        ties += static_cast<double>(equal * equal * equal - equal);
+    std::size_t less = 0;
+    for (std::size_t g = group_at_[j]; g < group_at_[j + 1]; ++g) {
+      const std::size_t e = equal[g];
+      if (e > 0) {
+        rank_of[g] = (static_cast<double>(less) + static_cast<double>(less + e - 1)) / 2.0 + 1.0;
+        ties += static_cast<double>(e * e * e - e);
       }
-      less += equal;
-      i = k;
+      less += e;
     }
   }
   const double nd = static_cast<double>(n), md = static_cast<double>(m);
   const double mean_r = md * (nd + 1) / 2.0;
   double s = 0;
-  for (std::size_t b = 0, first = 0; b < block_end_.size(); first = block_end_[b++])
-    for (std::uint32_t t = 0; t < counts[b]; ++t)
-      for (std::size_t r = first; r < block_end_[b]; ++r) s += (rank_sum[r] - mean_r) * (rank_sum[r] - mean_r);
+  for (std::size_t b = 0, first = 0; b < block_end_.size(); first = block_end_[b++]) {
+    const std::uint32_t c = counts[b];
+    if (c == 0) continue;
+    block_sums.resize(block_end_[b] - first);
+    for (std::size_t r = first; r < block_end_[b]; ++r) {
+      double x = 0;
+      for (std::size_t j = 0; j < m; ++j) x += rank_of[group_at_[j] + group_of_[r * m + j]];
+      block_sums[r - first] = x;
+    }
+    for (std::uint32_t t = 0; t < c; ++t)
+      for (const double x : block_sums) s += (x - mean_r) * (x - mean_r);
+  }
   const double den = md * md * (nd * nd * nd - nd) - md * ties;
   return den > 0 ? 12.0 * s / den : kNaN;
 }

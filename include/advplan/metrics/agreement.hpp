@@ -72,10 +72,11 @@ class KendallWResampler {
   Matrix rows_;
   std::vector<std::size_t> block_end_, block_of_;
   std::vector<std::vector<std::size_t>> order_;  ///< per rater: row indices by value (stable)
-  // Per rater, flattened in sorted order: each position's block, and where each tie group ends (the groups are
-  // fixed by the values; a resample only changes how many times each row counts).
-  std::vector<std::vector<std::uint32_t>> sorted_block_;
-  std::vector<std::vector<std::uint32_t>> group_end_;
+  // The tie groups of each rater's column (fixed by the values; a resample only changes how many times each row
+  // counts), numbered in sorted order: row r's group for rater j is group_at_[j] + group_of_[r * m + j], an index
+  // into one flat array of all raters' groups.
+  std::vector<std::uint32_t> group_of_;
+  std::vector<std::size_t> group_at_;  ///< per rater, then the total
 };
 
 /// Sufficient statistics, additive over subjects (units), of Fleiss' kappa, Krippendorff's alpha (nominal and

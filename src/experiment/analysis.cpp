@@ -92,6 +92,13 @@ CsvTable ok_rows(const CsvTable& per) {
   return t;
 }
 
+const CsvTable& ok_rows(const CsvTable& per, CsvTable& storage) {
+  const auto cs = per.col("status");
+  if (std::all_of(per.rows().begin(), per.rows().end(), [&](const auto& r) { return r[cs] == "ok"; })) return per;
+  storage = ok_rows(per);
+  return storage;
+}
+
 namespace {
 
 /// The rows a scope covers: "all", "template=<t>" or "terrain=<family>".
@@ -153,7 +160,8 @@ std::string interval_key(std::string_view scope, std::string_view cond, std::str
 }  // namespace
 
 CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
-  const CsvTable per = ok_rows(per_all);
+  CsvTable storage;
+  const CsvTable& per = ok_rows(per_all, storage);
   CsvTable out(schema::bootstrap_summary());
   std::vector<std::string> scopes{"all"};
   for (const auto& t : distinct(per, "template")) scopes.push_back("template=" + t);
@@ -331,7 +339,8 @@ RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::stri
 }
 
 std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs) {
-  const CsvTable per = ok_rows(run.per_scenario);
+  CsvTable storage;
+  const CsvTable& per = ok_rows(run.per_scenario, storage);
   const SummaryIntervals iv(run.bootstrap_summary, per, bs);
   std::vector<std::pair<std::string, std::string>> files;
   auto emit = [&](const TextTable& t) {

@@ -372,7 +372,8 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   const CsvTable boot = bootstrap_summary_table(run.per_scenario, bs);
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
   {
-    const CsvTable ok = ok_rows(run.per_scenario);
+    CsvTable storage;
+    const CsvTable& ok = ok_rows(run.per_scenario, storage);
     const SummaryIntervals iv(boot, ok, bs);
     files.emplace_back("budget_curve.csv", budget_curve_table(ok, iv).to_string());
     files.emplace_back("terrain_summary.csv", terrain_summary_table(ok, iv).to_string());

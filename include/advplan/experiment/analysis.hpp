@@ -20,6 +20,9 @@ struct BootstrapSettings {
 
 /// Rows of per_scenario.csv with status ok, keeping file order.
 io::CsvTable ok_rows(const io::CsvTable& per_scenario);
+/// The same without a copy when every row is ok (most runs): `per_scenario` itself; otherwise the ok rows, kept in
+/// `storage`.
+const io::CsvTable& ok_rows(const io::CsvTable& per_scenario, io::CsvTable& storage);
 
 /// bootstrap_summary.csv: scope "all", "template=<t>" (order of appearance) and "terrain=<family>" (sorted) x
 /// condition x summarised metric. Each scope is one joint bootstrap over its scenarios (joint_bootstrap_means,

@@ -102,3 +102,26 @@ TEST(PlanJson, NotAnObjectIsOneViolationAndNoPlan) {
 
 }  // namespace
 }  // namespace advplan
+
+namespace advplan {
+namespace {
+
+TEST(ScenarioJsonTest, WithoutSeedPlansIsTheFullEncodingWithAnEmptySeedPlanList) {
+  // What LLM prompts show: the scenario with blue_seed_plans emptied, built without encoding the plans.
+  Scenario sc = testing::tiny_scenario();
+  for (int plans = 0; plans < 3; ++plans) {
+    json want = to_json(sc);
+    want["blue_seed_plans"] = json::array();
+    const json got = to_json(sc, ScenarioJson::without_seed_plans);
+    EXPECT_EQ(got, want) << plans << " seed plans";
+    EXPECT_EQ(got.dump(), want.dump());
+    EXPECT_EQ(to_json(sc, ScenarioJson::with_seed_plans), to_json(sc));
+    Plan p;
+    p.plan_id = "seed-" + std::to_string(plans);
+    p.objective = "hold";
+    sc.blue_seed_plans.push_back(p);
+  }
+}
+
+}  // namespace
+}  // namespace advplan

@@ -256,7 +256,9 @@ std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violat
   return p;
 }
 
-json to_json(const Scenario& s) {
+json to_json(const Scenario& s) { return to_json(s, ScenarioJson::with_seed_plans); }
+
+json to_json(const Scenario& s, ScenarioJson what) {
   json assets = json::array();
   json red_pool = json::array();
   for (const auto& a : s.assets) {
@@ -287,7 +289,8 @@ json to_json(const Scenario& s) {
   json verbs = json::object();
   for (std::size_t i = 0; i < kNumCategories; ++i) verbs[std::string(to_string(static_cast<Category>(i)))] = s.verbs[i];
   json plans = json::array();
-  for (const auto& p : s.blue_seed_plans) plans.push_back(to_json(p));
+  if (what == ScenarioJson::with_seed_plans)
+    for (const auto& p : s.blue_seed_plans) plans.push_back(to_json(p));
   json terrain = json::object();
   terrain["family"] = s.terrain.family;
   terrain["mobility"] = s.terrain.mobility;

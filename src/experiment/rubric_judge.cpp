@@ -79,8 +79,7 @@ CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Pl
                    {"pass_condition", it.pass_condition},
                    {"fail_condition", it.fail_condition},
                    {"polarity", it.negative() ? "negative" : "positive"}});
-  json scj = to_json(sc);
-  scj["blue_seed_plans"] = json::array();
+  const json scj = to_json(sc, ScenarioJson::without_seed_plans);
   CompletionRequest r;
   r.messages.push_back({"system", judge_prompt()});
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold. "

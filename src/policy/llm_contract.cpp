@@ -62,11 +62,7 @@ constexpr const char* kScenarioEnd = "\nEND SCENARIO\n";
 constexpr const char* kBlueBegin = "BLUE PLAN:\n";
 constexpr const char* kBlueEnd = "\nEND BLUE PLAN\n";
 
-json scenario_for_prompt(const Scenario& sc) {
-  json j = to_json(sc);
-  j["blue_seed_plans"] = json::array();
-  return j;
-}
+json scenario_for_prompt(const Scenario& sc) { return to_json(sc, ScenarioJson::without_seed_plans); }
 
 std::string system_prompt(Side side) {
   return fmt::format(

@@ -12,6 +12,10 @@ namespace advplan {
 
 nlohmann::json to_json(const Plan& plan);
 nlohmann::json to_json(const Scenario& scenario);
+/// to_json(scenario), or the same with an empty blue_seed_plans array (what an LLM prompt shows), without
+/// encoding the seed plans first.
+enum class ScenarioJson { with_seed_plans, without_seed_plans };
+nlohmann::json to_json(const Scenario& scenario, ScenarioJson what);
 /// Compact one-line JSON text.
 std::string plan_to_string(const Plan& plan);
 std::string scenario_to_string(const Scenario& scenario);

@@ -558,53 +558,79 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
                                                               : case_data.front().alpha_items.level;
   const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
                                                                : case_data.front().alpha_scores.level;
+  // Each case as a list of (accumulator, value) additions and of the flags it sets (a statistic's sums are "on"
+  // once a case with non-empty sums for it was added), over one accumulator row:
+  // [Fleiss blocks][alpha items: n, d_o, sum, sum_sq][alpha category counts][alpha scores: 4][ICC].
+  const std::size_t at_ai = fleiss_width, at_ac = at_ai + 4, at_as = at_ac + alpha_cats.size(), at_icc = at_as + 4,
+                    width = at_icc + icc_width;
+  const std::size_t f_ai = J + 1, f_ac = f_ai + 1, f_as = f_ac + alpha_cats.size(), f_icc = f_as + 1,
+                    n_flags = f_icc + 1;
+  struct CaseOps {
+    std::vector<std::pair<std::uint32_t, double>> add;
+    std::vector<std::uint32_t> on;
+  };
+  std::vector<CaseOps> ops(flat.size());
+  for (std::size_t c = 0; c < flat.size(); ++c) {
+    const FlatCase& fc = flat[c];
+    CaseOps& o = ops[c];
+    auto add = [&](std::size_t k, double x) { o.add.emplace_back(static_cast<std::uint32_t>(k), x); };
+    for (std::size_t d = 0; d <= J; ++d) {
+      if (!fc.fleiss_on[d]) continue;
+      o.on.push_back(static_cast<std::uint32_t>(d));
+      for (std::size_t k = fleiss_at[d]; k < fleiss_at[d + 1]; ++k) add(k, fc.fleiss[k]);
+    }
+    if (fc.alpha_items[0] != 0) {
+      o.on.push_back(static_cast<std::uint32_t>(f_ai));
+      for (std::size_t k = 0; k < 4; ++k) add(at_ai + k, fc.alpha_items[k]);
+      for (std::size_t k = 0; k < alpha_cats.size(); ++k)
+        if (fc.alpha_has[k]) {
+          o.on.push_back(static_cast<std::uint32_t>(f_ac + k));
+          add(at_ac + k, fc.alpha_counts[k]);
+        }
+    }
+    if (fc.alpha_scores[0] != 0) {
+      o.on.push_back(static_cast<std::uint32_t>(f_as));
+      for (std::size_t k = 0; k < 4; ++k) add(at_as + k, fc.alpha_scores[k]);
+    }
+    if (!fc.icc.empty()) {
+      o.on.push_back(static_cast<std::uint32_t>(f_icc));
+      for (std::size_t k = 0; k < icc_width; ++k) add(at_icc + k, fc.icc[k]);
+    }
+  }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
-    std::vector<double> fs(fleiss_width, 0.0), ac(alpha_cats.size(), 0.0), icc(icc_width, 0.0);
-    std::vector<char> f_on(J + 1, 0), a_has(alpha_cats.size(), 0);
-    std::array<double, 4> ai{}, as{};
-    bool ai_on = false, as_on = false, icc_on = false;
+    thread_local std::vector<double> acc;
+    thread_local std::vector<char> on;
+    acc.assign(width, 0.0);
+    on.assign(n_flags, 0);
     std::size_t score_rows = 0;
     for (std::size_t c = 0; c < panel_cases.size(); ++c) {
       if (counts[c] == 0) continue;
-      const FlatCase& fc = flat[c];
       const double w = counts[c];
-      for (std::size_t d = 0; d <= J; ++d) {
-        if (!fc.fleiss_on[d]) continue;
-        f_on[d] = 1;
-        for (std::size_t k = fleiss_at[d]; k < fleiss_at[d + 1]; ++k) fs[k] += w * fc.fleiss[k];
-      }
-      if (fc.alpha_items[0] != 0) {
-        ai_on = true;
-        for (std::size_t k = 0; k < 4; ++k) ai[k] += w * fc.alpha_items[k];
-        for (std::size_t k = 0; k < alpha_cats.size(); ++k)
-          if (fc.alpha_has[k]) {
-            a_has[k] = 1;
-            ac[k] += w * fc.alpha_counts[k];
-          }
-      }
-      if (fc.alpha_scores[0] != 0) {
-        as_on = true;
-        for (std::size_t k = 0; k < 4; ++k) as[k] += w * fc.alpha_scores[k];
-      }
-      if (!fc.icc.empty()) {
-        icc_on = true;
-        for (std::size_t k = 0; k < icc_width; ++k) icc[k] += w * fc.icc[k];
-      }
+      for (const auto& [k, x] : ops[c].add) acc[k] += w * x;
+      for (const std::uint32_t f : ops[c].on) on[f] = 1;
       score_rows += counts[c] * case_data[c].scores.size();
     }
+    const double* fs = acc.data();
+    const char* f_on = on.data();
+    const double* ac = acc.data() + at_ac;
+    const char* a_has = on.data() + f_ac;
+    const std::array<double, 4> ai{acc[at_ai], acc[at_ai + 1], acc[at_ai + 2], acc[at_ai + 3]};
+    const std::array<double, 4> as{acc[at_as], acc[at_as + 1], acc[at_as + 2], acc[at_as + 3]};
+    const double* icc = acc.data() + at_icc;
+    const bool ai_on = on[f_ai] != 0, as_on = on[f_as] != 0, icc_on = on[f_icc] != 0;
     auto fleiss_of = [&](std::size_t d) {
       agreement::FleissSums f;
       if (!f_on[d]) return f;
-      const double* x = fs.data() + fleiss_at[d];
+      const double* x = fs + fleiss_at[d];
       f.raters = fleiss_raters[d];
       f.subjects = x[0];
       f.p_sum = x[1];
       f.category_totals.assign(x + 2, x + 2 + fleiss_k[d]);
       return f;
     };
-    auto alpha_of = [&](agreement::AlphaLevel level, bool on, const std::array<double, 4>& v, bool nominal_counts) {
+    auto alpha_of = [&](agreement::AlphaLevel level, bool is_on, const std::array<double, 4>& v, bool nominal_counts) {
       agreement::AlphaSums a;
-      if (!on) return a;
+      if (!is_on) return a;
       a.level = level;
       a.n = v[0];
       a.d_o = v[1];
@@ -624,7 +650,7 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       icc_s.total = icc[1];
       icc_s.total_sq = icc[2];
       icc_s.row_sq = icc[3];
-      icc_s.col.assign(icc.begin() + 4, icc.end());
+      icc_s.col.assign(icc + 4, icc + icc_width);
     }
     std::vector<std::pair<std::string, double>> out;
     out.emplace_back("fleiss_kappa", fleiss_of(J).kappa());

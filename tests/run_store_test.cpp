@@ -296,15 +296,26 @@ TEST(RunStore, KilledAtRandomMomentsAndResumedIsByteIdenticalToAnUninterruptedRu
   const double full = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::mt19937 rng(20261130);
   std::uniform_real_distribution<double> when(0.0, full * 1.1);
+  std::uniform_int_distribution<int> entries(1, 15);
   int interrupted = 0;
   for (int k = 0; k < 10; ++k) {
     SCOPED_TRACE("kill " + std::to_string(k));
     const std::string out = dir / ("run" + std::to_string(k));
-    // Two kills (the second one of a resumed run), then a resume to the end; threads vary between attempts.
-    const auto first = testing::run_command(
-        fmt::format("timeout -s KILL {:.3f} {} run {} --out {} --threads 2 --checkpoint-every 1", when(rng),
-                    quote(kBinary), quote(cfg), quote(out)),
-        dir);
+    // Two kills (the second one of a resumed run), then a resume to the end; threads vary between attempts. The
+    // first kill of every other attempt waits for a drawn number of journal lines (1 to 15 of the run's 52), so
+    // that some runs are surely interrupted however fast the machine is against the reference run; the others
+    // come at a drawn time.
+    const std::string run_cmd = fmt::format("{} run {} --out {} --threads 2 --checkpoint-every 1", quote(kBinary),
+                                            quote(cfg), quote(out));
+    const auto first =
+        k % 2 == 0
+            ? testing::run_command(
+                  fmt::format("{} >/dev/null 2>&1 & p=$!; for i in $(seq 1 4000); do [ \"$(wc -l < {} 2>/dev/null)\" "
+                              "-ge {} ] 2>/dev/null && break; kill -0 $p 2>/dev/null || break; sleep 0.002; done; "
+                              "kill -9 $p 2>/dev/null; wait $p",
+                              run_cmd, quote(out + "/.advplan-work/journal"), entries(rng)),
+                  dir)
+            : testing::run_command(fmt::format("timeout -s KILL {:.3f} {}", when(rng), run_cmd), dir);
     interrupted += first.status != 0;
     if (k % 2 == 1 && fs::exists(out + "/.advplan-work/journal")) {
       // The state of a kill between a flush's row writes and its journal entry, or in the middle of either:

@@ -59,6 +59,26 @@ bool alive(pid_t pid) {
 
 // ---- 10. bad input is a sentence, not "internal error" ---------------------------------------------------
 
+TEST(HardeningCli, TheCliNeverLoadsLibrariesFromTheWorkingDirectory) {
+  // An empty RUNPATH entry (CMake pads a build-tree RPATH with them) makes the loader search the current
+  // directory: a library planted where advplan runs would be loaded. The CLI's entries are all $ORIGIN-relative.
+  TempDir dir("cli-runpath");
+  const auto r = testing::run_command("(readelf -d " + shell_quote(kBinary) + " | grep -E 'RUNPATH|RPATH')", dir);
+  ASSERT_EQ(r.status, 0) << "no RUNPATH in " << kBinary << ": " << r.out << r.err;
+  const auto open = r.out.find('['), close = r.out.rfind(']');
+  ASSERT_NE(open, std::string::npos);
+  const std::string path = r.out.substr(open + 1, close - open - 1);
+  std::size_t start = 0;
+  for (;;) {
+    const auto end = path.find(':', start);
+    const std::string entry = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    EXPECT_FALSE(entry.empty()) << "an empty entry in " << path;
+    EXPECT_NE(entry[0], '.') << "a relative entry in " << path;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
 TEST(HardeningCli, AnOverflowingNumberInAPlanIsASentence) {
   TempDir dir("h-num");
   testing::write_file(dir / "plan.json", R"({"plan_id": "p", "side": "BLUE", "objective": 1e400, "actions": [], "chain": []})");

@@ -63,8 +63,9 @@ using D4 = double __attribute__((vector_size(32)));
 /// dependency chains hide each other's latency. The multiplications by 5 and 9 are written as shifts and adds (the
 /// same values modulo 2^64). v = x >> 11 < 2^53 is converted exactly, as static_cast<double>(v) does: its high 27
 /// and low 26 bits each through the exponent trick (the bits of 2^52 + h, minus 2^52, exact for h < 2^52), then
-/// hi * 2^26 + lo, exact below 2^53. The scaling by 2^-53 is exact, so each lane's value is uniform()'s.
-__attribute__((target_clones("avx2", "default"))) void uniforms_lanes(std::uint64_t (&st)[8][4], std::size_t n,
+/// hi * 2^26 + lo, exact below 2^53. The scaling by 2^-53 is exact, so each lane's value is uniform()'s. The
+/// x86-64-v4 clone (AVX-512) has one-instruction rotates; every clone gives the same bits.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void uniforms_lanes(std::uint64_t (&st)[8][4], std::size_t n,
                                                                       double* out) {
   U4 s0[2], s1[2], s2[2], s3[2];
   for (int g = 0; g < 2; ++g)

@@ -256,11 +256,11 @@ __attribute__((always_inline)) inline void add_weighted_block(const std::uint32_
 /// sums[u] += counts[s] * x[s * stride + u] over the rows s with a count, in row order, for u < stride (a
 /// multiple of 4; the padding columns are zero). Vectorised across columns only, in blocks of up to 32 columns
 /// whose sums stay in registers over all rows, so each column's sum is taken in the same order on every machine:
-/// the AVX2 clone (chosen at load time where the CPU has it) and the baseline one give the same bits, as the
-/// library does not contract a * b + c into an FMA (-ffp-contract=off).
-__attribute__((target_clones("avx2", "default"))) void add_weighted_rows(const std::uint32_t* __restrict counts,
-                                                                         const double* __restrict x, std::size_t n,
-                                                                         std::size_t stride, double* __restrict sums) {
+/// the x86-64-v4 and AVX2 clones (chosen at load time where the CPU has them) and the baseline one give the same
+/// bits, as the library does not contract a * b + c into an FMA (-ffp-contract=off).
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void add_weighted_rows(
+    const std::uint32_t* __restrict counts, const double* __restrict x, std::size_t n, std::size_t stride,
+    double* __restrict sums) {
   // The drawn rows and their counts first, without branches (about a third of the rows are not drawn), so that
   // each block of columns walks the drawn rows alone.
   thread_local std::vector<std::uint32_t> rows_v;

@@ -69,8 +69,8 @@ namespace {
 /// same loop, two independent dependency chains that hide each other's latency. A lane's arithmetic is that of
 /// one replication alone (((dt * beta) * r) * max(1 + sn * u, 0), then max(b - db, 0), with std::max's
 /// (x < 0 ? 0 : x)), each operation rounded on its own (-ffp-contract=off), so the values are the same bits as a
-/// scalar loop's; a frozen lane no longer changes. The AVX2 clone (where the CPU has it) holds a block in one
-/// register; the default clone in two.
+/// scalar loop's; a frozen lane no longer changes. The x86-64-v4 (AVX-512) and AVX2 clones (where the CPU has them)
+/// hold a block in one register; the default clone in two.
 using V4 = double __attribute__((vector_size(32)));
 using M4 = long long __attribute__((vector_size(32)));
 
@@ -81,7 +81,7 @@ struct Block {
   bool live = false;
 };
 
-__attribute__((target_clones("avx2", "default"))) void step_replications(
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void step_replications(
     const double* __restrict alpha, const double* __restrict beta, const double* __restrict step_b,
     const double* __restrict step_r, int R, int T, double bp, double dt, double sn, double* __restrict b_out,
     double* __restrict r_out, double* __restrict steps_out) {

@@ -11,6 +11,7 @@
 #include "advplan/core/action_graph.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -39,7 +40,8 @@ bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expect
     std::vector<std::pair<std::string_view, std::uint32_t>> ids;  // sorted by id
     std::vector<unsigned char> placed, in_chain;
   };
-  thread_local Scratch s;
+  thread_local Scratch tls_scratch;
+  Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
   const std::size_t n = plan.actions.size();
   AssetLookup assets(sc);
   s.ids.clear();

@@ -16,6 +16,7 @@
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/agreement.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan::rubric {
 namespace {
@@ -598,8 +599,10 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     }
   }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
-    thread_local std::vector<double> acc;
-    thread_local std::vector<char> on;
+    thread_local std::vector<double> tls_acc;
+    thread_local std::vector<char> tls_on;
+    std::vector<double>& acc = detail::bound(tls_acc);  // src/core/thread_buffer.hpp
+    std::vector<char>& on = detail::bound(tls_on);
     acc.assign(width, 0.0);
     on.assign(n_flags, 0);
     std::size_t score_rows = 0;

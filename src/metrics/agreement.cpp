@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "advplan/core/error.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan::agreement {
 namespace {
@@ -492,9 +493,12 @@ double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
   // rows, counted with multiplicity) gets (i + j) / 2 + 1; a row's rank sum adds its raters' group ranks in
   // rater order; the ties add over raters, then groups in sorted order; the squared deviations add rows in
   // expansion order (block by block, each repeated as often as it was drawn).
-  thread_local std::vector<std::size_t> equal;  // drawn rows per group
-  thread_local std::vector<double> rank_of;     // rank per group
-  thread_local std::vector<double> block_sums;  // the rank sums of one block's rows
+  // Per-thread buffers, each bound once (src/core/thread_buffer.hpp).
+  thread_local std::vector<std::size_t> tls_equal;
+  thread_local std::vector<double> tls_rank_of, tls_block_sums;
+  std::vector<std::size_t>& equal = detail::bound(tls_equal);     // drawn rows per group
+  std::vector<double>& rank_of = detail::bound(tls_rank_of);      // rank per group
+  std::vector<double>& block_sums = detail::bound(tls_block_sums);  // the rank sums of one block's rows
   equal.assign(group_at_[m], 0);
   rank_of.assign(group_at_[m], 0.0);
   for (std::size_t b = 0, first = 0; b < block_end_.size(); first = block_end_[b++]) {

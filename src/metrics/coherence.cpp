@@ -10,6 +10,7 @@
 #endif
 
 #include "advplan/metrics/quality.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -125,7 +126,8 @@ double information_preparation(const std::vector<PlacedAction>& layout) {
 double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
   // Load per asset in layout order; the entropy is summed in asset-id order (as a std::map would iterate), so
   // the bits are those of the map-based formula, from a per-thread buffer instead of map nodes.
-  thread_local std::vector<std::pair<const PlacedAction*, double>> load;  // first action of each asset, load
+  thread_local std::vector<std::pair<const PlacedAction*, double>> tls_load;
+  auto& load = detail::bound(tls_load);  // first action of each asset, load (src/core/thread_buffer.hpp)
   load.clear();
   double total = 0;
   for (const auto& a : layout) {
@@ -194,7 +196,8 @@ double tempo_sequencing(const std::vector<PlacedAction>& layout) {
 }  // namespace
 
 CoherenceParts coherence(const Plan& plan, const std::vector<PlacedAction>& layout, const Scenario& sc) {
-  thread_local std::vector<double> cov;
+  thread_local std::vector<double> tls_cov;
+  std::vector<double>& cov = detail::bound(tls_cov);
   coverage_into(layout, cov);
   return coherence(plan, layout, sc, cov);
 }

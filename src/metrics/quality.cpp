@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -50,7 +51,8 @@ void coverage_into(const std::vector<PlacedAction>& layout, std::vector<double>&
     std::vector<int> tgt, ast;
     std::vector<std::size_t> protectors;
   };
-  thread_local Scratch sc;
+  thread_local Scratch tls_scratch;
+  Scratch& sc = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
   auto intern = [](std::vector<std::string_view>& seen, std::string_view v) {
     for (std::size_t k = 0; k < seen.size(); ++k)
       if (same_id(seen[k], v)) return static_cast<int>(k);
@@ -100,7 +102,8 @@ double exposure(const PlacedAction& a, const Scenario& sc) { return exposure(a.a
 
 double risk(const std::vector<PlacedAction>& layout, const Scenario& sc) {
   if (layout.empty()) return 1.0;
-  thread_local std::vector<double> cov;
+  thread_local std::vector<double> tls_cov;
+  std::vector<double>& cov = detail::bound(tls_cov);
   coverage_into(layout, cov);
   return risk(layout, sc, cov);
 }
@@ -139,7 +142,8 @@ QualityParts quality(const std::vector<PlacedAction>& layout, const Scenario& sc
 double raw_capability(const Plan& p, const Scenario& sc) {
   // The distinct assets the plan names (ids are unique in a scenario, so distinct ids are distinct assets; an
   // unknown id adds nothing), summed in id order, from a per-thread buffer.
-  thread_local std::vector<const Asset*> used;
+  thread_local std::vector<const Asset*> tls_used;
+  std::vector<const Asset*>& used = detail::bound(tls_used);  // src/core/thread_buffer.hpp
   used.clear();
   AssetLookup assets(sc);
   for (const auto& a : p.actions)

@@ -9,6 +9,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -30,7 +31,8 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
     std::vector<PlacedAction> layout;
     std::vector<double> cov;
   };
-  thread_local Scratch s;
+  thread_local Scratch tls_scratch;
+  Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
   layout_plan_into(c.plan, sc, s.layout);
   coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
   const auto& layout = s.layout;

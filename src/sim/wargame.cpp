@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "advplan/core/random.hpp"
+#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -23,7 +24,8 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
   // Replication r's stream gives its two normals, then (step_b, step_r) for t = 0, 1, ... Eight replications are
   // drawn in vector lanes (Rng::uniforms_x8, the same values as eight scalar streams); a tail of fewer than eight
   // draws one at a time.
-  thread_local std::vector<double> u;
+  thread_local std::vector<double> tls_u;
+  std::vector<double>& u = detail::bound(tls_u);  // src/core/thread_buffer.hpp
   u.resize(16 * static_cast<std::size_t>(T));
   int r0 = 0;
   for (; r0 + 8 <= R; r0 += 8) {

@@ -293,19 +293,27 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (std::size_t i = 0; i < pc.first.size(); ++i)
           case_table[c][static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])] += 1.0;
       }
+      // Each case's item count and agreements, as integers, once.
+      std::vector<std::size_t> case_items(cases.size()), case_same(cases.size());
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const auto& t = case_table[c];
+        case_items[c] = static_cast<std::size_t>(t[0] + t[1] + t[2] + t[3]);
+        case_same[c] = static_cast<std::size_t>(t[0] + t[3]);
+      }
       agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
       auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
-        for (auto& row : table) std::fill(row.begin(), row.end(), 0.0);
+        // The four cells summed in case order in locals (the same additions as into the table).
+        double cell[4] = {0.0, 0.0, 0.0, 0.0};
         std::size_t items = 0, same = 0;
         for (std::size_t c = 0; c < cases.size(); ++c) {
           const std::uint32_t times = counts ? (*counts)[c] : 1;
           if (times == 0) continue;
           const auto& t = case_table[c];
-          for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] += times * t[k];
-          const auto n = static_cast<std::size_t>(t[0] + t[1] + t[2] + t[3]);
-          items += times * n;
-          same += times * static_cast<std::size_t>(t[0] + t[3]);
+          for (std::size_t k = 0; k < 4; ++k) cell[k] += times * t[k];
+          items += times * case_items[c];
+          same += times * case_same[c];
         }
+        for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = cell[k];
         const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
         const agreement::KappaResult kap =
             items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "advplan/experiment/rubric_plans.hpp"
@@ -100,8 +101,14 @@ namespace {
 /// Per-scenario values of `metric` under `cond`, keyed by scenario id.
 std::map<std::string, double> by_scenario(const CsvTable& per, const std::string& cond, const std::string& metric) {
   std::map<std::string, double> m;
-  for (std::size_t i = 0; i < per.size(); ++i)
-    if (per.at(i, "condition") == cond && per.at(i, "status") == "ok") m[per.at(i, "scenario_id")] = per.real(i, metric);
+  const auto cc = per.col("condition"), cs = per.col("status"), ci = per.col("scenario_id");
+  std::optional<std::size_t> cm;  // looked up at the first matching row, as before
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const auto& r = per.rows()[i];
+    if (r[cc] != cond || r[cs] != "ok") continue;
+    if (!cm) cm = per.col(metric);
+    m[r[ci]] = per.real(i, *cm);
+  }
   return m;
 }
 

@@ -310,7 +310,7 @@ TEST(RunStore, KilledAtRandomMomentsAndResumedIsByteIdenticalToAnUninterruptedRu
     const auto first =
         k % 2 == 0
             ? testing::run_command(
-                  fmt::format("{} >/dev/null 2>&1 & p=$!; for i in $(seq 1 4000); do [ \"$(wc -l < {} 2>/dev/null)\" "
+                  fmt::format("{} >/dev/null 2>&1 & p=$!; for i in $(seq 1 4000); do [ \"$({{ wc -l < {}; }} 2>/dev/null)\" "
                               "-ge {} ] 2>/dev/null && break; kill -0 $p 2>/dev/null || break; sleep 0.002; done; "
                               "kill -9 $p 2>/dev/null; wait $p",
                               run_cmd, quote(out + "/.advplan-work/journal"), entries(rng)),

@@ -19,6 +19,7 @@
 #include <utility>
 #include <stdexcept>
 
+#include "advplan/core/random.hpp"
 #include "advplan/sim/wargame.hpp"
 
 namespace advplan {
@@ -186,6 +187,29 @@ TEST(WargameCommonRandomNumbers, SameNoiseSameResult) {
   const SimNoise nb = draw_noise(20240601, "urban-100", big);
   EXPECT_TRUE((nb.z.topRows(100) == n1.z).all());
   EXPECT_TRUE((nb.step_b.topRows(100) == n1.step_b).all());
+}
+
+TEST(WargameNoise, EachReplicationIsItsOwnKeyedStreamInOrder) {
+  // draw_noise draws eight replications in vector lanes and the steps in chunks; the values must be those of
+  // one scalar stream per replication: two normals, then (step_b, step_r) for t = 0, 1, ... Odd R and T (a tail of
+  // replications, several chunks and a partial one) exercise every path.
+  for (const auto [R, T] : {std::pair{13, 150}, std::pair{8, 64}, std::pair{3, 5}, std::pair{17, 129}}) {
+    SimConfig cfg;
+    cfg.replications = R;
+    cfg.time_limit = T;
+    const SimNoise n = draw_noise(20240601, "urban-100", cfg);
+    const double half_width = std::sqrt(3.0);
+    const std::uint64_t prefix = Rng::key_prefix(20240601, "urban-100", "sim");
+    for (int r = 0; r < R; ++r) {
+      Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(r));
+      ASSERT_EQ(n.z(r, 0), rng.normal()) << "R " << R << ", replication " << r;
+      ASSERT_EQ(n.z(r, 1), rng.normal());
+      for (int t = 0; t < T; ++t) {
+        ASSERT_EQ(n.step_b(r, t), (2.0 * rng.uniform() - 1.0) * half_width) << "replication " << r << ", step " << t;
+        ASSERT_EQ(n.step_r(r, t), (2.0 * rng.uniform() - 1.0) * half_width) << "replication " << r << ", step " << t;
+      }
+    }
+  }
 }
 
 TEST(WargameCommonRandomNumbers, StrongerBlueNeverWinsLess) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "advplan/core/error.hpp"
 #include "advplan/experiment/rubric_plans.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
@@ -186,11 +187,15 @@ namespace {
 /// The base corpus under (mode, framing): each scenario reframed.
 std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Scenario>& base, FramingMode mode,
                                       Framing framing) {
-  std::map<std::string, const ScenarioTemplate*> tpl;
-  for (const auto& t : plan.cfg->templates) tpl[t.id] = &t;
+  // The corpus is template-major (generate_corpus): scenario i comes from template i / seeds, which holds even
+  // when two templates share an id.
+  const auto& templates = plan.cfg->templates;
+  const std::size_t per_template = templates.empty() ? 0 : base.size() / templates.size();
+  if (per_template * templates.size() != base.size())
+    throw Error(fmt::format("framing study: {} scenarios for {} templates", base.size(), templates.size()));
   std::vector<Scenario> corpus(base.size());
   tbb::parallel_for(std::size_t{0}, base.size(), [&](std::size_t i) {
-    corpus[i] = reframe(base[i], *tpl.at(base[i].template_id), framing, mode);
+    corpus[i] = reframe(base[i], templates[i / per_template], framing, mode);
   });
   return corpus;
 }
@@ -261,15 +266,17 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
       CsvTable t(schema::framing());
       const std::vector<Scenario> base = framing_base_corpus(plan);  // each arm reframes it
-      // An arm whose corpus equals one already played has its outcome: the policies are functions of the
-      // scenario and their keyed streams (the applied neutral arm is the metadata neutral one).
-      std::vector<std::pair<std::vector<Scenario>, FramingOutcome>> played;
+      // An arm whose corpus equals the base (metadata, neutral) takes the base's outcome when both policies are
+      // reproducible (functions of the scenario and their keyed streams): the applied neutral arm is the metadata
+      // neutral one. Live models are asked again. One reframed corpus is alive at a time, besides the base.
+      const bool reuse = blue->info().reproducible && red->info().reproducible;
+      std::optional<FramingOutcome> base_outcome;
       auto arm = [&](FramingMode mode, Framing f) {
-        std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);
-        for (const auto& [c, o] : played)
-          if (c == corpus) return o;
+        const std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);
+        const bool is_base = corpus == base;
+        if (reuse && is_base && base_outcome) return *base_outcome;
         FramingOutcome o = outcome_on(plan, corpus, *blue, *red);
-        played.emplace_back(std::move(corpus), o);
+        if (is_base && !base_outcome) base_outcome = o;
         return o;
       };
       for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {

@@ -172,6 +172,13 @@ OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string
         fmt::format("llm.backoff_s must be at least 0, while a value of {} was given", backoff_s));
   origin_ = url->origin;
   path_ = url->path;
+  // The HTTP module is loaded here, so that a missing libadvplan_http.so fails before any work, as a policy error,
+  // rather than in the middle of a run.
+  try {
+    (void)http_post();
+  } catch (const std::exception& e) {
+    throw PolicyError(fmt::format("LLM endpoint {}: {}", endpoint, e.what()));
+  }
 }
 
 namespace {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "advplan/core/random.hpp"
-#include "core/thread_buffer.hpp"
 
 namespace advplan {
 
@@ -22,11 +21,10 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
   const double half_width = std::sqrt(3.0);  // uniform on [-sqrt3, sqrt3] has variance 1
   const std::uint64_t prefix = Rng::key_prefix(run_seed, scenario_id, "sim");
   // Replication r's stream gives its two normals, then (step_b, step_r) for t = 0, 1, ... Eight replications are
-  // drawn in vector lanes (Rng::uniforms_x8, the same values as eight scalar streams); a tail of fewer than eight
-  // draws one at a time.
-  thread_local std::vector<double> tls_u;
-  std::vector<double>& u = detail::bound(tls_u);  // src/core/thread_buffer.hpp
-  u.resize(16 * static_cast<std::size_t>(T));
+  // drawn in vector lanes (Rng::uniforms_x8, the same values as eight scalar streams), kChunk steps at a time into
+  // a stack buffer (the lanes keep their place between chunks); a tail of fewer than eight draws one at a time.
+  constexpr int kChunk = 64;
+  double u[16 * kChunk];
   int r0 = 0;
   for (; r0 + 8 <= R; r0 += 8) {
     Rng lanes[8] = {Rng::keyed_at(prefix, static_cast<std::uint64_t>(r0)),
@@ -41,14 +39,17 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
       n.z(r0 + l, 0) = lanes[l].normal();
       n.z(r0 + l, 1) = lanes[l].normal();
     }
-    Rng::uniforms_x8(lanes, 2 * static_cast<std::size_t>(T), u.data());
-    for (int t = 0; t < T; ++t) {
-      const double* ub = u.data() + 16 * static_cast<std::size_t>(t);
-      double* b = &n.step_b(r0, t);
-      double* rr = &n.step_r(r0, t);
-      for (int l = 0; l < 8; ++l) {
-        b[l] = (2.0 * ub[l] - 1.0) * half_width;
-        rr[l] = (2.0 * ub[8 + l] - 1.0) * half_width;
+    for (int t0 = 0; t0 < T; t0 += kChunk) {
+      const int steps = std::min(kChunk, T - t0);
+      Rng::uniforms_x8(lanes, 2 * static_cast<std::size_t>(steps), u);
+      for (int k = 0; k < steps; ++k) {
+        const double* ub = u + 16 * k;
+        double* b = &n.step_b(r0, t0 + k);
+        double* rr = &n.step_r(r0, t0 + k);
+        for (int l = 0; l < 8; ++l) {
+          b[l] = (2.0 * ub[l] - 1.0) * half_width;
+          rr[l] = (2.0 * ub[8 + l] - 1.0) * half_width;
+        }
       }
     }
   }

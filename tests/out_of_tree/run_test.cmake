@@ -1,7 +1,7 @@
 # ctest InstallAndOutOfTreePlugin (tests/CMakeLists.txt), script mode. Installs the built advplan into a
 # temporary prefix, builds this folder's plug-in against that prefix with find_package(advplan), and runs
 # the installed CLI with the plug-in on a small config that reads the installed templates.
-# Inputs: -DBUILD_DIR -DPROJECT_DIR -DWORK_DIR -DCXX_COMPILER -DCXX_COMPILER_LAUNCHER -DBUILD_TYPE
+# Inputs: -DBUILD_DIR -DPROJECT_DIR -DWORK_DIR -DCXX_COMPILER -DCXX_COMPILER_LAUNCHER -DBUILD_TYPE -DWITH_MPI_MODULE
 cmake_minimum_required(VERSION 3.25)
 
 function(run_step what)
@@ -33,7 +33,7 @@ if(NOT n_lib EQUAL 1)
 endif()
 get_filename_component(libdir "${installed_lib}" DIRECTORY)
 set(modules libadvplan_pagmo.so libadvplan_http.so)
-if(EXISTS "${BUILD_DIR}/libadvplan_mpi.so")
+if(WITH_MPI_MODULE)  # the build has MPI (the advplan_mpi target exists), wherever its output directory is
   list(APPEND modules libadvplan_mpi.so)
 endif()
 foreach(m ${modules})

@@ -27,21 +27,24 @@ double mean(std::span<const double> v) {
 
 namespace {
 
-/// collect_tails without AVX-512: every value is written to both buffers, and the counts advance only for the
-/// values kept (no branch on the data).
+/// One value into the tails without a branch on the data: written to both buffers, the counts advance only for the
+/// buffers that keep it; NaN is counted.
+inline void tail_step(double x, double t_lo, double t_hi, double* below, double* above, std::size_t& nb,
+                      std::size_t& na, std::size_t& nans) {
+  below[nb] = x;
+  nb += x <= t_lo ? 1 : 0;
+  above[na] = x;
+  na += x >= t_hi ? 1 : 0;
+  nans += x != x ? 1 : 0;
+}
+
+/// collect_tails without AVX-512, one value at a time.
 bool collect_tails_scalar(const double* p, std::size_t size, double t_lo, double t_hi, std::size_t chunk,
                           std::size_t room, double* below, double* above, std::size_t& nb, std::size_t& na,
                           std::size_t& nans) {
   for (std::size_t i = 0; i < size; i += chunk) {
     const std::size_t stop = std::min(size, i + chunk);
-    for (std::size_t k = i; k < stop; ++k) {
-      const double x = p[k];
-      below[nb] = x;
-      nb += x <= t_lo ? 1 : 0;
-      above[na] = x;
-      na += x >= t_hi ? 1 : 0;
-      nans += x != x ? 1 : 0;
-    }
+    for (std::size_t k = i; k < stop; ++k) tail_step(p[k], t_lo, t_hi, below, above, nb, na, nans);
     if (nb > room || na > room) return false;
   }
   return true;
@@ -67,14 +70,7 @@ __attribute__((target("avx512f"))) bool collect_tails_avx512(const double* p, st
       na += static_cast<std::size_t>(__builtin_popcount(a));
       nans += static_cast<std::size_t>(__builtin_popcount(u));
     }
-    for (; k < stop; ++k) {
-      const double x = p[k];
-      below[nb] = x;
-      nb += x <= t_lo ? 1 : 0;
-      above[na] = x;
-      na += x >= t_hi ? 1 : 0;
-      nans += x != x ? 1 : 0;
-    }
+    for (; k < stop; ++k) tail_step(p[k], t_lo, t_hi, below, above, nb, na, nans);
     if (nb > room || na > room) return false;
   }
   return true;

@@ -450,7 +450,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
                  {"RED baseline", "BLUE policy", "plans", "failures", "BLUE advantage", "BLUE win rate"}, {}};
   j["baselines"] = nlohmann::ordered_json::array();
   // The run's own intervals (bootstrap_summary.csv, scope "all"), as the tables read them.
-  const CsvTable ok = ok_rows(per);
+  CsvTable ok_storage;
+  const CsvTable& ok = ok_rows(per, ok_storage);
   const SummaryIntervals intervals(bootstrap_summary, ok, bs);
   for (const auto& red : spec.reds)
     for (const auto& b : blues) {

@@ -493,31 +493,25 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     }
     if (!rows.empty()) kendall.emplace(std::move(rows), std::move(block_end));
   }
-  // The replicates' sums, flattened: per case, each statistic's sums in a fixed layout (the nominal alpha's
-  // category counts aligned to the categories of all cases), added in case order with the drawn counts as weights.
-  // Each sum is the same sequence of w * x additions as the structs' add() makes, so the values are the same bits;
-  // a case whose sums are empty for a statistic is skipped for it, as add() skips it.
-  struct FlatCase {
-    std::vector<double> fleiss;  // [d][subjects, p_sum, category totals...]
-    std::vector<char> fleiss_on;  // [d]: non-empty
-    std::array<double, 4> alpha_items{}, alpha_scores{};  // n, d_o, sum, sum_sq
-    std::vector<double> alpha_counts;                     // nominal items: per category of `alpha_cats`
-    std::vector<char> alpha_has;                          // which of `alpha_cats` this case has
-    std::vector<double> icc;                              // subjects, total, total_sq, row_sq, col...
-  };
+  // The replicates' sums, flattened into one accumulator row:
+  //   [Fleiss block per d: subjects, p_sum, category totals][alpha items: n, d_o, sum, sum_sq]
+  //   [alpha item category counts, one per category of any case, sorted][alpha scores: n, d_o, sum, sum_sq]
+  //   [ICC: subjects, total, total_sq, row_sq, column sums]
+  // Each case becomes a list of (accumulator, value) additions, and a list of the flags it sets (a statistic's
+  // sums are "on" once a case with non-empty sums for it was added). A replicate adds the drawn cases in case
+  // order, weighted by their counts: each sum is the same sequence of w * x additions as the structs' add()
+  // makes, so the values are the same bits, and a case whose sums are empty for a statistic is skipped for it,
+  // as add() skips it.
   std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
   for (const CaseData& cd : case_data)
     for (double v : cd.alpha_items.categories)
       if (std::find(alpha_cats.begin(), alpha_cats.end(), v) == alpha_cats.end()) alpha_cats.push_back(v);
   std::sort(alpha_cats.begin(), alpha_cats.end());
-  // The layout of a Fleiss block: its raters and category count, from the first non-empty case (add() requires
-  // every other to agree); an alpha block's level likewise.
+  // A Fleiss block's raters and category count, from the first non-empty case (add() requires the others to
+  // agree).
   std::vector<double> fleiss_raters(J + 1, 0.0);
   std::vector<std::size_t> fleiss_k(J + 1, 0);
   std::vector<char> fleiss_seen(J + 1, 0);
-  const std::size_t icc_width = 4 + J;
-  std::vector<FlatCase> flat(case_data.size());
-  std::size_t fleiss_width = 0;
   for (const CaseData& cd : case_data)
     for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
       const auto& f = cd.fleiss[d];
@@ -532,78 +526,58 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     }
   std::vector<std::size_t> fleiss_at(J + 2, 0);  // block d starts at fleiss_at[d]
   for (std::size_t d = 0; d <= J; ++d) fleiss_at[d + 1] = fleiss_at[d] + 2 + fleiss_k[d];
-  fleiss_width = fleiss_at[J + 1];
-  for (std::size_t c = 0; c < case_data.size(); ++c) {
-    const CaseData& cd = case_data[c];
-    FlatCase& fc = flat[c];
-    fc.fleiss.assign(fleiss_width, 0.0);
-    fc.fleiss_on.assign(J + 1, 0);
-    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
-      const auto& f = cd.fleiss[d];
-      if (f.subjects == 0) continue;
-      fc.fleiss_on[d] = 1;
-      double* x = fc.fleiss.data() + fleiss_at[d];
-      x[0] = f.subjects;
-      x[1] = f.p_sum;
-      std::copy(f.category_totals.begin(), f.category_totals.end(), x + 2);
-    }
-    fc.alpha_items = {cd.alpha_items.n, cd.alpha_items.d_o, cd.alpha_items.sum, cd.alpha_items.sum_sq};
-    fc.alpha_scores = {cd.alpha_scores.n, cd.alpha_scores.d_o, cd.alpha_scores.sum, cd.alpha_scores.sum_sq};
-    fc.alpha_counts.assign(alpha_cats.size(), 0.0);
-    fc.alpha_has.assign(alpha_cats.size(), 0);
-    for (std::size_t i = 0; i < cd.alpha_items.categories.size(); ++i) {
-      const auto at = static_cast<std::size_t>(
-          std::find(alpha_cats.begin(), alpha_cats.end(), cd.alpha_items.categories[i]) - alpha_cats.begin());
-      fc.alpha_counts[at] = cd.alpha_items.counts[i];
-      fc.alpha_has[at] = 1;
-    }
-    if (cd.icc.subjects != 0) {
-      if (cd.icc.col.size() != J) throw Error("ICC: the sums of subjects with different raters cannot be added");
-      fc.icc = {cd.icc.subjects, cd.icc.total, cd.icc.total_sq, cd.icc.row_sq};
-      fc.icc.insert(fc.icc.end(), cd.icc.col.begin(), cd.icc.col.end());
-    }
-  }
+  const std::size_t icc_width = 4 + J;
+  const std::size_t at_ai = fleiss_at[J + 1], at_ac = at_ai + 4, at_as = at_ac + alpha_cats.size(),
+                    at_icc = at_as + 4, width = at_icc + icc_width;
+  const std::size_t f_ai = J + 1, f_ac = f_ai + 1, f_as = f_ac + alpha_cats.size(), f_icc = f_as + 1,
+                    n_flags = f_icc + 1;
   const agreement::AlphaLevel items_level = case_data.empty() ? agreement::AlphaLevel::nominal
                                                               : case_data.front().alpha_items.level;
   const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
                                                                : case_data.front().alpha_scores.level;
-  // Each case as a list of (accumulator, value) additions and of the flags it sets (a statistic's sums are "on"
-  // once a case with non-empty sums for it was added), over one accumulator row:
-  // [Fleiss blocks][alpha items: n, d_o, sum, sum_sq][alpha category counts][alpha scores: 4][ICC].
-  const std::size_t at_ai = fleiss_width, at_ac = at_ai + 4, at_as = at_ac + alpha_cats.size(), at_icc = at_as + 4,
-                    width = at_icc + icc_width;
-  const std::size_t f_ai = J + 1, f_ac = f_ai + 1, f_as = f_ac + alpha_cats.size(), f_icc = f_as + 1,
-                    n_flags = f_icc + 1;
   struct CaseOps {
     std::vector<std::pair<std::uint32_t, double>> add;
     std::vector<std::uint32_t> on;
   };
-  std::vector<CaseOps> ops(flat.size());
-  for (std::size_t c = 0; c < flat.size(); ++c) {
-    const FlatCase& fc = flat[c];
+  std::vector<CaseOps> ops(case_data.size());
+  for (std::size_t c = 0; c < case_data.size(); ++c) {
+    const CaseData& cd = case_data[c];
     CaseOps& o = ops[c];
     auto add = [&](std::size_t k, double x) { o.add.emplace_back(static_cast<std::uint32_t>(k), x); };
-    for (std::size_t d = 0; d <= J; ++d) {
-      if (!fc.fleiss_on[d]) continue;
-      o.on.push_back(static_cast<std::uint32_t>(d));
-      for (std::size_t k = fleiss_at[d]; k < fleiss_at[d + 1]; ++k) add(k, fc.fleiss[k]);
+    auto on = [&](std::size_t flag) { o.on.push_back(static_cast<std::uint32_t>(flag)); };
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
+      const auto& f = cd.fleiss[d];
+      if (f.subjects == 0) continue;
+      on(d);
+      add(fleiss_at[d], f.subjects);
+      add(fleiss_at[d] + 1, f.p_sum);
+      for (std::size_t k = 0; k < f.category_totals.size(); ++k) add(fleiss_at[d] + 2 + k, f.category_totals[k]);
     }
-    if (fc.alpha_items[0] != 0) {
-      o.on.push_back(static_cast<std::uint32_t>(f_ai));
-      for (std::size_t k = 0; k < 4; ++k) add(at_ai + k, fc.alpha_items[k]);
-      for (std::size_t k = 0; k < alpha_cats.size(); ++k)
-        if (fc.alpha_has[k]) {
-          o.on.push_back(static_cast<std::uint32_t>(f_ac + k));
-          add(at_ac + k, fc.alpha_counts[k]);
-        }
+    auto add_alpha = [&](const agreement::AlphaSums& a, std::size_t at, std::size_t flag) {
+      on(flag);
+      add(at, a.n);
+      add(at + 1, a.d_o);
+      add(at + 2, a.sum);
+      add(at + 3, a.sum_sq);
+    };
+    if (cd.alpha_items.n != 0) {
+      add_alpha(cd.alpha_items, at_ai, f_ai);
+      for (std::size_t i = 0; i < cd.alpha_items.categories.size(); ++i) {
+        const auto k = static_cast<std::size_t>(
+            std::find(alpha_cats.begin(), alpha_cats.end(), cd.alpha_items.categories[i]) - alpha_cats.begin());
+        on(f_ac + k);
+        add(at_ac + k, cd.alpha_items.counts[i]);
+      }
     }
-    if (fc.alpha_scores[0] != 0) {
-      o.on.push_back(static_cast<std::uint32_t>(f_as));
-      for (std::size_t k = 0; k < 4; ++k) add(at_as + k, fc.alpha_scores[k]);
-    }
-    if (!fc.icc.empty()) {
-      o.on.push_back(static_cast<std::uint32_t>(f_icc));
-      for (std::size_t k = 0; k < icc_width; ++k) add(at_icc + k, fc.icc[k]);
+    if (cd.alpha_scores.n != 0) add_alpha(cd.alpha_scores, at_as, f_as);
+    if (cd.icc.subjects != 0) {
+      if (cd.icc.col.size() != J) throw Error("ICC: the sums of subjects with different raters cannot be added");
+      on(f_icc);
+      add(at_icc, cd.icc.subjects);
+      add(at_icc + 1, cd.icc.total);
+      add(at_icc + 2, cd.icc.total_sq);
+      add(at_icc + 3, cd.icc.row_sq);
+      for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
     }
   }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {

@@ -176,13 +176,14 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
   return out;
 }
 
+namespace {
+
+/// The run's corpus under FramingMode::metadata with the neutral framing: the framing study's common base.
 std::vector<Scenario> framing_base_corpus(const RunPlan& plan) {
   ExperimentConfig cfg = *plan.cfg;
   cfg.framing_mode = FramingMode::metadata;
   return generate_corpus(cfg, Framing::neutral);
 }
-
-namespace {
 
 /// The base corpus under (mode, framing): each scenario reframed.
 std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Scenario>& base, FramingMode mode,
@@ -199,23 +200,6 @@ std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Sce
   });
   return corpus;
 }
-
-FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
-                          const RedPolicy& red);
-
-}  // namespace
-
-FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
-                               const RedPolicy& red, const std::vector<Scenario>* base) {
-  std::vector<Scenario> own;
-  if (base == nullptr) {
-    own = framing_base_corpus(plan);
-    base = &own;
-  }
-  return outcome_on(plan, reframed_corpus(plan, *base, mode, framing), blue, red);
-}
-
-namespace {
 
 FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
                           const RedPolicy& red) {
@@ -242,6 +226,11 @@ FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corp
 }
 
 }  // namespace
+
+FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
+                               const RedPolicy& red) {
+  return outcome_on(plan, reframed_corpus(plan, framing_base_corpus(plan), mode, framing), blue, red);
+}
 
 std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const CsvTable& per,
                                                              const CsvTable& records, const CsvTable* council_trace,

@@ -464,16 +464,13 @@ KendallWResampler::KendallWResampler(Matrix rows, std::vector<std::size_t> block
   for (std::size_t b = 0, r = 0; b < block_end_.size(); ++b)
     for (; r < block_end_[b]; ++r) block_of_[r] = b;
   const std::size_t m = rows_.front().size();
-  order_.assign(m, std::vector<std::size_t>(rows_.size()));
-  for (std::size_t j = 0; j < m; ++j) {
-    auto& o = order_[j];
-    std::iota(o.begin(), o.end(), std::size_t{0});
-    std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return rows_[a][j] < rows_[b][j]; });
-  }
+  // Each rater's column in value order (stable), then its tie groups numbered in that order.
   group_of_.assign(rows_.size() * m, 0);
   group_at_.assign(m + 1, 0);
+  std::vector<std::size_t> o(rows_.size());
   for (std::size_t j = 0; j < m; ++j) {
-    const auto& o = order_[j];
+    std::iota(o.begin(), o.end(), std::size_t{0});
+    std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return rows_[a][j] < rows_[b][j]; });
     std::uint32_t g = 0;
     for (std::size_t k = 0; k < o.size(); ++k) {
       group_of_[o[k] * m + j] = g;

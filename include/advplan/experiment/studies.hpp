@@ -31,11 +31,8 @@ struct FramingOutcome {
   std::vector<double> blue_quality, advantage;  ///< per scenario, corpus order
 };
 /// `blue`'s plan quality and its advantage against `red` for the corpus generated under (mode, framing); NaN
-/// where `blue` makes no plan. `base`, when given, is that corpus generated under FramingMode::metadata (any
-/// framing; framing_base_corpus), which each study arm reframes instead of generating the corpus again.
+/// where `blue` makes no plan.
 FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
-                               const RedPolicy& red, const std::vector<Scenario>* base = nullptr);
-/// The run's corpus under FramingMode::metadata with the neutral framing: the framing study's common base.
-std::vector<Scenario> framing_base_corpus(const RunPlan& plan);
+                               const RedPolicy& red);
 
 }  // namespace advplan

@@ -60,7 +60,7 @@ double kendall_w(const Matrix& x);
 
 /// Kendall's W of bootstrap resamples of a fixed matrix whose rows come in blocks (a block = one case's rows):
 /// w(counts) equals kendall_w of the matrix in which block b is repeated counts[b] times, in block order, bit for
-/// bit, without building it. Each rater's order is sorted once; a resample ranks in one pass over it.
+/// bit, without building it. Each rater's tie groups are found once; a resample counts its drawn rows into them.
 class KendallWResampler {
  public:
   /// `block_end[b]` is one past block b's last row; the last equals rows.size().
@@ -71,7 +71,6 @@ class KendallWResampler {
  private:
   Matrix rows_;
   std::vector<std::size_t> block_end_, block_of_;
-  std::vector<std::vector<std::size_t>> order_;  ///< per rater: row indices by value (stable)
   // The tie groups of each rater's column (fixed by the values; a resample only changes how many times each row
   // counts), numbered in sorted order: row r's group for rater j is group_at_[j] + group_of_[r * m + j], an index
   // into one flat array of all raters' groups.

@@ -6,6 +6,11 @@
 #include "advplan/experiment/studies.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/experiment/config.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/red_candidate.hpp"
+#include "advplan/policy/red_policy.hpp"
 
 namespace advplan {
 namespace {
@@ -85,6 +90,71 @@ TEST_F(FramingStudy, MetadataDeltaIsExactlyZeroComputed) {
       EXPECT_EQ(o.advantage[i], neutral.advantage[i]) << i;
     }
   }
+}
+
+// The framing study takes a metadata arm's outcome from its neutral arm when neither policy reads the framing
+// label (PolicyInfo::reads_framing == false). Every built-in policy that declares so must answer a scenario
+// exactly as it answers the same scenario under another framing label: same BLUE plan, same RED candidates and
+// choice, over every template, five seeds and both non-neutral framings.
+TEST_F(FramingStudy, PoliciesThatDeclareThemselvesLabelBlindAnswerEveryFramingAlike) {
+  ExperimentConfig cfg = cfg_;
+  cfg.framing_mode = FramingMode::metadata;
+  const std::vector<Scenario> neutral = generate_corpus(cfg, Framing::neutral);
+  std::vector<std::vector<Scenario>> framed;
+  for (Framing f : {Framing::blue_favorable, Framing::red_favorable}) framed.push_back(generate_corpus(cfg, f));
+  for (const auto& corpus : framed) {
+    ASSERT_EQ(corpus.size(), neutral.size());
+    for (std::size_t i = 0; i < corpus.size(); ++i) ASSERT_NE(corpus[i], neutral[i]) << "the label must differ";
+  }
+  // A spec for each policy: its name, or name:ARGUMENT for the one argument a label-blind built-in takes.
+  auto spec_of = [](const std::string& name, const PolicyInfo& info) -> std::string {
+    if (info.argument.empty()) return info.samples_k ? name + "@4" : name;
+    if (info.argument == "ROLE") return name + ":information";
+    ADD_FAILURE() << name << " takes an argument this test does not know (" << info.argument << ")";
+    return name;
+  };
+  std::size_t blue_checked = 0, red_checked = 0;
+  for (const auto& name : BlueRegistry::instance().names()) {
+    const PolicyInfo& info = BlueRegistry::instance().info(name, "BLUE");
+    if (info.reads_framing) continue;
+    const auto policy = make_blue_policy(spec_of(name, info), plan_.ctx);
+    for (const auto& corpus : framed)
+      for (std::size_t i = 0; i < corpus.size(); ++i) {
+        Rng r0 = Rng::keyed(cfg.seed, neutral[i].id, "blue/" + name), r1 = r0;
+        const BluePlanResult a = policy->plan(neutral[i], r0), b = policy->plan(corpus[i], r1);
+        ASSERT_TRUE(a.plan.has_value()) << name << " " << neutral[i].id << ": " << a.failure;
+        ASSERT_TRUE(b.plan.has_value()) << name << " " << corpus[i].id << ": " << b.failure;
+        EXPECT_EQ(*a.plan, *b.plan) << name << " plans " << corpus[i].id << " differently under "
+                                    << to_string(corpus[i].framing);
+      }
+    ++blue_checked;
+  }
+  for (const auto& name : RedRegistry::instance().names()) {
+    const PolicyInfo& info = RedRegistry::instance().info(name, "RED");
+    if (info.reads_framing) continue;
+    const auto policy = make_red_policy(spec_of(name, info), plan_.ctx);
+    for (const auto& corpus : framed)
+      for (std::size_t i = 0; i < corpus.size(); ++i) {
+        const Plan& blue = neutral[i].blue_seed_plans.front();
+        ASSERT_EQ(blue, corpus[i].blue_seed_plans.front());
+        const RedResponse a = policy->respond(red_request(neutral[i], blue, plan_.ctx, "baseline"));
+        const RedResponse b = policy->respond(red_request(corpus[i], blue, plan_.ctx, "baseline"));
+        ASSERT_EQ(a.candidates.size(), b.candidates.size()) << name << " " << corpus[i].id;
+        EXPECT_EQ(a.selected, b.selected) << name << " " << corpus[i].id;
+        for (std::size_t c = 0; c < a.candidates.size(); ++c) {
+          EXPECT_EQ(a.candidates[c].plan, b.candidates[c].plan) << name << " " << corpus[i].id << " candidate " << c;
+          EXPECT_EQ(a.candidates[c].q.q, b.candidates[c].q.q) << name << " " << corpus[i].id << " candidate " << c;
+          EXPECT_EQ(a.candidates[c].d.D, b.candidates[c].d.D) << name << " " << corpus[i].id << " candidate " << c;
+          EXPECT_EQ(a.candidates[c].pressure.magnitude, b.candidates[c].pressure.magnitude) << name << " " << c;
+        }
+      }
+    ++red_checked;
+  }
+  // The paper's framing pairing (seed, greedy) is among them, with the other samplers and the proposer.
+  EXPECT_GE(blue_checked, 3u);
+  EXPECT_GE(red_checked, 3u);
+  EXPECT_FALSE(RedRegistry::instance().info("llm_offline", "RED").reads_framing == false)
+      << "the offline LLM reads its prompt, which carries the label";
 }
 
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {

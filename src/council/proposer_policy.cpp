@@ -23,6 +23,7 @@ class ProposerPolicy final : public BluePolicy {
                     "one council proposer, proposer:ROLE (movement, information, cyber, sustainment, protection): the "
                     "first BLUE seed plan plus one action of the role's category, as in the council's first round", {}};
     info.argument = "ROLE";
+    info.reads_framing = false;
     return info;
   }
   ProposerPolicy(const std::string& spec_text, Params p) : BluePolicy(static_info(), std::move(p)), spec_(spec_text) {

@@ -257,10 +257,14 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       const std::vector<Scenario> base = framing_base_corpus(plan);  // each arm reframes it
       // An arm whose corpus equals the base (metadata, neutral) takes the base's outcome when both policies are
       // reproducible (functions of the scenario and their keyed streams): the applied neutral arm is the metadata
-      // neutral one. Live models are asked again. One reframed corpus is alive at a time, besides the base.
+      // neutral one. Live models are asked again. When neither policy reads the framing label
+      // (PolicyInfo::reads_framing), every metadata arm, whose scenarios differ from the base in that label alone,
+      // takes it too. One reframed corpus is alive at a time, besides the base.
       const bool reuse = blue->info().reproducible && red->info().reproducible;
+      const bool label_blind = reuse && !blue->info().reads_framing && !red->info().reads_framing;
       std::optional<FramingOutcome> base_outcome;
       auto arm = [&](FramingMode mode, Framing f) {
+        if (label_blind && mode == FramingMode::metadata && base_outcome) return *base_outcome;
         const std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);
         const bool is_base = corpus == base;
         if (reuse && is_base && base_outcome) return *base_outcome;

@@ -34,7 +34,9 @@ namespace {
 class SeedPolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
-    return {"seed", Side::Blue, false, 1, ThreadSafety::constant, {}, "the scenario's fixed first BLUE seed plan"};
+    PolicyInfo info{"seed", Side::Blue, false, 1, ThreadSafety::constant, {}, "the scenario's fixed first BLUE seed plan"};
+    info.reads_framing = false;
+    return info;
   }
   explicit SeedPolicy(Params p) : BluePolicy(static_info(), std::move(p)) {}
 

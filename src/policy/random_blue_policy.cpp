@@ -13,8 +13,11 @@ namespace {
 class RandomBluePolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
-    return {"random", Side::Blue, false, 1, ThreadSafety::constant, {},
-            "a BLUE plan sampled like a RED candidate (template plan shape, weight jitter 0.6) from BLUE's assets", {}};
+    PolicyInfo info{"random", Side::Blue, false, 1, ThreadSafety::constant, {},
+                    "a BLUE plan sampled like a RED candidate (template plan shape, weight jitter 0.6) from BLUE's assets",
+                    {}};
+    info.reads_framing = false;
+    return info;
   }
   RandomBluePolicy(Params p, const PolicyContext& ctx) : BluePolicy(static_info(), std::move(p)), ctx_(ctx) {}
 

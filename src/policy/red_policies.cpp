@@ -23,7 +23,9 @@ std::vector<double> coherences(const std::vector<RedCandidate>& c) {
 class SinglePolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
-    return {"single", Side::Red, false, 1, ThreadSafety::constant, {}, "one sampled RED response"};
+    PolicyInfo info{"single", Side::Red, false, 1, ThreadSafety::constant, {}, "one sampled RED response"};
+    info.reads_framing = false;
+    return info;
   }
   explicit SinglePolicy(Params p) : RedPolicy(static_info(), 1, std::move(p)) {}
 
@@ -40,7 +42,9 @@ class SinglePolicy final : public RedPolicy {
 class GreedyPolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
-    return {"greedy", Side::Red, true, 8, ThreadSafety::constant, {}, "quality-greedy best-of-k"};
+    PolicyInfo info{"greedy", Side::Red, true, 8, ThreadSafety::constant, {}, "quality-greedy best-of-k"};
+    info.reads_framing = false;
+    return info;
   }
   GreedyPolicy(int k, Params p) : RedPolicy(static_info(), k, std::move(p)) {}
 
@@ -57,9 +61,10 @@ class GreedyPolicy final : public RedPolicy {
 class ConstraintPolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
-    return {"constraint", Side::Red, true, 8, ThreadSafety::constant,
-            {{"lambda", 0.7, 0.0, 1.0, "weight of quality against coherence"}},
-            "constraint-aware best-of-k"};
+    PolicyInfo info{"constraint", Side::Red, true, 8, ThreadSafety::constant,
+                    {{"lambda", 0.7, 0.0, 1.0, "weight of quality against coherence"}}, "constraint-aware best-of-k"};
+    info.reads_framing = false;
+    return info;
   }
   ConstraintPolicy(int k, Params p) : RedPolicy(static_info(), k, std::move(p)) {}
 

@@ -285,35 +285,26 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       for (const auto& [c, pc] : per_case) cases.push_back(c);
       // Each case's 2 x 2 table of (judge A, judge B) verdicts: a resample's table is the count-weighted sum of
       // its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
-      // lists. The cells are whole numbers, so the table, and the kappa computed from it, are exactly those of
-      // the item lists.
-      std::vector<std::array<double, 4>> case_table(cases.size(), std::array<double, 4>{});
+      // lists. The cells are whole numbers, summed as integers (every partial sum is exact, so the doubles are
+      // those of any order of additions), and the kappa computed from them is exactly that of the item lists.
+      struct CaseCells {
+        std::uint64_t cell[4];  // (A fails, B fails), (fails, passes), (passes, fails), (passes, passes)
+      };
+      std::vector<CaseCells> case_cells(cases.size(), CaseCells{{0, 0, 0, 0}});
       for (std::size_t c = 0; c < cases.size(); ++c) {
         const auto& pc = per_case[cases[c]];
         for (std::size_t i = 0; i < pc.first.size(); ++i)
-          case_table[c][static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])] += 1.0;
-      }
-      // Each case's item count and agreements, as integers, once.
-      std::vector<std::size_t> case_items(cases.size()), case_same(cases.size());
-      for (std::size_t c = 0; c < cases.size(); ++c) {
-        const auto& t = case_table[c];
-        case_items[c] = static_cast<std::size_t>(t[0] + t[1] + t[2] + t[3]);
-        case_same[c] = static_cast<std::size_t>(t[0] + t[3]);
+          ++case_cells[c].cell[static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])];
       }
       agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
       auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
-        // The four cells summed in case order in locals (the same additions as into the table).
-        double cell[4] = {0.0, 0.0, 0.0, 0.0};
-        std::size_t items = 0, same = 0;
+        std::uint64_t cell[4] = {0, 0, 0, 0};
         for (std::size_t c = 0; c < cases.size(); ++c) {
-          const std::uint32_t times = counts ? (*counts)[c] : 1;
-          if (times == 0) continue;
-          const auto& t = case_table[c];
-          for (std::size_t k = 0; k < 4; ++k) cell[k] += times * t[k];
-          items += times * case_items[c];
-          same += times * case_same[c];
+          const std::uint64_t times = counts ? (*counts)[c] : 1;
+          for (std::size_t k = 0; k < 4; ++k) cell[k] += times * case_cells[c].cell[k];
         }
-        for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = cell[k];
+        for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
+        const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
         const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
         const agreement::KappaResult kap =
             items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}

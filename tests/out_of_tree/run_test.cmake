@@ -1,6 +1,7 @@
 # ctest InstallAndOutOfTreePlugin (tests/CMakeLists.txt), script mode. Installs the built advplan into a
 # temporary prefix, builds this folder's plug-in against that prefix with find_package(advplan), and runs
-# the installed CLI with the plug-in on a small config that reads the installed templates.
+# the installed CLI with the plug-in on a small config that reads the installed templates; then loads each installed
+# module (HTTP, pagmo2, MPI) through the CLI command that needs it.
 # Inputs: -DBUILD_DIR -DPROJECT_DIR -DWORK_DIR -DCXX_COMPILER -DCXX_COMPILER_LAUNCHER -DBUILD_TYPE -DWITH_MPI_MODULE
 cmake_minimum_required(VERSION 3.25)
 
@@ -80,3 +81,42 @@ if(NOT per MATCHES "out_of_tree_blue")
   message(FATAL_ERROR "per_scenario.csv has no out_of_tree_blue row:\n${per}")
 endif()
 message(STATUS "out-of-tree plug-in ran: ${STEP_ERR}")
+
+# The installed modules load from the prefix, each through the CLI path that needs it. A module that is absent or
+# does not load is an error before any work, so each step fails on exit status.
+# - HTTP: an llm_live condition against a closed local port. The client is made (the module is loaded), and the
+#   request fails as a recorded transport failure of that row, not of the run.
+file(WRITE "${WORK_DIR}/modules.yaml" "name: installed-modules
+seed: 11
+corpus:
+  templates: [urban]
+  seeds: [1, 1]
+  template_dir: ${prefix}/share/advplan/configs/templates
+conditions: [greedy@2, llm_live]
+simulator: {replications: 20}
+bootstrap: {resamples: 50, seed: 3}
+llm: {endpoint: \"http://127.0.0.1:9/v1\", model: m, timeout_s: 2, max_retries: 0, backoff_s: 0, max_repairs: 0}
+")
+run_step("the installed CLI with the HTTP module" "${prefix}/bin/advplan" run "${WORK_DIR}/modules.yaml"
+         --out "${WORK_DIR}/modules-run" --threads 2)
+file(READ "${WORK_DIR}/modules-run/per_scenario.csv" per)
+if(NOT per MATCHES "llm_live")
+  message(FATAL_ERROR "the llm_live condition wrote no row:\n${per}")
+endif()
+# - pagmo2: the frontier analysis ranks the run's RED candidate sets with pagmo's non-dominated sorting.
+run_step("the installed CLI with the pagmo module" "${prefix}/bin/advplan" frontier "${WORK_DIR}/modules-run")
+if(NOT EXISTS "${WORK_DIR}/modules-run/frontier")
+  message(FATAL_ERROR "advplan frontier wrote no ${WORK_DIR}/modules-run/frontier")
+endif()
+# - MPI: two ranks of the installed CLI split the corpus and merge one run.
+find_program(MPIRUN mpirun)
+if(WITH_MPI_MODULE AND MPIRUN)
+  file(READ "${WORK_DIR}/small.yaml" small)
+  file(WRITE "${WORK_DIR}/mpi.yaml" "${small}conditions: [greedy@2]\n")
+  run_step("the installed CLI under mpirun" "${MPIRUN}" --allow-run-as-root -n 2 "${prefix}/bin/advplan" run
+           "${WORK_DIR}/mpi.yaml" --out "${WORK_DIR}/mpi-run" --threads 1)
+  if(NOT EXISTS "${WORK_DIR}/mpi-run/per_scenario.csv")
+    message(FATAL_ERROR "mpirun advplan run wrote no ${WORK_DIR}/mpi-run/per_scenario.csv")
+  endif()
+endif()
+message(STATUS "installed modules loaded: HTTP, pagmo2, and MPI when the build has it")

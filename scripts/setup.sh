@@ -9,7 +9,10 @@ PACKAGES=(cmake g++ make pkg-config git
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libssl-dev libpagmo-dev
   python3 python3-numpy python3-matplotlib
-  libglpk-dev libgmp-dev lrslib libopenmpi-dev openmpi-bin libmimalloc-dev)
+  libglpk-dev libgmp-dev lrslib libopenmpi-dev openmpi-bin libmimalloc-dev libsleef-dev)
+
+# the cross-CPU determinism test runs the CLI on emulated baseline and AVX2 CPUs (tests/cross_cpu_test.cpp)
+PACKAGES+=(qemu-user)
 
 # the Python module (python/, docs/PYTHON.md)
 PACKAGES+=(python3-dev pybind11-dev)

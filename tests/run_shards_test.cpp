@@ -21,6 +21,7 @@ using ::testing::HasSubstr;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
+using testing::compare_runs;
 
 const std::string kSource = ADVPLAN_SOURCE_DIR;
 const std::string kBinary = ADVPLAN_BINARY;
@@ -44,27 +45,6 @@ std::string small_config(const TempDir& dir, const std::string& name = "small.ya
 
 testing::CommandResult advplan(const std::string& args, const TempDir& scratch) {
   return testing::run_command(quote(kBinary) + " " + args, scratch);
-}
-
-std::string compare_runs(const std::string& expected, const std::string& actual) {
-  auto files = [](const std::string& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file()) {
-        const std::string rel = fs::relative(e.path(), dir).generic_string();
-        if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
-      }
-    return out;
-  };
-  const auto a = files(expected), b = files(actual);
-  for (const auto& [f, text] : a) {
-    auto it = b.find(f);
-    if (it == b.end()) return f + " is missing";
-    if (it->second != text) return f + " differs";
-  }
-  for (const auto& [f, text] : b)
-    if (!a.contains(f)) return f + " is extra";
-  return a.empty() ? "no files" : "";
 }
 
 void expect_one_line_error(const testing::CommandResult& x) {

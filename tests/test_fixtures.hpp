@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -182,6 +183,30 @@ inline CommandResult run_command(const std::string& command, const TempDir& scra
   r.out = read_file(o);
   r.err = read_file(e);
   return r;
+}
+
+/// "" when two run directories hold the same files with the same bytes (run_metadata.json aside: wall times and
+/// the host); else the first difference, e.g. "per_scenario.csv differs".
+inline std::string compare_runs(const std::string& expected, const std::string& actual) {
+  namespace fs = std::filesystem;
+  auto files = [](const std::string& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file()) {
+        const std::string rel = fs::relative(e.path(), dir).generic_string();
+        if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
+      }
+    return out;
+  };
+  const auto a = files(expected), b = files(actual);
+  for (const auto& [f, text] : a) {
+    auto it = b.find(f);
+    if (it == b.end()) return f + " is missing";
+    if (it->second != text) return f + " differs";
+  }
+  for (const auto& [f, text] : b)
+    if (!a.contains(f)) return f + " is extra";
+  return a.empty() ? "no files" : "";
 }
 
 }  // namespace advplan::testing

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include "core/det_math.hpp"
 
 namespace advplan {
 
@@ -121,7 +122,7 @@ double Rng::normal() {
   double u1 = uniform();
   while (u1 <= 0.0) u1 = uniform();
   const double u2 = uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  return std::sqrt(-2.0 * det::log_u35(u1)) * det::cos_u35(2.0 * std::numbers::pi * u2);
 }
 
 std::size_t Rng::weighted_index(std::span<const double> weights) {

@@ -15,6 +15,7 @@
 #include "advplan/experiment/scenario_eval.hpp"
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan {
 using io::CsvTable;
@@ -203,7 +204,7 @@ RobustnessSummary robustness_summary(const CsvTable& per, const std::string& blu
   if (ks.size() < 2) return out;
   // Scenarios with a value at every k: the matrix M (scenario x k).
   std::vector<double> x;
-  for (const auto& [k, red] : ks) x.push_back(std::log2(static_cast<double>(k)));
+  for (const auto& [k, red] : ks) x.push_back(det::log2(static_cast<double>(k)));
   std::vector<std::vector<double>> m;
   for (const auto& s : ix.scenarios()) {
     std::vector<double> row;

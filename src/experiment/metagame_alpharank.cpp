@@ -12,6 +12,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/metagame.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan::metagame {
 namespace {
@@ -23,18 +24,18 @@ double log_add(double a, double b) {
   if (a == kNegInf) return b;
   if (b == kNegInf) return a;
   const double m = std::max(a, b);
-  return m + std::log1p(std::exp(-std::abs(a - b)));
+  return m + det::log1p(det::exp(-std::abs(a - b)));
 }
 
 /// log of the fixation probability of a mutant whose payoff exceeds the resident's by f (two populations):
 /// rho = (1 - e^{-u}) / (1 - e^{-mu}), u = alpha f; kept in logarithms so that no alpha underflows it.
 double log_fixation(double f, double alpha, int m) {
-  if (std::isinf(alpha)) return std::abs(f) <= kTie ? -std::log(m) : (f > 0 ? 0.0 : kNegInf);
+  if (std::isinf(alpha)) return std::abs(f) <= kTie ? -det::log(m) : (f > 0 ? 0.0 : kNegInf);
   const double u = alpha * f;
-  if (std::abs(u) < kTie) return -std::log(m);
-  if (u > 0) return std::log(-std::expm1(-u)) - std::log(-std::expm1(-u * m));
+  if (std::abs(u) < kTie) return -det::log(m);
+  if (u > 0) return det::log(-det::expm1(-u)) - det::log(-det::expm1(-u * m));
   const double g = -u;  // rho = e^{-(m-1)g} (1 - e^{-g}) / (1 - e^{-mg})
-  return -(m - 1) * g + std::log(-std::expm1(-g)) - std::log(-std::expm1(-g * m));
+  return -(m - 1) * g + det::log(-det::expm1(-g)) - det::log(-det::expm1(-g * m));
 }
 
 /// GTH elimination on one irreducible block, in logarithms (row-major k x k log-probabilities; the diagonal is
@@ -55,7 +56,7 @@ std::vector<double> gth_log(std::vector<double> l, std::size_t k) {
   double t = kNegInf;
   for (double x : lp) t = log_add(t, x);
   std::vector<double> pi(k);
-  for (std::size_t j = 0; j < k; ++j) pi[j] = std::exp(lp[j] - t);
+  for (std::size_t j = 0; j < k; ++j) pi[j] = det::exp(lp[j] - t);
   return pi;
 }
 
@@ -107,13 +108,13 @@ std::vector<double> stationary_from_log(const std::vector<double>& l, std::size_
       double out = 0;  // the diagonal of I - Q as the sum of the exits, not as 1 - P_ii (which cancels)
       for (std::size_t j = 0; j < n; ++j) {
         if (j == i) continue;
-        const double pij = std::exp(l[i * n + j]);
+        const double pij = det::exp(l[i * n + j]);
         out += pij;
         if (cls[j] >= 0) r(u, cls[j]) += pij;
       }
       a(u, u) = out;
       for (Eigen::Index v = 0; v < t; ++v)
-        if (v != u) a(u, v) = -std::exp(l[i * n + transient[static_cast<std::size_t>(v)]]);
+        if (v != u) a(u, v) = -det::exp(l[i * n + transient[static_cast<std::size_t>(v)]]);
     }
     const Eigen::MatrixXd b = a.fullPivLu().solve(r);
     for (std::size_t c = 0; c < classes.size(); ++c)
@@ -139,7 +140,7 @@ void finish(AlphaRank& out, std::vector<double>& l, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     double off = 0;
     for (std::size_t j = 0; j < n; ++j)
-      if (j != i) off += out.transition[i * n + j] = std::exp(l[i * n + j]);
+      if (j != i) off += out.transition[i * n + j] = det::exp(l[i * n + j]);
     out.transition[i * n + i] = 1 - off;
     l[i * n + i] = kNegInf;
   }
@@ -152,7 +153,7 @@ std::vector<double> stationary_distribution(const std::vector<double>& p, std::s
   std::vector<double> l(n * n, kNegInf);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
-      if (i != j && p[i * n + j] > 0) l[i * n + j] = std::log(p[i * n + j]);
+      if (i != j && p[i * n + j] > 0) l[i * n + j] = det::log(p[i * n + j]);
   return stationary_from_log(l, n, closed_classes);
 }
 
@@ -168,7 +169,7 @@ AlphaRank alpharank_two_population(const std::vector<double>& blue, const std::v
     out.transition = {1.0};
     return out;
   }
-  const double log_eta = -std::log(static_cast<double>(deviations));
+  const double log_eta = -det::log(static_cast<double>(deviations));
   std::vector<double> l(n * n, kNegInf);
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < cols; ++j) {
@@ -191,7 +192,7 @@ AlphaRank alpharank_single_population(const std::vector<double>& payoff, std::si
     out.transition = {1.0};
     return out;
   }
-  const double log_eta = -std::log(static_cast<double>(k - 1));
+  const double log_eta = -det::log(static_cast<double>(k - 1));
   auto M = [&](std::size_t a, std::size_t b) { return payoff[a * k + b]; };
   const double md = m;
   std::vector<double> l(k * k, kNegInf);
@@ -201,7 +202,7 @@ AlphaRank alpharank_single_population(const std::vector<double>& payoff, std::si
       double log_rho;
       if (std::isinf(alpha)) {
         const double f = M(r, s) - M(s, r);
-        log_rho = std::abs(f) <= kTie ? -std::log(md) : (f > 0 ? 0.0 : kNegInf);
+        log_rho = std::abs(f) <= kTie ? -det::log(md) : (f > 0 ? 0.0 : kNegInf);
       } else {
         // rho = 1 / (1 + sum_{l=1}^{m-1} prod_{p=1}^{l} exp(-alpha (f_r(p) - f_s(m - p)))), in logarithms, with
         // f_r(p) = ((p-1) M[r,r] + (m-p) M[r,s]) / (m-1) and f_s(q) = ((q-1) M[s,s] + (m-q) M[s,r]) / (m-1).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include "core/det_math.hpp"
 
 namespace advplan::geo {
 namespace {
@@ -13,7 +14,7 @@ bool on_segment(const Point& a, const Point& b, const Point& q) {
 int sign(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 }  // namespace
 
-double distance(const Point& a, const Point& b) { return std::hypot(a.x - b.x, a.y - b.y); }
+double distance(const Point& a, const Point& b) { return det::hypot(a.x - b.x, a.y - b.y); }
 
 BBox bbox_of(const Polygon& p) {
   BBox b{1e300, 1e300, -1e300, -1e300};
@@ -108,7 +109,7 @@ double length_inside(const Polygon& p, const Point& a, const Point& b) {
     if (t > 0 && t < 1 && u >= 0 && u <= 1) ts.push_back(t);
   }
   std::sort(ts.begin(), ts.end());
-  const double len = std::hypot(dx, dy);
+  const double len = det::hypot(dx, dy);
   double in = 0;
   for (std::size_t i = 0; i + 1 < ts.size(); ++i) {
     const double m = (ts[i] + ts[i + 1]) / 2;
@@ -120,21 +121,21 @@ double length_inside(const Polygon& p, const Point& a, const Point& b) {
 std::pair<double, double> Projection::to_lonlat(const Point& p) const {
   constexpr double deg = 180.0 / std::numbers::pi;
   const double lat = lat0 + p.y / kEarthRadiusKm * deg;
-  const double lon = lon0 + p.x / (kEarthRadiusKm * std::cos(lat0 / deg)) * deg;
+  const double lon = lon0 + p.x / (kEarthRadiusKm * det::cos(lat0 / deg)) * deg;
   return {lon, lat};
 }
 
 Point Projection::from_lonlat(double lon, double lat) const {
   constexpr double rad = std::numbers::pi / 180.0;
-  return {(lon - lon0) * rad * kEarthRadiusKm * std::cos(lat0 * rad), (lat - lat0) * rad * kEarthRadiusKm};
+  return {(lon - lon0) * rad * kEarthRadiusKm * det::cos(lat0 * rad), (lat - lat0) * rad * kEarthRadiusKm};
 }
 
 double haversine_km(double lon1, double lat1, double lon2, double lat2) {
   constexpr double rad = std::numbers::pi / 180.0;
   const double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
-  const double h = std::sin(dlat / 2) * std::sin(dlat / 2) +
-                   std::cos(lat1 * rad) * std::cos(lat2 * rad) * std::sin(dlon / 2) * std::sin(dlon / 2);
-  return 2 * kEarthRadiusKm * std::asin(std::min(1.0, std::sqrt(h)));
+  const double h = det::sin(dlat / 2) * det::sin(dlat / 2) +
+                   det::cos(lat1 * rad) * det::cos(lat2 * rad) * det::sin(dlon / 2) * det::sin(dlon / 2);
+  return 2 * kEarthRadiusKm * det::asin(std::min(1.0, std::sqrt(h)));
 }
 
 }  // namespace advplan::geo

@@ -7,6 +7,7 @@
 
 #include "advplan/core/random.hpp"
 #include "advplan/geo/map.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan::geo {
 namespace {
@@ -18,7 +19,7 @@ Polygon blob(Rng& rng, Point c, double r, int n) {
   for (int k = 0; k < n; ++k) {
     const double a = phase + 2 * std::numbers::pi * k / n;
     const double rr = r * rng.uniform(0.75, 1.15);
-    p.ring.push_back({c.x + rr * std::cos(a), c.y + rr * std::sin(a)});
+    p.ring.push_back({c.x + rr * det::cos(a), c.y + rr * det::sin(a)});
   }
   return p;
 }

@@ -11,6 +11,7 @@
 
 #include "advplan/metrics/quality.hpp"
 #include "core/thread_buffer.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan {
 
@@ -145,9 +146,9 @@ double resource_balance(const Plan& plan, const std::vector<PlacedAction>& layou
   double h = 0;
   for (const auto& [k, l] : load) {
     const double p = l / total;
-    if (p > 0) h -= p * std::log(p);
+    if (p > 0) h -= p * det::log(p);
   }
-  return std::clamp(h / std::log(static_cast<double>(n)), 0.0, 1.0);
+  return std::clamp(h / det::log(static_cast<double>(n)), 0.0, 1.0);
 }
 
 /// min(1, sustainment actions / ceil(actions / 4)).

@@ -9,6 +9,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/scenario/framing.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan {
 namespace {
@@ -43,9 +44,9 @@ Scenario generate_scenario(const ScenarioTemplate& tpl, std::uint64_t seed, cons
   std::vector<double> tw;
   for (const auto& t : tpl.terrains) tw.push_back(t.weight);
   s.terrain = tpl.terrains[rng.weighted_index(tw)].terrain;
-  s.terrain.mobility = round4(clamp(s.terrain.mobility * std::exp(0.08 * rng.normal()), 0.1, 2.0));
-  s.terrain.visibility = round4(clamp(s.terrain.visibility * std::exp(0.08 * rng.normal()), 0.1, 2.0));
-  s.terrain.exposure = round4(clamp(s.terrain.exposure * std::exp(0.08 * rng.normal()), 0.1, 2.0));
+  s.terrain.mobility = round4(clamp(s.terrain.mobility * det::exp(0.08 * rng.normal()), 0.1, 2.0));
+  s.terrain.visibility = round4(clamp(s.terrain.visibility * det::exp(0.08 * rng.normal()), 0.1, 2.0));
+  s.terrain.exposure = round4(clamp(s.terrain.exposure * det::exp(0.08 * rng.normal()), 0.1, 2.0));
 
   // Places: a seed-specific selection and order.
   std::vector<std::string> places = tpl.places;
@@ -66,8 +67,8 @@ Scenario generate_scenario(const ScenarioTemplate& tpl, std::uint64_t seed, cons
         a.type = spec.type;
         a.domain = spec.domain;
         a.role = spec.role;
-        a.capability = round4(clamp(spec.capability * std::exp(0.12 * rng.normal()), 0.05, 1.0));
-        a.cost = round4(std::max(0.0, spec.cost * std::exp(0.1 * rng.normal())));
+        a.capability = round4(clamp(spec.capability * det::exp(0.12 * rng.normal()), 0.05, 1.0));
+        a.cost = round4(std::max(0.0, spec.cost * det::exp(0.1 * rng.normal())));
         a.mobility = spec.mobility;
         a.categories = spec.categories;
         s.assets.push_back(std::move(a));
@@ -89,7 +90,7 @@ Scenario generate_scenario(const ScenarioTemplate& tpl, std::uint64_t seed, cons
     auto r = tpl.requirements[index(side)];
     double sum = 0;
     for (auto& w : r.weight) {
-      w = w * std::exp(0.2 * rng.normal());
+      w = w * det::exp(0.2 * rng.normal());
       sum += w;
     }
     for (auto& w : r.weight) w = sum > 0 ? w / sum : 0.0;

@@ -7,6 +7,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/scenario/plan_ops.hpp"
+#include "core/det_math.hpp"
 
 namespace advplan {
 
@@ -39,7 +40,7 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
   double total = 0;
   for (std::size_t c = 0; c < kNumCategories; ++c) {
     if (!avail[c]) continue;
-    w[c] = sc.req(side).weight[c] * opts.category_bias[c] * std::exp(opts.weight_jitter * rng.normal());
+    w[c] = sc.req(side).weight[c] * opts.category_bias[c] * det::exp(opts.weight_jitter * rng.normal());
     total += w[c];
   }
   if (!(total > 0))

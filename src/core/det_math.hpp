@@ -1,0 +1,28 @@
+#pragma once
+// Elementary functions whose results do not depend on the CPU (internal header; SLEEF stays out of the public
+// ones). glibc's libm picks, at load time, an FMA build of exp, log, sin, cos, ... on CPUs that have FMA and an SSE2
+// build elsewhere, and the two differ in the last bit for some arguments: a run on one machine would then not be
+// byte-identical to the same run on another, nor a run whose MPI ranks sit on different machines to one process.
+// SLEEF's "cinz" scalar functions are plain C compiled without FMA, so they give the same bits on every x86-64 CPU
+// (tests/cross_cpu_test.cpp runs the CLI on emulated baseline and AVX2 CPUs). Maximum error 1 ulp (u10), 0.5 ulp
+// (u05) or 3.5 ulp (u35); sqrt needs none of this (IEEE 754 rounds it correctly everywhere).
+#include <sleef.h>
+
+namespace advplan::det {
+
+inline double exp(double x) { return Sleef_cinz_expd1_u10purec(x); }
+inline double log(double x) { return Sleef_cinz_logd1_u10purec(x); }
+inline double log2(double x) { return Sleef_cinz_log2d1_u10purec(x); }
+inline double log1p(double x) { return Sleef_cinz_log1pd1_u10purec(x); }
+inline double expm1(double x) { return Sleef_cinz_expm1d1_u10purec(x); }
+inline double cos(double x) { return Sleef_cinz_cosd1_u10purec(x); }
+inline double sin(double x) { return Sleef_cinz_sind1_u10purec(x); }
+inline double asin(double x) { return Sleef_cinz_asind1_u10purec(x); }
+inline double hypot(double x, double y) { return Sleef_cinz_hypotd1_u05purec(x, y); }
+
+/// Within 3.5 ulp and about twice as fast: for Rng::normal's Box-Muller transform, which every sampled plan calls
+/// once per category, where a few ulp of a normal deviate mean nothing.
+inline double log_u35(double x) { return Sleef_cinz_logd1_u35purec(x); }
+inline double cos_u35(double x) { return Sleef_cinz_cosd1_u35purec(x); }
+
+}  // namespace advplan::det

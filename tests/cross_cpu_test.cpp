@@ -11,7 +11,11 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Core>
+
+#include "advplan/core/random.hpp"
 #include "core/det_math.hpp"
+#include "sim/scaled_exp.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -99,6 +103,28 @@ TEST(DetMath, AgreesWithTheCLibraryWithinTheirErrorsAndKeepsSpecialValues) {
   EXPECT_TRUE(std::isnan(det::log(-1.0)));
   EXPECT_EQ(det::expm1(0.0), 0.0);
   EXPECT_EQ(det::log1p(0.0), 0.0);
+}
+
+// The simulator's exp(noise * z): Eigen's vectorised exp is compiled once, so it is the same on every CPU, but Eigen
+// hands an element past the last whole packet to the C library's exp, which is not. Every element, at every length,
+// must equal Eigen's packet function; and the check must be able to tell that from the C library's exp.
+TEST(DetMath, TheSimulatorsExpTakesEigensPacketPathForEveryElement) {
+  using Packet = Eigen::internal::packet_traits<double>::type;
+  auto packet_exp = [](double x) {
+    return Eigen::internal::pfirst(Eigen::internal::pexp(Eigen::internal::pset1<Packet>(x)));
+  };
+  Rng rng = Rng::keyed(1, "cross-cpu", "scaled-exp");
+  std::size_t tails_unlike_libm = 0;
+  for (int n = 1; n <= 257; n += 2) {  // odd lengths: each has an element past the last whole packet
+    Eigen::ArrayXd z(n);
+    for (auto& v : z) v = 3.0 * rng.normal();
+    const double s = 0.15;
+    const Eigen::ArrayXd e = detail::scaled_exp(z, s);
+    ASSERT_EQ(e.size(), n);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(e[i], packet_exp(s * z[i])) << "length " << n << ", element " << i;
+    tails_unlike_libm += e[n - 1] != std::exp(s * z[n - 1]);
+  }
+  EXPECT_GT(tails_unlike_libm, 0u) << "no tail value where Eigen's exp and the C library's differ: the check is blind";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "advplan/core/random.hpp"
+#include "sim/scaled_exp.hpp"
 
 namespace advplan {
 
@@ -155,6 +156,20 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void step_re
 
 }  // namespace
 
+namespace detail {
+
+Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s) {
+  constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
+  const Eigen::Index n = z.size();
+  Eigen::ArrayXd x = Eigen::ArrayXd::Zero((n + kPacket - 1) / kPacket * kPacket);  // aligned, whole packets
+  x.head(n) = s * z;
+  Eigen::ArrayXd e = x.exp();
+  e.conservativeResize(n);
+  return e;
+}
+
+}  // namespace detail
+
 SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, const SimConfig& cfg) {
   const int R = cfg.replications, T = cfg.time_limit;
   if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
@@ -165,8 +180,8 @@ SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, c
   // Square law dB/dt = -beta R, dR/dt = -alpha B, rates normalised by the mean power so engagements take a
   // comparable time whatever the scale of raw capability.
   const double alpha0 = pbar > 0 ? pb / pbar : 0.0, beta0 = pbar > 0 ? pr / pbar : 0.0;
-  const Eigen::ArrayXd alpha = alpha0 * (cfg.noise * noise.z.col(0)).exp();
-  const Eigen::ArrayXd beta = beta0 * (cfg.noise * noise.z.col(1)).exp();
+  const Eigen::ArrayXd alpha = alpha0 * detail::scaled_exp(noise.z.col(0), cfg.noise);
+  const Eigen::ArrayXd beta = beta0 * detail::scaled_exp(noise.z.col(1), cfg.noise);
   Eigen::ArrayXd b(R), r(R), steps(R);
   step_replications(alpha.data(), beta.data(), noise.step_b.data(), noise.step_r.data(), R, T, cfg.break_point,
                     cfg.dt, cfg.step_noise, b.data(), r.data(), steps.data());

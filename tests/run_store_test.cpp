@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::read_file;
 using testing::TempDir;
+using testing::compare_runs;
+using testing::run_files;
 using testing::write_file;
 
 const std::string kSource = ADVPLAN_SOURCE_DIR;
@@ -53,30 +55,6 @@ std::string small_config(const TempDir& dir, const std::string& seeds = "[100, 1
 
 testing::CommandResult advplan(const std::string& args, const TempDir& scratch) {
   return testing::run_command(quote(kBinary) + " " + args, scratch);
-}
-
-/// Every regular file under `dir` except run_metadata.json (timings), as relative path -> content.
-std::map<std::string, std::string> run_files(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) {
-      const std::string rel = fs::relative(e.path(), dir).generic_string();
-      if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
-    }
-  return out;
-}
-
-/// "" when the two runs hold the same files with the same bytes; otherwise the first difference, named.
-std::string compare_runs(const std::string& expected, const std::string& actual) {
-  const auto a = run_files(expected), b = run_files(actual);
-  for (const auto& [f, text] : a) {
-    auto it = b.find(f);
-    if (it == b.end()) return f + " is missing";
-    if (it->second != text) return f + " differs";
-  }
-  for (const auto& [f, text] : b)
-    if (!a.contains(f)) return f + " is extra";
-  return "";
 }
 
 void expect_one_line_error(const testing::CommandResult& x) {

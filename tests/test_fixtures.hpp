@@ -185,20 +185,23 @@ inline CommandResult run_command(const std::string& command, const TempDir& scra
   return r;
 }
 
-/// "" when two run directories hold the same files with the same bytes (run_metadata.json aside: wall times and
-/// the host); else the first difference, e.g. "per_scenario.csv differs".
-inline std::string compare_runs(const std::string& expected, const std::string& actual) {
+/// Every file of a run directory by its relative path, with its bytes; run_metadata.json aside (wall times and the
+/// host).
+inline std::map<std::string, std::string> run_files(const std::string& dir) {
   namespace fs = std::filesystem;
-  auto files = [](const std::string& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file()) {
-        const std::string rel = fs::relative(e.path(), dir).generic_string();
-        if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
-      }
-    return out;
-  };
-  const auto a = files(expected), b = files(actual);
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) {
+      const std::string rel = fs::relative(e.path(), dir).generic_string();
+      if (rel != "run_metadata.json") out[rel] = read_file(e.path().string());
+    }
+  return out;
+}
+
+/// "" when two run directories hold the same files (run_files) with the same bytes; else the first difference,
+/// e.g. "per_scenario.csv differs", or "no files" when the first is empty.
+inline std::string compare_runs(const std::string& expected, const std::string& actual) {
+  const auto a = run_files(expected), b = run_files(actual);
   for (const auto& [f, text] : a) {
     auto it = b.find(f);
     if (it == b.end()) return f + " is missing";

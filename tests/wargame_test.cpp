@@ -21,6 +21,7 @@
 
 #include "advplan/core/random.hpp"
 #include "advplan/sim/wargame.hpp"
+#include "sim/scaled_exp.hpp"
 
 namespace advplan {
 namespace {
@@ -258,8 +259,10 @@ TEST(WargameReference, EqualsOneReplicationAtATimeBitForBit) {
         cfg.step_noise = sn;
         const SimNoise n = draw_noise(20240601, "urban-100", cfg);
         const double pb = effective_power(blue), pr = effective_power(red), pbar = 0.5 * (pb + pr);
-        const Eigen::ArrayXd alpha = pb / pbar * (cfg.noise * n.z.col(0)).exp();
-        const Eigen::ArrayXd beta = pr / pbar * (cfg.noise * n.z.col(1)).exp();
+        // The rates as simulate() forms them: detail::scaled_exp keeps every element on Eigen's packet path (the C
+        // library's exp, which Eigen uses past the last whole packet, depends on the CPU; tests/cross_cpu_test.cpp).
+        const Eigen::ArrayXd alpha = pb / pbar * detail::scaled_exp(n.z.col(0), cfg.noise);
+        const Eigen::ArrayXd beta = pr / pbar * detail::scaled_exp(n.z.col(1), cfg.noise);
         Eigen::ArrayXd b(R), r(R), steps(R);
         int wins = 0;
         for (int i = 0; i < R; ++i) {

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 
 #include "advplan/core/random.hpp"
 #include "core/det_math.hpp"
@@ -125,6 +126,15 @@ TEST(DetMath, TheSimulatorsExpTakesEigensPacketPathForEveryElement) {
     tails_unlike_libm += e[n - 1] != std::exp(s * z[n - 1]);
   }
   EXPECT_GT(tails_unlike_libm, 0u) << "no tail value where Eigen's exp and the C library's differ: the check is blind";
+}
+
+// Eigen blocks its products and solves by the cache sizes CPUID reports, so a large LU solve (alpha-Rank's) rounded
+// differently under qemu64, Haswell and this CPU (a review measured it from 13 x 13 games up). advplan builds with
+// EIGEN_NO_CPUID (public on the library target): Eigen's fixed defaults on every CPU.
+TEST(DetMath, EigenBlocksByFixedCacheSizesNotTheCpus) {
+  EXPECT_EQ(Eigen::l1CacheSize(), Eigen::internal::defaultL1CacheSize);
+  EXPECT_EQ(Eigen::l2CacheSize(), Eigen::internal::defaultL2CacheSize);
+  EXPECT_EQ(Eigen::l3CacheSize(), Eigen::internal::defaultL3CacheSize);
 }
 
 }  // namespace

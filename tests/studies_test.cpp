@@ -11,6 +11,8 @@
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_candidate.hpp"
 #include "advplan/policy/red_policy.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/io/csv.hpp"
 
 namespace advplan {
 namespace {
@@ -64,6 +66,42 @@ TEST(RubricStudy, ValidatorsAreTheBaseRubricAndThreeEmphases) {
   for (double w : v[0].weights) EXPECT_EQ(w, 1.0);
   EXPECT_EQ(rubric_agreement({0.2, 0.4}, {0.3, 0.4}), 1.0 - 0.05);
 }
+
+/// A RED policy that reads the framing label, as a prompt-driven model or a plug-in may: its candidates come from a
+/// stream named after the label. It keeps PolicyInfo::reads_framing at its default, true, so the framing study must
+/// replay it under every label. (Registered, so the RED conformance suite checks it too.)
+class LabelReadingRed final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"label_reading_test", Side::Red, false, 1, ThreadSafety::constant, {},
+            "test policy: best of two candidates from a stream named after the scenario's framing label"};
+  }
+  explicit LabelReadingRed(Params p) : RedPolicy(static_info(), 1, std::move(p)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    RedRequest r = req;
+    r.stream += "/" + std::string(to_string(req.scenario->framing));
+    RedResponse out;
+    out.candidates = sample_red_candidates(r, 2, nullptr);
+    std::vector<double> q;
+    for (const auto& c : out.candidates) q.push_back(c.valid ? c.q.q : std::nan(""));
+    out.selected = select_quality_greedy(q);
+    return out;
+  }
+};
+
+}  // namespace
+}  // namespace advplan
+
+ADVPLAN_REGISTER_RED_POLICY(::advplan::LabelReadingRed::static_info(),
+                            [](const ::advplan::PolicySpec&, const ::advplan::Params& p,
+                               const ::advplan::PolicyContext&) -> std::unique_ptr<::advplan::RedPolicy> {
+                              return std::make_unique<::advplan::LabelReadingRed>(p);
+                            })
+
+namespace advplan {
+namespace {
 
 class FramingStudy : public ::testing::Test {
  protected:
@@ -155,6 +193,29 @@ TEST_F(FramingStudy, PoliciesThatDeclareThemselvesLabelBlindAnswerEveryFramingAl
   EXPECT_GE(red_checked, 3u);
   EXPECT_FALSE(RedRegistry::instance().info("llm_offline", "RED").reads_framing == false)
       << "the offline LLM reads its prompt, which carries the label";
+}
+
+// The other side of the reuse: a policy that reads the label (reads_framing left true) is replayed under every
+// metadata label, so the study measures its sensitivity: its metadata deltas are not all zero.
+TEST_F(FramingStudy, APolicyThatReadsTheLabelIsReplayedUnderEveryMetadataLabel) {
+  ExperimentConfig cfg = cfg_;
+  cfg.studies.rubric = cfg.studies.components = false;
+  cfg.studies.framing_blue = "seed";
+  cfg.studies.framing_red = "label_reading_test";
+  const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
+  const CsvTable per(schema::per_scenario()), records(schema::rubric_records());
+  const auto files = run_studies(plan, per, records, nullptr, {200, 7});
+  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(files[0].first, "studies/framing.csv");
+  const CsvTable t = CsvTable::parse(files[0].second, "framing.csv");
+  std::size_t metadata_rows = 0, moved = 0;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t.at(i, "framing_mode") == "metadata" && t.at(i, "metric") == "advantage" && t.at(i, "framing") != "mean_abs") {
+      ++metadata_rows;
+      moved += t.real(i, "delta") != 0.0 || t.real(i, "ci_lo") != 0.0 || t.real(i, "ci_hi") != 0.0;
+    }
+  EXPECT_EQ(metadata_rows, 2u);
+  EXPECT_EQ(moved, 2u) << "a label-reading RED policy was not replayed under the metadata labels:\n" << files[0].second;
 }
 
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {

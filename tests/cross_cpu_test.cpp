@@ -50,6 +50,37 @@ TEST(CrossCpu, ThePaperRunIsByteIdenticalOnABaselineAnAvx2AndThisCpu) {
   }
 }
 
+// The paths the paper config leaves out: maps and map geometry (terrain: geo), an odd number of replications (the
+// simulator's last rate), the applied framing. 30 scenarios.
+TEST(CrossCpu, AGeoRunWithAnOddReplicationCountAndAppliedFramingIsByteIdenticalToo) {
+  TempDir dir("cross-cpu-geo");
+  if (const auto why = qemu_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;
+  std::string text = testing::read_file(std::string(ADVPLAN_SOURCE_DIR) + "/configs/experiments/geo.yaml");
+  auto replace = [&](const std::string& a, const std::string& b) {
+    const auto pos = text.find(a);
+    ASSERT_NE(pos, std::string::npos) << "geo.yaml has no '" << a << "'";
+    text.replace(pos, a.size(), b);
+  };
+  replace("template_dir: ../templates", "template_dir: " + std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates");
+  replace("seeds: [100, 129]", "seeds: [100, 105]");
+  replace("replications: 200", "replications: 33");
+  replace("framing_mode: metadata", "framing_mode: applied");
+  const std::string config = dir / "geo.yaml";
+  testing::write_file(config, text);
+  std::string reference;
+  for (const std::string cpu : {"", "qemu64", "Haswell"}) {
+    const std::string out = dir / ("run-" + (cpu.empty() ? std::string("native") : cpu));
+    const auto x = testing::run_command(under(cpu) + quote(kBinary) + " run " + quote(config) + " --out " + quote(out) +
+                                            " --threads 2",
+                                        dir);
+    ASSERT_EQ(x.status, 0) << (cpu.empty() ? "native" : cpu) << ": " << x.err;
+    if (reference.empty())
+      reference = out;
+    else
+      EXPECT_EQ(testing::compare_runs(reference, out), "") << "the geo run on " << cpu << " differs from the native one";
+  }
+}
+
 TEST(CrossCpu, TheCorpusAtFullPrecisionIsTheSameOnABaselineCpu) {
   TempDir dir("cross-cpu-corpus");
   if (const auto why = qemu_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;

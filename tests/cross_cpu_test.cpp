@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <sstream>
 #include <limits>
 
 #include <Eigen/Core>
@@ -157,6 +159,37 @@ TEST(DetMath, TheSimulatorsExpTakesEigensPacketPathForEveryElement) {
     tails_unlike_libm += e[n - 1] != std::exp(s * z[n - 1]);
   }
   EXPECT_GT(tails_unlike_libm, 0u) << "no tail value where Eigen's exp and the C library's differ: the check is blind";
+}
+
+// The guard against a future call to the C library's CPU-dependent functions: neither libadvplan.so nor the CLI (with
+// the statically linked meta-game solvers) imports any of libm's elementary functions; only the exact ones (sqrt,
+// floor, ldexp, ...) may remain. A run-level comparison catches such a call only when a printed byte moves.
+TEST(DetMath, TheLibraryAndTheCliImportNoCpuDependentLibmFunction) {
+  TempDir dir("det-math-imports");
+  // In a subshell: run_command's </dev/null would otherwise replace awk's pipe.
+  const auto lib = testing::run_command("(ldd " + quote(kBinary) + " | awk '/libadvplan[.]so/ {print $3}')", dir);
+  ASSERT_EQ(lib.status, 0) << lib.err;
+  std::string lib_path = lib.out.substr(0, lib.out.find('\n'));
+  ASSERT_FALSE(lib_path.empty()) << "ldd found no libadvplan.so for " << kBinary;
+  static const std::set<std::string> kForbidden = {
+      "exp",  "exp2",  "exp10", "expm1", "log",  "log2",  "log10", "log1p",  "pow",    "sin",   "cos",
+      "tan",  "sincos", "asin", "acos",  "atan", "atan2", "sinh",  "cosh",   "tanh",   "asinh", "acosh",
+      "atanh", "cbrt", "hypot", "erf",   "erfc", "lgamma", "tgamma", "expf", "logf",  "powf",  "sinf", "cosf"};
+  for (const std::string& file : {lib_path, kBinary}) {
+    const auto nm = testing::run_command("nm -D --undefined-only " + quote(file), dir);
+    ASSERT_EQ(nm.status, 0) << nm.err;
+    std::istringstream lines(nm.out);
+    std::size_t imports = 0;
+    for (std::string line; std::getline(lines, line);) {
+      std::string name = line.substr(line.find_last_of(' ') + 1);
+      name = name.substr(0, name.find('@'));
+      ++imports;
+      EXPECT_FALSE(kForbidden.contains(name)) << file << " imports " << name
+                                              << " from the C library, whose result depends on the CPU: use "
+                                                 "src/core/det_math.hpp";
+    }
+    EXPECT_GT(imports, 10u) << file;
+  }
 }
 
 // Eigen blocks its products and solves by the cache sizes CPUID reports, so a large LU solve (alpha-Rank's) rounded

@@ -254,23 +254,21 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       const auto blue = make_blue_policy(cfg.studies.framing_blue, plan.ctx);
       const auto red = make_red_policy(cfg.studies.framing_red, plan.ctx);
       CsvTable t(schema::framing());
-      const std::vector<Scenario> base = framing_base_corpus(plan);  // each arm reframes it
-      // An arm whose corpus equals the base (metadata, neutral) takes the base's outcome when both policies are
-      // reproducible (functions of the scenario and their keyed streams): the applied neutral arm is the metadata
-      // neutral one. Live models are asked again. When neither policy reads the framing label
-      // (PolicyInfo::reads_framing), every metadata arm, whose scenarios differ from the base in that label alone,
-      // takes it too. One reframed corpus is alive at a time, besides the base.
+      // The base corpus is the metadata neutral arm itself, played once; the other arms reframe it. An arm takes the
+      // base's outcome instead of being played when both policies are reproducible (functions of the scenario and
+      // their keyed streams) and its scenarios are the base's (the applied neutral arm, when no template's neutral
+      // framing changes anything), or differ from them in the framing label alone (every metadata arm) while
+      // neither policy reads the label (PolicyInfo::reads_framing). Live models are asked again. One reframed
+      // corpus is alive at a time, besides the base.
+      const std::vector<Scenario> base = framing_base_corpus(plan);
+      const FramingOutcome base_outcome = outcome_on(plan, base, *blue, *red);
       const bool reuse = blue->info().reproducible && red->info().reproducible;
       const bool label_blind = reuse && !blue->info().reads_framing && !red->info().reads_framing;
-      std::optional<FramingOutcome> base_outcome;
-      auto arm = [&](FramingMode mode, Framing f) {
-        if (label_blind && mode == FramingMode::metadata && base_outcome) return *base_outcome;
+      auto arm = [&](FramingMode mode, Framing f) -> FramingOutcome {
+        if (mode == FramingMode::metadata && (f == Framing::neutral || label_blind)) return base_outcome;
         const std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);
-        const bool is_base = corpus == base;
-        if (reuse && is_base && base_outcome) return *base_outcome;
-        FramingOutcome o = outcome_on(plan, corpus, *blue, *red);
-        if (is_base && !base_outcome) base_outcome = o;
-        return o;
+        if (reuse && corpus == base) return base_outcome;
+        return outcome_on(plan, corpus, *blue, *red);
       };
       for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
         const FramingOutcome neutral = arm(mode, Framing::neutral);

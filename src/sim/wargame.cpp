@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
-#include <vector>
 
 #include "advplan/core/random.hpp"
 #include "sim/scaled_exp.hpp"

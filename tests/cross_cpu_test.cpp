@@ -37,19 +37,28 @@ std::string qemu_skip_reason(const TempDir& dir) {
 
 std::string under(const std::string& cpu) { return cpu.empty() ? "" : "qemu-x86_64 -cpu " + cpu + " "; }
 
-TEST(CrossCpu, ThePaperRunIsByteIdenticalOnABaselineAnAvx2AndThisCpu) {
-  TempDir dir("cross-cpu");
-  if (const auto why = qemu_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;
+/// `advplan run ARGS --out DIR --threads 2` natively, as a baseline x86-64 (qemu64) and as a Haswell; every file of
+/// the emulated runs must be the native run's.
+void expect_the_same_run_on_every_cpu(const std::string& args, const TempDir& dir) {
   std::string reference;
   for (const std::string cpu : {"", "qemu64", "Haswell"}) {
-    const std::string out = dir / ("run-" + (cpu.empty() ? std::string("native") : cpu));
-    const auto x = testing::run_command(under(cpu) + quote(kBinary) + " run --out " + quote(out) + " --threads 2", dir);
-    ASSERT_EQ(x.status, 0) << (cpu.empty() ? "native" : cpu) << ": " << x.err;
+    const std::string label = cpu.empty() ? "native" : cpu, out = dir / ("run-" + label);
+    const auto x = testing::run_command(under(cpu) + quote(kBinary) + " run " + args + " --out " + quote(out) +
+                                            " --threads 2",
+                                        dir);
+    ASSERT_EQ(x.status, 0) << label << ": " << x.err;
     if (reference.empty())
       reference = out;
     else
-      EXPECT_EQ(testing::compare_runs(reference, out), "") << "the run on " << cpu << " differs from the native one";
+      EXPECT_EQ(testing::compare_runs(reference, out), "") << "run " << args << " on " << label
+                                                           << " differs from the native one";
   }
+}
+
+TEST(CrossCpu, ThePaperRunIsByteIdenticalOnABaselineAnAvx2AndThisCpu) {
+  TempDir dir("cross-cpu");
+  if (const auto why = qemu_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;
+  expect_the_same_run_on_every_cpu("", dir);  // the built-in paper config
 }
 
 // The paths the paper config leaves out: maps and map geometry (terrain: geo), an odd number of replications (the
@@ -57,30 +66,14 @@ TEST(CrossCpu, ThePaperRunIsByteIdenticalOnABaselineAnAvx2AndThisCpu) {
 TEST(CrossCpu, AGeoRunWithAnOddReplicationCountAndAppliedFramingIsByteIdenticalToo) {
   TempDir dir("cross-cpu-geo");
   if (const auto why = qemu_skip_reason(dir); !why.empty()) GTEST_SKIP() << why;
-  std::string text = testing::read_file(std::string(ADVPLAN_SOURCE_DIR) + "/configs/experiments/geo.yaml");
-  auto replace = [&](const std::string& a, const std::string& b) {
-    const auto pos = text.find(a);
-    ASSERT_NE(pos, std::string::npos) << "geo.yaml has no '" << a << "'";
-    text.replace(pos, a.size(), b);
-  };
-  replace("template_dir: ../templates", "template_dir: " + std::string(ADVPLAN_SOURCE_DIR) + "/configs/templates");
-  replace("seeds: [100, 129]", "seeds: [100, 105]");
-  replace("replications: 200", "replications: 33");
-  replace("framing_mode: metadata", "framing_mode: applied");
-  const std::string config = dir / "geo.yaml";
-  testing::write_file(config, text);
-  std::string reference;
-  for (const std::string cpu : {"", "qemu64", "Haswell"}) {
-    const std::string out = dir / ("run-" + (cpu.empty() ? std::string("native") : cpu));
-    const auto x = testing::run_command(under(cpu) + quote(kBinary) + " run " + quote(config) + " --out " + quote(out) +
-                                            " --threads 2",
-                                        dir);
-    ASSERT_EQ(x.status, 0) << (cpu.empty() ? "native" : cpu) << ": " << x.err;
-    if (reference.empty())
-      reference = out;
-    else
-      EXPECT_EQ(testing::compare_runs(reference, out), "") << "the geo run on " << cpu << " differs from the native one";
-  }
+  const std::string source = ADVPLAN_SOURCE_DIR, config = dir / "geo.yaml";
+  testing::write_file(config, testing::edited_text(source + "/configs/experiments/geo.yaml",
+                                                   {{"template_dir: ../templates",
+                                                     "template_dir: " + source + "/configs/templates"},
+                                                    {"seeds: [100, 129]", "seeds: [100, 105]"},
+                                                    {"replications: 200", "replications: 33"},
+                                                    {"framing_mode: metadata", "framing_mode: applied"}}));
+  expect_the_same_run_on_every_cpu(quote(config), dir);
 }
 
 TEST(CrossCpu, TheCorpusAtFullPrecisionIsTheSameOnABaselineCpu) {

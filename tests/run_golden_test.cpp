@@ -136,15 +136,10 @@ TEST_F(GoldenRun, MetadataRecordsTheConfigHashAndNoKey) {
 
 /// small.yaml with its template_dir made absolute, so the copy works from a temp dir, and `edit` applied.
 std::string small_config_with(const std::string& from, const std::string& to) {
-  std::string text = read_file(kConfig);
-  auto replace = [&](const std::string& a, const std::string& b) {
-    const auto pos = text.find(a);
-    if (pos == std::string::npos) throw std::logic_error("small.yaml has no '" + a + "'");
-    text.replace(pos, a.size(), b);
-  };
-  replace("template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates");
-  if (!from.empty()) replace(from, to);
-  return text;
+  std::vector<std::pair<std::string, std::string>> edits{
+      {"template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates"}};
+  if (!from.empty()) edits.emplace_back(from, to);
+  return testing::edited_text(kConfig, edits);
 }
 
 void expect_clean_failure(const Exit& x, const std::string& out_dir, const std::vector<std::string>& names) {

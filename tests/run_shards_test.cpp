@@ -29,15 +29,11 @@ inline std::string quote(const std::string& s) { return testing::shell_quote(s);
 
 std::string small_config(const TempDir& dir, const std::string& name = "small.yaml", const std::string& from = "",
                          const std::string& to = "") {
-  std::string text = read_file(kSource + "/tests/data/small.yaml");
-  auto replace = [&](const std::string& a, const std::string& b) {
-    const auto pos = text.find(a);
-    if (pos == std::string::npos) throw std::logic_error("small.yaml has no '" + a + "'");
-    text.replace(pos, a.size(), b);
-  };
-  replace("template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates");
-  replace("seeds: [100, 102]", "seeds: [100, 104]");  // 10 scenarios
-  if (!from.empty()) replace(from, to);
+  std::vector<std::pair<std::string, std::string>> edits{
+      {"template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates"},
+      {"seeds: [100, 102]", "seeds: [100, 104]"}};  // 10 scenarios
+  if (!from.empty()) edits.emplace_back(from, to);
+  const std::string text = testing::edited_text(kSource + "/tests/data/small.yaml", edits);
   const std::string path = dir / name;
   write_file(path, text);
   return path;

@@ -40,14 +40,10 @@ inline std::string quote(const std::string& s) { return testing::shell_quote(s);
 
 /// tests/data/small.yaml with an absolute template_dir and `seeds` replaced.
 std::string small_config(const TempDir& dir, const std::string& seeds = "[100, 102]", const std::string& name = "small.yaml") {
-  std::string text = read_file(kSource + "/tests/data/small.yaml");
-  auto replace = [&](const std::string& a, const std::string& b) {
-    const auto pos = text.find(a);
-    if (pos == std::string::npos) throw std::logic_error("small.yaml has no '" + a + "'");
-    text.replace(pos, a.size(), b);
-  };
-  replace("template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates");
-  replace("seeds: [100, 102]", "seeds: " + seeds);
+  const std::string text = testing::edited_text(
+      kSource + "/tests/data/small.yaml",
+      {{"template_dir: ../../configs/templates", "template_dir: " + kSource + "/configs/templates"},
+       {"seeds: [100, 102]", "seeds: " + seeds}});
   const std::string path = dir / name;
   write_file(path, text);
   return path;

@@ -7,9 +7,11 @@
 #include <initializer_list>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "advplan/core/plan.hpp"
@@ -183,6 +185,19 @@ inline CommandResult run_command(const std::string& command, const TempDir& scra
   r.out = read_file(o);
   r.err = read_file(e);
   return r;
+}
+
+/// The text of the file at `path` with each edit (from, to) applied to the first occurrence of `from`, in order: a
+/// shipped config adapted for a test (an absolute template_dir, fewer seeds, ...). std::logic_error naming the file
+/// and the text when an edit finds nothing, so a config that moved on fails the test loudly.
+inline std::string edited_text(const std::string& path, const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::string text = read_file(path);
+  for (const auto& [from, to] : edits) {
+    const auto pos = text.find(from);
+    if (pos == std::string::npos) throw std::logic_error(path + " has no '" + from + "'");
+    text.replace(pos, from.size(), to);
+  }
+  return text;
 }
 
 /// Every file of a run directory by its relative path, with its bytes; run_metadata.json aside (wall times and the

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
@@ -232,6 +233,43 @@ TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {
   b.stream = "council/0";
   EXPECT_NE(plans_of(make_red_policy("greedy@4", policy_context(paper()))->respond(a)),
             plans_of(make_red_policy("greedy@4", policy_context(paper()))->respond(b)));
+}
+
+// RedRequest::reads_coherence = false (the council's stress test, the framing study's arms): single and greedy skip
+// the candidates' coherence, and everything else they return is the same; constraint, whose choice reads
+// coherence, and any cached candidate are still fully scored.
+TEST(RedPolicyStreams, UnreadCoherenceIsSkippedOnlyWhereNothingReadsIt) {
+  const auto ctx = policy_context(paper());
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedRequest full = request_for(sc, paper().seed);
+    RedRequest lazy = full;
+    lazy.reads_coherence = false;
+    for (const char* spec : {"single", "greedy@8", "constraint@8"}) {
+      SCOPED_TRACE(spec);
+      const auto policy = make_red_policy(spec, ctx);
+      const RedResponse a = policy->respond(full), b = policy->respond(lazy);
+      ASSERT_EQ(a.candidates.size(), b.candidates.size());
+      EXPECT_EQ(a.selected, b.selected);
+      EXPECT_EQ(a.dropped, b.dropped);
+      const bool skips = std::string(spec) != "constraint@8";
+      for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+        const RedCandidate &x = a.candidates[i], &y = b.candidates[i];
+        EXPECT_EQ(x.plan, y.plan);
+        EXPECT_EQ(x.q.q, y.q.q);
+        EXPECT_EQ(x.pressure.magnitude, y.pressure.magnitude);
+        EXPECT_EQ(x.pressure.category, y.pressure.category);
+        EXPECT_EQ(x.categories, y.categories);
+        EXPECT_TRUE(std::isfinite(x.d.D));
+        if (skips) EXPECT_TRUE(std::isnan(y.d.D)) << "candidate " << i;
+        else EXPECT_EQ(x.d.D, y.d.D) << "candidate " << i;
+      }
+      // Through a cache the candidates may serve a later request that reads coherence: always complete.
+      CandidateCache cache;
+      for (const auto& c : policy->respond(lazy, &cache).candidates) EXPECT_TRUE(std::isfinite(c.d.D));
+      for (const auto& c : policy->respond(full, &cache).candidates) EXPECT_TRUE(std::isfinite(c.d.D));
+    }
+  }
 }
 
 // ---- make_red_policy errors ---------------------------------------------------------------------------------------

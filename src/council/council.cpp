@@ -69,7 +69,8 @@ CouncilPolicy::CouncilPolicy(Params p, const PolicyContext& ctx)
       weights_(ctx.quality), ctx_(ctx), red_(make_red_policy(council_.red, ctx)) {}
 
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
-  const RedRequest req = red_request(sc, c.plan, ctx_, stream);
+  RedRequest req = red_request(sc, c.plan, ctx_, stream);
+  req.reads_coherence = false;  // the critique reads the candidates' validity and pressure alone
   const RedResponse r = red_->respond(req);
   // The critique is the highest-pressure response among the k sampled.
   std::vector<double> magnitudes;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <limits>
 #include <tbb/parallel_for.h>
 
 #include "advplan/core/error.hpp"
@@ -14,7 +15,7 @@
 namespace advplan {
 
 RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& vuln,
-                            const QualityWeights& weights, int candidate_index) {
+                            const QualityWeights& weights, int candidate_index, bool with_coherence) {
   RedCandidate c;
   c.index = candidate_index;
   const auto violations = validate_plan(plan, sc, Side::Red);
@@ -37,7 +38,12 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
   const auto& layout = s.layout;
   c.q = quality(layout, sc, Side::Red, weights, s.cov);
-  c.d = coherence(c.plan, layout, sc, s.cov);
+  if (with_coherence) {
+    c.d = coherence(c.plan, layout, sc, s.cov);
+  } else {
+    c.d.part.fill(std::numeric_limits<double>::quiet_NaN());
+    c.d.D = std::numeric_limits<double>::quiet_NaN();
+  }
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
   return c;
@@ -60,8 +66,11 @@ std::vector<RedCandidate>& CandidateCache::entry(const std::string& stream, cons
   return entries_[{stream, &blue, blue.plan_id}];
 }
 
-std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache) {
+std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache,
+                                                bool coherence_optional) {
   const Scenario& sc = *req.scenario;
+  // A cache entry may answer a later request that reads coherence, so it is always complete.
+  const bool with_coherence = cache || !coherence_optional || req.reads_coherence;
   const auto want = static_cast<std::size_t>(std::max(k, 0));
   std::vector<RedCandidate> local;
   std::vector<RedCandidate>& have = cache ? cache->entry(req.stream, *req.blue) : local;
@@ -80,7 +89,7 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     tbb::parallel_for(first, want, [&](std::size_t i) {
       Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
       Plan p = sample_plan(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i));
-      have[i] = score_red_plan(std::move(p), sc, vuln, req.weights, static_cast<int>(i));
+      have[i] = score_red_plan(std::move(p), sc, vuln, req.weights, static_cast<int>(i), with_coherence);
     });
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied

@@ -32,7 +32,7 @@ class SinglePolicy final : public RedPolicy {
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
     RedResponse r;
-    r.candidates = sample_red_candidates(req, 1, cache);
+    r.candidates = sample_red_candidates(req, 1, cache, /*coherence_optional=*/true);
     r.selected = r.candidates.front().valid ? 0 : -1;
     return r;
   }
@@ -51,7 +51,7 @@ class GreedyPolicy final : public RedPolicy {
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
     RedResponse r;
-    r.candidates = sample_red_candidates(req, k(), cache);
+    r.candidates = sample_red_candidates(req, k(), cache, /*coherence_optional=*/true);  // the choice reads q alone
     r.selected = select_quality_greedy(qualities(r.candidates));
     return r;
   }

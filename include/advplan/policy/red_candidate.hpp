@@ -30,9 +30,10 @@ struct RedCandidate {
 };
 
 /// Scores a RED plan answering `blue_vulnerability` (validates it first; an invalid plan is returned with
-/// valid = false and its violations in invalid_reason).
+/// valid = false and its violations in invalid_reason). Without `with_coherence` the candidate's coherence d is
+/// not computed and holds NaN (its q, pressure and categories are the same).
 RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& blue_vulnerability,
-                            const QualityWeights& weights, int index);
+                            const QualityWeights& weights, int index, bool with_coherence = true);
 
 /// Everything a RED policy needs to answer one BLUE plan.
 struct RedRequest {
@@ -45,6 +46,11 @@ struct RedRequest {
   QualityWeights weights;
   PlanShape shape;  ///< RED plan shape (chain length, branches)
   std::vector<BranchKind> branch_kinds;
+  /// False when the caller reads no candidate's coherence (the council's stress test reads only validity and
+  /// pressure). A hint: a policy whose own choice does not use coherence (single, greedy) may then leave every
+  /// candidate's d as NaN; one that needs it (constraint) computes it anyway. A candidate cache never holds such
+  /// candidates.
+  bool reads_coherence = true;
 };
 
 /// The request for answering `blue` in `sc` from candidate stream `stream`, with the run seed, quality weights
@@ -67,6 +73,9 @@ class CandidateCache {
 
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);
 /// RED category weights lean towards the pressures the BLUE plan leaves uncovered: w_c * (1 + v_p(c)(B)).
-std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr);
+/// With `coherence_optional`, candidates drawn for this call alone (no cache) skip their coherence when the
+/// request says nobody reads it (RedRequest::reads_coherence); cached candidates are always fully scored.
+std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr,
+                                                bool coherence_optional = false);
 
 }  // namespace advplan

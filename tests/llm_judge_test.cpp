@@ -33,6 +33,8 @@
 #include "advplan/experiment/scenario_lookup.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/agreement.hpp"
+#include "advplan/metrics/statistics.hpp"
+#include "advplan/core/random.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/openai_client.hpp"
@@ -717,9 +719,8 @@ TEST(RubricMeanOver, TemplatesAndScenariosDifferWhenGroupsDifferInSize) {
   EXPECT_EQ(std::stod(score(MeanOver::brief)), 0.25);
 }
 
-TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedGivesTheSameBytes) {
-  // Three judges on 12 cases of 4 items and four policies of different quality: j2 flips one verdict every third
-  // case, j3 every fourth.
+/// Three judges on 12 cases of 4 items and four policies: j2 flips one verdict every third case, j3 every fourth.
+std::pair<RubricSet, std::vector<Verdict>> three_judge_panel() {
   RubricSet set;
   std::vector<Verdict> vs;
   for (int c = 0; c < 12; ++c) {
@@ -735,7 +736,11 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
         v.model = m;
         v.group = "g";
         for (int i = 0; i < 4; ++i) {
-          bool fail = (c + i) % (2 + mi) == 0;
+          // Policies of different quality whose verdicts also vary from case to case (a fixed hash), so which
+          // cases a resample draws can reorder the policies' means.
+          const unsigned h = (static_cast<unsigned>(c) * 2654435761U) ^ (static_cast<unsigned>(i) * 40503U) ^
+                             (static_cast<unsigned>(mi) * 9973U);
+          bool fail = (h >> 7) % static_cast<unsigned>(3 + mi) == 0;
           if (j == "j2" && c % 3 == 0 && i == 0) fail = !fail;
           if (j == "j3" && c % 4 == 0 && i == 1) fail = !fail;
           if (fail) v.failed_items.push_back("i" + std::to_string(i));
@@ -744,6 +749,11 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
       }
     }
   }
+  return {set, vs};
+}
+
+TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedGivesTheSameBytes) {
+  const auto [set, vs] = three_judge_panel();
   const auto rep = judge_agreement(set, vs, 200, 11);
   std::map<std::string, std::string> files(rep.files.begin(), rep.files.end());
   const auto panel = io::CsvTable::parse(files.at("agreement_panel.csv"), "panel");
@@ -769,6 +779,157 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
   const auto again = judge_agreement(set, vs, 200, 11);
   EXPECT_EQ(again.files, rep.files);
   EXPECT_NE(judge_agreement(set, vs, 200, 12).files, rep.files);
+}
+
+// The pairwise intervals against a brute force on the same resamples: each replicate draws the cases from the pair's
+// stream and expands them (every brief of a case as often as the case was drawn) into item lists and per-policy
+// brief scores. The implementation adds per-case sums instead, in another order, so the values agree to rounding;
+// the four policies make Spearman's interval more than a constant.
+TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
+  const auto [set, vs] = three_judge_panel();
+  const int resamples = 300;
+  const std::uint64_t seed = 5;
+  const auto rep = judge_agreement(set, vs, resamples, seed);
+  std::map<std::string, std::string> files(rep.files.begin(), rep.files.end());
+  const auto pairs = io::CsvTable::parse(files.at("agreement_pairs.csv"), "pairs");
+  // (case, policy) -> judge -> (item verdicts, weighted brief score)
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::pair<std::vector<bool>, double>>> graded;
+  std::set<std::string> case_set;
+  for (const auto& v : vs) {
+    const auto& its = set.at(v.case_id);
+    const auto passed = passed_from_failed(its, v.failed_items);
+    graded[{v.case_id, v.model}][v.judge] = {passed, score_brief(its, passed).weighted};
+    case_set.insert(v.case_id);
+  }
+  const std::vector<std::string> cases(case_set.begin(), case_set.end());
+  ASSERT_EQ(pairs.size(), 3u);
+  bool spearman_varies = false;
+  for (std::size_t r = 0; r < pairs.size(); ++r) {
+    const std::string a = pairs.at(r, "judge_a"), b = pairs.at(r, "judge_b");
+    SCOPED_TRACE(a + " vs " + b);
+    Rng rng = Rng::keyed(seed, "rubric-agreement", a + "\x1f" + b);
+    std::vector<std::uint32_t> counts(cases.size());
+    std::vector<double> pct_b, kap_b, rho_b;
+    for (int rep_i = 0; rep_i < resamples; ++rep_i) {
+      resample_counts(rng, counts);
+      std::vector<int> va, vb;
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
+      for (std::size_t c = 0; c < cases.size(); ++c)
+        for (std::uint32_t t = 0; t < counts[c]; ++t)
+          for (const auto& [key, by_judge] : graded) {
+            if (key.first != cases[c]) continue;
+            const auto& [pa, sa] = by_judge.at(a);
+            const auto& [pb, sb] = by_judge.at(b);
+            for (std::size_t i = 0; i < pa.size(); ++i) {
+              va.push_back(pa[i] ? 1 : 0);
+              vb.push_back(pb[i] ? 1 : 0);
+            }
+            by_model[key.second].first.push_back(sa);
+            by_model[key.second].second.push_back(sb);
+          }
+      double same = 0;
+      for (std::size_t i = 0; i < va.size(); ++i) same += va[i] == vb[i] ? 1 : 0;
+      pct_b.push_back(same / static_cast<double>(va.size()));
+      if (const double k = agreement::cohen_kappa(va, vb, 2).kappa; !std::isnan(k)) kap_b.push_back(k);
+      std::vector<double> ma, mb;
+      for (const auto& [m, sc] : by_model) {
+        ma.push_back(mean(sc.first));
+        mb.push_back(mean(sc.second));
+      }
+      if (const double rho = agreement::spearman(ma, mb); !std::isnan(rho)) rho_b.push_back(rho);
+    }
+    const auto [p_lo, p_hi] = percentile_bounds(pct_b);
+    const auto [k_lo, k_hi] = percentile_bounds(kap_b);
+    const auto [s_lo, s_hi] = percentile_bounds(rho_b);
+    spearman_varies = spearman_varies || s_lo < s_hi;
+    // Printed to six decimals: the brute force's rounding differs from the sums' by far less than that.
+    for (const auto& [col, want] : {std::pair{"percent_lo", p_lo}, std::pair{"percent_hi", p_hi},
+                                    std::pair{"kappa_lo", k_lo}, std::pair{"kappa_hi", k_hi},
+                                    std::pair{"spearman_lo", s_lo}, std::pair{"spearman_hi", s_hi}})
+      EXPECT_NEAR(std::stod(pairs.at(r, col)), want, 1e-6 + 1e-12) << col;
+  }
+  EXPECT_TRUE(spearman_varies) << "the data should give Spearman an interval wider than a point";
+}
+
+// The panel's intervals against a brute force on the same resamples: each replicate expands the drawn cases (each
+// as often as drawn, in case order) into the matrices the agreement functions take. The implementation adds per-case
+// sums instead, so the values agree to rounding.
+TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
+  const auto [set, vs] = three_judge_panel();
+  const int resamples = 300;
+  const std::uint64_t seed = 9;
+  const auto rep = judge_agreement(set, vs, resamples, seed);
+  std::map<std::string, std::string> files(rep.files.begin(), rep.files.end());
+  const auto panel = io::CsvTable::parse(files.at("agreement_panel.csv"), "panel");
+  // Per case (in id order), its briefs' rows: Fleiss counts per item, each judge's item values, the score rows.
+  const std::vector<std::string> judges{"j1", "j2", "j3"};
+  struct CaseRows {
+    agreement::Matrix fleiss, scores;
+    std::vector<std::vector<double>> items;  // [judge][item]
+  };
+  std::map<std::string, std::map<std::string, std::map<std::string, std::vector<bool>>>> by_case;  // case, brief, judge
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> score_of;
+  for (const auto& v : vs) {
+    const auto& its = set.at(v.case_id);
+    const auto passed = passed_from_failed(its, v.failed_items);
+    by_case[v.case_id][v.brief_id][v.judge] = passed;
+    score_of[v.case_id][v.brief_id][v.judge] = score_brief(its, passed).weighted;
+  }
+  std::vector<CaseRows> rows;
+  for (const auto& [c, briefs] : by_case) {
+    CaseRows cr;
+    cr.items.resize(judges.size());
+    for (const auto& [b, by_judge] : briefs) {
+      const std::size_t n = by_judge.at("j1").size();
+      for (std::size_t i = 0; i < n; ++i) {
+        double pass = 0;
+        for (std::size_t j = 0; j < judges.size(); ++j) {
+          const bool p = by_judge.at(judges[j])[i];
+          pass += p ? 1 : 0;
+          cr.items[j].push_back(p ? 1.0 : 0.0);
+        }
+        cr.fleiss.push_back({static_cast<double>(judges.size()) - pass, pass});
+      }
+      std::vector<double> row;
+      for (const auto& j : judges) row.push_back(score_of[c][b].at(j));
+      cr.scores.push_back(row);
+    }
+    rows.push_back(std::move(cr));
+  }
+  Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
+  std::vector<std::uint32_t> counts(rows.size());
+  std::map<std::string, std::vector<double>> reps;
+  for (int r = 0; r < resamples; ++r) {
+    resample_counts(rng, counts);
+    agreement::Matrix fleiss, scores, items(judges.size());
+    for (std::size_t c = 0; c < rows.size(); ++c)
+      for (std::uint32_t t = 0; t < counts[c]; ++t) {
+        fleiss.insert(fleiss.end(), rows[c].fleiss.begin(), rows[c].fleiss.end());
+        scores.insert(scores.end(), rows[c].scores.begin(), rows[c].scores.end());
+        for (std::size_t j = 0; j < judges.size(); ++j)
+          items[j].insert(items[j].end(), rows[c].items[j].begin(), rows[c].items[j].end());
+      }
+    const auto icc = agreement::icc(scores);
+    for (const auto& [name, value] :
+         {std::pair{"fleiss_kappa", agreement::fleiss_kappa(fleiss)},
+          std::pair{"krippendorff_alpha_nominal_items", agreement::krippendorff_alpha(items, agreement::AlphaLevel::nominal)},
+          std::pair{"icc2_1_scores", icc.icc2_1}, std::pair{"icc3_1_scores", icc.icc3_1},
+          std::pair{"kendall_w_scores", agreement::kendall_w(scores)}})
+      if (std::isfinite(value)) reps[name].push_back(value);
+  }
+  std::size_t checked = 0;
+  for (std::size_t r = 0; r < panel.size(); ++r) {
+    const auto it = reps.find(panel.at(r, "statistic"));
+    if (it == reps.end()) continue;
+    SCOPED_TRACE(it->first);
+    const auto [lo, hi] = percentile_bounds(it->second);
+    EXPECT_NEAR(std::stod(panel.at(r, "lo")), lo, 1e-6 + 1e-12);
+    EXPECT_NEAR(std::stod(panel.at(r, "hi")), hi, 1e-6 + 1e-12);
+    EXPECT_LT(lo, hi);
+    ++checked;
+  }
+  EXPECT_EQ(checked, reps.size());
+  EXPECT_EQ(reps.size(), 5u);
 }
 
 TEST(AgreementSums, AgreeWithTheMatrixFunctionsAndAddOverSubjects) {

@@ -17,6 +17,7 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/agreement.hpp"
 #include "core/thread_buffer.hpp"
+#include "metrics/weighted_rows.hpp"
 
 namespace advplan::rubric {
 namespace {
@@ -319,20 +320,23 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (const auto& [m, sc] : by_model) models.push_back(m);
       std::sort(models.begin(), models.end());
       models.erase(std::unique(models.begin(), models.end()), models.end());
-      struct ModelSums {
-        std::size_t model;
-        double a, b, n;
-      };
-      std::vector<std::vector<ModelSums>> case_sums(cases.size());
+      // Per case, its sums per model as one row (a, b, n for model m at 3 m; +0.0 where the case lacks the model, a
+      // no-op for a sum that starts at +0.0): a replicate adds the drawn cases' rows in case order, weighted by
+      // their counts (detail::add_weighted_rows), which is the per-model walk over the drawn cases.
+      const std::size_t sums_stride = (3 * models.size() + 3) / 4 * 4;
+      std::vector<double> case_rows(cases.size() * sums_stride, 0.0);
       for (std::size_t c = 0; c < cases.size(); ++c)
         for (const auto& [m, sc] : model_scores[cases[c]]) {
           double sa = 0, sb = 0;
           for (double x : sc.first) sa += x;
           for (double x : sc.second) sb += x;
           const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
-          case_sums[c].push_back({mi, sa, sb, static_cast<double>(sc.first.size())});
+          double* row = case_rows.data() + c * sums_stride + 3 * mi;
+          row[0] = sa;
+          row[1] = sb;
+          row[2] = static_cast<double>(sc.first.size());
         }
-      std::vector<double> sum_a, sum_b, sum_n, ma, mb;  // per-model sums and means, reused by every replicate
+      std::vector<double> model_sums, ma, mb;  // per-model sums and means, reused by every replicate
       auto rho_of = [&](const std::vector<std::uint32_t>* counts) {
         ma.clear();
         mb.clear();
@@ -350,22 +354,12 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           }
           return std::make_pair(agreement::spearman(ma, mb), ma.size());
         }
-        sum_a.assign(models.size(), 0.0);
-        sum_b.assign(models.size(), 0.0);
-        sum_n.assign(models.size(), 0.0);
-        for (std::size_t c = 0; c < cases.size(); ++c) {
-          const double w = (*counts)[c];
-          if (w == 0) continue;
-          for (const auto& ms : case_sums[c]) {
-            sum_a[ms.model] += w * ms.a;
-            sum_b[ms.model] += w * ms.b;
-            sum_n[ms.model] += w * ms.n;
-          }
-        }
+        model_sums.assign(sums_stride, 0.0);
+        detail::add_weighted_rows(counts->data(), case_rows.data(), cases.size(), sums_stride, model_sums.data());
         for (std::size_t m = 0; m < models.size(); ++m)
-          if (sum_n[m] > 0) {
-            ma.push_back(sum_a[m] / sum_n[m]);
-            mb.push_back(sum_b[m] / sum_n[m]);
+          if (const double* x = model_sums.data() + 3 * m; x[2] > 0) {
+            ma.push_back(x[0] / x[2]);
+            mb.push_back(x[1] / x[2]);
           }
         return std::make_pair(agreement::spearman(ma, mb), ma.size());
       };
@@ -571,18 +565,29 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
     }
   }
+  // The same additions as one dense row per case (+0.0 where a case adds nothing to an accumulator, a no-op for a
+  // sum that starts at +0.0): a replicate adds the drawn cases' rows in case order, weighted by their counts
+  // (detail::add_weighted_rows), with the sums in vector registers instead of a load, add and store per addition.
+  const std::size_t acc_stride = (width + 3) / 4 * 4;
+  std::vector<double> case_acc(ops.size() * acc_stride, 0.0);
+  for (std::size_t c = 0; c < ops.size(); ++c)
+    for (const auto& [k, x] : ops[c].add) {
+      double& cell = case_acc[c * acc_stride + k];
+      if (cell != 0.0 || std::signbit(cell))
+        throw Error("rubric agreement: a case adds twice to one panel sum");  // a row holds one addition per sum
+      cell = x;
+    }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
     thread_local std::vector<double> tls_acc;
     thread_local std::vector<char> tls_on;
     std::vector<double>& acc = detail::bound(tls_acc);  // src/core/thread_buffer.hpp
     std::vector<char>& on = detail::bound(tls_on);
-    acc.assign(width, 0.0);
+    acc.assign(acc_stride, 0.0);
     on.assign(n_flags, 0);
+    detail::add_weighted_rows(counts.data(), case_acc.data(), ops.size(), acc_stride, acc.data());
     std::size_t score_rows = 0;
     for (std::size_t c = 0; c < panel_cases.size(); ++c) {
       if (counts[c] == 0) continue;
-      const double w = counts[c];
-      for (const auto& [k, x] : ops[c].add) acc[k] += w * x;
       for (const std::uint32_t f : ops[c].on) on[f] = 1;
       score_rows += counts[c] * case_data[c].scores.size();
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "advplan/core/random.hpp"
+#include "metrics/weighted_rows.hpp"
 
 namespace advplan {
 
@@ -249,6 +250,10 @@ __attribute__((always_inline)) inline void add_weighted_block(const std::uint32_
   for (std::size_t c = 0; c < NV; ++c) std::memcpy(sums + u0 + 4 * c, &acc[c], sizeof(V4));
 }
 
+}  // namespace
+
+namespace detail {
+
 /// sums[u] += counts[s] * x[s * stride + u] over the rows s with a count, in row order, for u < stride (a
 /// multiple of 4; the padding columns are zero). Vectorised across columns only, in blocks of up to 32 columns
 /// whose sums stay in registers over all rows, so each column's sum is taken in the same order on every machine:
@@ -286,7 +291,7 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void add_wei
   }
 }
 
-}  // namespace
+}  // namespace detail
 
 std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
                                             std::uint64_t seed, std::string_view key) {
@@ -370,10 +375,10 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
       resample_counts(rng, counts);
       std::fill(sums.begin(), sums.end(), 0.0);
       std::fill(drawn.begin(), drawn.end(), static_cast<double>(units));
-      add_weighted_rows(counts.data(), x.data(), units, stride, sums.data());
+      detail::add_weighted_rows(counts.data(), x.data(), units, stride, sums.data());
       if (!complete) {
         std::fill(drawn.begin(), drawn.end(), 0.0);
-        add_weighted_rows(counts.data(), present.data(), units, stride, drawn.data());
+        detail::add_weighted_rows(counts.data(), present.data(), units, stride, drawn.data());
       }
       for (std::size_t u = 0; u < m; ++u)
         replicate[u * b_count + b] = drawn[u] > 0 ? sums[u] / drawn[u] : std::nan("");

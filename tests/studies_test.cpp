@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "advplan/experiment/runner.hpp"
 #include "advplan/experiment/studies.hpp"
 #include "advplan/experiment/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
@@ -13,6 +15,7 @@
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/io/csv.hpp"
+#include "test_fixtures.hpp"
 
 namespace advplan {
 namespace {
@@ -216,6 +219,57 @@ TEST_F(FramingStudy, APolicyThatReadsTheLabelIsReplayedUnderEveryMetadataLabel) 
     }
   EXPECT_EQ(metadata_rows, 2u);
   EXPECT_EQ(moved, 2u) << "a label-reading RED policy was not replayed under the metadata labels:\n" << files[0].second;
+}
+
+// The framing study's base arm comes from the run's own condition pairing the study's policies when the run has
+// one (FramingBaseMemo); a run without it plays every game of the arm in the study. The study's file must be the
+// same either way, at 1 and 2 threads.
+TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
+  ExperimentConfig cfg = cfg_;
+  cfg.studies.rubric = cfg.studies.components = false;
+  ASSERT_EQ(cfg.framing_mode, FramingMode::metadata);
+  testing::TempDir dir("framing-base");
+  auto framing_csv = [&](const Condition& c, int threads, const std::string& name) {
+    RunOptions opts;
+    opts.out_dir = dir / name;
+    opts.threads = threads;
+    opts.progress = false;
+    run_experiment(prepare_run(cfg, {c}), opts);
+    return testing::read_file(opts.out_dir + "/studies/framing.csv");
+  };
+  const std::string played = framing_csv({"single", "seed", "single", "main"}, 1, "played");
+  ASSERT_NE(played, "");
+  for (int threads : {1, 2})
+    EXPECT_EQ(framing_csv({"greedy@8", "seed", "greedy@8", "main"}, threads, "taken" + std::to_string(threads)), played)
+        << threads << " threads";
+  // Bit for bit, below the file's six decimals: what the run kept is the arm played again, for every scenario.
+  const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
+  RunOptions opts;
+  opts.out_dir = dir / "kept";
+  opts.progress = false;
+  run_experiment(plan, opts);
+  ASSERT_TRUE(plan.framing_base->enabled());
+  const auto again = framing_outcome(plan, FramingMode::metadata, Framing::neutral, *blue_, *red_);
+  const auto corpus = generate_corpus(cfg);
+  ASSERT_EQ(corpus.size(), again.advantage.size());
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const auto kept = plan.framing_base->get(corpus[i].id);
+    ASSERT_TRUE(kept) << corpus[i].id;
+    EXPECT_EQ(std::memcmp(&kept->first, &again.blue_quality[i], sizeof(double)), 0) << corpus[i].id;
+    EXPECT_EQ(std::memcmp(&kept->second, &again.advantage[i], sizeof(double)), 0) << corpus[i].id;
+  }
+  // Where the run's games are not the arm's (applied framing changes the scenarios, a map changes the
+  // qualities), the run keeps nothing for the study.
+  for (const bool applied : {true, false}) {
+    ExperimentConfig other = cfg;
+    other.seed_to = other.seed_from;  // 5 scenarios
+    if (applied) other.framing_mode = FramingMode::applied;
+    else other.terrain_geo = true;
+    const RunPlan p = prepare_run(other, {{"greedy@8", "seed", "greedy@8", "main"}});
+    opts.out_dir = dir / (applied ? "applied" : "geo");
+    run_experiment(p, opts);
+    EXPECT_FALSE(p.framing_base->enabled()) << (applied ? "applied framing" : "terrain: geo");
+  }
 }
 
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {

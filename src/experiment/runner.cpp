@@ -58,6 +58,19 @@ std::optional<std::optional<Plan>> BluePlanMemo::take(const std::string& scenari
   return p;
 }
 
+void FramingBaseMemo::put(const std::string& scenario, double blue_quality, double advantage) {
+  if (!enabled_) return;
+  std::lock_guard lock(m_);
+  outcomes_.insert_or_assign(scenario, std::pair{blue_quality, advantage});
+}
+
+std::optional<std::pair<double, double>> FramingBaseMemo::get(const std::string& scenario) const {
+  std::lock_guard lock(m_);
+  const auto it = outcomes_.find(scenario);
+  if (it == outcomes_.end()) return std::nullopt;
+  return it->second;
+}
+
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
@@ -445,6 +458,12 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     const bool in_memory = opts.summary == "bootstrap" ||
                            (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
     plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
+    // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
+    // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
+    // "baseline" stream, as the study does) plays its games, when no map changes the qualities.
+    if (cfg.studies.framing && opts.studies && opts.shard_count == 0 && in_memory &&
+        cfg.framing_mode == FramingMode::metadata && !cfg.terrain_geo)
+      plan.framing_base->enable(cfg.studies.framing_blue, cfg.studies.framing_red);
   }
 
   RunSummary summary;

@@ -245,6 +245,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   }
   const SimResult sim = t.play(fb, fr);
   const double adv = advantage(be.q.q, red_q.q);
+  if (t.plan.framing_base && t.plan.framing_base->wants(c.blue, c.red)) t.plan.framing_base->put(sc.id, be.q.q, adv);
   const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
 
   row.set("status", "ok")

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/rubric_plans.hpp"
@@ -201,8 +202,10 @@ std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Sce
   return corpus;
 }
 
+/// The pairing's outcome on every scenario of `corpus`; with `known`, a scenario the run already played (known
+/// returns its blue quality and advantage) is taken from there instead.
 FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
-                          const RedPolicy& red) {
+                          const RedPolicy& red, const FramingBaseMemo* known = nullptr) {
   const ExperimentConfig& cfg = *plan.cfg;
   FramingOutcome out;
   out.blue_quality.resize(corpus.size());
@@ -210,6 +213,11 @@ FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corp
   const std::string& spec = cfg.studies.framing_blue;
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
+    if (known)
+      if (const auto o = known->get(sc.id)) {
+        std::tie(out.blue_quality[i], out.advantage[i]) = *o;
+        return;
+      }
     Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + spec);  // the stream the run's conditions use
     const BluePlanResult b = blue.plan(sc, rng);
     if (!b.plan) {
@@ -262,9 +270,14 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       // neither policy reads the label (PolicyInfo::reads_framing). Live models are asked again. One reframed
       // corpus is alive at a time, besides the base.
       const std::vector<Scenario> base = framing_base_corpus(plan);
-      const FramingOutcome base_outcome = outcome_on(plan, base, *blue, *red);
       const bool reuse = blue->info().reproducible && red->info().reproducible;
       const bool label_blind = reuse && !blue->info().reads_framing && !red->info().reads_framing;
+      // The base arm's games the run already played (FramingBaseMemo: same policies, streams and scenarios up to
+      // the label), when the label cannot matter; the rest are played here.
+      const FramingBaseMemo* played = label_blind && plan.framing_base && plan.framing_base->enabled()
+                                          ? plan.framing_base.get()
+                                          : nullptr;
+      const FramingOutcome base_outcome = outcome_on(plan, base, *blue, *red, played);
       auto arm = [&](FramingMode mode, Framing f) -> FramingOutcome {
         if (mode == FramingMode::metadata && (f == Framing::neutral || label_blind)) return base_outcome;
         const std::vector<Scenario> corpus = reframed_corpus(plan, base, mode, f);

@@ -77,6 +77,33 @@ class BluePlanMemo {
   std::map<std::pair<std::string, std::string>, std::optional<Plan>> plans_;
 };
 
+/// The framing study's base arm taken from the run itself: per scenario, the BLUE plan's quality and its advantage
+/// in the run's condition that pairs the study's two policies. The runner enables it only where that condition
+/// plays the base arm's game (metadata framing, so the run's scenarios differ from the base corpus in the label
+/// alone; no map); the study uses it only when neither policy reads the label, and plays every scenario it lacks.
+class FramingBaseMemo {
+ public:
+  void enable(std::string blue, std::string red) {
+    blue_ = std::move(blue);
+    red_ = std::move(red);
+    enabled_ = true;
+  }
+  bool enabled() const { return enabled_; }
+  /// Whether a condition pairing `blue` with `red` is the one kept.
+  bool wants(const std::string& blue, const std::string& red) const {
+    return enabled_ && blue == blue_ && red == red_;
+  }
+  void put(const std::string& scenario, double blue_quality, double advantage);
+  /// (blue quality, advantage) of the scenario, when the run kept them.
+  std::optional<std::pair<double, double>> get(const std::string& scenario) const;
+
+ private:
+  bool enabled_ = false;
+  std::string blue_, red_;
+  mutable std::mutex m_;
+  std::map<std::string, std::pair<double, double>> outcomes_;
+};
+
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
@@ -89,6 +116,8 @@ struct RunPlan {
   std::map<std::string, std::unique_ptr<std::mutex>> serial;
   /// The BLUE plans made during the run, for the rubric layer (see BluePlanMemo).
   std::unique_ptr<BluePlanMemo> blue_plans = std::make_unique<BluePlanMemo>();
+  /// The framing study's base arm as the run played it (see FramingBaseMemo).
+  std::unique_ptr<FramingBaseMemo> framing_base = std::make_unique<FramingBaseMemo>();
   /// The lock for "red:<spec>" or "blue:<spec>", or nullptr when the policy may be called concurrently.
   std::mutex* lock_for(const std::string& spec) const {
     auto it = serial.find(spec);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 
 #include <algorithm>
 #include <cctype>
@@ -266,6 +267,10 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   std::vector<std::vector<std::optional<Plan>>> plans(corpus.size(), std::vector<std::optional<Plan>>(blues.size()));
   std::vector<std::vector<std::vector<JudgeOutcome>>> outcomes(
       corpus.size(), std::vector<std::vector<JudgeOutcome>>(blues.size(), std::vector<JudgeOutcome>(llm_judges.size())));
+  // The rule judges' item verdicts, [scenario][BLUE policy][rule judge], made in the same parallel loop.
+  const std::vector<std::string>& rules = rule_judges();
+  std::vector<std::vector<std::vector<std::vector<bool>>>> ruled(
+      corpus.size(), std::vector<std::vector<std::vector<bool>>>(blues.size(), std::vector<std::vector<bool>>(rules.size())));
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
@@ -285,6 +290,8 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
         }
       }
       if (items[i].empty()) continue;
+      if (plans[i][b])
+        for (std::size_t r = 0; r < rules.size(); ++r) ruled[i][b][r] = judge_plan(rules[r], items[i], *plans[i][b], sc);
       for (std::size_t j = 0; j < llm_judges.size(); ++j) {
         JudgeOutcome& o = outcomes[i][b][j];
         if (!judge_clients[j]) o.reason = "judge not available: " + judge_setup_error[j];
@@ -321,15 +328,15 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       items_jsonl += j.dump() + "\n";
     }
     for (std::size_t b = 0; b < blues.size(); ++b)
-      for (const auto& judge : rule_judges()) {
+      for (std::size_t r = 0; r < rules.size(); ++r) {
         Verdict v;
         v.brief_id = sc.id + "/" + blues[b].first;
-        v.judge = judge;
+        v.judge = rules[r];
         v.case_id = sc.id;
         v.model = blues[b].first;
         v.group = sc.template_id;
         if (plans[i][b]) {
-          const auto passed = judge_plan(judge, items[i], *plans[i][b], sc);
+          const auto& passed = ruled[i][b][r];
           for (std::size_t k = 0; k < passed.size(); ++k)
             if (!passed[k]) v.failed_items.push_back(items[i][k].item_id);
         } else {
@@ -375,10 +382,14 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   files.emplace_back("rubric/verdicts.jsonl", verdicts_jsonl);
   if (!llm_judges.empty()) files.emplace_back("rubric/judge_calls.csv", calls_csv.to_string());
   const MeanOver mean_over = cfg.rubric.mean_over == "scenarios" ? MeanOver::brief : MeanOver::group;
-  for (auto& [name, text] : score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed).files)
-    files.emplace_back("rubric/" + name, std::move(text));
-  for (auto& [name, text] : judge_agreement(set, verdicts, bs.resamples, bs.seed).files)
-    files.emplace_back("rubric/" + name, std::move(text));
+  // Scores and agreement read the same verdicts and have their own keyed streams: computed concurrently (the
+  // scores are serial, the agreement's pairs and replicates fill the other thread), joined in a fixed order.
+  ScoreReport scores;
+  AgreementReport agreement;
+  tbb::parallel_invoke([&] { scores = score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed); },
+                       [&] { agreement = judge_agreement(set, verdicts, bs.resamples, bs.seed); });
+  for (auto& [name, text] : scores.files) files.emplace_back("rubric/" + name, std::move(text));
+  for (auto& [name, text] : agreement.files) files.emplace_back("rubric/" + name, std::move(text));
   return files;
 }
 

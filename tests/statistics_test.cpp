@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "advplan/core/random.hpp"
@@ -43,6 +45,32 @@ TEST(BootstrapMean, ConstantDataGivesAZeroWidthInterval) {
   EXPECT_EQ(iv.lo, 0.375);
   EXPECT_EQ(iv.hi, 0.375);
   EXPECT_EQ(iv.n, 50u);
+}
+
+// bootstrap_mean answers a constant sample without drawing (every replicate is the same sum); the bounds must be
+// those of the drawn replicates, bit for bit, for values whose repeated sum rounds (0.1, 1/3), signed zeros,
+// infinities and NaN.
+TEST(BootstrapMean, ConstantDataBoundsAreThoseOfTheDrawnReplicates) {
+  auto drawn = [](const std::vector<double>& v, int resamples, std::string_view key) {
+    Rng rng = Rng::keyed(7, "bootstrap", key);
+    std::vector<double> means;
+    for (int r = 0; r < resamples; ++r) {
+      double s = 0;
+      for (std::size_t i = 0; i < v.size(); ++i) s += rng.pick(v);
+      means.push_back(s / static_cast<double>(v.size()));
+    }
+    return percentile_bounds(means);
+  };
+  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); };
+  for (const double c : std::vector<double>{0.0, -0.0, 0.1, 1.0 / 3.0, -2.7, 1e300, HUGE_VAL, -HUGE_VAL, std::nan("")})
+    for (const std::size_t n : std::vector<std::size_t>{2, 3, 7, 150}) {
+      SCOPED_TRACE(std::to_string(c) + " x " + std::to_string(n));
+      const std::vector<double> v(n, c);
+      const Interval iv = bootstrap_mean(v, 300, 7, "constant");
+      const auto [lo, hi] = drawn(v, 300, "constant");
+      EXPECT_TRUE(same_bits(iv.lo, lo)) << iv.lo << " vs " << lo;
+      EXPECT_TRUE(same_bits(iv.hi, hi)) << iv.hi << " vs " << hi;
+    }
 }
 
 TEST(BootstrapMean, MeanIsTheExactSampleMean) {

@@ -865,7 +865,8 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
   const std::vector<std::string> judges{"j1", "j2", "j3"};
   struct CaseRows {
     agreement::Matrix fleiss, scores;
-    std::vector<std::vector<double>> items;  // [judge][item]
+    std::vector<agreement::Matrix> fleiss_without;  // [judge left out][item]
+    std::vector<std::vector<double>> items, brief_scores;  // [judge][item], [judge][brief]
   };
   std::map<std::string, std::map<std::string, std::map<std::string, std::vector<bool>>>> by_case;  // case, brief, judge
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> score_of;
@@ -879,6 +880,8 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
   for (const auto& [c, briefs] : by_case) {
     CaseRows cr;
     cr.items.resize(judges.size());
+    cr.brief_scores.resize(judges.size());
+    cr.fleiss_without.resize(judges.size());
     for (const auto& [b, by_judge] : briefs) {
       const std::size_t n = by_judge.at("j1").size();
       for (std::size_t i = 0; i < n; ++i) {
@@ -889,9 +892,16 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
           cr.items[j].push_back(p ? 1.0 : 0.0);
         }
         cr.fleiss.push_back({static_cast<double>(judges.size()) - pass, pass});
+        for (std::size_t d = 0; d < judges.size(); ++d) {
+          const double p = pass - (by_judge.at(judges[d])[i] ? 1 : 0);
+          cr.fleiss_without[d].push_back({static_cast<double>(judges.size() - 1) - p, p});
+        }
       }
       std::vector<double> row;
-      for (const auto& j : judges) row.push_back(score_of[c][b].at(j));
+      for (std::size_t j = 0; j < judges.size(); ++j) {
+        row.push_back(score_of[c][b].at(judges[j]));
+        cr.brief_scores[j].push_back(row.back());
+      }
       cr.scores.push_back(row);
     }
     rows.push_back(std::move(cr));
@@ -901,20 +911,30 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
   std::map<std::string, std::vector<double>> reps;
   for (int r = 0; r < resamples; ++r) {
     resample_counts(rng, counts);
-    agreement::Matrix fleiss, scores, items(judges.size());
+    agreement::Matrix fleiss, scores, items(judges.size()), brief_scores(judges.size());
+    std::vector<agreement::Matrix> without(judges.size());
     for (std::size_t c = 0; c < rows.size(); ++c)
       for (std::uint32_t t = 0; t < counts[c]; ++t) {
         fleiss.insert(fleiss.end(), rows[c].fleiss.begin(), rows[c].fleiss.end());
         scores.insert(scores.end(), rows[c].scores.begin(), rows[c].scores.end());
-        for (std::size_t j = 0; j < judges.size(); ++j)
+        for (std::size_t j = 0; j < judges.size(); ++j) {
           items[j].insert(items[j].end(), rows[c].items[j].begin(), rows[c].items[j].end());
+          brief_scores[j].insert(brief_scores[j].end(), rows[c].brief_scores[j].begin(), rows[c].brief_scores[j].end());
+          without[j].insert(without[j].end(), rows[c].fleiss_without[j].begin(), rows[c].fleiss_without[j].end());
+        }
       }
     const auto icc = agreement::icc(scores);
-    for (const auto& [name, value] :
-         {std::pair{"fleiss_kappa", agreement::fleiss_kappa(fleiss)},
-          std::pair{"krippendorff_alpha_nominal_items", agreement::krippendorff_alpha(items, agreement::AlphaLevel::nominal)},
-          std::pair{"icc2_1_scores", icc.icc2_1}, std::pair{"icc3_1_scores", icc.icc3_1},
-          std::pair{"kendall_w_scores", agreement::kendall_w(scores)}})
+    std::vector<std::pair<std::string, double>> stats{
+        {"fleiss_kappa", agreement::fleiss_kappa(fleiss)},
+        {"krippendorff_alpha_nominal_items", agreement::krippendorff_alpha(items, agreement::AlphaLevel::nominal)},
+        {"krippendorff_alpha_interval_scores",
+         agreement::krippendorff_alpha(brief_scores, agreement::AlphaLevel::interval)},
+        {"icc2_1_scores", icc.icc2_1},
+        {"icc3_1_scores", icc.icc3_1},
+        {"kendall_w_scores", agreement::kendall_w(scores)}};
+    for (std::size_t d = 0; d < judges.size(); ++d)
+      stats.emplace_back("fleiss_kappa_without:" + judges[d], agreement::fleiss_kappa(without[d]));
+    for (const auto& [name, value] : stats)
       if (std::isfinite(value)) reps[name].push_back(value);
   }
   std::size_t checked = 0;
@@ -929,7 +949,8 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
     ++checked;
   }
   EXPECT_EQ(checked, reps.size());
-  EXPECT_EQ(reps.size(), 5u);
+  EXPECT_EQ(reps.size(), 9u);
+  EXPECT_EQ(checked, panel.size()) << "every statistic of the panel file is compared";
 }
 
 TEST(AgreementSums, AgreeWithTheMatrixFunctionsAndAddOverSubjects) {

@@ -13,6 +13,7 @@
 
 #include "advplan/core/random.hpp"
 #include "advplan/metrics/statistics.hpp"
+#include "metrics/weighted_rows.hpp"
 
 namespace advplan {
 namespace {
@@ -45,6 +46,40 @@ TEST(BootstrapMean, ConstantDataGivesAZeroWidthInterval) {
   EXPECT_EQ(iv.lo, 0.375);
   EXPECT_EQ(iv.hi, 0.375);
   EXPECT_EQ(iv.n, 50u);
+}
+
+// detail::add_weighted_rows over dense rows with +0.0 where a row leaves a column alone gives the bits of the sparse
+// walk that skips those cells (the rubric layer's replicates rely on it), for every clone the CPU runs: special
+// values (signed zeros, infinities, NaN, subnormals) in present cells, undrawn rows, counts above 1.
+TEST(WeightedRows, DenseRowsWithZerosAreTheSparseWalkBitForBit) {
+  Rng rng(2024);
+  const std::vector<double> specials{0.0, -0.0, HUGE_VAL, -HUGE_VAL, std::nan(""), 5e-324, -1e-310, 1e308};
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + rng.pick_index(40), cols = 1 + rng.pick_index(40), stride = (cols + 3) / 4 * 4;
+    std::vector<std::uint32_t> counts(n);
+    for (auto& c : counts) c = static_cast<std::uint32_t>(rng.uniform_int(0, 3));
+    std::vector<double> dense(n * stride, 0.0);
+    std::vector<std::vector<std::pair<std::size_t, double>>> sparse(n);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < cols; ++k) {
+        if (rng.uniform() < 0.4) continue;  // the row leaves column k alone
+        const double x = rng.uniform() < 0.1 ? rng.pick(specials) : rng.normal() * 1e3;
+        dense[r * stride + k] = x;
+        sparse[r].emplace_back(k, x);
+      }
+    std::vector<double> want(stride, 0.0), got(stride, 0.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      if (counts[r] == 0) continue;
+      const double w = counts[r];
+      for (const auto& [k, x] : sparse[r]) want[k] += w * x;
+    }
+    detail::add_weighted_rows(counts.data(), dense.data(), n, stride, got.data());
+    for (std::size_t k = 0; k < cols; ++k) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", column " + std::to_string(k));
+      if (std::isnan(want[k])) EXPECT_TRUE(std::isnan(got[k]));
+      else EXPECT_EQ(std::memcmp(&want[k], &got[k], sizeof(double)), 0) << want[k] << " vs " << got[k];
+    }
+  }
 }
 
 // bootstrap_mean answers a constant sample without drawing (every replicate is the same sum); the bounds must be

@@ -258,6 +258,13 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
     EXPECT_EQ(std::memcmp(&kept->first, &again.blue_quality[i], sizeof(double)), 0) << corpus[i].id;
     EXPECT_EQ(std::memcmp(&kept->second, &again.advantage[i], sizeof(double)), 0) << corpus[i].id;
   }
+  // And the study reads them: the run's file is the study over the kept values, and other kept values change it.
+  const CsvTable per(schema::per_scenario()), records(schema::rubric_records());
+  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  const auto study = [&] { return run_studies(plan, per, records, nullptr, bs).at(0).second; };
+  EXPECT_EQ(study(), testing::read_file(opts.out_dir + "/studies/framing.csv"));
+  for (const auto& sc : corpus) plan.framing_base->put(sc.id, 0.5, 0.25);
+  EXPECT_NE(study(), testing::read_file(opts.out_dir + "/studies/framing.csv"));
   // Where the run's games are not the arm's (applied framing changes the scenarios, a map changes the
   // qualities), the run keeps nothing for the study.
   for (const bool applied : {true, false}) {

@@ -461,9 +461,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
     // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
     // "baseline" stream, as the study does) plays its games, when no map changes the qualities.
-    if (cfg.studies.framing && opts.studies && opts.shard_count == 0 && in_memory &&
-        cfg.framing_mode == FramingMode::metadata && !cfg.terrain_geo)
-      plan.framing_base->enable(cfg.studies.framing_blue, cfg.studies.framing_red);
+    plan.framing_base->enable(cfg.studies.framing && opts.studies && opts.shard_count == 0 && in_memory &&
+                                  cfg.framing_mode == FramingMode::metadata && !cfg.terrain_geo,
+                              cfg.studies.framing_blue, cfg.studies.framing_red);
   }
 
   RunSummary summary;

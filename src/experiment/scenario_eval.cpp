@@ -245,7 +245,6 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   }
   const SimResult sim = t.play(fb, fr);
   const double adv = advantage(be.q.q, red_q.q);
-  if (t.plan.framing_base && t.plan.framing_base->wants(c.blue, c.red)) t.plan.framing_base->put(sc.id, be.q.q, adv);
   const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
 
   row.set("status", "ok")
@@ -304,6 +303,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       t.out.candidate_plans.push_back(j.dump());
     }
   }
+  // Kept for the framing study once the condition's rows are complete (FramingBaseMemo).
+  if (t.plan.framing_base && t.plan.framing_base->wants(c.blue, c.red)) t.plan.framing_base->put(sc.id, be.q.q, adv);
   return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d};
 }
 

@@ -83,10 +83,13 @@ class BluePlanMemo {
 /// alone; no map); the study uses it only when neither policy reads the label, and plays every scenario it lacks.
 class FramingBaseMemo {
  public:
-  void enable(std::string blue, std::string red) {
+  /// Starts a run: keeps the condition pairing `blue` with `red` when `on`, and forgets any earlier run's values.
+  void enable(bool on, std::string blue = {}, std::string red = {}) {
+    std::lock_guard lock(m_);
+    enabled_ = on;
     blue_ = std::move(blue);
     red_ = std::move(red);
-    enabled_ = true;
+    outcomes_.clear();
   }
   bool enabled() const { return enabled_; }
   /// Whether a condition pairing `blue` with `red` is the one kept.

@@ -594,6 +594,13 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     auto last_flush = std::chrono::steady_clock::now();
     // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
     const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
+    // A scenario's rows are rendered as CSV text per stream in the parallel stage, so the in-order stage only
+    // appends text (the same bytes: append_csv_row writes a row the same wherever it is called).
+    struct Rendered {
+      std::shared_ptr<ScenarioOutcome> o;
+      std::vector<std::string> text;          // per stream
+      std::vector<std::uint64_t> rows;        // per stream
+    };
     tbb::parallel_pipeline(
         tokens,
         tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
@@ -604,41 +611,51 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                                               }
                                               return next++;
                                             }) &
-            tbb::make_filter<std::size_t, std::shared_ptr<ScenarioOutcome>>(
+            tbb::make_filter<std::size_t, std::shared_ptr<Rendered>>(
                 tbb::filter_mode::parallel,
                 [&](std::size_t i) {
                   const std::size_t c = lo + i;  // corpus index
                   const Scenario sc = generate_scenario(cfg.templates[c / per_template],
                                                         cfg.seed_from + c % per_template, gen);
-                  return std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
-                }) &
-            tbb::make_filter<std::shared_ptr<ScenarioOutcome>, void>(
-                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ScenarioOutcome> o) {
+                  auto r = std::make_shared<Rendered>();
+                  r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+                  r->text.resize(streams.size());
+                  r->rows.assign(streams.size(), 0);
+                  const ScenarioOutcome& o = *r->o;
                   auto add = [&](std::size_t s, const std::vector<std::string>& row) {
-                    io::append_csv_row(streams[s].buf, row);
-                    ++streams[s].buf_rows;
+                    io::append_csv_row(r->text[s], row);
+                    ++r->rows[s];
                   };
-                  add(0, o->scenario_row);
-                  for (const auto& r : o->per_scenario) add(1, r);
-                  for (const auto& r : o->candidates) add(2, r);
+                  add(0, o.scenario_row);
+                  for (const auto& row : o.per_scenario) add(1, row);
+                  for (const auto& row : o.candidates) add(2, row);
                   for (std::size_t e = 0; e < extra_names.size(); ++e)
-                    if (auto it = o->extra.find(extra_names[e]); it != o->extra.end())
-                      for (const auto& r : it->second) add(3 + e, r);
+                    if (auto it = o.extra.find(extra_names[e]); it != o.extra.end())
+                      for (const auto& row : it->second) add(3 + e, row);
                   if (plan.cfg->candidate_plans) {
-                    Stream& cp = streams[rubric_stream - 1];
-                    for (const auto& line : o->candidate_plans) {
-                      cp.buf += line;
-                      cp.buf += '\n';
-                      ++cp.buf_rows;
+                    std::string& cp = r->text[rubric_stream - 1];
+                    for (const auto& line : o.candidate_plans) {
+                      cp += line;
+                      cp += '\n';
+                      ++r->rows[rubric_stream - 1];
                     }
                   }
-                  for (const auto& r : o->rubric_records) add(rubric_stream, r);
+                  for (const auto& row : o.rubric_records) add(rubric_stream, row);
+                  return r;
+                }) &
+            tbb::make_filter<std::shared_ptr<Rendered>, void>(
+                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<Rendered> r) {
+                  for (std::size_t s = 0; s < streams.size(); ++s) {
+                    streams[s].buf += r->text[s];
+                    streams[s].buf_rows += r->rows[s];
+                  }
+                  const std::shared_ptr<ScenarioOutcome>& o = r->o;
                   summary.rows += o->per_scenario.size();
                   summary.failed_rows += o->failed_rows;
                   summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
                   ++done;
-                  for (const auto& r : o->per_scenario)
-                    if (r[c_status] != "ok") progress.failure(r[c_scenario], r[c_condition], r[c_reason]);
+                  for (const auto& row : o->per_scenario)
+                    if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
                   progress.scenario_done(o->failed_rows);
                   std::size_t bytes = 0;
                   for (const Stream& st : streams) bytes += st.buf.size();

@@ -1,5 +1,9 @@
 #include "advplan/io/run_store.hpp"
 
+#include <tbb/parallel_for.h>
+
+#include <exception>
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
@@ -121,9 +125,20 @@ std::vector<std::pair<std::string, std::string>> list_run_files(const std::strin
       continue;
     }
     if (!it->is_regular_file() || rel == kManifestFile || rel == kMetadataFile) continue;
-    out.emplace_back(rel, sha256_file(it->path().string()));
+    out.emplace_back(rel, it->path().string());  // the path, replaced by its digest below
   }
   std::sort(out.begin(), out.end());
+  // The digests in parallel; a failure is reported for the first file in listing order that failed.
+  std::vector<std::exception_ptr> failed(out.size());
+  tbb::parallel_for(std::size_t{0}, out.size(), [&](std::size_t i) {
+    try {
+      out[i].second = sha256_file(out[i].second);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

@@ -158,11 +158,17 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void step_re
 namespace detail {
 
 Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s) {
+  using Packet = Eigen::internal::packet_traits<double>::type;
   constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
-  const Eigen::Index n = z.size();
-  Eigen::ArrayXd x = Eigen::ArrayXd::Zero((n + kPacket - 1) / kPacket * kPacket);  // aligned, whole packets
+  const Eigen::Index n = z.size(), padded = (n + kPacket - 1) / kPacket * kPacket;
+  Eigen::ArrayXd x = Eigen::ArrayXd::Zero(padded);  // whole packets
   x.head(n) = s * z;
-  Eigen::ArrayXd e = x.exp();
+  // Packet by packet through the function Eigen's x.exp() applies to whole packets (scalar_exp_op::packetOp), so
+  // the values are those of x.exp() on whole packets, and no scalar exp (the C library's, CPU-dependent) is even
+  // referenced: an unoptimised or sanitizer build imports none either.
+  Eigen::ArrayXd e(padded);
+  for (Eigen::Index i = 0; i < padded; i += kPacket)
+    Eigen::internal::pstoreu(e.data() + i, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(x.data() + i)));
   e.conservativeResize(n);
   return e;
 }

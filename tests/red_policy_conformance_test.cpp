@@ -15,6 +15,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/experiment/config.hpp"
 #include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/quality.hpp"
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/experiment/scenario_lookup.hpp"
 
@@ -261,8 +262,14 @@ TEST(RedPolicyStreams, UnreadCoherenceIsSkippedOnlyWhereNothingReadsIt) {
         EXPECT_EQ(x.pressure.category, y.pressure.category);
         EXPECT_EQ(x.categories, y.categories);
         EXPECT_TRUE(std::isfinite(x.d.D));
-        if (skips) EXPECT_TRUE(std::isnan(y.d.D)) << "candidate " << i;
-        else EXPECT_EQ(x.d.D, y.d.D) << "candidate " << i;
+        // The raw capability the rows report is kept with a fully scored candidate, and is the function's value.
+        EXPECT_EQ(x.raw_capability, raw_capability(x.plan, sc)) << "candidate " << i;
+        if (skips) {
+          EXPECT_TRUE(std::isnan(y.d.D)) << "candidate " << i;
+          EXPECT_TRUE(std::isnan(y.raw_capability)) << "candidate " << i;
+        } else {
+          EXPECT_EQ(x.d.D, y.d.D) << "candidate " << i;
+        }
       }
       // Through a cache the candidates may serve a later request that reads coherence: always complete.
       CandidateCache cache;

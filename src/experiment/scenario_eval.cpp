@@ -232,7 +232,11 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
   QualityParts red_q = rc->q;
   Force fb{be.raw, be.q.q, be.d.D};
-  Force fr{raw_capability(rc->plan, sc), rc->q.q, rc->d.D};
+  // A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
+  auto raw_of = [&](const RedCandidate& x) {
+    return std::isnan(x.raw_capability) ? raw_capability(x.plan, sc) : x.raw_capability;
+  };
+  Force fr{raw_of(*rc), rc->q.q, rc->d.D};
   if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
     const GeoPlanEffect rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
     red_q = apply_geo(rc->q, rg, t.plan.cfg->quality);
@@ -290,7 +294,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
                                 fmt_real(x.d.D), fmt_real(x.pressure.magnitude),
                                 std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0", i == g ? "1" : "0",
                                 i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
-                                format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_capability(x.plan, sc))});
+                                format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
     if (t.plan.cfg->candidate_plans) {
       nlohmann::ordered_json j;
       j["scenario_id"] = sc.id;

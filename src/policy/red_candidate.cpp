@@ -40,6 +40,7 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   c.q = quality(layout, sc, Side::Red, weights, s.cov);
   if (with_coherence) {
     c.d = coherence(c.plan, layout, sc, s.cov);
+    c.raw_capability = raw_capability(c.plan, sc);  // once per candidate, for every row that reports it
   } else {
     c.d.part.fill(std::numeric_limits<double>::quiet_NaN());
     c.d.D = std::numeric_limits<double>::quiet_NaN();

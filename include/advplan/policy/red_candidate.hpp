@@ -2,6 +2,7 @@
 // A scored RED plan, and the sampler that draws k of them in parallel from per-candidate streams.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -27,11 +28,13 @@ struct RedCandidate {
   CategorySet categories{};
   bool valid = true;
   std::string invalid_reason;
+  /// raw_capability(plan, scenario), when score_red_plan computed it (fully scored candidates); NaN otherwise.
+  double raw_capability = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Scores a RED plan answering `blue_vulnerability` (validates it first; an invalid plan is returned with
-/// valid = false and its violations in invalid_reason). Without `with_coherence` the candidate's coherence d is
-/// not computed and holds NaN (its q, pressure and categories are the same).
+/// valid = false and its violations in invalid_reason). Without `with_coherence` the candidate's coherence d and
+/// raw capability are not computed and hold NaN (its q, pressure and categories are the same).
 RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& blue_vulnerability,
                             const QualityWeights& weights, int index, bool with_coherence = true);
 

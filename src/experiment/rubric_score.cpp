@@ -482,11 +482,11 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
   //   [Fleiss block per d: subjects, p_sum, category totals][alpha items: n, d_o, sum, sum_sq]
   //   [alpha item category counts, one per category of any case, sorted][alpha scores: n, d_o, sum, sum_sq]
   //   [ICC: subjects, total, total_sq, row_sq, column sums]
-  // Each case becomes a list of (accumulator, value) additions, and a list of the flags it sets (a statistic's
-  // sums are "on" once a case with non-empty sums for it was added). A replicate adds the drawn cases in case
-  // order, weighted by their counts: each sum is the same sequence of w * x additions as the structs' add()
-  // makes, so the values are the same bits, and a case whose sums are empty for a statistic is skipped for it,
-  // as add() skips it.
+  // Each case becomes one row of that layout and a list of the flags it sets (a statistic's sums are "on" once a
+  // case with non-empty sums for it was added). A replicate adds the drawn cases in case order, weighted by their
+  // counts: each sum is the same sequence of w * x additions as the structs' add() makes, so the values are the
+  // same bits, and a case whose sums are empty for a statistic adds +0.0 there, which leaves the sum's bits as
+  // add() leaves them by skipping it.
   std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
   for (const CaseData& cd : case_data)
     for (double v : cd.alpha_items.categories)
@@ -520,16 +520,22 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
                                                               : case_data.front().alpha_items.level;
   const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
                                                                : case_data.front().alpha_scores.level;
-  struct CaseOps {
-    std::vector<std::pair<std::uint32_t, double>> add;
-    std::vector<std::uint32_t> on;
-  };
-  std::vector<CaseOps> ops(case_data.size());
+  // Per case, one dense row of its additions (+0.0 where it adds nothing to an accumulator, a no-op for a sum that
+  // starts at +0.0) and the flags it sets: a replicate adds the drawn cases' rows in case order, weighted by their
+  // counts (detail::add_weighted_rows), with the sums in vector registers instead of a load, add and store per
+  // addition.
+  const std::size_t acc_stride = (width + 3) / 4 * 4;
+  std::vector<double> case_acc(case_data.size() * acc_stride, 0.0);
+  std::vector<std::vector<std::uint32_t>> case_flags(case_data.size());
   for (std::size_t c = 0; c < case_data.size(); ++c) {
     const CaseData& cd = case_data[c];
-    CaseOps& o = ops[c];
-    auto add = [&](std::size_t k, double x) { o.add.emplace_back(static_cast<std::uint32_t>(k), x); };
-    auto on = [&](std::size_t flag) { o.on.push_back(static_cast<std::uint32_t>(flag)); };
+    double* row = case_acc.data() + c * acc_stride;
+    auto add = [&](std::size_t k, double x) {
+      if (row[k] != 0.0 || std::signbit(row[k]))
+        throw Error("rubric agreement: a case adds twice to one panel sum");  // a row holds one addition per sum
+      row[k] = x;
+    };
+    auto on = [&](std::size_t flag) { case_flags[c].push_back(static_cast<std::uint32_t>(flag)); };
     for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
       const auto& f = cd.fleiss[d];
       if (f.subjects == 0) continue;
@@ -565,18 +571,6 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
     }
   }
-  // The same additions as one dense row per case (+0.0 where a case adds nothing to an accumulator, a no-op for a
-  // sum that starts at +0.0): a replicate adds the drawn cases' rows in case order, weighted by their counts
-  // (detail::add_weighted_rows), with the sums in vector registers instead of a load, add and store per addition.
-  const std::size_t acc_stride = (width + 3) / 4 * 4;
-  std::vector<double> case_acc(ops.size() * acc_stride, 0.0);
-  for (std::size_t c = 0; c < ops.size(); ++c)
-    for (const auto& [k, x] : ops[c].add) {
-      double& cell = case_acc[c * acc_stride + k];
-      if (cell != 0.0 || std::signbit(cell))
-        throw Error("rubric agreement: a case adds twice to one panel sum");  // a row holds one addition per sum
-      cell = x;
-    }
   auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
     thread_local std::vector<double> tls_acc;
     thread_local std::vector<char> tls_on;
@@ -584,11 +578,11 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     std::vector<char>& on = detail::bound(tls_on);
     acc.assign(acc_stride, 0.0);
     on.assign(n_flags, 0);
-    detail::add_weighted_rows(counts.data(), case_acc.data(), ops.size(), acc_stride, acc.data());
+    detail::add_weighted_rows(counts.data(), case_acc.data(), case_data.size(), acc_stride, acc.data());
     std::size_t score_rows = 0;
     for (std::size_t c = 0; c < panel_cases.size(); ++c) {
       if (counts[c] == 0) continue;
-      for (const std::uint32_t f : ops[c].on) on[f] = 1;
+      for (const std::uint32_t f : case_flags[c]) on[f] = 1;
       score_rows += counts[c] * case_data[c].scores.size();
     }
     const double* fs = acc.data();

@@ -125,14 +125,14 @@ std::vector<std::pair<std::string, std::string>> list_run_files(const std::strin
       continue;
     }
     if (!it->is_regular_file() || rel == kManifestFile || rel == kMetadataFile) continue;
-    out.emplace_back(rel, it->path().string());  // the path, replaced by its digest below
+    out.emplace_back(rel, std::string());
   }
   std::sort(out.begin(), out.end());
   // The digests in parallel; a failure is reported for the first file in listing order that failed.
   std::vector<std::exception_ptr> failed(out.size());
   tbb::parallel_for(std::size_t{0}, out.size(), [&](std::size_t i) {
     try {
-      out[i].second = sha256_file(out[i].second);
+      out[i].second = sha256_file((fs::path(dir) / out[i].first).string());
     } catch (...) {
       failed[i] = std::current_exception();
     }

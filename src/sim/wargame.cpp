@@ -163,14 +163,13 @@ Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s) {
   const Eigen::Index n = z.size(), padded = (n + kPacket - 1) / kPacket * kPacket;
   Eigen::ArrayXd x = Eigen::ArrayXd::Zero(padded);  // whole packets
   x.head(n) = s * z;
-  // Packet by packet through the function Eigen's x.exp() applies to whole packets (scalar_exp_op::packetOp), so
-  // the values are those of x.exp() on whole packets, and no scalar exp (the C library's, CPU-dependent) is even
-  // referenced: an unoptimised or sanitizer build imports none either.
-  Eigen::ArrayXd e(padded);
+  // In place, packet by packet, through the function Eigen's x.exp() applies to whole packets
+  // (scalar_exp_op::packetOp): the values are those of x.exp() on whole packets, and no scalar exp (the C
+  // library's, CPU-dependent) is even referenced, so an unoptimised or sanitizer build imports none either.
   for (Eigen::Index i = 0; i < padded; i += kPacket)
-    Eigen::internal::pstoreu(e.data() + i, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(x.data() + i)));
-  e.conservativeResize(n);
-  return e;
+    Eigen::internal::pstoreu(x.data() + i, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(x.data() + i)));
+  x.conservativeResize(n);
+  return x;
 }
 
 }  // namespace detail

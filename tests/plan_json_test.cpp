@@ -3,10 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
+#include <optional>
+#include <typeinfo>
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/plan_json.hpp"
+#include "advplan/experiment/config.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -120,6 +125,130 @@ TEST(ScenarioJsonTest, WithoutSeedPlansIsTheFullEncodingWithAnEmptySeedPlanList)
     p.objective = "hold";
     sc.blue_seed_plans.push_back(p);
   }
+}
+
+
+// scenario_to_string writes the text itself, and scenario_from_text reads it with simdjson; each must be the DOM
+// path exactly: the same bytes, the same scenario, the same exception.
+/// A scenario whose strings and numbers take every branch of nlohmann's writer: escapes, control characters,
+/// UTF-8, integral doubles, exponents, negative zero, non-finite values, the largest seed.
+Scenario awkward_scenario() {
+  Scenario sc = testing::tiny_scenario();
+  sc.id = "quote\"back\\slash";
+  sc.template_id = "tab\tnew\nline\x01\x1f del\x7f";
+  sc.domain = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80";
+  sc.seed = std::numeric_limits<std::uint64_t>::max();
+  sc.terrain.mobility = 100.0;
+  sc.terrain.visibility = 1e-7;
+  sc.terrain.exposure = 1e21;
+  sc.terrain.category_modifier[0] = -0.0;
+  sc.terrain.category_modifier[1] = 0.1 + 0.2;
+  sc.terrain.category_modifier[2] = std::numeric_limits<double>::denorm_min();
+  sc.terrain.category_modifier[3] = std::numeric_limits<double>::max();
+  sc.terrain.category_modifier[4] = std::nan("");
+  sc.terrain.category_modifier[5] = -std::numeric_limits<double>::infinity();
+  sc.exposure[6] = 123456789.125;
+  sc.places.push_back("");
+  sc.places.push_back("/\\u0041");
+  sc.assets.front().capability = 2.0;
+  sc.assets.front().categories.clear();
+  sc.verbs[3].clear();
+  return sc;
+}
+
+TEST(ScenarioText, TheWriterGivesTheDomDumpByteForByte) {
+  std::vector<Scenario> all = generate_corpus(testing::paper_config());
+  all.push_back(awkward_scenario());
+  for (const Scenario& sc : all)
+    for (ScenarioJson what : {ScenarioJson::with_seed_plans, ScenarioJson::without_seed_plans})
+      ASSERT_EQ(scenario_to_string(sc, what), to_json(sc, what).dump()) << sc.id;
+  EXPECT_EQ(scenario_to_string(all.front()), to_json(all.front()).dump());
+  // Invalid UTF-8 is nlohmann's error, from both.
+  Scenario bad = testing::tiny_scenario();
+  bad.red_objective = "cut \xff off";
+  EXPECT_THROW((void)to_json(bad).dump(), json::type_error);
+  EXPECT_THROW((void)scenario_to_string(bad), json::type_error);
+}
+
+/// scenario_from_text(text) against scenario_from_json(json::parse(text)): equal scenarios, or the same exception
+/// type and message.
+void expect_same_reading(const std::string& text) {
+  std::optional<Scenario> dom, fast;
+  std::string dom_error, fast_error;
+  try {
+    dom = scenario_from_json(json::parse(text));
+  } catch (const std::exception& e) {
+    dom_error = std::string(typeid(e).name()) + ": " + e.what();
+  }
+  try {
+    fast = scenario_from_text(text);
+  } catch (const std::exception& e) {
+    fast_error = std::string(typeid(e).name()) + ": " + e.what();
+  }
+  EXPECT_EQ(fast_error, dom_error) << text.substr(0, 200);
+  ASSERT_EQ(fast.has_value(), dom.has_value()) << text.substr(0, 200);
+  if (dom) {
+    EXPECT_TRUE(*fast == *dom) << text.substr(0, 200);
+    // Bits, not values: == is true of -0.0 and +0.0, and false of NaN.
+    EXPECT_EQ(scenario_to_string(*fast), scenario_to_string(*dom));
+    for (std::size_t c = 0; c < kNumCategories; ++c)
+      EXPECT_EQ(std::signbit(fast->terrain.category_modifier[c]), std::signbit(dom->terrain.category_modifier[c]));
+  }
+}
+
+TEST(ScenarioText, TheReaderGivesTheDomReading) {
+  for (const Scenario& sc : generate_corpus(testing::paper_config()))
+    expect_same_reading(scenario_to_string(sc, ScenarioJson::without_seed_plans));
+  Scenario odd = awkward_scenario();
+  odd.terrain.category_modifier[4] = 0.5;  // the writer's null for a NaN is not a number to read back
+  odd.terrain.category_modifier[5] = -7.0;
+  const std::string base = scenario_to_string(odd, ScenarioJson::without_seed_plans);
+  expect_same_reading(base);
+  expect_same_reading(scenario_to_string(testing::tiny_scenario()));  // with seed plans: the DOM path's
+  // Variants the fast reader must read as the DOM does, or hand over: each is one edit of the text.
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = base;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    return t;
+  };
+  const std::vector<std::string> variants = {
+      edit("\"mobility\":100.0", "\"mobility\":100"),                       // an integer where a double is
+      edit("\"mobility\":100.0", "\"mobility\":-0"),                        // an integer negative zero
+      edit("\"mobility\":100.0", "\"mobility\":true"),                      // nlohmann converts a boolean
+      edit("\"mobility\":100.0", "\"mobility\":1e400"),                     // out of range
+      edit("\"mobility\":100.0", "\"mobility\":18446744073709551615"),      // an unsigned where a double is
+      edit("\"seed\":18446744073709551615", "\"seed\":5.0"),                // a double where the seed is
+      edit("\"seed\":18446744073709551615", "\"seed\":-3"),                 // a negative seed
+      edit("\"seed\":18446744073709551615", "\"seed\":18446744073709551616"),  // past uint64
+      edit("{\"assets\"", "{\"id\":\"first\",\"id\":5,\"assets\""),      // duplicates: the last wins
+      edit("{\"assets\"", "{\"seed\":1,\"extra\":{\"x\":[1,2]},\"assets\""),  // unknown keys are ignored
+      edit(",\"domain\":\"caf", ",\"domainx\":\"caf"),                      // the domain is optional
+      edit(",\"domain\":\"caf", ",\"domain\":null,\"d\":\"caf"),            // but a string when present
+      edit("\"framing\":\"neutral\"", "\"framing\":\"sideways\""),          // not a framing
+      edit("\"side\":\"BLUE\"", "\"side\":\"GREEN\""),                      // not a side
+      edit("\"verbs\":{", "\"verbs\":{\"juggling\":[],"),                   // not a category
+      edit("\"exposure\":{", "\"exposure\":{\"cyber\":1,\"cyber\":2,"),     // duplicate category keys
+      edit("\"categories\":[", "\"categories\":[\"flying\","),              // not a category
+      edit("\"places\":[", "\"places\":[7,"),                               // not a string
+      edit("\"assets\":[{", "\"assets\":[{\"id\":\"dup\"},{"),              // an asset without its fields
+      edit("\"blue_seed_plans\":[]", "\"blue_seed_plans\":{}"),            // not an array
+      edit("\"blue_seed_plans\":[]", "\"blue_seed_plans\":[{\"plan_id\":\"p\"}]"),  // a seed plan
+      edit("\"requirements\":{", "\"requirements\":{\"GREEN\":{},"),        // unknown side keys are ignored
+      "\xef\xbb\xbf" + base,                                                 // a byte-order mark
+      " \n\t" + base + " \r\n",                                              // whitespace
+      base + "x",                                                            // trailing text
+      base.substr(0, base.size() / 2),                                       // cut off
+      "[" + base + "]",                                                      // not an object
+      "",
+  };
+  for (const auto& v : variants) expect_same_reading(v);
+  // A duplicate asset id is the DOM path's PlanError.
+  Scenario dup = testing::tiny_scenario();
+  dup.blue_seed_plans.clear();
+  dup.assets.push_back(dup.assets.front());
+  expect_same_reading(scenario_to_string(dup));
 }
 
 }  // namespace

@@ -318,8 +318,6 @@ json to_json(const Scenario& s, ScenarioJson what) {
   return out;
 }
 
-std::string scenario_to_string(const Scenario& s) { return to_json(s).dump(); }
-
 Scenario scenario_from_json(const json& j) {
   auto read_cats = [](const json& m, std::array<double, kNumCategories>& dst) {
     for (const auto& [k, v] : m.items()) {

@@ -79,12 +79,12 @@ CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Pl
                    {"pass_condition", it.pass_condition},
                    {"fail_condition", it.fail_condition},
                    {"polarity", it.negative() ? "negative" : "positive"}});
-  const json scj = to_json(sc, ScenarioJson::without_seed_plans);
   CompletionRequest r;
   r.messages.push_back({"system", judge_prompt()});
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold. "
                                             "Reply with the JSON only.",
-                                            kItemsBegin, its.dump(), kItemsEnd, kScenarioBegin, scj.dump(),
+                                            kItemsBegin, its.dump(), kItemsEnd, kScenarioBegin,
+                                            scenario_to_string(sc, ScenarioJson::without_seed_plans),
                                             kScenarioEnd, kPlanBegin, to_json(plan).dump(), kPlanEnd)});
   return r;
 }
@@ -210,7 +210,7 @@ Completion OfflineJudgeClient::complete(const CompletionRequest& req) const {
   std::vector<std::string> failed;
   try {
     const json its = json::parse(*items_text);
-    const Scenario sc = scenario_from_json(json::parse(*sc_text));
+    const Scenario sc = scenario_from_text(*sc_text);
     std::vector<Violation> violations;
     const auto plan = plan_from_json(json::parse(*plan_text), violations);
     if (!plan) throw Error("the plan does not decode");

@@ -62,7 +62,7 @@ constexpr const char* kScenarioEnd = "\nEND SCENARIO\n";
 constexpr const char* kBlueBegin = "BLUE PLAN:\n";
 constexpr const char* kBlueEnd = "\nEND BLUE PLAN\n";
 
-json scenario_for_prompt(const Scenario& sc) { return to_json(sc, ScenarioJson::without_seed_plans); }
+std::string scenario_for_prompt(const Scenario& sc) { return scenario_to_string(sc, ScenarioJson::without_seed_plans); }
 
 std::string system_prompt(Side side) {
   return fmt::format(
@@ -80,7 +80,7 @@ CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue) {
   CompletionRequest r;
   r.messages.push_back({"system", system_prompt(Side::Red)});
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
-                                            kScenarioBegin, scenario_for_prompt(sc).dump(), kScenarioEnd, kBlueBegin,
+                                            kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd, kBlueBegin,
                                             to_json(blue).dump(), kBlueEnd)});
   return r;
 }
@@ -89,7 +89,7 @@ CompletionRequest build_blue_prompt(const Scenario& sc) {
   CompletionRequest r;
   r.messages.push_back({"system", system_prompt(Side::Blue)});
   r.messages.push_back({"user", fmt::format("{}{}{}Write the BLUE plan for this scenario. Reply with the JSON only.",
-                                            kScenarioBegin, scenario_for_prompt(sc).dump(), kScenarioEnd)});
+                                            kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd)});
   return r;
 }
 
@@ -250,7 +250,7 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
   }
   Scenario sc;
   try {
-    sc = scenario_from_json(json::parse(*sc_text));
+    sc = scenario_from_text(*sc_text);
   } catch (const std::exception&) {
     out.ok = true;
     out.text = "The scenario in the prompt is not readable.";

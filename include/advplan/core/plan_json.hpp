@@ -2,6 +2,7 @@
 // JSON read and write for plans and scenarios (nlohmann/json). The JSON form is in docs/POLICIES.md "1.5 The plan".
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "advplan/core/plan.hpp"
@@ -18,7 +19,10 @@ enum class ScenarioJson { with_seed_plans, without_seed_plans };
 nlohmann::json to_json(const Scenario& scenario, ScenarioJson what);
 /// Compact one-line JSON text.
 std::string plan_to_string(const Plan& plan);
+/// to_json(scenario, what).dump(), byte for byte, written directly (no DOM); the one-argument form has the seed
+/// plans.
 std::string scenario_to_string(const Scenario& scenario);
+std::string scenario_to_string(const Scenario& scenario, ScenarioJson what);
 
 /// Structural decode of a plan: missing fields and wrong types become violations with their JSON path;
 /// the returned plan holds whatever could be decoded. Never throws. When `unknown_category` is given, the
@@ -29,5 +33,9 @@ std::optional<Plan> plan_from_json(const nlohmann::json& j, std::vector<Violatio
 
 /// Decode a scenario written by to_json. Throws PlanError naming the field on bad input.
 Scenario scenario_from_json(const nlohmann::json& j);
+/// scenario_from_json(nlohmann::json::parse(text)): the same scenario, or the same exception. Read with simdjson
+/// when the text is a scenario without seed plans whose fields all have their exact types; any other text goes
+/// through the DOM path, which decides.
+Scenario scenario_from_text(std::string_view text);
 
 }  // namespace advplan

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
 #include "advplan/experiment/config.hpp"
@@ -15,6 +16,7 @@
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/scenario/scenario_template.hpp"
+#include "experiment/rubric_jsonl.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -174,6 +176,67 @@ TEST(RubricPlans, PlotDrawsScoreByTierAndSeverityAndTheAgreementHeatMap) {
       EXPECT_TRUE(std::filesystem::is_regular_file(f)) << f;
       EXPECT_NE(r.out.find(f), std::string::npos) << f;
     }
+}
+
+
+// The layer writes its JSON lines directly; each must be the nlohmann object it replaced, byte for byte.
+TEST(RubricJsonl, LinesAreTheNlohmannDumps) {
+  auto item_dump = [](const std::string& case_id, const RubricItem& it) {
+    nlohmann::json j{{"case_id", case_id},
+                     {"item_id", it.item_id},
+                     {"step", it.step},
+                     {"tier", it.tier},
+                     {"severity", severity_code(it.severity)},
+                     {"polarity", it.negative() ? "negative" : "positive"},
+                     {"weight", static_cast<int>(it.weight())},
+                     {"question", it.question},
+                     {"pass_condition", it.pass_condition},
+                     {"fail_condition", it.fail_condition}};
+    return j.dump() + "\n";
+  };
+  auto verdict_dump = [](const Verdict& v) {
+    nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},   {"case_id", v.case_id},
+                     {"model", v.model},       {"group", v.group},   {"failed_items", v.failed_items},
+                     {"failures", nlohmann::json::array()},          {"unknown_ids", v.unknown_ids},
+                     {"error", v.error}};
+    return j.dump() + "\n";
+  };
+  std::vector<std::pair<std::string, RubricItem>> items;
+  for (const Scenario& sc : generate_corpus(testing::paper_config()))
+    for (const auto& it : plan_rubric_items(sc, rubric_item_kinds())) items.emplace_back(sc.id, it);
+  ASSERT_GT(items.size(), 100u);
+  RubricItem odd = items.front().second;
+  odd.question = "Is \"it\" a\\b?\tline\nbreak \x01 caf\xc3\xa9";
+  odd.tier = -3;
+  for (Severity s : {Severity::CI, Severity::I, Severity::SI, Severity::D, Severity::CD}) {
+    odd.severity = s;
+    items.emplace_back("case \"q\"", odd);
+  }
+  for (const auto& [case_id, it] : items) {
+    std::string line;
+    detail::append_item_line(line, case_id, it);
+    ASSERT_EQ(line, item_dump(case_id, it));
+  }
+  Verdict v;
+  v.brief_id = "urban-100/seed";
+  v.judge = "rule-structure";
+  v.case_id = "urban-100";
+  v.model = "seed";
+  v.group = "urban";
+  for (int k = 0; k < 4; ++k) {
+    std::string line;
+    detail::append_rule_verdict_line(line, v);
+    EXPECT_EQ(line, verdict_dump(v)) << k;
+    v.failed_items.push_back(k % 2 ? "s\"tep-" + std::to_string(k) : "tier-" + std::to_string(k));
+    v.error = !v.error;
+    if (k == 2) v.unknown_ids = {"x", "y\\z"};
+    v.group += "\x7f";
+  }
+  // Invalid UTF-8 is nlohmann's error, from both.
+  v.model = "bad \xfe";
+  std::string line;
+  EXPECT_THROW(detail::append_rule_verdict_line(line, v), nlohmann::json::type_error);
+  EXPECT_THROW((void)verdict_dump(v), nlohmann::json::type_error);
 }
 
 }  // namespace

@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
-#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "advplan/core/plan_json.hpp"
+#include "io/json_text.hpp"
 
 namespace advplan {
 
@@ -42,43 +42,10 @@ struct Writer {
   std::string& out;
 
   void raw(std::string_view s) { out.append(s); }
-  /// A JSON string as nlohmann writes it: printable ASCII other than '"' and '\' as is, anything else (escapes,
-  /// UTF-8 and its validation) by nlohmann itself.
-  void str(std::string_view s) {
-    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-      const auto u = static_cast<unsigned char>(c);
-      return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
-    });
-    if (plain) {
-      out.push_back('"');
-      out.append(s);
-      out.push_back('"');
-    } else {
-      out.append(nlohmann::json(std::string(s)).dump());
-    }
-  }
-  void key(std::string_view k) {
-    str(k);
-    out.push_back(':');
-  }
-  /// A double as nlohmann writes it: its shortest round-trip form (Grisu2), or null when not finite.
-  void num(double x) {
-    if (!std::isfinite(x)) {
-      out.append("null");
-      return;
-    }
-    std::array<char, 64> buf{};
-    const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
-    out.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
-  }
-  void str_list(const std::vector<std::string>& v) {
-    out.push_back('[');
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i) out.push_back(',');
-      str(v[i]);
-    }
-    out.push_back(']');
-  }
+  void str(std::string_view s) { io::json_text::string(out, s); }
+  void key(std::string_view k) { io::json_text::key(out, k); }
+  void num(double x) { io::json_text::number(out, x); }
+  void str_list(const std::vector<std::string>& v) { io::json_text::strings(out, v); }
   void cat_map(const std::array<double, kNumCategories>& a) {
     out.push_back('{');
     bool first = true;

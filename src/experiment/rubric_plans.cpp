@@ -20,6 +20,8 @@
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/rubric.hpp"
+#include "experiment/rubric_jsonl.hpp"
+#include "io/json_text.hpp"
 
 namespace advplan::rubric {
 namespace {
@@ -239,6 +241,77 @@ bool rubric_layer_enabled(const ExperimentConfig& cfg) {
 
 bool rubric_grades_blue(const std::string& spec) { return spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0; }
 
+namespace detail {
+
+void append_item_line(std::string& out, std::string_view case_id, const RubricItem& it) {
+  namespace jt = io::json_text;
+  out.push_back('{');
+  jt::key(out, "case_id");
+  jt::string(out, case_id);
+  out.push_back(',');
+  jt::key(out, "fail_condition");
+  jt::string(out, it.fail_condition);
+  out.push_back(',');
+  jt::key(out, "item_id");
+  jt::string(out, it.item_id);
+  out.push_back(',');
+  jt::key(out, "pass_condition");
+  jt::string(out, it.pass_condition);
+  out.push_back(',');
+  jt::key(out, "polarity");
+  jt::string(out, it.negative() ? "negative" : "positive");
+  out.push_back(',');
+  jt::key(out, "question");
+  jt::string(out, it.question);
+  out.push_back(',');
+  jt::key(out, "severity");
+  jt::string(out, severity_code(it.severity));
+  out.push_back(',');
+  jt::key(out, "step");
+  jt::string(out, it.step);
+  out.push_back(',');
+  jt::key(out, "tier");
+  jt::integer(out, it.tier);
+  out.push_back(',');
+  jt::key(out, "weight");
+  jt::integer(out, static_cast<int>(it.weight()));
+  out.append("}\n");
+}
+
+void append_rule_verdict_line(std::string& out, const Verdict& v) {
+  namespace jt = io::json_text;
+  out.push_back('{');
+  jt::key(out, "brief_id");
+  jt::string(out, v.brief_id);
+  out.push_back(',');
+  jt::key(out, "case_id");
+  jt::string(out, v.case_id);
+  out.push_back(',');
+  jt::key(out, "error");
+  jt::boolean(out, v.error);
+  out.push_back(',');
+  jt::key(out, "failed_items");
+  jt::strings(out, v.failed_items);
+  out.push_back(',');
+  jt::key(out, "failures");
+  out.append("[]");
+  out.push_back(',');
+  jt::key(out, "group");
+  jt::string(out, v.group);
+  out.push_back(',');
+  jt::key(out, "judge");
+  jt::string(out, v.judge);
+  out.push_back(',');
+  jt::key(out, "model");
+  jt::string(out, v.model);
+  out.push_back(',');
+  jt::key(out, "unknown_ids");
+  jt::strings(out, v.unknown_ids);
+  out.append("}\n");
+}
+
+}  // namespace detail
+
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::map<std::string, std::vector<std::string>> kinds;
@@ -315,17 +388,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       items_csv.add({sc.template_id, sc.id, it.item_id, it.step, std::to_string(it.tier),
                      std::string(severity_code(it.severity)), io::fmt_real(it.weight()), it.question, it.pass_condition,
                      it.fail_condition});
-      nlohmann::json j{{"case_id", sc.id},
-                       {"item_id", it.item_id},
-                       {"step", it.step},
-                       {"tier", it.tier},
-                       {"severity", severity_code(it.severity)},
-                       {"polarity", it.negative() ? "negative" : "positive"},
-                       {"weight", static_cast<int>(it.weight())},
-                       {"question", it.question},
-                       {"pass_condition", it.pass_condition},
-                       {"fail_condition", it.fail_condition}};
-      items_jsonl += j.dump() + "\n";
+      detail::append_item_line(items_jsonl, sc.id, it);
     }
     for (std::size_t b = 0; b < blues.size(); ++b)
       for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -342,11 +405,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
         } else {
           v.error = true;
         }
-        nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},   {"case_id", v.case_id},
-                         {"model", v.model},       {"group", v.group},   {"failed_items", v.failed_items},
-                         {"failures", nlohmann::json::array()},          {"unknown_ids", nlohmann::json::array()},
-                         {"error", v.error}};
-        verdicts_jsonl += j.dump() + "\n";
+        detail::append_rule_verdict_line(verdicts_jsonl, v);
         verdicts.push_back(std::move(v));
       }
     for (std::size_t b = 0; b < blues.size(); ++b)

@@ -8,7 +8,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <cstring>
+#include <vector>
 #include <set>
 #include <sstream>
 #include <limits>
@@ -130,6 +134,45 @@ TEST(DetMath, AgreesWithTheCLibraryWithinTheirErrorsAndKeepsSpecialValues) {
   EXPECT_TRUE(std::isnan(det::log(-1.0)));
   EXPECT_EQ(det::expm1(0.0), 0.0);
   EXPECT_EQ(det::log1p(0.0), 0.0);
+}
+
+// The sampler's jitter factors come from det::exp_n, four or two at a time: SLEEF's cinz functions give the same
+// bits in every vector width, so each path must equal det::exp element for element, at every length (the tails).
+TEST(DetMath, ExpNIsExpBitForBitOnEveryPath) {
+  std::vector<double> x;
+  Rng rng(17);
+  for (int i = 0; i < 200000; ++i) x.push_back(rng.uniform(-6.0, 6.0));  // the sampler's 0.6 * N(0, 1) and more
+  for (int i = 0; i < 20000; ++i) x.push_back(rng.uniform(-750.0, 720.0));  // underflow to overflow
+  for (double v : {0.0, -0.0, 1e-300, -1e-300, 709.78, 709.79, -745.13, -745.14, std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
+    x.push_back(v);
+  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  using Path = void (*)(const double*, std::size_t, double*);
+  std::vector<std::pair<const char*, Path>> paths{{"dispatch", &det::exp_n}};
+#if defined(__x86_64__)
+  paths.emplace_back("sse2", &det::detail::exp_n_sse2);
+  if (__builtin_cpu_supports("avx")) paths.emplace_back("avx", &det::detail::exp_n_avx);
+#endif
+  for (const auto& [name, path] : paths) {
+    std::vector<double> out(x.size());
+    path(x.data(), x.size(), out.data());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) differ += same_bits(out[i], det::exp(x[i])) ? 0 : 1;
+    EXPECT_EQ(differ, 0u) << name;
+    // Every tail length from many offsets (a tail is computed apart from the full vectors), with a sentinel past
+    // the end.
+    std::size_t tail_differ = 0, overrun = 0;
+    for (std::size_t at = 0; at + 12 < 40000; at += 13)
+      for (std::size_t n = 0; n <= 11; ++n) {
+        double o[16];
+        std::fill(std::begin(o), std::end(o), 42.0);
+        path(x.data() + at, n, o);
+        for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], det::exp(x[at + i])) ? 0 : 1;
+        for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
+      }
+    EXPECT_EQ(tail_differ, 0u) << name;
+    EXPECT_EQ(overrun, 0u) << name;
+  }
 }
 
 // The simulator's exp(noise * z): Eigen's vectorised exp is compiled once, so it is the same on every CPU, but Eigen

@@ -8,6 +8,8 @@
 // (u05) or 3.5 ulp (u35); sqrt needs none of this (IEEE 754 rounds it correctly everywhere).
 #include <sleef.h>
 
+#include <cstddef>
+
 namespace advplan::det {
 
 inline double exp(double x) { return Sleef_cinz_expd1_u10purec(x); }
@@ -24,5 +26,21 @@ inline double hypot(double x, double y) { return Sleef_cinz_hypotd1_u05purec(x, 
 /// once per category, where a few ulp of a normal deviate mean nothing.
 inline double log_u35(double x) { return Sleef_cinz_logd1_u35purec(x); }
 inline double cos_u35(double x) { return Sleef_cinz_cosd1_u35purec(x); }
+
+}  // namespace advplan::det
+
+namespace advplan::det {
+
+/// out[i] = exp(x[i]) for i < n, the same bits as det::exp (SLEEF's cinz functions give the same results in every
+/// vector width; a test compares them): four at a time where the CPU has AVX, else two (SSE2, every x86-64 CPU).
+void exp_n(const double* x, std::size_t n, double* out);
+
+#if defined(__x86_64__)
+namespace detail {
+/// exp_n's two x86-64 paths, for the test that compares each with det::exp (exp_n_avx needs a CPU with AVX).
+void exp_n_avx(const double* x, std::size_t n, double* out);
+void exp_n_sse2(const double* x, std::size_t n, double* out);
+}  // namespace detail
+#endif
 
 }  // namespace advplan::det

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "advplan/core/error.hpp"
@@ -37,10 +38,21 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
 
   const auto avail = available_categories(sc, side);
   std::array<double, kNumCategories> w{};
+  // Each available category's weight is jittered by exp(jitter * N(0, 1)): the normals are drawn in category order,
+  // then the exps computed together (det::exp_n, the same bits as det::exp one at a time).
+  std::array<double, kNumCategories> jitter{}, factor{};
+  std::array<std::size_t, kNumCategories> cat{};
+  std::size_t m = 0;
+  for (std::size_t c = 0; c < kNumCategories; ++c)
+    if (avail[c]) {
+      jitter[m] = opts.weight_jitter * rng.normal();
+      cat[m++] = c;
+    }
+  det::exp_n(jitter.data(), m, factor.data());
   double total = 0;
-  for (std::size_t c = 0; c < kNumCategories; ++c) {
-    if (!avail[c]) continue;
-    w[c] = sc.req(side).weight[c] * opts.category_bias[c] * det::exp(opts.weight_jitter * rng.normal());
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::size_t c = cat[k];
+    w[c] = sc.req(side).weight[c] * opts.category_bias[c] * factor[k];
     total += w[c];
   }
   if (!(total > 0))

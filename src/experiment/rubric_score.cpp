@@ -156,8 +156,10 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   io::CsvTable briefs({"judge", "model", "group", "case_id", "brief_id", "items", "correct", "items_correct",
                        "earned_positive", "incurred_negative", "total_positive", "weighted_score", "unknown_ids",
                        "judge_error"});
-  io::CsvTable items_csv({"judge", "model", "case_id", "brief_id", "item_id", "step", "tier", "severity", "weight",
-                          "passed", "correct"});
+  // About 10,000 item rows in a paper run: written as text row by row, not held as a table of strings first.
+  std::string items_text;
+  io::append_csv_row(items_text, {"judge", "model", "case_id", "brief_id", "item_id", "step", "tier", "severity",
+                                  "weight", "passed", "correct"});
   // (judge, model) -> group -> brief scores; and decomposition sums per (judge, model, dimension, group).
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> by_policy;
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> correct_by_policy;
@@ -178,9 +180,10 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
                 real(s.weighted), std::to_string(unknown), v.error ? "1" : "0"});
     for (std::size_t i = 0; i < its.size(); ++i) {
       const bool correct = its[i].negative() ? !passed[i] : passed[i];
-      items_csv.add({v.judge, v.model, v.case_id, v.brief_id, its[i].item_id, its[i].step, std::to_string(its[i].tier),
-                     std::string(severity_code(its[i].severity)), real(its[i].weight()), passed[i] ? "1" : "0",
-                     correct ? "1" : "0"});
+      const std::string tier = std::to_string(its[i].tier), weight = real(its[i].weight());
+      io::append_csv_row(items_text, {v.judge, v.model, v.case_id, v.brief_id, its[i].item_id, its[i].step, tier,
+                                      severity_code(its[i].severity), weight, passed[i] ? "1" : "0",
+                                      correct ? "1" : "0"});
     }
     const std::string unit = mean_over == MeanOver::group ? v.group : v.case_id + "\x1f" + v.brief_id;
     if (!std::isnan(s.weighted)) by_policy[{v.judge, v.model}][unit].push_back(s.weighted);
@@ -224,7 +227,7 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
                {"scores_per_policy.md", md.markdown()},
                {"scores_per_policy.tex", md.latex()},
                {"decomposition.csv", deco_csv.to_string()},
-               {"item_verdicts.csv", items_csv.to_string()}};
+               {"item_verdicts.csv", std::move(items_text)}};
   rep.summary_markdown = md.markdown();
   return rep;
 }

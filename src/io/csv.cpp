@@ -86,7 +86,7 @@ double CsvTable::real(std::size_t row, std::size_t column) const {
 }
 
 namespace {
-void put_field(std::string& out, const std::string& raw) {
+void put_field(std::string& out, std::string_view raw) {
   // Traces are UTF-8: a cell that is not (bytes from a policy or server that slipped past every other check)
   // is written with U+FFFD in place of each ill-formed byte. Valid cells are written as they are.
   // Most cells are plain ASCII needing no quotes (numbers, ids): one scan, then appended as they are.
@@ -118,6 +118,16 @@ void append_csv_row(std::string& out, const std::vector<std::string>& row) {
   for (std::size_t i = 0; i < row.size(); ++i) {
     if (i) out += ',';
     put_field(out, row[i]);
+  }
+  out += '\n';
+}
+
+void append_csv_row(std::string& out, std::initializer_list<std::string_view> row) {
+  bool first = true;
+  for (const std::string_view cell : row) {
+    if (!first) out += ',';
+    first = false;
+    put_field(out, cell);
   }
   out += '\n';
 }
@@ -172,8 +182,13 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& source, con
       row.clear();
       ++line;
     } else if (c != '\r') {
-      field += c;
+      // The rest of an unquoted field at once, up to a separator, the end of the line or a '\r' (which is
+      // dropped); a '"' after a field's first character is data.
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != ',' && text[j] != '\n' && text[j] != '\r') ++j;
+      field.append(text, i, j - i);
       field_started = true;
+      i = j - 1;
     }
   }
   if (quoted) throw CsvError(fmt::format("{}: truncated: a quoted field is never closed", source));

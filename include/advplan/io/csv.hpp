@@ -3,6 +3,7 @@
 // byte-identical across runs and thread counts. Reading is strict: a missing file, a header that is not the
 // expected one, a row with the wrong number of fields or a missing final newline (truncation) is a CsvError
 // naming the file and line.
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@ std::string fmt_real(double v);
 /// Appends one CSV line (RFC 4180 quoting, '\n'), each cell made valid UTF-8 (U+FFFD for an ill-formed byte): the
 /// one writer of trace rows, used by CsvTable and the streaming runner.
 void append_csv_row(std::string& out, const std::vector<std::string>& row);
+/// The same from views, for writers that build a large file row by row without a CsvTable.
+void append_csv_row(std::string& out, std::initializer_list<std::string_view> row);
 
 class CsvTable {
  public:

@@ -574,7 +574,17 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
     }
   }
-  auto replicate_stats = [&](const std::vector<std::uint32_t>& counts) {
+  // The replicate statistics, in the order replicate_stats writes them (named once here, not per replicate).
+  std::vector<std::string> rep_names{"fleiss_kappa"};
+  if (J >= 3)
+    for (std::size_t drop = 0; drop < J; ++drop) rep_names.push_back("fleiss_kappa_without:" + judges[drop]);
+  for (const char* name : {"krippendorff_alpha_nominal_items", "krippendorff_alpha_interval_scores", "icc2_1_scores",
+                           "icc3_1_scores", "kendall_w_scores"})
+    rep_names.emplace_back(name);
+  const std::size_t n_rep_stats = rep_names.size();
+  // One replicate's statistics into out[0, n_rep_stats): NaN for one it does not have (fewer than two score rows
+  // drawn), which is then left out as a NaN value is.
+  auto replicate_stats = [&](const std::vector<std::uint32_t>& counts, double* out) {
     thread_local std::vector<double> tls_acc;
     thread_local std::vector<char> tls_on;
     std::vector<double>& acc = detail::bound(tls_acc);  // src/core/thread_buffer.hpp
@@ -630,20 +640,20 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       icc_s.row_sq = icc[3];
       icc_s.col.assign(icc + 4, icc + icc_width);
     }
-    std::vector<std::pair<std::string, double>> out;
-    out.emplace_back("fleiss_kappa", fleiss_of(J).kappa());
+    std::size_t k = 0;
+    out[k++] = fleiss_of(J).kappa();
     if (J >= 3)
-      for (std::size_t drop = 0; drop < J; ++drop)
-        out.emplace_back("fleiss_kappa_without:" + judges[drop], fleiss_of(drop).kappa());
-    out.emplace_back("krippendorff_alpha_nominal_items", alpha_of(items_level, ai_on, ai, true).alpha());
-    out.emplace_back("krippendorff_alpha_interval_scores", alpha_of(scores_level, as_on, as, false).alpha());
+      for (std::size_t drop = 0; drop < J; ++drop) out[k++] = fleiss_of(drop).kappa();
+    out[k++] = alpha_of(items_level, ai_on, ai, true).alpha();
+    out[k++] = alpha_of(scores_level, as_on, as, false).alpha();
     if (score_rows >= 2) {
       const auto r = icc_s.icc();
-      out.emplace_back("icc2_1_scores", r.icc2_1);
-      out.emplace_back("icc3_1_scores", r.icc3_1);
-      out.emplace_back("kendall_w_scores", kendall->w(counts));
+      out[k++] = r.icc2_1;
+      out[k++] = r.icc3_1;
+      out[k++] = kendall->w(counts);
+    } else {
+      for (; k < n_rep_stats; ++k) out[k] = kNaN;
     }
-    return out;
   };
   auto panel_stats = [&](const std::vector<std::uint32_t>* counts) {
     std::vector<agreement::Matrix> fleiss(J + 1);
@@ -693,11 +703,14 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     std::vector<std::vector<std::uint32_t>> draws(static_cast<std::size_t>(resamples),
                                                   std::vector<std::uint32_t>(panel_cases.size()));
     for (auto& d : draws) resample_counts(rng, d);
-    std::vector<std::vector<std::pair<std::string, double>>> reps(draws.size());
-    tbb::parallel_for(std::size_t{0}, draws.size(), [&](std::size_t r) { reps[r] = replicate_stats(draws[r]); });
-    for (const auto& rep : reps)
-      for (const auto& [name, value] : rep)
-        if (std::isfinite(value)) panel_reps[name].push_back(value);
+    std::vector<double> reps(draws.size() * n_rep_stats);
+    tbb::parallel_for(std::size_t{0}, draws.size(),
+                      [&](std::size_t r) { replicate_stats(draws[r], reps.data() + r * n_rep_stats); });
+    std::vector<std::vector<double>> by_stat(n_rep_stats);
+    for (std::size_t r = 0; r < draws.size(); ++r)
+      for (std::size_t k = 0; k < n_rep_stats; ++k)
+        if (const double value = reps[r * n_rep_stats + k]; std::isfinite(value)) by_stat[k].push_back(value);
+    for (std::size_t k = 0; k < n_rep_stats; ++k) panel_reps[rep_names[k]] = std::move(by_stat[k]);
   }
   for (const auto& st : point) {
     auto reps = panel_reps.find(st.name);

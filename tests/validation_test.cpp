@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
+
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
@@ -16,6 +18,8 @@
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
+#include "core/resolved_plan.hpp"
+#include "metrics/resolved_layout.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -608,6 +612,54 @@ TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
   // Both outcomes are well represented, so neither side of the equivalence is vacuous.
   EXPECT_GT(valid, 300u);
   EXPECT_GT(invalid, 500u);
+}
+
+TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfThePublicPath) {
+  // score_red_plan takes each action's asset from the fast check and lays the plan out and sums its raw
+  // capability from them (src/core/resolved_plan.hpp). On the same corrupted plans: the check accepts exactly when
+  // validate_plan finds nothing, and then the assets, the layout (every field) and the raw capability (its bits)
+  // are those of find_asset, layout_plan and raw_capability.
+  const auto& cfg = testing::paper_config();
+  const auto corpus = generate_corpus(cfg);
+  std::size_t accepted = 0;
+  for (std::size_t s = 0; s < corpus.size(); s += 5) {
+    const Scenario& sc = corpus[s];
+    const ScenarioTemplate* tpl = nullptr;
+    for (const auto& t : cfg.templates)
+      if (t.id == sc.template_id) tpl = &t;
+    ASSERT_NE(tpl, nullptr);
+    for (std::uint64_t i = 0; i < 40; ++i) {
+      Rng rng = Rng::keyed(1, sc.id, "fast-validation", i);
+      const Side side = i % 2 ? Side::Red : Side::Blue;
+      SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};
+      opts.shape.branch_probability = 0.7;
+      Plan p = sample_plan(sc, side, rng, opts, "p");
+      const auto corruptions = rng.uniform_int(0, 3);
+      for (int c = 0; c < corruptions; ++c) corrupt(p, sc, rng);
+      std::vector<const Asset*> assets(p.actions.size(), nullptr);
+      const bool ok = detail::accepts_resolving(p, sc, side, assets.data());
+      ASSERT_EQ(ok, validate_plan(p, sc, side).empty()) << sc.id << " plan " << i;
+      if (!ok) continue;
+      ++accepted;
+      for (std::size_t a = 0; a < p.actions.size(); ++a) ASSERT_EQ(assets[a], sc.find_asset(p.actions[a].asset));
+      std::vector<PlacedAction> got;
+      detail::layout_resolved_into(p, assets.data(), got);
+      const auto want = layout_plan(p, sc);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].action, want[k].action);
+        EXPECT_EQ(got[k].asset, want[k].asset);
+        EXPECT_EQ(got[k].position, want[k].position);
+        EXPECT_EQ(got[k].weight, want[k].weight);
+        EXPECT_EQ(got[k].in_chain, want[k].in_chain);
+        EXPECT_EQ(got[k].branch, want[k].branch);
+        EXPECT_EQ(got[k].option, want[k].option);
+      }
+      const double rc = detail::raw_capability_of_layout(got), ref = raw_capability(p, sc);
+      EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
+    }
+  }
+  EXPECT_GT(accepted, 300u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "advplan/core/action_graph.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "core/resolved_plan.hpp"
 #include "core/thread_buffer.hpp"
 
 namespace advplan {
@@ -33,7 +34,8 @@ namespace {
 /// branch whose `at` is a chain step), every edge of the action graph goes forward along the chain (an option
 /// leaves its `at` and rejoins the next chain step), so the graph is acyclic and every action is reachable from
 /// the first chain step. tests/validation_test.cpp checks the equivalence on thousands of corrupted plans.
-bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {
+bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side,
+                const Asset** resolved = nullptr) {
   if (expected_side && plan.side != *expected_side) return false;
   if (plan.objective.empty() || plan.chain.empty()) return false;
   struct Scratch {
@@ -51,6 +53,7 @@ bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expect
     const Asset* asset = assets.find(a.asset);
     if (!asset || asset->side != plan.side) return false;
     if (!a.verb.empty() && !sc.verb_allowed(a.category, a.verb)) return false;
+    if (resolved) resolved[i] = asset;
     s.ids.emplace_back(a.id, static_cast<std::uint32_t>(i));
   }
   // Short plans (all the samplers make) are checked by scans with same_id; longer ones by sorting the ids.
@@ -190,6 +193,11 @@ std::vector<Violation> validate_impl(const Plan& plan, const Scenario& sc, std::
 std::vector<Violation> validate_plan(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {
   if (valid_fast(plan, sc, expected_side)) return {};
   return validate_impl(plan, sc, expected_side, {});
+}
+
+bool detail::accepts_resolving(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side,
+                               const Asset** assets) {
+  return valid_fast(plan, sc, expected_side, assets);
 }
 
 std::vector<Violation> validate_plan_reference(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side) {

@@ -3,6 +3,8 @@
 #include <array>
 #include <string_view>
 
+#include "metrics/resolved_layout.hpp"
+
 namespace advplan {
 
 std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
@@ -11,14 +13,17 @@ std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
   return out;
 }
 
-void layout_plan_into(const Plan& plan, const Scenario& sc, std::vector<PlacedAction>& out) {
+namespace {
+/// The layout, with each placed action's asset from `asset_of` (its index in plan.actions, the action).
+template <typename AssetOf>
+void layout_with(const Plan& plan, std::vector<PlacedAction>& out, AssetOf asset_of) {
   out.clear();
   out.reserve(plan.actions.size());
   auto place = [&](const std::string& id, double pos, double weight, int branch, int option) {
     const int i = plan.find_action(id);
     if (i < 0) return;
     const Action& a = plan.actions[static_cast<std::size_t>(i)];
-    out.push_back({&a, sc.find_asset(a.asset), pos, weight, branch < 0, branch, option});
+    out.push_back({&a, asset_of(static_cast<std::size_t>(i), a), pos, weight, branch < 0, branch, option});
   };
   for (std::size_t i = 0; i < plan.chain.size(); ++i) place(plan.chain[i], static_cast<double>(i), 1.0, -1, -1);
   for (std::size_t b = 0; b < plan.branches.size(); ++b) {
@@ -34,6 +39,15 @@ void layout_plan_into(const Plan& plan, const Scenario& sc, std::vector<PlacedAc
               static_cast<int>(b), static_cast<int>(k));
     }
   }
+}
+}  // namespace
+
+void layout_plan_into(const Plan& plan, const Scenario& sc, std::vector<PlacedAction>& out) {
+  layout_with(plan, out, [&](std::size_t, const Action& a) { return sc.find_asset(a.asset); });
+}
+
+void detail::layout_resolved_into(const Plan& plan, const Asset* const* assets, std::vector<PlacedAction>& out) {
+  layout_with(plan, out, [&](std::size_t i, const Action&) { return assets[i]; });
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include "metrics/resolved_layout.hpp"
 #include "core/thread_buffer.hpp"
 
 namespace advplan {
@@ -149,6 +150,18 @@ double raw_capability(const Plan& p, const Scenario& sc) {
   for (const auto& a : p.actions)
     if (const Asset* x = assets.find(a.asset); x && std::find(used.begin(), used.end(), x) == used.end())
       used.push_back(x);
+  std::sort(used.begin(), used.end(), [](const Asset* a, const Asset* b) { return a->id < b->id; });
+  double s = 0;
+  for (const Asset* a : used) s += a->capability;
+  return s;
+}
+
+double detail::raw_capability_of_layout(const std::vector<PlacedAction>& layout) {
+  thread_local std::vector<const Asset*> tls_used;
+  std::vector<const Asset*>& used = detail::bound(tls_used);  // src/core/thread_buffer.hpp
+  used.clear();
+  for (const auto& p : layout)
+    if (p.asset && std::find(used.begin(), used.end(), p.asset) == used.end()) used.push_back(p.asset);
   std::sort(used.begin(), used.end(), [](const Asset* a, const Asset* b) { return a->id < b->id; });
   double s = 0;
   for (const Asset* a : used) s += a->capability;

@@ -10,6 +10,8 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
+#include "core/resolved_plan.hpp"
+#include "metrics/resolved_layout.hpp"
 #include "core/thread_buffer.hpp"
 
 namespace advplan {
@@ -18,29 +20,37 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
                             const QualityWeights& weights, int candidate_index, bool with_coherence) {
   RedCandidate c;
   c.index = candidate_index;
-  const auto violations = validate_plan(plan, sc, Side::Red);
-  if (!violations.empty()) {
-    c.valid = false;
-    for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();
-    c.plan = std::move(plan);
-    return c;
-  }
-  c.plan = std::move(plan);
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
   // candidate loop is the hottest path of a run.
   struct Scratch {
     std::vector<PlacedAction> layout;
     std::vector<double> cov;
+    std::vector<const Asset*> assets;  // each action's asset, as validation resolved it
   };
   thread_local Scratch tls_scratch;
   Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
-  layout_plan_into(c.plan, sc, s.layout);
+  s.assets.resize(plan.actions.size());
+  if (!detail::accepts_resolving(plan, sc, Side::Red, s.assets.data())) {
+    const auto violations = validate_plan(plan, sc, Side::Red);
+    if (!violations.empty()) {
+      c.valid = false;
+      for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();
+      c.plan = std::move(plan);
+      return c;
+    }
+    for (std::size_t i = 0; i < plan.actions.size(); ++i) s.assets[i] = sc.find_asset(plan.actions[i].asset);
+  }
+  c.plan = std::move(plan);
+  // Moving the plan moves its actions' storage, not the actions: s.assets and the layout stay valid.
+  detail::layout_resolved_into(c.plan, s.assets.data(), s.layout);
   coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
   const auto& layout = s.layout;
   c.q = quality(layout, sc, Side::Red, weights, s.cov);
   if (with_coherence) {
     c.d = coherence(c.plan, layout, sc, s.cov);
-    c.raw_capability = raw_capability(c.plan, sc);  // once per candidate, for every row that reports it
+    // Once per candidate, for every row that reports it; a valid plan places every action, so the layout names
+    // every asset the plan does.
+    c.raw_capability = detail::raw_capability_of_layout(layout);
   } else {
     c.d.part.fill(std::numeric_limits<double>::quiet_NaN());
     c.d.D = std::numeric_limits<double>::quiet_NaN();

@@ -720,12 +720,17 @@ TEST(RubricMeanOver, TemplatesAndScenariosDifferWhenGroupsDifferInSize) {
 }
 
 /// Three judges on 12 cases of 4 items and four policies: j2 flips one verdict every third case, j3 every fourth.
-std::pair<RubricSet, std::vector<Verdict>> three_judge_panel() {
+/// With `scores_in_one_case`, every case but c0 has only negative items, so its briefs have no weighted score (no
+/// positive weight): a resample that does not draw c0 has no score rows, and no ICC or Kendall's W.
+std::pair<RubricSet, std::vector<Verdict>> three_judge_panel(bool scores_in_one_case = false) {
   RubricSet set;
   std::vector<Verdict> vs;
   for (int c = 0; c < 12; ++c) {
     const std::string cid = "c" + std::to_string(c);
-    for (int i = 0; i < 4; ++i) set[cid].push_back(item(cid, "i" + std::to_string(i)));
+    for (int i = 0; i < 4; ++i) {
+      set[cid].push_back(item(cid, "i" + std::to_string(i)));
+      if (scores_in_one_case && c != 0) set[cid].back().severity = Severity::D;
+    }
     for (const std::string j : {"j1", "j2", "j3"}) {
       for (int mi = 0; mi < 4; ++mi) {
         const std::string m = "p" + std::to_string(mi);
@@ -854,8 +859,10 @@ TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
 // The panel's intervals against a brute force on the same resamples: each replicate expands the drawn cases (each
 // as often as drawn, in case order) into the matrices the agreement functions take. The implementation adds per-case
 // sums instead, so the values agree to rounding.
-TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
-  const auto [set, vs] = three_judge_panel();
+/// The panel file's intervals against a brute force that expands each replicate's drawn cases into the matrices
+/// the agreement functions take (same stream), statistic by statistic.
+void expect_panel_intervals_of_expanded_resamples(bool scores_in_one_case) {
+  const auto [set, vs] = three_judge_panel(scores_in_one_case);
   const int resamples = 300;
   const std::uint64_t seed = 9;
   const auto rep = judge_agreement(set, vs, resamples, seed);
@@ -902,7 +909,8 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
         row.push_back(score_of[c][b].at(judges[j]));
         cr.brief_scores[j].push_back(row.back());
       }
-      cr.scores.push_back(row);
+      // A score row enters the ICC and Kendall's W only when every judge's score is defined.
+      if (std::none_of(row.begin(), row.end(), [](double x) { return std::isnan(x); })) cr.scores.push_back(row);
     }
     rows.push_back(std::move(cr));
   }
@@ -923,15 +931,17 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
           without[j].insert(without[j].end(), rows[c].fleiss_without[j].begin(), rows[c].fleiss_without[j].end());
         }
       }
-    const auto icc = agreement::icc(scores);
     std::vector<std::pair<std::string, double>> stats{
         {"fleiss_kappa", agreement::fleiss_kappa(fleiss)},
         {"krippendorff_alpha_nominal_items", agreement::krippendorff_alpha(items, agreement::AlphaLevel::nominal)},
         {"krippendorff_alpha_interval_scores",
-         agreement::krippendorff_alpha(brief_scores, agreement::AlphaLevel::interval)},
-        {"icc2_1_scores", icc.icc2_1},
-        {"icc3_1_scores", icc.icc3_1},
-        {"kendall_w_scores", agreement::kendall_w(scores)}};
+         agreement::krippendorff_alpha(brief_scores, agreement::AlphaLevel::interval)}};
+    if (scores.size() >= 2) {  // fewer than two score rows: no ICC and no W in this replicate
+      const auto icc = agreement::icc(scores);
+      stats.emplace_back("icc2_1_scores", icc.icc2_1);
+      stats.emplace_back("icc3_1_scores", icc.icc3_1);
+      stats.emplace_back("kendall_w_scores", agreement::kendall_w(scores));
+    }
     for (std::size_t d = 0; d < judges.size(); ++d)
       stats.emplace_back("fleiss_kappa_without:" + judges[d], agreement::fleiss_kappa(without[d]));
     for (const auto& [name, value] : stats)
@@ -945,12 +955,21 @@ TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) {
     const auto [lo, hi] = percentile_bounds(it->second);
     EXPECT_NEAR(std::stod(panel.at(r, "lo")), lo, 1e-6 + 1e-12);
     EXPECT_NEAR(std::stod(panel.at(r, "hi")), hi, 1e-6 + 1e-12);
-    EXPECT_LT(lo, hi);
+    // With one scoring case, a score statistic's replicates repeat c0's rows alone and can all be one value.
+    if (!scores_in_one_case) EXPECT_LT(lo, hi);
     ++checked;
   }
   EXPECT_EQ(checked, reps.size());
   EXPECT_EQ(reps.size(), 9u);
   EXPECT_EQ(checked, panel.size()) << "every statistic of the panel file is compared";
+  if (scores_in_one_case)  // the replicates without score rows have no ICC: fewer values than resamples
+    EXPECT_LT(reps.at("icc2_1_scores").size(), static_cast<std::size_t>(resamples) * 9 / 10);
+}
+
+TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) { expect_panel_intervals_of_expanded_resamples(false); }
+
+TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamplesWhenSomeReplicatesHaveNoScores) {
+  expect_panel_intervals_of_expanded_resamples(true);
 }
 
 TEST(AgreementSums, AgreeWithTheMatrixFunctionsAndAddOverSubjects) {

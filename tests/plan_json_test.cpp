@@ -12,6 +12,7 @@
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/experiment/config.hpp"
+#include "core/scenario_text.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -197,8 +198,12 @@ void expect_same_reading(const std::string& text) {
 }
 
 TEST(ScenarioText, TheReaderGivesTheDomReading) {
-  for (const Scenario& sc : generate_corpus(testing::paper_config()))
-    expect_same_reading(scenario_to_string(sc, ScenarioJson::without_seed_plans));
+  for (const Scenario& sc : generate_corpus(testing::paper_config())) {
+    const std::string text = scenario_to_string(sc, ScenarioJson::without_seed_plans);
+    expect_same_reading(text);
+    // A prompt's scenario is the fast reader's, not the fallback's (the speed-up is not lost silently).
+    EXPECT_TRUE(detail::scenario_from_text_fast(text).has_value()) << sc.id;
+  }
   Scenario odd = awkward_scenario();
   odd.terrain.category_modifier[4] = 0.5;  // the writer's null for a NaN is not a number to read back
   odd.terrain.category_modifier[5] = -7.0;
@@ -216,7 +221,7 @@ TEST(ScenarioText, TheReaderGivesTheDomReading) {
   const std::vector<std::string> variants = {
       edit("\"mobility\":100.0", "\"mobility\":100"),                       // an integer where a double is
       edit("\"mobility\":100.0", "\"mobility\":-0"),                        // an integer negative zero
-      edit("\"mobility\":100.0", "\"mobility\":true"),                      // nlohmann converts a boolean
+      edit("\"mobility\":100.0", "\"mobility\":true"),                      // a boolean: an error both ways
       edit("\"mobility\":100.0", "\"mobility\":1e400"),                     // out of range
       edit("\"mobility\":100.0", "\"mobility\":18446744073709551615"),      // an unsigned where a double is
       edit("\"seed\":18446744073709551615", "\"seed\":5.0"),                // a double where the seed is
@@ -232,6 +237,9 @@ TEST(ScenarioText, TheReaderGivesTheDomReading) {
       edit("\"exposure\":{", "\"exposure\":{\"cyber\":1,\"cyber\":2,"),     // duplicate category keys
       edit("\"categories\":[", "\"categories\":[\"flying\","),              // not a category
       edit("\"places\":[", "\"places\":[7,"),                               // not a string
+      edit("\"places\":[", "\"places\":[\"\\u0041\\u00e9\\ud83d\\ude00\\n\","),   // escapes, a surrogate pair
+      edit("\"places\":[", "\"places\":[\"\\udc00\","),                // a lone low surrogate
+      edit("\"places\":[", "\"places\":[\"\\ud83dx\","),               // a high surrogate alone
       edit("\"assets\":[{", "\"assets\":[{\"id\":\"dup\"},{"),              // an asset without its fields
       edit("\"blue_seed_plans\":[]", "\"blue_seed_plans\":{}"),            // not an array
       edit("\"blue_seed_plans\":[]", "\"blue_seed_plans\":[{\"plan_id\":\"p\"}]"),  // a seed plan

@@ -195,9 +195,10 @@ TEST(RubricJsonl, LinesAreTheNlohmannDumps) {
     return j.dump() + "\n";
   };
   auto verdict_dump = [](const Verdict& v) {
+    // The object the layer built for a rule judge's verdict (which never has unknown ids).
     nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},   {"case_id", v.case_id},
                      {"model", v.model},       {"group", v.group},   {"failed_items", v.failed_items},
-                     {"failures", nlohmann::json::array()},          {"unknown_ids", v.unknown_ids},
+                     {"failures", nlohmann::json::array()},          {"unknown_ids", nlohmann::json::array()},
                      {"error", v.error}};
     return j.dump() + "\n";
   };
@@ -229,9 +230,14 @@ TEST(RubricJsonl, LinesAreTheNlohmannDumps) {
     EXPECT_EQ(line, verdict_dump(v)) << k;
     v.failed_items.push_back(k % 2 ? "s\"tep-" + std::to_string(k) : "tier-" + std::to_string(k));
     v.error = !v.error;
-    if (k == 2) v.unknown_ids = {"x", "y\\z"};
     v.group += "\x7f";
   }
+  // Unknown ids, which a rule judge never has, are written as the verdict holds them.
+  v.unknown_ids = {"x", "y\\z"};
+  std::string with_unknown;
+  detail::append_rule_verdict_line(with_unknown, v);
+  EXPECT_NE(with_unknown.find(R"("unknown_ids":["x","y\\z"])"), std::string::npos) << with_unknown;
+  v.unknown_ids.clear();
   // Invalid UTF-8 is nlohmann's error, from both.
   v.model = "bad \xfe";
   std::string line;

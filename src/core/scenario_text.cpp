@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "advplan/core/plan_json.hpp"
+#include "core/scenario_text.hpp"
 #include "io/json_text.hpp"
 
 namespace advplan {
@@ -257,7 +258,9 @@ bool fields(element e, const std::array<std::string_view, N>& names, std::array<
   return true;
 }
 
-std::optional<Scenario> read_fast(std::string_view text) {
+}  // namespace
+
+std::optional<Scenario> detail::scenario_from_text_fast(std::string_view text) {
   thread_local simdjson::dom::parser parser;
   element root;
   if (parser.parse(text.data(), text.size(), true).get(root)) return std::nullopt;
@@ -365,10 +368,8 @@ std::optional<Scenario> read_fast(std::string_view text) {
   return s;
 }
 
-}  // namespace
-
 Scenario scenario_from_text(std::string_view text) {
-  if (auto s = read_fast(text)) return std::move(*s);
+  if (auto s = detail::scenario_from_text_fast(text)) return std::move(*s);
   return scenario_from_json(nlohmann::json::parse(text));
 }
 

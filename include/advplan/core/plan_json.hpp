@@ -34,8 +34,8 @@ std::optional<Plan> plan_from_json(const nlohmann::json& j, std::vector<Violatio
 /// Decode a scenario written by to_json. Throws PlanError naming the field on bad input.
 Scenario scenario_from_json(const nlohmann::json& j);
 /// scenario_from_json(nlohmann::json::parse(text)): the same scenario, or the same exception. Read with simdjson
-/// when the text is a scenario without seed plans whose fields all have their exact types; any other text goes
-/// through the DOM path, which decides.
+/// when the text is a scenario without seed plans whose fields have the types scenario_from_json reads (strings,
+/// numbers, an unsigned seed); any other text goes through the DOM path, which decides.
 Scenario scenario_from_text(std::string_view text);
 
 }  // namespace advplan

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 
 #include "advplan/core/error.hpp"
@@ -14,17 +15,29 @@ namespace advplan {
 
 namespace {
 
-/// A chain or option step of category c, appended to the plan: draw_action's asset and verb, then a drawn target
-/// and priority, completed in place and appended with the drawn asset (no lookup).
+/// A chain or option step of category c, appended to the plan: draw_action's asset and verb (the same draws in the
+/// same order: pick_asset, then pick_verb), then a drawn target and priority, written into the plan's new action in
+/// place (no Action built and moved twice) with append_new_action's id and role (no lookup).
 Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& rng) {
-  const Asset* asset = nullptr;
-  auto a = draw_action(sc, side, c, rng, {}, &asset);
-  if (!a)
+  const Asset* asset = sc.verbs[index(c)].empty() ? nullptr : pick_asset(sc, side, c, rng);
+  if (!asset)
     throw PlanError(fmt::format("scenario {}: no {} asset can perform {} with a verb of the vocabulary", sc.id,
                                 to_string(side), to_string(c)));
-  if (!sc.places.empty()) a->target = rng.pick(sc.places);
-  a->priority = static_cast<int>(rng.uniform_int(1, 5));
-  return append_new_action(p, *asset, std::move(*a));
+  const std::string& verb = pick_verb(sc, c, rng);
+  const std::string* target = sc.places.empty() ? nullptr : &rng.pick(sc.places);
+  const int priority = static_cast<int>(rng.uniform_int(1, 5));
+  Action& a = p.actions.emplace_back();
+  char buf[24];
+  buf[0] = 'a';
+  const auto r = std::to_chars(buf + 1, buf + sizeof buf, p.actions.size());
+  a.id.assign(buf, r.ptr);
+  a.asset = asset->id;
+  a.verb = verb;
+  a.category = c;
+  if (target) a.target = *target;
+  a.priority = priority;
+  p.roles.try_emplace(asset->id, asset->role);  // an asset's role is fixed: an existing entry is the same
+  return a;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // tests/data/oracles/agreement_fixtures.json. Tolerance 1e-10 throughout; ICC's fixtures come from two
 // independent formulations of the mean squares that the script checks agree to 1e-12.
 #include <gtest/gtest.h>
+#include <cstring>
+#include <random>
 
 #include <cmath>
 #include <limits>
@@ -77,6 +79,27 @@ TEST(Agreement, SpearmanMatchesScipy) {
     const auto x = c["x"].get<std::vector<double>>(), y = c["y"].get<std::vector<double>>();
     EXPECT_NEAR(spearman(x, y), c["rho"].get<double>(), kTol) << c["name"];
   }
+}
+
+// Up to 32 values without NaN, spearman ranks on the stack; it must be the ranks-then-Pearson definition bit for
+// bit, ties and signed zeros included, and NaN inputs keep the general path.
+TEST(Agreement, SpearmanOfFewValuesIsTheRanksThenPearsonBitForBit) {
+  std::mt19937_64 g(3);
+  const std::vector<double> pool{-1.5, -0.0, 0.0, 0.25, 0.25, 1.0, 2.0, 1e300, -1e-300, 3.0};
+  std::size_t nonzero = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const std::size_t n = 2 + g() % 33;  // 2 .. 34: both sides of the limit
+    std::vector<double> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = t % 2 ? pool[g() % pool.size()] : static_cast<double>(g() % 1000) / 7.0;
+      y[i] = pool[g() % pool.size()];
+    }
+    if (t % 97 == 0) x[g() % n] = std::nan("");
+    const double got = spearman(x, y), want = pearson(average_ranks(x), average_ranks(y));
+    ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "trial " << t << " n " << n;
+    nonzero += got != 0.0 ? 1 : 0;
+  }
+  EXPECT_GT(nonzero, 1000u);
 }
 
 TEST(Agreement, KendallWMatchesFriedman) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -550,8 +551,37 @@ double pearson(std::span<const double> x, std::span<const double> y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
+namespace {
+/// average_ranks into `ranks` for n <= 32 values without NaN, on the stack: a stable insertion sort gives the stable
+/// sort's order (`<` is a strict weak order without NaN), so the ranks are the same values.
+void small_average_ranks(std::span<const double> v, double* ranks) {
+  std::array<std::uint8_t, 32> order;
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t k = i;
+    for (; k > 0 && v[i] < v[order[k - 1]]; --k) order[k] = order[k - 1];
+    order[k] = static_cast<std::uint8_t>(i);
+  }
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
+    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = r;
+    i = j + 1;
+  }
+}
+}  // namespace
+
 double spearman(std::span<const double> x, std::span<const double> y) {
   if (x.size() != y.size() || x.size() < 2) return kNaN;
+  // The rubric agreement's replicates call this thousands of times on a few policies' means: no allocation then.
+  auto finite_ish = [](std::span<const double> v) { return std::none_of(v.begin(), v.end(), [](double a) { return a != a; }); };
+  if (x.size() <= 32 && finite_ish(x) && finite_ish(y)) {
+    std::array<double, 32> rx, ry;
+    small_average_ranks(x, rx.data());
+    small_average_ranks(y, ry.data());
+    return pearson(std::span<const double>(rx.data(), x.size()), std::span<const double>(ry.data(), y.size()));
+  }
   const auto rx = average_ranks(x);
   const auto ry = average_ranks(y);
   return pearson(rx, ry);

@@ -60,7 +60,13 @@ KappaResult cohen_kappa_table(const Matrix& table, KappaWeights weights) {
     }
     return 0.0;
   };
-  std::vector<double> row(k, 0.0), col(k, 0.0);
+  // The marginals in per-thread buffers (src/core/thread_buffer.hpp): the rubric agreement's pair replicates call
+  // this 12,000 times per paper run.
+  thread_local std::vector<double> tls_row, tls_col, tls_w_row, tls_w_col;
+  std::vector<double>& row = detail::bound(tls_row);
+  std::vector<double>& col = detail::bound(tls_col);
+  row.assign(k, 0.0);
+  col.assign(k, 0.0);
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < k; ++j) {
       row[i] += table[i][j] / nobs;
@@ -75,7 +81,10 @@ KappaResult cohen_kappa_table(const Matrix& table, KappaWeights weights) {
   if (pe >= 1.0) return {kNaN, kNaN, kNaN, r.n};
   r.kappa = (po - pe) / (1.0 - pe);
   // Mean agreement weight of each row category against the column marginals, and vice versa.
-  std::vector<double> w_row(k, 0.0), w_col(k, 0.0);
+  std::vector<double>& w_row = detail::bound(tls_w_row);
+  std::vector<double>& w_col = detail::bound(tls_w_col);
+  w_row.assign(k, 0.0);
+  w_col.assign(k, 0.0);
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < k; ++j) {
       w_row[i] += col[j] * w(i, j);

@@ -4,6 +4,8 @@
 // item verdict of 12, so percent = 11/12 and Cohen's kappa = 5/6 by hand), MANIFEST.json checking and one-sentence
 // errors on malformed input.
 #include <gtest/gtest.h>
+#include <set>
+#include <algorithm>
 
 #include <cmath>
 #include <filesystem>
@@ -90,6 +92,23 @@ TEST(RubricScore, DecompositionSumsToTheScorePerDimension) {
     EXPECT_NEAR(s, score, 1e-12) << dim;
     EXPECT_EQ(items_per_dim[dim], items.size()) << dim;
   }
+}
+
+// The groups come dimension by dimension (step, tier, severity), each dimension's in key order, whatever order
+// the items name them in.
+TEST(RubricScore, DecompositionListsEachDimensionsGroupsInKeyOrder) {
+  std::vector<RubricItem> items = worked_items();
+  std::reverse(items.begin(), items.end());
+  const auto groups = decompose(items, std::vector<bool>(items.size(), true));
+  std::vector<std::string> dims;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (dims.empty() || dims.back() != groups[i].dimension) dims.push_back(groups[i].dimension);
+    if (i > 0 && groups[i].dimension == groups[i - 1].dimension) EXPECT_LT(groups[i - 1].group, groups[i].group);
+  }
+  EXPECT_EQ(dims, (std::vector<std::string>{"step", "tier", "severity"}));
+  std::set<std::string> steps;
+  for (const auto& it : items) steps.insert(it.step);
+  EXPECT_GE(steps.size(), 2u);  // more than one group, so the order is tested
 }
 
 TEST(RubricScore, JudgeErrorIsNeverAPass) {

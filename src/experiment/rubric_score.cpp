@@ -127,22 +127,31 @@ BriefScore score_brief(std::span<const RubricItem> items, const std::vector<bool
 std::vector<GroupScore> decompose(std::span<const RubricItem> items, const std::vector<bool>& passed) {
   const BriefScore whole = score_brief(items, passed);
   std::vector<GroupScore> out;
+  // A brief has few groups per dimension: found by a scan of this dimension's groups (in first-seen order), then
+  // put in key order, the order a map by key gives; each group's sums add its items in item order, as before.
   auto add = [&](const char* dimension, auto key_of) {
-    std::map<std::string, GroupScore> groups;
+    const std::size_t first = out.size();
     for (std::size_t i = 0; i < items.size(); ++i) {
-      const std::string key = key_of(items[i]);
-      auto& g = groups[key];
-      g.dimension = dimension;
-      g.group = key;
+      std::string key = key_of(items[i]);
+      auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                             [&](const GroupScore& g) { return g.group == key; });
+      if (it == out.end()) {
+        out.emplace_back();
+        it = out.end() - 1;
+        it->dimension = dimension;
+        it->group = std::move(key);
+      }
+      GroupScore& g = *it;
       ++g.items;
       const bool correct = items[i].negative() ? !passed[i] : passed[i];
       g.correct += correct ? 1 : 0;
       if (passed[i]) (items[i].negative() ? g.incurred_negative : g.earned_positive) += items[i].weight();
     }
-    for (auto& [k, g] : groups) {
-      g.contribution = whole.total_positive > 0 ? (g.earned_positive + g.incurred_negative) / whole.total_positive : kNaN;
-      out.push_back(g);
-    }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+              [](const GroupScore& a, const GroupScore& b) { return a.group < b.group; });
+    for (auto it = out.begin() + static_cast<std::ptrdiff_t>(first); it != out.end(); ++it)
+      it->contribution =
+          whole.total_positive > 0 ? (it->earned_positive + it->incurred_negative) / whole.total_positive : kNaN;
   };
   add("step", [](const RubricItem& it) { return it.step; });
   add("tier", [](const RubricItem& it) { return std::to_string(it.tier); });

@@ -179,6 +179,32 @@ TEST(RubricPlans, PlotDrawsScoreByTierAndSeverityAndTheAgreementHeatMap) {
 }
 
 
+// The layer grades each plan for all rule judges in one call; each judge's verdicts must be those it gives alone,
+// whatever the other judges and their order.
+TEST(RubricPlans, AllJudgesAtOnceGiveEachJudgesOwnVerdicts) {
+  const auto& cfg = testing::paper_config();
+  auto corpus = generate_corpus(cfg);
+  corpus.resize(25);
+  const std::vector<std::string> rules = rule_judges();
+  std::vector<std::string> reversed(rules.rbegin(), rules.rend());
+  std::size_t differ_between_judges = 0;
+  for (const auto& sc : corpus) {
+    const auto items = plan_rubric_items(sc, rubric_item_kinds());
+    const Plan& p = sc.blue_seed_plans.front();
+    const auto all = judge_plan_all(rules, items, p, sc), back = judge_plan_all(reversed, items, p, sc);
+    ASSERT_EQ(all.size(), rules.size());
+    for (std::size_t j = 0; j < rules.size(); ++j) {
+      EXPECT_EQ(all[j], judge_plan_all({rules[j]}, items, p, sc).front()) << rules[j] << " on " << sc.id;
+      EXPECT_EQ(all[j], back[rules.size() - 1 - j]) << rules[j] << " on " << sc.id;
+      differ_between_judges += all[j] != all[0] ? 1 : 0;
+    }
+  }
+  EXPECT_GT(differ_between_judges, 0u);  // the judges disagree somewhere, so a mix-up would show
+  EXPECT_THROW(judge_plan_all({"exact", "nobody"}, plan_rubric_items(corpus.front(), rubric_item_kinds()),
+                              corpus.front().blue_seed_plans.front(), corpus.front()),
+               Error);
+}
+
 // The layer writes its JSON lines directly; each must be the nlohmann object it replaced, byte for byte.
 TEST(RubricJsonl, LinesAreTheNlohmannDumps) {
   auto item_dump = [](const std::string& case_id, const RubricItem& it) {

@@ -87,10 +87,9 @@ std::size_t first_step(const std::vector<const Action*>& chain, Pred pred) {
   return chain.size();
 }
 
-/// The exact check of one item.
-bool exact_check(const RubricItem& it, const Plan& plan, const Scenario& sc) {
+/// The exact check of one item; `chain` is chain_of(plan).
+bool exact_check(const RubricItem& it, const Plan& plan, const Scenario& sc, const std::vector<const Action*>& chain) {
   const std::string kind = kind_of(it);
-  const auto chain = chain_of(plan);
   const auto exposed = [&](const Action& a) { return is_exposed(a.category, sc); };
   const auto is = [](Category c) { return [c](const Action& a) { return a.category == c; }; };
   if (kind == "objective_names_target") {
@@ -214,20 +213,36 @@ const std::vector<std::string>& rule_judges() {
 
 std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricItem> items, const Plan& plan,
                              const Scenario& sc) {
-  std::vector<bool> out(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) out[i] = exact_check(items[i], plan, sc);
-  if (judge == "exact") return out;
-  const RubricValidator* v = nullptr;
-  for (const auto& x : rubric_validators())
-    if (x.name == judge && x.name != "base") v = &x;
-  if (!v) throw Error(fmt::format("rubric: unknown judge '{}'", judge));
-  const CoherenceParts parts = coherence(plan, sc);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const CoherencePart part = kind_spec(kind_of(items[i])).part;
-    const double sub = parts[part];
-    const bool emphasised = v->weights[static_cast<std::size_t>(part)] > 1.0;
-    if (items[i].negative()) out[i] = emphasised ? (out[i] || sub < kStrict) : (out[i] && sub < kLoose);
-    else out[i] = emphasised ? (out[i] && sub >= kStrict) : (out[i] || sub >= kLoose);
+  return judge_plan_all({judge}, items, plan, sc).front();
+}
+
+std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& judges, std::span<const RubricItem> items,
+                                              const Plan& plan, const Scenario& sc) {
+  // The validator of each judge, checked first (an unknown judge is an error before any work).
+  std::vector<const RubricValidator*> validators(judges.size(), nullptr);
+  for (std::size_t j = 0; j < judges.size(); ++j) {
+    if (judges[j] == "exact") continue;
+    for (const auto& x : rubric_validators())
+      if (x.name == judges[j] && x.name != "base") validators[j] = &x;
+    if (!validators[j]) throw Error(fmt::format("rubric: unknown judge '{}'", judges[j]));
+  }
+  // The exact checks and the coherence parts are the same for every judge: computed once.
+  const auto chain = chain_of(plan);
+  std::vector<bool> exact(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) exact[i] = exact_check(items[i], plan, sc, chain);
+  const bool any_validator = std::any_of(validators.begin(), validators.end(), [](const auto* v) { return v; });
+  const CoherenceParts parts = any_validator ? coherence(plan, sc) : CoherenceParts{};
+  std::vector<std::vector<bool>> out(judges.size(), exact);
+  for (std::size_t j = 0; j < judges.size(); ++j) {
+    const RubricValidator* v = validators[j];
+    if (!v) continue;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const CoherencePart part = kind_spec(kind_of(items[i])).part;
+      const double sub = parts[part];
+      const bool emphasised = v->weights[static_cast<std::size_t>(part)] > 1.0;
+      if (items[i].negative()) out[j][i] = emphasised ? (exact[i] || sub < kStrict) : (exact[i] && sub < kLoose);
+      else out[j][i] = emphasised ? (exact[i] && sub >= kStrict) : (exact[i] || sub >= kLoose);
+    }
   }
   return out;
 }
@@ -364,7 +379,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       }
       if (items[i].empty()) continue;
       if (plans[i][b])
-        for (std::size_t r = 0; r < rules.size(); ++r) ruled[i][b][r] = judge_plan(rules[r], items[i], *plans[i][b], sc);
+        ruled[i][b] = judge_plan_all(rules, items[i], *plans[i][b], sc);
       for (std::size_t j = 0; j < llm_judges.size(); ++j) {
         JudgeOutcome& o = outcomes[i][b][j];
         if (!judge_clients[j]) o.reason = "judge not available: " + judge_setup_error[j];

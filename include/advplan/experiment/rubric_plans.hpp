@@ -32,6 +32,10 @@ const std::vector<std::string>& rule_judges();
 /// Throws Error for an unknown judge.
 std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricItem> items, const Plan& plan,
                              const Scenario& sc);
+/// judge_plan for several judges at once, [judge][item]: the exact checks and the coherence parts, which every judge
+/// reads, are computed once.
+std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& judges, std::span<const RubricItem> items,
+                                              const Plan& plan, const Scenario& sc);
 
 /// The files of the run's rubric/ directory: items, item verdicts per judge, scores per plan and policy, the
 /// decomposition, the agreement tables (CSV, Markdown, LaTeX) and the same data in MA-Bench's JSON-lines

@@ -9,12 +9,11 @@ namespace advplan::det {
 #if defined(__x86_64__)
 namespace detail {
 
-// sleef.h declares its AVX functions only when the whole file is built for AVX; this one function is.
-#pragma GCC push_options
-#pragma GCC target("avx")
-extern "C" __m256d Sleef_cinz_expd4_u10avx(__m256d);
+// sleef.h declares its AVX functions only when the whole file is built for AVX; this one is declared here, and it
+// and its caller are built for AVX (a function attribute: GCC and Clang both take it).
+extern "C" __attribute__((target("avx"))) __m256d Sleef_cinz_expd4_u10avx(__m256d);
 
-void exp_n_avx(const double* x, std::size_t n, double* out) {
+__attribute__((target("avx"))) void exp_n_avx(const double* x, std::size_t n, double* out) {
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) _mm256_storeu_pd(out + i, Sleef_cinz_expd4_u10avx(_mm256_loadu_pd(x + i)));
   if (i < n) {
@@ -24,7 +23,6 @@ void exp_n_avx(const double* x, std::size_t n, double* out) {
     for (std::size_t k = i; k < n; ++k) out[k] = res[k - i];
   }
 }
-#pragma GCC pop_options
 
 void exp_n_sse2(const double* x, std::size_t n, double* out) {
   std::size_t i = 0;

@@ -956,14 +956,17 @@ void expect_panel_intervals_of_expanded_resamples(bool scores_in_one_case) {
     EXPECT_NEAR(std::stod(panel.at(r, "lo")), lo, 1e-6 + 1e-12);
     EXPECT_NEAR(std::stod(panel.at(r, "hi")), hi, 1e-6 + 1e-12);
     // With one scoring case, a score statistic's replicates repeat c0's rows alone and can all be one value.
-    if (!scores_in_one_case) EXPECT_LT(lo, hi);
+    if (!scores_in_one_case) {
+      EXPECT_LT(lo, hi);
+    }
     ++checked;
   }
   EXPECT_EQ(checked, reps.size());
   EXPECT_EQ(reps.size(), 9u);
   EXPECT_EQ(checked, panel.size()) << "every statistic of the panel file is compared";
-  if (scores_in_one_case)  // the replicates without score rows have no ICC: fewer values than resamples
+  if (scores_in_one_case) {  // the replicates without score rows have no ICC: fewer values than resamples
     EXPECT_LT(reps.at("icc2_1_scores").size(), static_cast<std::size_t>(resamples) * 9 / 10);
+  }
 }
 
 TEST(RubricAgreement, PanelIntervalsAreThoseOfTheExpandedResamples) { expect_panel_intervals_of_expanded_resamples(false); }

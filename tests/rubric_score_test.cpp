@@ -103,7 +103,9 @@ TEST(RubricScore, DecompositionListsEachDimensionsGroupsInKeyOrder) {
   std::vector<std::string> dims;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (dims.empty() || dims.back() != groups[i].dimension) dims.push_back(groups[i].dimension);
-    if (i > 0 && groups[i].dimension == groups[i - 1].dimension) EXPECT_LT(groups[i - 1].group, groups[i].group);
+    if (i > 0 && groups[i].dimension == groups[i - 1].dimension) {
+      EXPECT_LT(groups[i - 1].group, groups[i].group);
+    }
   }
   EXPECT_EQ(dims, (std::vector<std::string>{"step", "tier", "severity"}));
   std::set<std::string> steps;

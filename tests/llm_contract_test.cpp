@@ -151,6 +151,36 @@ TEST(ParseCompletion, AssetOfTheOtherSideIsAViolation) {
   EXPECT_TRUE(has_path(red_as_blue.parse, "side")) << red_as_blue.parse.summary();
 }
 
+// A completion that decodes without a structural violation is read without the DOM (src/core/plan_text.hpp); its
+// parse must be parse_plan_json's: the same plan and the same semantic violations, in order.
+TEST(ParseCompletion, AStructurallyCleanPlanParsesAsTheDomPathParsesIt) {
+  const Scenario& sc = urban100();
+  std::size_t with_violations = 0;
+  for (int k = 0; k < 8; ++k) {
+    Plan p = small_plan(sc, Side::Red);
+    switch (k) {
+      case 1: p.actions[0].asset = "nobody"; break;
+      case 2: p.actions[0].verb = "teleport"; break;
+      case 3: p.chain.push_back("a99"); break;
+      case 4: p.actions.push_back(p.actions.front()); break;  // a duplicate id
+      case 5: p.objective.clear(); break;
+      case 6: p.actions[0].asset = first_asset(sc, Side::Blue).id; break;
+      case 7: p.side = Side::Blue; break;
+      default: break;
+    }
+    for (const std::string& text : {to_json(p).dump(), to_json(p).dump(2)}) {
+      const CompletionParse got = parse_completion(text, sc, Side::Red);
+      const PlanParse want = parse_plan_json(nlohmann::json::parse(text), sc, Side::Red);
+      EXPECT_FALSE(got.repaired);
+      ASSERT_EQ(got.parse.plan.has_value(), want.plan.has_value()) << k;
+      if (want.plan) EXPECT_TRUE(*got.parse.plan == *want.plan) << k;
+      EXPECT_EQ(got.parse.summary(), want.summary()) << k;
+      with_violations += want.violations.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_GE(with_violations, 12u);  // cases 1 to 7, both layouts: the validation step is compared too
+}
+
 TEST(ParseCompletion, NonObjectJsonIsAViolation) {
   for (const std::string& text : std::vector<std::string>{"[1, 2, 3]", "[" + red_text() + "]", "42", "\"a plan\"", "null"}) {
     CompletionParse p;

@@ -12,6 +12,10 @@
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/experiment/config.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/scenario/plan_sampler.hpp"
+#include "core/plan_text.hpp"
 #include "core/scenario_text.hpp"
 #include "test_fixtures.hpp"
 
@@ -257,6 +261,109 @@ TEST(ScenarioText, TheReaderGivesTheDomReading) {
   dup.blue_seed_plans.clear();
   dup.assets.push_back(dup.assets.front());
   expect_same_reading(scenario_to_string(dup));
+}
+
+
+// plan_from_text_fast against plan_from_json(json::parse(text)): whenever it gives a plan, the DOM path gives the
+// same plan and no violation; it must give one for the plans the library writes (sampled, seed, council and the
+// offline model's pretty-printed replies); and it hands over whatever the decoder would report.
+void expect_same_plan_reading(const std::string& text, bool must_take) {
+  std::vector<Violation> v;
+  const auto dom = plan_from_json(json::parse(text, nullptr, false), v);
+  const auto fast = detail::plan_from_text_fast(text);
+  if (fast) {
+    ASSERT_TRUE(dom.has_value()) << text.substr(0, 300);
+    EXPECT_TRUE(v.empty()) << text.substr(0, 300) << "\n" << v.front().str();
+    EXPECT_TRUE(*fast == *dom) << text.substr(0, 300);
+    EXPECT_EQ(plan_to_string(*fast), plan_to_string(*dom));
+  } else if (must_take) {
+    ADD_FAILURE() << "the fast reader handed over " << text.substr(0, 300);
+  }
+}
+
+TEST(PlanText, TheReaderGivesTheDecodersPlanOrHandsOver) {
+  const auto& cfg = testing::paper_config();
+  const auto corpus = generate_corpus(cfg);
+  std::size_t taken = 0;
+  for (std::size_t s = 0; s < corpus.size(); s += 3) {
+    const Scenario& sc = corpus[s];
+    for (const Plan& p : sc.blue_seed_plans) {
+      expect_same_plan_reading(plan_to_string(p), true);
+      expect_same_plan_reading(to_json(p).dump(2), true);  // the offline model's layout
+      ++taken;
+    }
+    const ScenarioTemplate* tpl = nullptr;
+    for (const auto& t : cfg.templates)
+      if (t.id == sc.template_id) tpl = &t;
+    ASSERT_NE(tpl, nullptr);
+    for (std::uint64_t i = 0; i < 6; ++i) {
+      Rng rng = Rng::keyed(3, sc.id, "plan-text", i);
+      SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};
+      opts.shape.branch_probability = 0.8;  // branches and their tool calls
+      expect_same_plan_reading(plan_to_string(sample_plan(sc, i % 2 ? Side::Red : Side::Blue, rng, opts, "p")), true);
+      ++taken;
+    }
+  }
+  EXPECT_GT(taken, 200u);
+  // One edit of a plan with a branch, a tool call, roles and metadata: each reads as the decoder reads it.
+  const Scenario sc = corpus.front();
+  const ScenarioTemplate& tpl = cfg.templates.front();
+  Plan base;
+  for (std::uint64_t i = 0; base.branches.empty() && i < 200; ++i) {
+    Rng rng = Rng::keyed(4, sc.id, "plan-text-base", i);
+    SampleOptions opts{tpl.seed_plans, tpl.branch_kinds, 0.6, {}};
+    opts.shape.branch_probability = 1.0;
+    base = sample_plan(sc, Side::Red, rng, opts, "base");
+  }
+  ASSERT_FALSE(base.branches.empty());
+  ASSERT_FALSE(base.tool_calls.empty());
+  const std::string text = plan_to_string(base);
+  expect_same_plan_reading(text, true);
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    return t;
+  };
+  const std::vector<std::string> variants = {
+      edit("\"priority\":", "\"priority\":3.0,\"x\":"),                    // a double where the priority is
+      edit("\"priority\":", "\"priority\":0,\"x\":"),                      // out of range
+      edit("\"priority\":", "\"priority\":-0,\"x\":"),
+      edit("\"priority\":", "\"priority\":18446744073709551615,\"x\":"),
+      edit("\"priority\":", "\"priority\":\"3\",\"x\":"),                  // a string
+      edit("\"category\":\"", "\"category\":\"juggling\",\"x\":\""),       // not a category
+      edit("\"metadata\":{", "\"metadata\":{\"n\":7,"),                    // a number in the metadata
+      edit("\"metadata\":{", "\"metadata\":{\"phase\":\"9\","),            // a duplicate: the last wins
+      edit("\"arguments\":{", "\"arguments\":{\"n\":7,"),                  // a number in a tool's arguments
+      edit("\"arguments\":{", "\"arguments\":{\"zz\":\"last\",\"a\":\"fi\\\"rst\","),  // unsorted, escaped
+      edit("\"arguments\":{", "\"arguments\":{\"at\":\"dup\","),           // a duplicate argument
+      edit("\"arguments\":{", "\"arguments\":[],\"y\":{"),                 // not an object
+      edit("\"roles\":{", "\"roles\":{\"r-x\":1,"),                        // a role that is not a string
+      edit("\"roles\":{", "\"roles\":{\"zzz\":\"a\",\"zzz\":\"b\","),      // a duplicate role
+      edit("\"side\":\"RED\"", "\"side\":\"GREEN\""),
+      edit("\"side\":\"RED\"", "\"side\":\"BLUE\",\"side\":\"RED\""),      // a duplicate: the last wins
+      edit("\"chain\":[", "\"chain\":[7,"),
+      edit("\"chain\":[", "\"chainx\":["),                                 // no chain
+      edit("\"options\":[", "\"options\":[\"a1\","),                       // an option that is not an array
+      edit("\"options\":[", "\"optionsx\":["),                             // a branch without options
+      edit("\"condition\":\"", "\"condition\":5,\"c\":\""),
+      edit("\"domain\":\"", "\"domain\":null,\"d\":\""),
+      edit("{\"actions\":", "{\"extra\":{\"deep\":[1,2,{}]},\"actions\":"),  // an unknown key is ignored
+      edit("{\"actions\":", "{\"actions\":[],\"actions\":"),                  // a duplicate array: the last wins
+      edit("\"target\":\"", "\"target\":\"\\u0041\\ud83d\\ude00\\n"),          // escapes
+      "\xef\xbb\xbf" + text,
+      " \n" + text + "\n ",
+      text + "}",
+      text.substr(0, text.size() / 2),
+      "[" + text + "]",
+      "",
+  };
+  for (const auto& t : variants) expect_same_plan_reading(t, false);
+  // The limits: 1,001 actions are the decoder's violation, not the fast reader's plan.
+  Plan many = base;
+  while (many.actions.size() <= io::kMaxPlanActions) many.actions.push_back(many.actions.front());
+  EXPECT_FALSE(detail::plan_from_text_fast(plan_to_string(many)).has_value());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "advplan/core/action_graph.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "core/plan_text.hpp"
 #include "core/resolved_plan.hpp"
 #include "core/thread_buffer.hpp"
 
@@ -212,6 +213,13 @@ PlanParse parse_plan_json(const nlohmann::json& j, const Scenario& scenario, std
     auto more = validate_impl(*res.plan, scenario, expected_side, unknown_category);
     res.violations.insert(res.violations.end(), more.begin(), more.end());
   }
+  return res;
+}
+
+PlanParse detail::validated_plan_parse(Plan plan, const Scenario& sc, std::optional<Side> expected_side) {
+  PlanParse res;
+  res.plan = std::move(plan);
+  if (!valid_fast(*res.plan, sc, expected_side)) res.violations = validate_impl(*res.plan, sc, expected_side, {});
   return res;
 }
 

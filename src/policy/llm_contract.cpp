@@ -13,6 +13,7 @@
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/scenario/plan_ops.hpp"
+#include "core/plan_text.hpp"
 
 namespace advplan {
 using nlohmann::json;
@@ -97,8 +98,16 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
   CompletionParse out;
   json j;
   std::string depth_error = io::json_depth_error(text);
-  if (depth_error.empty()) j = json::parse(text, nullptr, false);
-  else j = json(json::value_t::discarded);
+  if (depth_error.empty()) {
+    // A plan that decodes without a violation is read without the DOM (src/core/plan_text.hpp), the same plan.
+    if (auto plan = detail::plan_from_text_fast(text)) {
+      out.parse = detail::validated_plan_parse(std::move(*plan), sc, side);
+      return out;
+    }
+    j = json::parse(text, nullptr, false);
+  } else {
+    j = json(json::value_t::discarded);
+  }
   std::string candidate;
   if (j.is_discarded()) {
     // Repair: the JSON inside a ``` fence, else the outermost {...}.
@@ -265,8 +274,9 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
     std::array<double, kNumPressures> v{};
     v.fill(1.0);
     std::vector<Violation> ignored;
-    if (auto blue = plan_from_json(json::parse(*blue_text, nullptr, false), ignored))
-      v = vulnerability(layout_plan(*blue, sc));
+    std::optional<Plan> blue = detail::plan_from_text_fast(*blue_text);  // the DOM path when it hands over
+    if (!blue) blue = plan_from_json(json::parse(*blue_text, nullptr, false), ignored);
+    if (blue) v = vulnerability(layout_plan(*blue, sc));
     // Openness times RED's requirement for the main-effort category; the first of the largest wins.
     std::array<double, kNumPressures> aim{};
     for (std::size_t p = 0; p < kNumPressures; ++p)

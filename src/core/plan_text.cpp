@@ -1,0 +1,194 @@
+#include "core/plan_text.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "advplan/core/untrusted.hpp"
+#include "advplan/core/vocabulary.hpp"
+#include "io/json_text.hpp"
+
+namespace advplan::detail {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+bool get_str(element e, std::string& dst) {
+  std::string_view v;
+  if (e.get_string().get(v)) return false;
+  dst.assign(v);
+  return true;
+}
+
+/// An array of strings into `dst` (appended, as the decoder's str_list appends).
+bool get_str_list(element e, std::vector<std::string>& dst) {
+  array a;
+  if (e.get_array().get(a)) return false;
+  for (element x : a) {
+    std::string_view v;
+    if (x.get_string().get(v)) return false;
+    dst.emplace_back(v);
+  }
+  return true;
+}
+
+/// An object's fields by name, the last of duplicates winning (nlohmann's map keeps the last); false on a
+/// non-object.
+template <std::size_t N>
+bool fields(element e, const std::array<std::string_view, N>& names, std::array<element, N>& out,
+            std::bitset<N>& seen) {
+  object o;
+  if (e.get_object().get(o)) return false;
+  for (auto [k, v] : o)
+    for (std::size_t i = 0; i < N; ++i)
+      if (k == names[i]) {
+        out[i] = v;
+        seen.set(i);
+        break;
+      }
+  return true;
+}
+
+/// An object whose values are all strings, into a sorted map (the last of duplicate keys winning); false otherwise.
+bool string_map(element e, std::map<std::string, std::string>& dst) {
+  object o;
+  if (e.get_object().get(o)) return false;
+  for (auto [k, v] : o) {
+    std::string_view s;
+    if (v.get_string().get(s)) return false;
+    dst[std::string(k)] = std::string(s);
+  }
+  return true;
+}
+
+bool action(element e, Action& a) {
+  static constexpr std::array<std::string_view, 7> names{"id",       "asset",    "verb",    "target",
+                                                         "category", "priority", "metadata"};
+  std::array<element, 7> f;
+  std::bitset<7> has;
+  if (!fields(e, names, f, has)) return false;
+  if (!has[0] || !has[1] || !has[2] || !has[4] || !has[5]) return false;
+  if (!get_str(f[0], a.id) || !get_str(f[1], a.asset) || !get_str(f[2], a.verb)) return false;
+  if (has[3] && !get_str(f[3], a.target)) return false;
+  std::string_view cat;
+  if (f[4].get_string().get(cat)) return false;
+  const auto c = parse_category(cat);
+  if (!c) return false;
+  a.category = *c;
+  // An integer in 1..5 (nlohmann's is_number_integer: signed or unsigned, not a double).
+  std::int64_t pr = 0;
+  if (f[5].is_int64()) {
+    pr = f[5].get_int64().value_unsafe();
+  } else if (f[5].is_uint64()) {
+    return false;  // above INT64_MAX: out of range, a violation
+  } else {
+    return false;
+  }
+  if (pr < 1 || pr > 5) return false;
+  a.priority = static_cast<int>(pr);
+  // Metadata values that are not strings are written back as JSON text by the decoder: the DOM path's.
+  if (has[6] && !string_map(f[6], a.metadata)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Plan> plan_from_text_fast(std::string_view text) {
+  thread_local simdjson::dom::parser parser;
+  element root;
+  if (parser.parse(text.data(), text.size(), true).get(root)) return std::nullopt;
+  enum { kId, kSide, kObjective, kDomain, kRoles, kActions, kChain, kBranches, kTools, kTop };
+  static constexpr std::array<std::string_view, kTop> top{"plan_id", "side",  "objective", "domain",    "roles",
+                                                          "actions", "chain", "branches",  "tool_calls"};
+  std::array<element, kTop> f;
+  std::bitset<kTop> has;
+  if (!fields(root, top, f, has)) return std::nullopt;
+  if (!has[kId] || !has[kSide] || !has[kObjective] || !has[kActions] || !has[kChain]) return std::nullopt;
+  Plan p;
+  if (!get_str(f[kId], p.plan_id) || !get_str(f[kObjective], p.objective)) return std::nullopt;
+  {
+    std::string_view side;
+    if (f[kSide].get_string().get(side)) return std::nullopt;
+    const auto s = parse_side(side);
+    if (!s) return std::nullopt;
+    p.side = *s;
+  }
+  if (has[kDomain] && !get_str(f[kDomain], p.domain)) return std::nullopt;
+  if (has[kRoles] && !string_map(f[kRoles], p.roles)) return std::nullopt;
+  // The limits of io::plan_json_limit_error: an action, chain, branch or tool-call count above them is the DOM
+  // path's (a violation).
+  std::size_t steps = 0;
+  {
+    array actions;
+    if (f[kActions].get_array().get(actions)) return std::nullopt;
+    for (element a : actions) {
+      if (p.actions.size() == io::kMaxPlanActions) return std::nullopt;
+      if (!action(a, p.actions.emplace_back())) return std::nullopt;
+    }
+  }
+  if (!get_str_list(f[kChain], p.chain) || p.chain.size() > io::kMaxPlanActions) return std::nullopt;
+  if (has[kBranches]) {
+    array branches;
+    if (f[kBranches].get_array().get(branches)) return std::nullopt;
+    static constexpr std::array<std::string_view, 3> names{"at", "condition", "options"};
+    for (element b : branches) {
+      ++steps;
+      std::array<element, 3> bf;
+      std::bitset<3> bh;
+      if (!fields(b, names, bf, bh) || !bh[0] || !bh[2]) return std::nullopt;
+      Branch& br = p.branches.emplace_back();
+      if (!get_str(bf[0], br.at)) return std::nullopt;
+      if (bh[1] && !get_str(bf[1], br.condition)) return std::nullopt;
+      array options;
+      if (bf[2].get_array().get(options)) return std::nullopt;
+      for (element o : options) {
+        ++steps;
+        auto& opt = br.options.emplace_back();
+        if (!get_str_list(o, opt)) return std::nullopt;
+        steps += opt.size();
+      }
+    }
+    if (steps > io::kMaxPlanActions) return std::nullopt;
+  }
+  if (has[kTools]) {
+    array tools;
+    if (f[kTools].get_array().get(tools)) return std::nullopt;
+    static constexpr std::array<std::string_view, 2> names{"name", "arguments"};
+    for (element t : tools) {
+      if (p.tool_calls.size() == io::kMaxPlanActions) return std::nullopt;
+      std::array<element, 2> tf;
+      std::bitset<2> th;
+      if (!fields(t, names, tf, th) || !th[0]) return std::nullopt;
+      ToolCall& tc = p.tool_calls.emplace_back();
+      if (!get_str(tf[0], tc.name)) return std::nullopt;
+      if (th[1]) {
+        // The decoder keeps the arguments as nlohmann's dump() of the object: written here for an object of
+        // strings (its keys sorted, the last of duplicates winning); any other arguments are the DOM path's.
+        std::map<std::string, std::string> args;
+        if (!string_map(tf[1], args)) return std::nullopt;
+        std::string out = "{";
+        bool first = true;
+        for (const auto& [k, v] : args) {
+          if (!first) out.push_back(',');
+          first = false;
+          io::json_text::key(out, k);
+          io::json_text::string(out, v);
+        }
+        out.push_back('}');
+        tc.arguments_json = std::move(out);
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace advplan::detail

@@ -360,7 +360,14 @@ TEST(PlanText, TheReaderGivesTheDecodersPlanOrHandsOver) {
       "",
   };
   for (const auto& t : variants) expect_same_plan_reading(t, false);
-  // The limits: 1,001 actions are the decoder's violation, not the fast reader's plan.
+  // The limits: a document deeper than the decoder's limit (in a key the plan does not have) and 1,001 actions are
+  // the decoder's violations, not the fast reader's plan.
+  for (std::size_t depth : {10u, 20u, 63u, 64u, 65u, 200u}) {
+    const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+    expect_same_plan_reading(edit("{\"actions\":", "{\"extra\":" + deep + ",\"actions\":"), false);
+  }
+  expect_same_plan_reading(edit("{\"actions\":", "{\"extra\":" + std::string(70, '[') + std::string(70, ']') +
+                                                    ",\"actions\":"), false);
   Plan many = base;
   while (many.actions.size() <= io::kMaxPlanActions) many.actions.push_back(many.actions.front());
   EXPECT_FALSE(detail::plan_from_text_fast(plan_to_string(many)).has_value());

@@ -6,6 +6,7 @@
 #include <array>
 #include <bitset>
 #include <map>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,7 +104,16 @@ bool action(element e, Action& a) {
 }  // namespace
 
 std::optional<Plan> plan_from_text_fast(std::string_view text) {
-  thread_local simdjson::dom::parser parser;
+  // A plan nests four levels deep (plan, actions, action, metadata); unknown keys may nest more, and the decoder
+  // reports a document deeper than io::kMaxJsonDepth. The parser refuses anything deeper than kDepth (well below
+  // that limit), so every text read here is within it; a deeper one is the DOM path's.
+  constexpr std::size_t kDepth = 16;
+  static_assert(kDepth < io::kMaxJsonDepth);
+  thread_local simdjson::dom::parser parser = [] {
+    simdjson::dom::parser p;
+    if (p.allocate(1 << 16, kDepth)) throw std::bad_alloc();
+    return p;
+  }();
   element root;
   if (parser.parse(text.data(), text.size(), true).get(root)) return std::nullopt;
   enum { kId, kSide, kObjective, kDomain, kRoles, kActions, kChain, kBranches, kTools, kTop };

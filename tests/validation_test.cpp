@@ -581,13 +581,12 @@ void corrupt(Plan& p, const Scenario& sc, Rng& rng) {
   }
 }
 
-TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
-  // Differential oracle: sampled plans of every template and side, corrupted 0-3 times, must be accepted by
-  // validate_plan exactly when validate_plan_reference (Boost.Graph cycles and reachability, every rule) finds
-  // nothing, and the messages must be the reference's.
+/// Sampled plans of every fifth paper scenario, 40 each, both sides, with branches, corrupted 0-3 times: the plans
+/// the fast-validation tests compare on. `each(scenario, side, plan, index)`.
+template <typename Each>
+void for_each_corrupted_plan(Each each) {
   const auto& cfg = testing::paper_config();
   const auto corpus = generate_corpus(cfg);
-  std::size_t valid = 0, invalid = 0;
   for (std::size_t s = 0; s < corpus.size(); s += 5) {
     const Scenario& sc = corpus[s];
     const ScenarioTemplate* tpl = nullptr;
@@ -602,13 +601,23 @@ TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
       Plan p = sample_plan(sc, side, rng, opts, "p");
       const auto corruptions = rng.uniform_int(0, 3);
       for (int c = 0; c < corruptions; ++c) corrupt(p, sc, rng);
-      const auto fast = validate_plan(p, sc, side);
-      const auto full = validate_plan_reference(p, sc, side);
-      ASSERT_EQ(fast.empty(), full.empty()) << sc.id << " plan " << i << ": " << (full.empty() ? "" : full.front().str());
-      ASSERT_EQ(fast.size(), full.size());
-      (fast.empty() ? valid : invalid) += 1;
+      each(sc, side, p, i);
     }
   }
+}
+
+TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
+  // Differential oracle: sampled plans of every template and side, corrupted 0-3 times, must be accepted by
+  // validate_plan exactly when validate_plan_reference (Boost.Graph cycles and reachability, every rule) finds
+  // nothing, and the messages must be the reference's.
+  std::size_t valid = 0, invalid = 0;
+  for_each_corrupted_plan([&](const Scenario& sc, Side side, const Plan& p, std::uint64_t i) {
+    const auto fast = validate_plan(p, sc, side);
+    const auto full = validate_plan_reference(p, sc, side);
+    ASSERT_EQ(fast.empty(), full.empty()) << sc.id << " plan " << i << ": " << (full.empty() ? "" : full.front().str());
+    ASSERT_EQ(fast.size(), full.size());
+    (fast.empty() ? valid : invalid) += 1;
+  });
   // Both outcomes are well represented, so neither side of the equivalence is vacuous.
   EXPECT_GT(valid, 300u);
   EXPECT_GT(invalid, 500u);
@@ -619,46 +628,30 @@ TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfTh
   // capability from them (src/core/resolved_plan.hpp). On the same corrupted plans: the check accepts exactly when
   // validate_plan finds nothing, and then the assets, the layout (every field) and the raw capability (its bits)
   // are those of find_asset, layout_plan and raw_capability.
-  const auto& cfg = testing::paper_config();
-  const auto corpus = generate_corpus(cfg);
   std::size_t accepted = 0;
-  for (std::size_t s = 0; s < corpus.size(); s += 5) {
-    const Scenario& sc = corpus[s];
-    const ScenarioTemplate* tpl = nullptr;
-    for (const auto& t : cfg.templates)
-      if (t.id == sc.template_id) tpl = &t;
-    ASSERT_NE(tpl, nullptr);
-    for (std::uint64_t i = 0; i < 40; ++i) {
-      Rng rng = Rng::keyed(1, sc.id, "fast-validation", i);
-      const Side side = i % 2 ? Side::Red : Side::Blue;
-      SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};
-      opts.shape.branch_probability = 0.7;
-      Plan p = sample_plan(sc, side, rng, opts, "p");
-      const auto corruptions = rng.uniform_int(0, 3);
-      for (int c = 0; c < corruptions; ++c) corrupt(p, sc, rng);
-      std::vector<const Asset*> assets(p.actions.size(), nullptr);
-      const bool ok = detail::accepts_resolving(p, sc, side, assets.data());
-      ASSERT_EQ(ok, validate_plan(p, sc, side).empty()) << sc.id << " plan " << i;
-      if (!ok) continue;
-      ++accepted;
-      for (std::size_t a = 0; a < p.actions.size(); ++a) ASSERT_EQ(assets[a], sc.find_asset(p.actions[a].asset));
-      std::vector<PlacedAction> got;
-      detail::layout_resolved_into(p, assets.data(), got);
-      const auto want = layout_plan(p, sc);
-      ASSERT_EQ(got.size(), want.size());
-      for (std::size_t k = 0; k < got.size(); ++k) {
-        EXPECT_EQ(got[k].action, want[k].action);
-        EXPECT_EQ(got[k].asset, want[k].asset);
-        EXPECT_EQ(got[k].position, want[k].position);
-        EXPECT_EQ(got[k].weight, want[k].weight);
-        EXPECT_EQ(got[k].in_chain, want[k].in_chain);
-        EXPECT_EQ(got[k].branch, want[k].branch);
-        EXPECT_EQ(got[k].option, want[k].option);
-      }
-      const double rc = detail::raw_capability_of_layout(got), ref = raw_capability(p, sc);
-      EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
+  for_each_corrupted_plan([&](const Scenario& sc, Side side, const Plan& p, std::uint64_t i) {
+    std::vector<const Asset*> assets(p.actions.size(), nullptr);
+    const bool ok = detail::accepts_resolving(p, sc, side, assets.data());
+    ASSERT_EQ(ok, validate_plan(p, sc, side).empty()) << sc.id << " plan " << i;
+    if (!ok) return;
+    ++accepted;
+    for (std::size_t a = 0; a < p.actions.size(); ++a) ASSERT_EQ(assets[a], sc.find_asset(p.actions[a].asset));
+    std::vector<PlacedAction> got;
+    detail::layout_resolved_into(p, assets.data(), got);
+    const auto want = layout_plan(p, sc);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].action, want[k].action);
+      EXPECT_EQ(got[k].asset, want[k].asset);
+      EXPECT_EQ(got[k].position, want[k].position);
+      EXPECT_EQ(got[k].weight, want[k].weight);
+      EXPECT_EQ(got[k].in_chain, want[k].in_chain);
+      EXPECT_EQ(got[k].branch, want[k].branch);
+      EXPECT_EQ(got[k].option, want[k].option);
     }
-  }
+    const double rc = detail::raw_capability_of_layout(got), ref = raw_capability(p, sc);
+    EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
+  });
   EXPECT_GT(accepted, 300u);
 }
 

@@ -1,7 +1,5 @@
 #include "core/plan_text.hpp"
 
-#include <simdjson.h>
-
 #include <algorithm>
 #include <array>
 #include <bitset>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "advplan/core/untrusted.hpp"
+#include "core/json_dom.hpp"
 #include "advplan/core/vocabulary.hpp"
 #include "io/json_text.hpp"
 
@@ -19,45 +18,7 @@ namespace advplan::detail {
 
 namespace {
 
-using simdjson::dom::array;
-using simdjson::dom::element;
-using simdjson::dom::object;
-
-bool get_str(element e, std::string& dst) {
-  std::string_view v;
-  if (e.get_string().get(v)) return false;
-  dst.assign(v);
-  return true;
-}
-
-/// An array of strings into `dst` (appended, as the decoder's str_list appends).
-bool get_str_list(element e, std::vector<std::string>& dst) {
-  array a;
-  if (e.get_array().get(a)) return false;
-  for (element x : a) {
-    std::string_view v;
-    if (x.get_string().get(v)) return false;
-    dst.emplace_back(v);
-  }
-  return true;
-}
-
-/// An object's fields by name, the last of duplicates winning (nlohmann's map keeps the last); false on a
-/// non-object.
-template <std::size_t N>
-bool fields(element e, const std::array<std::string_view, N>& names, std::array<element, N>& out,
-            std::bitset<N>& seen) {
-  object o;
-  if (e.get_object().get(o)) return false;
-  for (auto [k, v] : o)
-    for (std::size_t i = 0; i < N; ++i)
-      if (k == names[i]) {
-        out[i] = v;
-        seen.set(i);
-        break;
-      }
-  return true;
-}
+using namespace json_dom;
 
 /// An object whose values are all strings, into a sorted map (the last of duplicate keys winning); false otherwise.
 bool string_map(element e, std::map<std::string, std::string>& dst) {

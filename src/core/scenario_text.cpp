@@ -7,8 +7,6 @@
 // write itself (a string that needs escaping, a seed plan) to nlohmann, and the reader hands every input it does not
 // accept in full (a wrong type, a duplicate asset, a seed plan, invalid JSON) to the DOM path, which then gives the
 // result or the error it always gave.
-#include <simdjson.h>
-
 #include <algorithm>
 #include <array>
 #include <bitset>
@@ -16,6 +14,7 @@
 #include <optional>
 
 #include "advplan/core/plan_json.hpp"
+#include "core/json_dom.hpp"
 #include "core/scenario_text.hpp"
 #include "io/json_text.hpp"
 
@@ -209,29 +208,11 @@ std::string scenario_to_string(const Scenario& s) { return scenario_to_string(s,
 
 namespace {
 
-using simdjson::dom::array;
-using simdjson::dom::element;
-using simdjson::dom::object;
+using namespace detail::json_dom;
 
-bool get_str(element e, std::string& dst) {
-  std::string_view v;
-  if (e.get_string().get(v)) return false;
-  dst.assign(v);
-  return true;
-}
 bool get_num(element e, double& dst) {
   // nlohmann's get<double>() converts an integer as static_cast does; simdjson's get_double() does the same.
   return !e.get_double().get(dst);
-}
-bool get_str_list(element e, std::vector<std::string>& dst) {
-  array a;
-  if (e.get_array().get(a)) return false;
-  dst.clear();
-  for (element x : a) {
-    dst.emplace_back();
-    if (!get_str(x, dst.back())) return false;
-  }
-  return true;
 }
 bool get_cats(element e, std::array<double, kNumCategories>& dst) {
   object o;
@@ -242,22 +223,6 @@ bool get_cats(element e, std::array<double, kNumCategories>& dst) {
   }
   return true;
 }
-/// Fields of an object by name, the last of duplicates winning (as in nlohmann's map); false on a non-object.
-template <std::size_t N>
-bool fields(element e, const std::array<std::string_view, N>& names, std::array<element, N>& out,
-            std::bitset<N>& seen) {
-  object o;
-  if (e.get_object().get(o)) return false;
-  for (auto [k, v] : o)
-    for (std::size_t i = 0; i < N; ++i)
-      if (k == names[i]) {
-        out[i] = v;
-        seen.set(i);
-        break;
-      }
-  return true;
-}
-
 }  // namespace
 
 std::optional<Scenario> detail::scenario_from_text_fast(std::string_view text) {

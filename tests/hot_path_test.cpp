@@ -44,10 +44,7 @@ TEST(HotPath, ValidatingAndScoringASampledPlanAllocatesNothingInSteadyState) {
   std::size_t scored = 0, valid = 0;
   for (std::size_t s = 0; s < corpus.size(); s += 15) {
     const Scenario& sc = corpus[s];
-    const ScenarioTemplate* tpl = nullptr;
-    for (const auto& t : cfg.templates)
-      if (t.id == sc.template_id) tpl = &t;
-    ASSERT_NE(tpl, nullptr);
+    const ScenarioTemplate* tpl = &testing::template_of(cfg, sc);
     const auto vuln = vulnerability(layout_plan(sc.blue_seed_plans.front(), sc));
     SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};
     std::vector<Plan> plans;

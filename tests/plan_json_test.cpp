@@ -292,10 +292,7 @@ TEST(PlanText, TheReaderGivesTheDecodersPlanOrHandsOver) {
       expect_same_plan_reading(to_json(p).dump(2), true);  // the offline model's layout
       ++taken;
     }
-    const ScenarioTemplate* tpl = nullptr;
-    for (const auto& t : cfg.templates)
-      if (t.id == sc.template_id) tpl = &t;
-    ASSERT_NE(tpl, nullptr);
+    const ScenarioTemplate* tpl = &testing::template_of(cfg, sc);
     for (std::uint64_t i = 0; i < 6; ++i) {
       Rng rng = Rng::keyed(3, sc.id, "plan-text", i);
       SampleOptions opts{tpl->seed_plans, tpl->branch_kinds, 0.6, {}};

@@ -162,6 +162,13 @@ inline const ExperimentConfig& paper_config() {
   return cfg;
 }
 
+/// The template `sc` was generated from in `cfg`; std::out_of_range when the config has no such template.
+inline const ScenarioTemplate& template_of(const ExperimentConfig& cfg, const Scenario& sc) {
+  for (const auto& t : cfg.templates)
+    if (t.id == sc.template_id) return t;
+  throw std::out_of_range("no template '" + sc.template_id + "' in the config");
+}
+
 /// Single-quotes `s` for /bin/sh.
 inline std::string shell_quote(const std::string& s) {
   std::string q = "'";

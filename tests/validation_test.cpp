@@ -589,10 +589,7 @@ void for_each_corrupted_plan(Each each) {
   const auto corpus = generate_corpus(cfg);
   for (std::size_t s = 0; s < corpus.size(); s += 5) {
     const Scenario& sc = corpus[s];
-    const ScenarioTemplate* tpl = nullptr;
-    for (const auto& t : cfg.templates)
-      if (t.id == sc.template_id) tpl = &t;
-    ASSERT_NE(tpl, nullptr);
+    const ScenarioTemplate* tpl = &testing::template_of(cfg, sc);
     for (std::uint64_t i = 0; i < 40; ++i) {
       Rng rng = Rng::keyed(1, sc.id, "fast-validation", i);
       const Side side = i % 2 ? Side::Red : Side::Blue;

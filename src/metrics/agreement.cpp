@@ -422,18 +422,27 @@ IccResult IccSums::icc() const {
   return finish_icc(r, nd, kd);
 }
 
+namespace {
+/// ranks[order[k]] for a stable value order of v: each run of equal values gets the mean of its 1-based positions.
+template <typename Index>
+void ranks_from_order(std::span<const double> v, const Index* order, double* ranks) {
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
+    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = r;
+    i = j + 1;
+  }
+}
+}  // namespace
+
 std::vector<double> average_ranks(std::span<const double> v) {
   std::vector<std::size_t> order(v.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
   std::vector<double> ranks(v.size());
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t j = i;
-    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
-    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = r;
-    i = j + 1;
-  }
+  ranks_from_order(v, order.data(), ranks.data());
   return ranks;
 }
 
@@ -571,13 +580,7 @@ void small_average_ranks(std::span<const double> v, double* ranks) {
     for (; k > 0 && v[i] < v[order[k - 1]]; --k) order[k] = order[k - 1];
     order[k] = static_cast<std::uint8_t>(i);
   }
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
-    while (j + 1 < n && v[order[j + 1]] == v[order[i]]) ++j;
-    const double r = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
-    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = r;
-    i = j + 1;
-  }
+  ranks_from_order(v, order.data(), ranks);
 }
 }  // namespace
 

@@ -31,7 +31,7 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
   s.assets.resize(plan.actions.size());
   if (!detail::accepts_resolving(plan, sc, Side::Red, s.assets.data())) {
-    const auto violations = validate_plan(plan, sc, Side::Red);
+    const auto violations = validate_plan_reference(plan, sc, Side::Red);  // the fast check said no: the full one
     if (!violations.empty()) {
       c.valid = false;
       for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();

@@ -17,6 +17,8 @@
 #include "advplan/policy/red_candidate.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
 #include "advplan/sim/wargame.hpp"
+#include "policy/scored_candidate.hpp"
+#include "scenario/sampled_plan.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -140,6 +142,28 @@ void BM_CandidatePlan(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CandidatePlan)->Unit(benchmark::kMicrosecond);
+
+// The same candidates as sample_red_candidates takes them: a plan valid by construction is not validated again,
+// and keeps the assets the sampler drew (src/scenario/sampled_plan.hpp).
+void BM_CandidatePlanAsRun(benchmark::State& state) {
+  const Fixture& f = first_scenario();
+  const Plan& blue = f.sc.blue_seed_plans.front();
+  const auto vuln = vulnerability(layout_plan(blue, f.sc));
+  SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
+  const std::string id = "urban-100/red/baseline/c";
+  const bool ids_unique = detail::asset_ids_unique(f.sc);
+  std::vector<const Asset*> assets;
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i++ % 64);
+    bool valid = false;
+    Plan p = detail::sample_plan_resolved(f.sc, Side::Red, rng, opts, id, &assets, &valid);
+    benchmark::DoNotOptimize(detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr,
+                                                             f.sc, vuln, paper_config().quality, 0, true));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CandidatePlanAsRun)->Unit(benchmark::kMicrosecond);
 
 // Validate + score alone (no sampling) of a fixed set of 64 sampled RED plans.
 void BM_ValidateAndScore(benchmark::State& state) {

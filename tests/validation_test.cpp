@@ -20,6 +20,7 @@
 #include "advplan/scenario/plan_sampler.hpp"
 #include "core/resolved_plan.hpp"
 #include "metrics/resolved_layout.hpp"
+#include "scenario/sampled_plan.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -650,6 +651,55 @@ TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfTh
     EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
   });
   EXPECT_GT(accepted, 300u);
+}
+
+TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSameAssets) {
+  // The RED candidate loop skips validation when the sampler says its plan is valid by construction and the
+  // scenario's asset ids are distinct (src/scenario/sampled_plan.hpp). Over every fifth paper scenario, both
+  // sides, and shapes that allow empty options and empty chains (so some plans are not valid by construction),
+  // plus a scenario without an objective: the draws and the plan are sample_plan's, and a plan said to be valid
+  // is accepted by accepts_resolving with exactly the assets the sampler drew.
+  const auto& cfg = testing::paper_config();
+  const auto corpus = generate_corpus(cfg);
+  std::size_t certified = 0, not_certified = 0;
+  for (std::size_t s = 0; s < corpus.size(); s += 5) {
+    Scenario sc = corpus[s];
+    ASSERT_TRUE(detail::asset_ids_unique(sc)) << sc.id;
+    if (s % 25 == 0) sc.red_objective.clear(), sc.blue_objective.clear();
+    const ScenarioTemplate& tpl = testing::template_of(cfg, corpus[s]);
+    for (std::uint64_t i = 0; i < 40; ++i) {
+      const Side side = i % 2 ? Side::Red : Side::Blue;
+      SampleOptions opts{tpl.seed_plans, tpl.branch_kinds, 0.6, {}};
+      opts.shape.branch_probability = 0.8;
+      if (i % 4 >= 2) opts.shape.option_min = 0;
+      if (i % 8 == 7) opts.shape.chain_min = 0;
+      Rng r1 = Rng::keyed(2, sc.id, "by-construction", i), r2 = r1;
+      std::vector<const Asset*> assets;
+      bool valid = false;
+      const Plan p = detail::sample_plan_resolved(sc, side, r1, opts, "p", &assets, &valid);
+      ASSERT_EQ(p, sample_plan(sc, side, r2, opts, "p")) << sc.id << " plan " << i;
+      ASSERT_EQ(r1.uniform_int(0, 1 << 30), r2.uniform_int(0, 1 << 30)) << "the same number of draws";
+      ASSERT_EQ(assets.size(), p.actions.size());
+      std::vector<const Asset*> resolved(p.actions.size(), nullptr);
+      const bool accepted = detail::accepts_resolving(p, sc, side, resolved.data());
+      if (!valid) {
+        ++not_certified;
+        continue;
+      }
+      ++certified;
+      ASSERT_TRUE(accepted) << sc.id << " plan " << i << ": " << validate_plan(p, sc, side).front().str();
+      ASSERT_EQ(resolved, assets) << sc.id << " plan " << i;
+    }
+  }
+  EXPECT_GT(certified, 500u);
+  EXPECT_GT(not_certified, 20u);
+}
+
+TEST(Validation, AssetIdsUniqueFindsASharedId) {
+  Scenario sc = generate_corpus(testing::paper_config()).front();
+  ASSERT_TRUE(detail::asset_ids_unique(sc));
+  sc.assets.back().id = sc.assets.front().id;
+  EXPECT_FALSE(detail::asset_ids_unique(sc));
 }
 
 }  // namespace

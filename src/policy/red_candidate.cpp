@@ -13,11 +13,19 @@
 #include "core/resolved_plan.hpp"
 #include "metrics/resolved_layout.hpp"
 #include "core/thread_buffer.hpp"
+#include "policy/scored_candidate.hpp"
+#include "scenario/sampled_plan.hpp"
 
 namespace advplan {
 
 RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& vuln,
                             const QualityWeights& weights, int candidate_index, bool with_coherence) {
+  return detail::score_red_plan_resolved(std::move(plan), nullptr, sc, vuln, weights, candidate_index, with_coherence);
+}
+
+RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* valid_assets, const Scenario& sc,
+                                             const std::array<double, kNumPressures>& vuln,
+                                             const QualityWeights& weights, int candidate_index, bool with_coherence) {
   RedCandidate c;
   c.index = candidate_index;
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
@@ -30,7 +38,9 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
   thread_local Scratch tls_scratch;
   Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
   s.assets.resize(plan.actions.size());
-  if (!detail::accepts_resolving(plan, sc, Side::Red, s.assets.data())) {
+  if (valid_assets) {
+    std::copy(valid_assets, valid_assets + plan.actions.size(), s.assets.begin());
+  } else if (!detail::accepts_resolving(plan, sc, Side::Red, s.assets.data())) {
     const auto violations = validate_plan_reference(plan, sc, Side::Red);  // the fast check said no: the full one
     if (!violations.empty()) {
       c.valid = false;
@@ -97,10 +107,18 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     const std::size_t first = have.size();
     have.resize(want);
     const std::string purpose = "red/" + req.stream;
+    // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
+    // sampled_plan.hpp); that needs every asset id to name one asset, checked once here.
+    const bool ids_unique = detail::asset_ids_unique(sc);
     tbb::parallel_for(first, want, [&](std::size_t i) {
+      thread_local std::vector<const Asset*> tls_assets;
+      std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
       Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
-      Plan p = sample_plan(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i));
-      have[i] = score_red_plan(std::move(p), sc, vuln, req.weights, static_cast<int>(i), with_coherence);
+      bool valid = false;
+      Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i),
+                                            &assets, &valid);
+      have[i] = detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr, sc, vuln,
+                                                req.weights, static_cast<int>(i), with_coherence);
     });
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied

@@ -10,6 +10,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/scenario/plan_ops.hpp"
 #include "core/det_math.hpp"
+#include "scenario/sampled_plan.hpp"
 
 namespace advplan {
 
@@ -18,7 +19,8 @@ namespace {
 /// A chain or option step of category c, appended to the plan: draw_action's asset and verb (the same draws in the
 /// same order: pick_asset, then pick_verb), then a drawn target and priority, written into the plan's new action in
 /// place (no Action built and moved twice) with append_new_action's id and role (no lookup).
-Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& rng) {
+Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& rng,
+                       std::vector<const Asset*>* assets) {
   const Asset* asset = sc.verbs[index(c)].empty() ? nullptr : pick_asset(sc, side, c, rng);
   if (!asset)
     throw PlanError(fmt::format("scenario {}: no {} asset can perform {} with a verb of the vocabulary", sc.id,
@@ -37,12 +39,16 @@ Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& 
   if (target) a.target = *target;
   a.priority = priority;
   p.roles.try_emplace(asset->id, asset->role);  // an asset's role is fixed: an existing entry is the same
+  if (assets) assets->push_back(asset);
   return a;
 }
 
 }  // namespace
 
-Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts, const std::string& plan_id) {
+Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts,
+                                  const std::string& plan_id, std::vector<const Asset*>* assets, bool* by_construction) {
+  if (assets) assets->clear();
+  bool complete = true;  // every step the shape asks for is there (an option may draw no action)
   Plan p;
   p.plan_id = plan_id;
   p.side = side;
@@ -77,7 +83,7 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
   p.chain.reserve(static_cast<std::size_t>(std::max(len, 0)));
   for (int i = 0; i < len; ++i) {
     const auto c = static_cast<Category>(rng.weighted_index(w));
-    p.chain.push_back(append_sampled(p, sc, side, c, rng).id);
+    p.chain.push_back(append_sampled(p, sc, side, c, rng, assets).id);
   }
 
   if (len >= 2 && !opts.branch_kinds.empty() && rng.bernoulli(opts.shape.branch_probability)) {
@@ -92,8 +98,9 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
       for (int o = 0; o < 2; ++o) {
         std::vector<std::string> opt;
         const int olen = static_cast<int>(rng.uniform_int(opts.shape.option_min, opts.shape.option_max));
+        complete = complete && olen > 0;
         for (int m = 0; m < olen; ++m) {
-          Action& a = append_sampled(p, sc, side, rng.pick(cats), rng);
+          Action& a = append_sampled(p, sc, side, rng.pick(cats), rng, assets);
           a.metadata.try_emplace("branch_kind", kind.kind);
           opt.push_back(a.id);
         }
@@ -104,7 +111,22 @@ Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& o
     }
   }
   for (std::size_t i = 0; i < p.chain.size(); ++i) p.actions[i].metadata["phase"] = std::to_string(i + 1);
+  // What validation checks, the draws guarantee, but for these: each asset is one of the side's (pick_asset),
+  // each verb one of the category's (pick_verb), the ids a1..an are distinct, the chain and each option place
+  // their own new actions, and a branch sits at a chain step with two options.
+  if (by_construction) *by_construction = complete && !p.objective.empty() && !p.chain.empty();
   return p;
+}
+
+bool detail::asset_ids_unique(const Scenario& sc) {
+  for (std::size_t i = 1; i < sc.assets.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (same_id(sc.assets[i].id, sc.assets[j].id)) return false;
+  return true;
+}
+
+Plan sample_plan(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts, const std::string& plan_id) {
+  return detail::sample_plan_resolved(sc, side, rng, opts, plan_id, nullptr, nullptr);
 }
 
 }  // namespace advplan

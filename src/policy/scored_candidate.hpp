@@ -1,0 +1,14 @@
+#pragma once
+// score_red_plan for a plan whose assets are already known to be valid (library internal; src/scenario/
+// sampled_plan.hpp gives them for a sampled plan).
+#include "advplan/policy/red_candidate.hpp"
+
+namespace advplan::detail {
+
+/// score_red_plan. With `valid_assets` (one per action, in action order) the plan is taken as valid for RED with
+/// those assets, as accepts_resolving would find it, and is not validated again; without, it is validated.
+RedCandidate score_red_plan_resolved(Plan plan, const Asset* const* valid_assets, const Scenario& sc,
+                                     const std::array<double, kNumPressures>& blue_vulnerability,
+                                     const QualityWeights& weights, int index, bool with_coherence);
+
+}  // namespace advplan::detail

@@ -143,8 +143,8 @@ void BM_CandidatePlan(benchmark::State& state) {
 }
 BENCHMARK(BM_CandidatePlan)->Unit(benchmark::kMicrosecond);
 
-// The same candidates as sample_red_candidates takes them: a plan valid by construction is not validated again,
-// and keeps the assets the sampler drew (src/scenario/sampled_plan.hpp).
+// The same candidates as sample_red_candidates takes them: the batch's sampler tables, and a plan valid by
+// construction is not validated again but keeps the assets the sampler drew (src/scenario/sampled_plan.hpp).
 void BM_CandidatePlanAsRun(benchmark::State& state) {
   const Fixture& f = first_scenario();
   const Plan& blue = f.sc.blue_seed_plans.front();
@@ -152,12 +152,13 @@ void BM_CandidatePlanAsRun(benchmark::State& state) {
   SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
   const std::string id = "urban-100/red/baseline/c";
   const bool ids_unique = detail::asset_ids_unique(f.sc);
+  const detail::SamplerTables tables = detail::sampler_tables(f.sc, Side::Red);
   std::vector<const Asset*> assets;
   std::uint64_t i = 0;
   for (auto _ : state) {
     Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i++ % 64);
     bool valid = false;
-    Plan p = detail::sample_plan_resolved(f.sc, Side::Red, rng, opts, id, &assets, &valid);
+    Plan p = detail::sample_plan_resolved(f.sc, Side::Red, rng, opts, id, &assets, &valid, &tables);
     benchmark::DoNotOptimize(detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr,
                                                              f.sc, vuln, paper_config().quality, 0, true));
   }

@@ -657,7 +657,8 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
   // The RED candidate loop skips validation when the sampler says its plan is valid by construction and the
   // scenario's asset ids are distinct (src/scenario/sampled_plan.hpp). Over every fifth paper scenario, both
   // sides, and shapes that allow empty options and empty chains (so some plans are not valid by construction),
-  // plus a scenario without an objective: the draws and the plan are sample_plan's, and a plan said to be valid
+  // plus a scenario without an objective: the draws and the plan are sample_plan's (with the shared sampler
+  // tables or without), and a plan said to be valid
   // is accepted by accepts_resolving with exactly the assets the sampler drew.
   const auto& cfg = testing::paper_config();
   const auto corpus = generate_corpus(cfg);
@@ -676,7 +677,9 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
       Rng r1 = Rng::keyed(2, sc.id, "by-construction", i), r2 = r1;
       std::vector<const Asset*> assets;
       bool valid = false;
-      const Plan p = detail::sample_plan_resolved(sc, side, r1, opts, "p", &assets, &valid);
+      // Half with the per-scenario tables a batch of candidates shares (sampler_tables): the same draws.
+      const detail::SamplerTables tables = detail::sampler_tables(sc, side);
+      const Plan p = detail::sample_plan_resolved(sc, side, r1, opts, "p", &assets, &valid, i % 3 ? &tables : nullptr);
       ASSERT_EQ(p, sample_plan(sc, side, r2, opts, "p")) << sc.id << " plan " << i;
       ASSERT_EQ(r1.uniform_int(0, 1 << 30), r2.uniform_int(0, 1 << 30)) << "the same number of draws";
       ASSERT_EQ(assets.size(), p.actions.size());

@@ -110,13 +110,14 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
     // sampled_plan.hpp); that needs every asset id to name one asset, checked once here.
     const bool ids_unique = detail::asset_ids_unique(sc);
+    const detail::SamplerTables tables = detail::sampler_tables(sc, Side::Red);
     tbb::parallel_for(first, want, [&](std::size_t i) {
       thread_local std::vector<const Asset*> tls_assets;
       std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
       Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
       bool valid = false;
       Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i),
-                                            &assets, &valid);
+                                            &assets, &valid, &tables);
       have[i] = detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr, sc, vuln,
                                                 req.weights, static_cast<int>(i), with_coherence);
     });

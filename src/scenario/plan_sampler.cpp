@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <span>
 
 #include "advplan/core/error.hpp"
 #include "advplan/scenario/plan_ops.hpp"
@@ -20,8 +21,15 @@ namespace {
 /// same order: pick_asset, then pick_verb), then a drawn target and priority, written into the plan's new action in
 /// place (no Action built and moved twice) with append_new_action's id and role (no lookup).
 Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& rng,
-                       std::vector<const Asset*>* assets) {
-  const Asset* asset = sc.verbs[index(c)].empty() ? nullptr : pick_asset(sc, side, c, rng);
+                       std::vector<const Asset*>* assets, const detail::SamplerTables* tables) {
+  const Asset* asset = nullptr;
+  if (sc.verbs[index(c)].empty()) {
+  } else if (tables) {  // pick_asset's draw over the same list and weights
+    const std::size_t lo = tables->at[index(c)], n = tables->at[index(c) + 1] - lo;
+    if (n > 0) asset = tables->able[lo + rng.weighted_index(std::span<const double>(tables->weight.data() + lo, n))];
+  } else {
+    asset = pick_asset(sc, side, c, rng);
+  }
   if (!asset)
     throw PlanError(fmt::format("scenario {}: no {} asset can perform {} with a verb of the vocabulary", sc.id,
                                 to_string(side), to_string(c)));
@@ -45,17 +53,32 @@ Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& 
 
 }  // namespace
 
+detail::SamplerTables detail::sampler_tables(const Scenario& sc, Side side) {
+  SamplerTables t;
+  t.available = available_categories(sc, side);
+  for (std::size_t c = 0; c < kNumCategories; ++c) {
+    t.at[c] = static_cast<std::uint32_t>(t.able.size());
+    for (const Asset* a : able_assets(sc, side, static_cast<Category>(c))) {
+      t.able.push_back(a);
+      t.weight.push_back(0.2 + a->capability);
+    }
+  }
+  t.at[kNumCategories] = static_cast<std::uint32_t>(t.able.size());
+  return t;
+}
+
 Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts,
-                                  const std::string& plan_id, std::vector<const Asset*>* assets, bool* by_construction) {
+                                  std::string plan_id, std::vector<const Asset*>* assets, bool* by_construction,
+                                  const SamplerTables* tables) {
   if (assets) assets->clear();
   bool complete = true;  // every step the shape asks for is there (an option may draw no action)
   Plan p;
-  p.plan_id = plan_id;
+  p.plan_id = std::move(plan_id);
   p.side = side;
   p.objective = side == Side::Blue ? sc.blue_objective : sc.red_objective;
   p.domain = sc.domain;
 
-  const auto avail = available_categories(sc, side);
+  const auto avail = tables ? tables->available : available_categories(sc, side);
   std::array<double, kNumCategories> w{};
   // Each available category's weight is jittered by exp(jitter * N(0, 1)): the normals are drawn in category order,
   // then the exps computed together (det::exp_n, the same bits as det::exp one at a time).
@@ -83,7 +106,7 @@ Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const
   p.chain.reserve(static_cast<std::size_t>(std::max(len, 0)));
   for (int i = 0; i < len; ++i) {
     const auto c = static_cast<Category>(rng.weighted_index(w));
-    p.chain.push_back(append_sampled(p, sc, side, c, rng, assets).id);
+    p.chain.push_back(append_sampled(p, sc, side, c, rng, assets, tables).id);
   }
 
   if (len >= 2 && !opts.branch_kinds.empty() && rng.bernoulli(opts.shape.branch_probability)) {
@@ -100,7 +123,7 @@ Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const
         const int olen = static_cast<int>(rng.uniform_int(opts.shape.option_min, opts.shape.option_max));
         complete = complete && olen > 0;
         for (int m = 0; m < olen; ++m) {
-          Action& a = append_sampled(p, sc, side, rng.pick(cats), rng, assets);
+          Action& a = append_sampled(p, sc, side, rng.pick(cats), rng, assets, tables);
           a.metadata.try_emplace("branch_kind", kind.kind);
           opt.push_back(a.id);
         }

@@ -2,6 +2,8 @@
 // A sampled plan with its actions' assets, as the sampler drew them (library internal; docs/DECISIONS.md "Speed").
 // The RED candidate loop validates every sampled plan, and validation looks every action's asset up by id again;
 // the sampler already holds each asset, and knows when its plan is valid by construction.
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,12 +11,25 @@
 
 namespace advplan::detail {
 
-/// sample_plan (the same draws, the same plan). With `assets`, writes each action's drawn asset into it, in action
+/// What the sampler looks up for every action, once per scenario and side: per category, the able assets
+/// (able_assets) and their pick_asset weights, and available_categories. A batch of candidates of one scenario
+/// shares one.
+struct SamplerTables {
+  std::array<bool, kNumCategories> available{};
+  std::vector<const Asset*> able;  ///< category c's able assets are able[at[c]] .. able[at[c + 1] - 1]
+  std::vector<double> weight;      ///< their weights, .2 + capability
+  std::array<std::uint32_t, kNumCategories + 1> at{};
+};
+SamplerTables sampler_tables(const Scenario& sc, Side side);
+
+/// sample_plan (the same draws, the same plan). With `tables` (sampler_tables of the same scenario and side) the
+/// assets are drawn from them instead of by a scan of the scenario. With `assets`, writes each action's drawn asset into it, in action
 /// order. With `by_construction`, sets it when the plan is valid for `side` by how it was drawn: a non-empty
 /// objective and chain, and no empty branch option. Then, provided no two of the scenario's assets share an id
 /// (asset_ids_unique), validate_plan finds nothing and accepts_resolving resolves the same assets.
-Plan sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts, const std::string& plan_id,
-                          std::vector<const Asset*>* assets, bool* by_construction);
+Plan sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts, std::string plan_id,
+                          std::vector<const Asset*>* assets, bool* by_construction,
+                          const SamplerTables* tables = nullptr);
 
 /// Whether every asset of the scenario has its own id (so find_asset(a.id) is &a for each asset a).
 bool asset_ids_unique(const Scenario& sc);

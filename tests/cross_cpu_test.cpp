@@ -12,6 +12,7 @@
 #include <cmath>
 #include <iterator>
 #include <cstring>
+#include <numbers>
 #include <vector>
 #include <set>
 #include <sstream>
@@ -168,6 +169,54 @@ TEST(DetMath, ExpNIsExpBitForBitOnEveryPath) {
         std::fill(std::begin(o), std::end(o), 42.0);
         path(x.data() + at, n, o);
         for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], det::exp(x[at + i])) ? 0 : 1;
+        for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
+      }
+    EXPECT_EQ(tail_differ, 0u) << name;
+    EXPECT_EQ(overrun, 0u) << name;
+  }
+}
+
+TEST(DetMath, BoxMullerNIsRngNormalBitForBitOnEveryPath) {
+  // The sampler draws its jitter normals' uniforms in Rng::normal's order and transforms them together
+  // (det::box_muller_n): each path must give Rng::normal's bits, from the same stream, at every length and offset.
+  std::vector<double> u1, u2, want;
+  {
+    Rng draw(23), replay(23);
+    for (int i = 0; i < 200000; ++i) {
+      double a = draw.uniform();
+      while (a <= 0.0) a = draw.uniform();
+      u1.push_back(a);
+      u2.push_back(draw.uniform());
+      want.push_back(replay.normal());
+    }
+  }
+  // Uniforms at the ends of (0, 1): log near 0 and near its largest argument, cos at the period's ends.
+  for (double a : {0x1.0p-53, 1e-300, 0.5, 1.0 - 0x1.0p-53})
+    for (double b : {0.0, 0x1.0p-53, 0.25, 0.5, 0.75, 1.0 - 0x1.0p-53}) {
+      u1.push_back(a);
+      u2.push_back(b);
+      want.push_back(std::sqrt(-2.0 * det::log_u35(a)) * det::cos_u35(2.0 * std::numbers::pi * b));
+    }
+  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  using Path = void (*)(const double*, const double*, std::size_t, double*);
+  std::vector<std::pair<const char*, Path>> paths{{"dispatch", &det::box_muller_n}};
+#if defined(__x86_64__)
+  paths.emplace_back("sse2", &det::detail::box_muller_n_sse2);
+  if (__builtin_cpu_supports("avx")) paths.emplace_back("avx", &det::detail::box_muller_n_avx);
+#endif
+  for (const auto& [name, path] : paths) {
+    std::vector<double> out(u1.size());
+    path(u1.data(), u2.data(), u1.size(), out.data());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < u1.size(); ++i) differ += same_bits(out[i], want[i]) ? 0 : 1;
+    EXPECT_EQ(differ, 0u) << name;
+    std::size_t tail_differ = 0, overrun = 0;
+    for (std::size_t at = 0; at + 12 < 40000; at += 13)
+      for (std::size_t n = 0; n <= 11; ++n) {
+        double o[16];
+        std::fill(std::begin(o), std::end(o), 42.0);
+        path(u1.data() + at, u2.data() + at, n, o);
+        for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], want[at + i]) ? 0 : 1;
         for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
       }
     EXPECT_EQ(tail_differ, 0u) << name;

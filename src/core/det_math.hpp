@@ -36,11 +36,19 @@ namespace advplan::det {
 /// vector width; a test compares them): four at a time where the CPU has AVX, else two (SSE2, every x86-64 CPU).
 void exp_n(const double* x, std::size_t n, double* out);
 
+/// out[i] = sqrt(-2 log_u35(u1[i])) * cos_u35(2 pi u2[i]) for i < n: Rng::normal's Box-Muller transform of its two
+/// uniforms, with the same bits (SLEEF's vector cinz log and cos, as exp_n; a test compares them), so a caller can
+/// draw the uniforms of several normals in Rng::normal's order and transform them together.
+void box_muller_n(const double* u1, const double* u2, std::size_t n, double* out);
+
 #if defined(__x86_64__)
 namespace detail {
-/// exp_n's two x86-64 paths, for the test that compares each with det::exp (exp_n_avx needs a CPU with AVX).
+/// exp_n's and box_muller_n's two x86-64 paths, for the tests that compare each with the scalar functions (the
+/// AVX ones need a CPU with AVX).
 void exp_n_avx(const double* x, std::size_t n, double* out);
 void exp_n_sse2(const double* x, std::size_t n, double* out);
+void box_muller_n_avx(const double* u1, const double* u2, std::size_t n, double* out);
+void box_muller_n_sse2(const double* u1, const double* u2, std::size_t n, double* out);
 }  // namespace detail
 #endif
 

@@ -82,14 +82,21 @@ Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const
   std::array<double, kNumCategories> w{};
   // Each available category's weight is jittered by exp(jitter * N(0, 1)): the normals are drawn in category order,
   // then the exps computed together (det::exp_n, the same bits as det::exp one at a time).
-  std::array<double, kNumCategories> jitter{}, factor{};
+  // The normals' uniforms are drawn as Rng::normal draws them, one normal after another, and transformed together
+  // (det::box_muller_n, Rng::normal's bits).
+  std::array<double, kNumCategories> jitter{}, factor{}, u1{}, u2{};
   std::array<std::size_t, kNumCategories> cat{};
   std::size_t m = 0;
   for (std::size_t c = 0; c < kNumCategories; ++c)
     if (avail[c]) {
-      jitter[m] = opts.weight_jitter * rng.normal();
+      double u = rng.uniform();
+      while (u <= 0.0) u = rng.uniform();
+      u1[m] = u;
+      u2[m] = rng.uniform();
       cat[m++] = c;
     }
+  det::box_muller_n(u1.data(), u2.data(), m, jitter.data());
+  for (std::size_t k = 0; k < m; ++k) jitter[k] *= opts.weight_jitter;
   det::exp_n(jitter.data(), m, factor.data());
   double total = 0;
   for (std::size_t k = 0; k < m; ++k) {

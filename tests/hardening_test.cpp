@@ -162,6 +162,30 @@ TEST(CsvOutput, QuotesWhatNeedsQuotingAndRepairsIllFormedUtf8) {
                            "caf\xc3\xa9,\"cr\r\"\n");
 }
 
+TEST(CsvOutput, ASpecialByteIsFoundAtEveryPositionOfLongAndShortCells) {
+  // Cells are scanned sixteen bytes at a time, then byte by byte (src/io/csv.cpp plain_cell): a comma, a quote, a
+  // line break or an ill-formed byte anywhere in a cell of any length must still be seen.
+  for (std::size_t len = 1; len <= 40; ++len)
+    for (std::size_t at = 0; at < len; ++at)
+      for (const char special : {',', '"', '\n', '\r', '\xe9'}) {
+        std::string cell(len, 'x');
+        cell[at] = special;
+        std::string out;
+        io::append_csv_row(out, {std::string_view(cell)});
+        if (special == '\xe9') {
+          std::string want = cell;
+          want.replace(at, 1, "\xEF\xBF\xBD");  // U+FFFD for the ill-formed byte
+          ASSERT_EQ(out, want + "\n") << len << " " << at;
+        } else {
+          ASSERT_EQ(out.front(), '"') << len << " " << at << " " << int(special);
+        }
+        std::string plain(len, 'y');
+        out.clear();
+        io::append_csv_row(out, {std::string_view(plain)});
+        ASSERT_EQ(out, plain + "\n");
+      }
+}
+
 TEST(CsvOutput, RowsFromViewsAreRowsFromStrings) {
   const std::vector<std::string> cells{"plain-1.5", "x,y", "say \"hi\"", "two\nlines", "caf\xe9", "", "cr\r"};
   std::string from_strings, from_views;

@@ -281,6 +281,57 @@ void expect_same_plan_reading(const std::string& text, bool must_take) {
   }
 }
 
+TEST(PlanText, TheWriterGivesTheDomsTextAtEveryIndent) {
+  // plan_to_string writes to_json(plan).dump(indent) without the DOM: the same bytes, or the same exception, for
+  // seed and sampled plans of every template (branches, tool calls, metadata) and for awkward plans (empty
+  // sections, escapes, UTF-8, invalid UTF-8, tool-call arguments of every shape), compact and indented.
+  const auto& cfg = testing::paper_config();
+  const auto corpus = generate_corpus(cfg);
+  std::vector<Plan> plans;
+  for (std::size_t s = 0; s < corpus.size(); s += 7) {
+    const Scenario& sc = corpus[s];
+    for (const Plan& p : sc.blue_seed_plans) plans.push_back(p);
+    const ScenarioTemplate& tpl = testing::template_of(cfg, sc);
+    for (std::uint64_t i = 0; i < 4; ++i) {
+      Rng rng = Rng::keyed(5, sc.id, "plan-writer", i);
+      SampleOptions opts{tpl.seed_plans, tpl.branch_kinds, 0.6, {}};
+      opts.shape.branch_probability = 0.8;
+      plans.push_back(sample_plan(sc, i % 2 ? Side::Red : Side::Blue, rng, opts, "p"));
+    }
+  }
+  std::size_t with_tools = 0;
+  for (const Plan& p : plans) with_tools += p.tool_calls.empty() ? 0 : 1;
+  ASSERT_GT(with_tools, 10u);
+  Plan odd = plans.back();
+  plans.push_back(Plan{});  // every section empty
+  odd.objective = "quote \" backslash \\ tab \t newline \n bell \x07 del \x7f caf\xc3\xa9 \xe2\x82\xac";
+  odd.roles["r\"x"] = "";
+  if (!odd.actions.empty()) {
+    odd.actions.front().metadata.clear();
+    odd.actions.back().metadata = {{"a", "1"}, {"b", "two words"}, {"z\n", "\u00e9"}};
+  }
+  odd.branches.push_back({"a1", "", {{}, {"x"}, {}}});
+  odd.branches.push_back({"a1", "c", {}});
+  for (const std::string args : {"{}", "[]", "null", "3", "\"s\"", "{\"a\":{\"b\":[1,{\"c\":[]},{}]},\"d\":[]}",
+                                 "[[],[[]],{\"k\":\"v\"}]", "not json", "{\"x\":1.5e300,\"y\":-0.0,\"z\":true}"})
+    odd.tool_calls.push_back({"tool", args});
+  plans.push_back(odd);
+  for (const int indent : {-1, 0, 1, 2, 4}) {
+    for (const Plan& p : plans) {
+      const std::string want = to_json(p).dump(indent);
+      ASSERT_EQ(plan_to_string(p, indent), want) << "indent " << indent << ": " << want.substr(0, 200);
+      if (indent < 0) ASSERT_EQ(plan_to_string(p), want);
+    }
+    Plan bad = odd;
+    bad.actions.empty() ? void(bad.objective += "\xff") : void(bad.actions.front().target = "bad \xc3");
+    std::string dom_error, writer_error;
+    try { (void)to_json(bad).dump(indent); } catch (const json::exception& e) { dom_error = e.what(); }
+    try { (void)plan_to_string(bad, indent); } catch (const json::exception& e) { writer_error = e.what(); }
+    EXPECT_FALSE(dom_error.empty());
+    EXPECT_EQ(writer_error, dom_error);
+  }
+}
+
 TEST(PlanText, TheReaderGivesTheDecodersPlanOrHandsOver) {
   const auto& cfg = testing::paper_config();
   const auto corpus = generate_corpus(cfg);

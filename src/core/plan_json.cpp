@@ -60,7 +60,6 @@ json to_json(const Plan& p) {
   return out;
 }
 
-std::string plan_to_string(const Plan& plan) { return to_json(plan).dump(); }
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "core/json_dom.hpp"
 #include "advplan/core/vocabulary.hpp"
@@ -163,3 +164,170 @@ std::optional<Plan> plan_from_text_fast(std::string_view text) {
 }
 
 }  // namespace advplan::detail
+
+// ------------------------------------------------------------------------------------------------------------
+// Writer: to_json(plan).dump(indent), byte for byte, without the DOM (docs/DECISIONS.md "Speed"). The LLM prompt
+// carries the BLUE plan as this text and the offline client answers with a plan as this text (indented), both once
+// per call. nlohmann's objects are std::maps, so keys come out sorted: the fixed key orders below are those, and
+// the roles and metadata maps are already in key order. Strings that need escaping, and each tool call's
+// arguments, go to nlohmann, so those bytes (and errors, such as invalid UTF-8) are nlohmann's.
+
+namespace advplan {
+
+namespace {
+
+struct PlanWriter {
+  std::string& out;
+  int indent;  ///< as dump(indent): < 0 compact, else spaces per level
+  int level = 0;
+
+  void newline() {
+    if (indent < 0) return;
+    out.push_back('\n');
+    out.append(static_cast<std::size_t>(level * indent), ' ');
+  }
+  /// Before an element of an object or array (the first when `first`) at the current level.
+  void item(bool& first) {
+    if (!first) out.push_back(',');
+    first = false;
+    newline();
+  }
+  void key(std::string_view k, bool& first) {
+    item(first);
+    io::json_text::string(out, k);
+    out.append(indent < 0 ? ":" : ": ");
+  }
+  void str(std::string_view s) { io::json_text::string(out, s); }
+  void open(char c) {
+    out.push_back(c);
+    ++level;
+  }
+  void close(char c, bool empty) {
+    --level;
+    if (!empty) newline();
+    out.push_back(c);
+  }
+  void strings(const std::vector<std::string>& v) {
+    open('[');
+    bool first = true;
+    for (const auto& s : v) {
+      item(first);
+      str(s);
+    }
+    close(']', v.empty());
+  }
+  void string_map(const std::map<std::string, std::string>& m) {
+    open('{');
+    bool first = true;
+    for (const auto& [k, v] : m) {
+      key(k, first);
+      str(v);
+    }
+    close('}', m.empty());
+  }
+  /// Any JSON value nlohmann writes, at the current level: its own dump, each line break followed by this level's
+  /// indentation (nlohmann indents a nested value by adding its level's spaces to every line; strings it writes
+  /// hold no raw line break).
+  void value(const nlohmann::json& j) {
+    const std::string text = j.dump(indent);
+    if (indent < 0 || level == 0) {
+      out.append(text);
+      return;
+    }
+    const std::string pad(static_cast<std::size_t>(level * indent), ' ');
+    for (const char c : text) {
+      out.push_back(c);
+      if (c == '\n') out.append(pad);
+    }
+  }
+};
+
+}  // namespace
+
+std::string plan_to_string(const Plan& p, int indent) {
+  std::string out;
+  out.reserve(512 + 160 * p.actions.size());
+  PlanWriter w{out, indent < 0 ? -1 : indent};
+  bool top = true;
+  w.open('{');
+  w.key("actions", top);
+  w.open('[');
+  bool first_action = true;
+  for (const Action& a : p.actions) {
+    w.item(first_action);
+    w.open('{');
+    bool f = true;
+    w.key("asset", f);
+    w.str(a.asset);
+    w.key("category", f);
+    w.str(to_string(a.category));
+    w.key("id", f);
+    w.str(a.id);
+    w.key("metadata", f);
+    w.string_map(a.metadata);
+    w.key("priority", f);
+    io::json_text::integer(out, a.priority);
+    w.key("target", f);
+    w.str(a.target);
+    w.key("verb", f);
+    w.str(a.verb);
+    w.close('}', false);
+  }
+  w.close(']', p.actions.empty());
+  w.key("branches", top);
+  w.open('[');
+  bool first_branch = true;
+  for (const Branch& b : p.branches) {
+    w.item(first_branch);
+    w.open('{');
+    bool f = true;
+    w.key("at", f);
+    w.str(b.at);
+    w.key("condition", f);
+    w.str(b.condition);
+    w.key("options", f);
+    w.open('[');
+    bool first_option = true;
+    for (const auto& o : b.options) {
+      w.item(first_option);
+      w.strings(o);
+    }
+    w.close(']', b.options.empty());
+    w.close('}', false);
+  }
+  w.close(']', p.branches.empty());
+  w.key("chain", top);
+  w.strings(p.chain);
+  w.key("domain", top);
+  w.str(p.domain);
+  w.key("objective", top);
+  w.str(p.objective);
+  w.key("plan_id", top);
+  w.str(p.plan_id);
+  w.key("roles", top);
+  w.string_map(p.roles);
+  w.key("side", top);
+  w.str(to_string(p.side));
+  w.key("tool_calls", top);
+  w.open('[');
+  bool first_tool = true;
+  for (const ToolCall& t : p.tool_calls) {
+    w.item(first_tool);
+    w.open('{');
+    bool f = true;
+    w.key("arguments", f);
+    nlohmann::json args = nlohmann::json::parse(t.arguments_json, nullptr, false);  // as to_json reads them
+    if (args.is_discarded()) args = nlohmann::json::object();
+    w.value(args);
+    w.key("name", f);
+    w.str(t.name);
+    w.close('}', false);
+  }
+  w.close(']', p.tool_calls.empty());
+  w.close('}', false);
+  return out;
+}
+
+std::string plan_to_string(const Plan& p) { return plan_to_string(p, -1); }
+
+}  // namespace advplan

@@ -82,7 +82,7 @@ CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue) {
   r.messages.push_back({"system", system_prompt(Side::Red)});
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
                                             kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd, kBlueBegin,
-                                            to_json(blue).dump(), kBlueEnd)});
+                                            plan_to_string(blue), kBlueEnd)});
   return r;
 }
 
@@ -301,7 +301,7 @@ Completion OfflineCompletionClient::complete(const CompletionRequest& req) const
   if (!b.add(Category::movement, 2, 2)) b.add(Category::protection, 2, 2);
   if (b.plan.actions.empty()) b.add(Category::movement, 1, 3);
 
-  std::string text = to_json(b.plan).dump(2);
+  std::string text = plan_to_string(b.plan, 2);
   const std::uint64_t h = fnv1a(first_user) % 20;
   if (attempt == 0) {
     if (h <= 1) {

@@ -17,8 +17,9 @@ nlohmann::json to_json(const Scenario& scenario);
 /// encoding the seed plans first.
 enum class ScenarioJson { with_seed_plans, without_seed_plans };
 nlohmann::json to_json(const Scenario& scenario, ScenarioJson what);
-/// Compact one-line JSON text.
+/// to_json(plan).dump(indent), byte for byte, written directly (no DOM): compact one-line text by default.
 std::string plan_to_string(const Plan& plan);
+std::string plan_to_string(const Plan& plan, int indent);
 /// to_json(scenario, what).dump(), byte for byte, written directly (no DOM); the one-argument form has the seed
 /// plans.
 std::string scenario_to_string(const Scenario& scenario);

@@ -124,8 +124,13 @@ TEST_P(RedPolicyConformance, SameRequestSameOutput) {
     const RedResponse a = policy_->respond(request_for(sc, paper().seed));
     const RedResponse b = policy_->respond(request_for(sc, paper().seed));
     CandidateCache cache;
-    const RedResponse c = policy_->respond(request_for(sc, paper().seed), &cache);
-    for (const RedResponse* r : {&b, &c}) {
+    const RedRequest req = request_for(sc, paper().seed);
+    const RedResponse c = policy_->respond(req, &cache);
+    // Said to be the last request: the cached candidates are moved out; a request after that draws them again.
+    cache.last_use(req.stream, *req.blue);
+    const RedResponse d = policy_->respond(req, &cache);
+    const RedResponse e = policy_->respond(req, &cache);
+    for (const RedResponse* r : {&b, &c, &d, &e}) {
       EXPECT_EQ(r->selected, a.selected);
       EXPECT_EQ(r->dropped, a.dropped);
       EXPECT_EQ(plans_of(*r), plans_of(a));
@@ -137,6 +142,30 @@ TEST_P(RedPolicyConformance, SameRequestSameOutput) {
       }
     }
   }
+}
+
+TEST(CandidateCache, TheLastUseMovesTheCandidatesOutAndALaterRequestDrawsThemAgain) {
+  const Scenario& sc = scenarios().front();
+  const RedRequest req = request_for(sc, paper().seed);
+  const std::vector<RedCandidate> fresh = sample_red_candidates(req, 16);
+  auto same = [&](const std::vector<RedCandidate>& got, std::size_t k) {
+    ASSERT_EQ(got.size(), k);
+    for (std::size_t i = 0; i < k; ++i) {
+      EXPECT_EQ(got[i].plan, fresh[i].plan) << i;
+      EXPECT_EQ(got[i].q.q, fresh[i].q.q) << i;
+      EXPECT_EQ(got[i].pressure.magnitude, fresh[i].pressure.magnitude) << i;
+    }
+  };
+  CandidateCache cache;
+  same(sample_red_candidates(req, 8, &cache), 8);
+  EXPECT_FALSE(cache.take_last_use(req.stream, *req.blue));
+  cache.last_use(req.stream, *req.blue);
+  same(sample_red_candidates(req, 16, &cache), 16);  // extends to 16, then hands them over
+  EXPECT_TRUE(cache.entry(req.stream, *req.blue).empty());
+  EXPECT_FALSE(cache.take_last_use(req.stream, *req.blue));  // said once, taken once
+  same(sample_red_candidates(req, 4, &cache), 4);    // drawn again: the same candidates
+  same(sample_red_candidates(req, 12, &cache), 12);  // and kept again (no last use said)
+  EXPECT_EQ(cache.entry(req.stream, *req.blue).size(), 12u);
 }
 
 TEST_P(RedPolicyConformance, DifferentRunSeedDifferentSample) {

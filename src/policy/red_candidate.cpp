@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <tbb/parallel_for.h>
 
@@ -84,7 +85,18 @@ RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext
 }
 
 std::vector<RedCandidate>& CandidateCache::entry(const std::string& stream, const Plan& blue) {
-  return entries_[{stream, &blue, blue.plan_id}];
+  return entries_[{stream, &blue, blue.plan_id}].candidates;
+}
+
+void CandidateCache::last_use(const std::string& stream, const Plan& blue) {
+  entries_[{stream, &blue, blue.plan_id}].last_use = true;
+}
+
+bool CandidateCache::take_last_use(const std::string& stream, const Plan& blue) {
+  const auto it = entries_.find({stream, &blue, blue.plan_id});
+  if (it == entries_.end() || !it->second.last_use) return false;
+  it->second.last_use = false;
+  return true;
 }
 
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache,
@@ -123,6 +135,12 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     });
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied
+  if (cache->take_last_use(req.stream, *req.blue)) {  // no later request: moved out, and the entry starts again
+    std::vector<RedCandidate> out(std::make_move_iterator(have.begin()),
+                                  std::make_move_iterator(have.begin() + static_cast<std::ptrdiff_t>(want)));
+    have.clear();
+    return out;
+  }
   return {have.begin(), have.begin() + static_cast<std::ptrdiff_t>(want)};
 }
 

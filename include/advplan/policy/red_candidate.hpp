@@ -69,9 +69,19 @@ class CandidateCache {
  public:
   /// The candidates drawn so far for (stream, plan), created empty on first use.
   std::vector<RedCandidate>& entry(const std::string& stream, const Plan& blue);
+  /// Says that the next request for (stream, plan) is the last one: sample_red_candidates then moves its
+  /// candidates out of the cache instead of copying them. A request after that draws them again (the same
+  /// candidates: each is a function of its stream and index), so a wrong hint costs time, never a result.
+  void last_use(const std::string& stream, const Plan& blue);
+  /// Whether last_use was said for (stream, plan) since its candidates were last taken; clears it.
+  bool take_last_use(const std::string& stream, const Plan& blue);
 
  private:
-  std::map<std::tuple<std::string, const Plan*, std::string>, std::vector<RedCandidate>> entries_;
+  struct Entry {
+    std::vector<RedCandidate> candidates;
+    bool last_use = false;
+  };
+  std::map<std::tuple<std::string, const Plan*, std::string>, Entry> entries_;
 };
 
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);

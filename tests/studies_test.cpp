@@ -279,6 +279,56 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
   }
 }
 
+// The studies that read the whole corpus take the run's scenarios (CorpusMemo) instead of generating them again:
+// the kept corpus is generate_corpus's, a memo missing some scenarios (a resumed run) generates them, and under
+// applied framing, where the run's scenarios are not the framing study's base, the base is generated as before.
+TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
+  ExperimentConfig cfg = cfg_;
+  cfg.seed_to = cfg.seed_from + 1;  // 10 scenarios
+  cfg.studies.rubric = cfg.studies.components = false;
+  testing::TempDir dir("corpus-memo");
+  const auto corpus = generate_corpus(cfg);
+  {
+    const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
+    RunOptions opts;
+    opts.out_dir = dir / "metadata";
+    opts.progress = false;
+    run_experiment(plan, opts);
+    ASSERT_TRUE(plan.corpus->corpus());
+    EXPECT_EQ(*plan.corpus->corpus(), corpus);
+  }
+  {
+    CorpusMemo memo;
+    EXPECT_FALSE(memo.corpus());
+    memo.enable(true, corpus.size());
+    for (std::size_t i = 0; i < corpus.size(); i += 3) memo.put(i, corpus[i]);
+    memo.complete(cfg);
+    ASSERT_TRUE(memo.corpus());
+    EXPECT_EQ(*memo.corpus(), corpus);
+    memo.enable(false, corpus.size());
+    EXPECT_FALSE(memo.corpus());
+  }
+  ExperimentConfig applied = cfg;
+  applied.framing_mode = FramingMode::applied;
+  const RunPlan ran = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
+  RunOptions opts;
+  opts.out_dir = dir / "applied";
+  opts.progress = false;
+  run_experiment(ran, opts);
+  ASSERT_TRUE(ran.corpus->corpus());
+  const RunPlan fresh = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
+  ASSERT_FALSE(fresh.corpus->corpus());
+  for (Framing f : {Framing::neutral, Framing::red_favorable}) {
+    const auto a = framing_outcome(ran, FramingMode::applied, f, *blue_, *red_);
+    const auto b = framing_outcome(fresh, FramingMode::applied, f, *blue_, *red_);
+    ASSERT_EQ(a.advantage.size(), b.advantage.size());
+    for (std::size_t i = 0; i < a.advantage.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&a.advantage[i], &b.advantage[i], sizeof(double)), 0) << i;
+      EXPECT_EQ(std::memcmp(&a.blue_quality[i], &b.blue_quality[i], sizeof(double)), 0) << i;
+    }
+  }
+}
+
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {
   const auto neutral = framing_outcome(plan_, FramingMode::applied, Framing::neutral, *blue_, *red_);
   const auto blue = framing_outcome(plan_, FramingMode::applied, Framing::blue_favorable, *blue_, *red_);

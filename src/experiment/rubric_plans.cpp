@@ -339,7 +339,11 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   std::vector<std::pair<std::string, const BluePolicy*>> blues;
   for (const auto& [spec, policy] : plan.blues)
     if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
-  const auto corpus = generate_corpus(cfg);
+  // The run's scenarios when it kept them (CorpusMemo), else generated here.
+  std::vector<Scenario> generated;
+  const std::vector<Scenario>* kept = plan.corpus ? plan.corpus->corpus() : nullptr;
+  if (!kept) generated = generate_corpus(cfg);
+  const std::vector<Scenario>& corpus = kept ? *kept : generated;
   // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
   const std::vector<std::string>& llm_judges = cfg.rubric.judges;
   std::vector<std::unique_ptr<CompletionClient>> judge_clients(llm_judges.size());

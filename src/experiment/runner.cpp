@@ -4,6 +4,7 @@
 #include <tbb/global_control.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 #include <unistd.h>
 
@@ -47,6 +48,34 @@ void BluePlanMemo::put(const std::string& scenario, const std::string& spec, con
   if (!enabled_) return;
   std::lock_guard lock(m_);
   plans_.insert_or_assign({scenario, spec}, plan);
+}
+
+void CorpusMemo::enable(bool on, std::size_t total) {
+  enabled_ = on;
+  complete_ = false;
+  scenarios_.clear();
+  kept_.clear();
+  if (on) {
+    scenarios_.resize(total);
+    kept_.assign(total, 0);
+  }
+}
+
+void CorpusMemo::put(std::size_t index, Scenario sc) {
+  if (!enabled_ || index >= scenarios_.size()) return;
+  scenarios_[index] = std::move(sc);
+  kept_[index] = 1;
+}
+
+void CorpusMemo::complete(const ExperimentConfig& cfg) {
+  if (!enabled_) return;
+  if (!complete_) {
+    if (scenarios_.size() != corpus_size(cfg)) throw Error("the kept corpus is not this config's");
+    tbb::parallel_for(std::size_t{0}, scenarios_.size(), [&](std::size_t i) {
+      if (!kept_[i]) scenarios_[i] = corpus_scenario(cfg, i);  // scenarios a resumed run did not generate
+    });
+    complete_ = true;
+  }
 }
 
 std::optional<std::optional<Plan>> BluePlanMemo::take(const std::string& scenario, const std::string& spec) {
@@ -458,6 +487,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     const bool in_memory = opts.summary == "bootstrap" ||
                            (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
     plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
+    // The rubric layer and the framing study's base arm read the whole corpus: keep the run's scenarios for them.
+    plan.corpus->enable((rubric::rubric_layer_enabled(cfg) || cfg.studies.framing) && opts.studies &&
+                            opts.shard_count == 0 && in_memory,
+                        total);
     // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
     // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
     // "baseline" stream, as the study does) plays its games, when no map changes the qualities.
@@ -615,10 +648,11 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                 tbb::filter_mode::parallel,
                 [&](std::size_t i) {
                   const std::size_t c = lo + i;  // corpus index
-                  const Scenario sc = generate_scenario(cfg.templates[c / per_template],
-                                                        cfg.seed_from + c % per_template, gen);
+                  Scenario sc = generate_scenario(cfg.templates[c / per_template], cfg.seed_from + c % per_template,
+                                                  gen);
                   auto r = std::make_shared<Rendered>();
                   r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+                  if (plan.corpus->enabled()) plan.corpus->put(c, std::move(sc));
                   r->text.resize(streams.size());
                   r->rows.assign(streams.size(), 0);
                   const ScenarioOutcome& o = *r->o;

@@ -181,6 +181,17 @@ namespace {
 
 /// The run's corpus under FramingMode::metadata with the neutral framing: the framing study's common base.
 std::vector<Scenario> framing_base_corpus(const RunPlan& plan) {
+  // Under metadata framing the run's scenarios are the base corpus but for the label (the framing has its own
+  // stream and changes nothing else): a copy of the kept corpus, relabelled.
+  if (const std::vector<Scenario>* kept = plan.corpus ? plan.corpus->corpus() : nullptr;
+      kept && plan.cfg->framing_mode == FramingMode::metadata) {
+    std::vector<Scenario> base(kept->size());
+    tbb::parallel_for(std::size_t{0}, kept->size(), [&](std::size_t i) {
+      base[i] = (*kept)[i];
+      base[i].framing = Framing::neutral;
+    });
+    return base;
+  }
   ExperimentConfig cfg = *plan.cfg;
   cfg.framing_mode = FramingMode::metadata;
   return generate_corpus(cfg, Framing::neutral);
@@ -250,6 +261,7 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
   // do not depend on the thread count. Each has serial parts that the others' parallel loops fill.
   using Files = std::vector<std::pair<std::string, std::string>>;
   Files sensitivity, rubric_layer, framing, components;
+  if (plan.corpus) plan.corpus->complete(cfg);  // before the studies read it concurrently
   tbb::task_group group;
   if (cfg.studies.rubric && records.size() > 0)
     group.run([&] {

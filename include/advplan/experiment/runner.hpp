@@ -107,6 +107,27 @@ class FramingBaseMemo {
   std::map<std::string, std::pair<double, double>> outcomes_;
 };
 
+/// The scenarios the run generated, kept for the studies that read the whole corpus (the rubric layer, the framing
+/// study's base arm) so that they do not generate it again. The runner enables it where it enables BluePlanMemo.
+class CorpusMemo {
+ public:
+  /// Starts a run of `total` scenarios: keeps them when `on`, and forgets any earlier run's.
+  void enable(bool on, std::size_t total);
+  bool enabled() const { return enabled_; }
+  /// Keeps scenario `index` of the corpus (concurrent calls take distinct indices).
+  void put(std::size_t index, Scenario sc);
+  /// Makes the memo generate_corpus(cfg): the kept scenarios, and the rest generated now (in parallel). Call it
+  /// from one thread before the studies read it; nothing when the memo is not enabled.
+  void complete(const ExperimentConfig& cfg);
+  /// The whole corpus once complete() made it; nullptr before, or when the memo is not enabled.
+  const std::vector<Scenario>* corpus() const { return enabled_ && complete_ ? &scenarios_ : nullptr; }
+
+ private:
+  bool enabled_ = false, complete_ = false;
+  std::vector<Scenario> scenarios_;
+  std::vector<unsigned char> kept_;
+};
+
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
@@ -121,6 +142,8 @@ struct RunPlan {
   std::unique_ptr<BluePlanMemo> blue_plans = std::make_unique<BluePlanMemo>();
   /// The framing study's base arm as the run played it (see FramingBaseMemo).
   std::unique_ptr<FramingBaseMemo> framing_base = std::make_unique<FramingBaseMemo>();
+  /// The run's scenarios, for the studies (see CorpusMemo).
+  std::unique_ptr<CorpusMemo> corpus = std::make_unique<CorpusMemo>();
   /// The lock for "red:<spec>" or "blue:<spec>", or nullptr when the policy may be called concurrently.
   std::mutex* lock_for(const std::string& spec) const {
     auto it = serial.find(spec);

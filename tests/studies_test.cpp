@@ -1,8 +1,10 @@
 // The rubric-sensitivity and framing-sensitivity studies (docs/METRICS.md "Rubric validators" and "Framing").
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "advplan/experiment/runner.hpp"
 #include "advplan/experiment/studies.hpp"
@@ -327,6 +329,83 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
       EXPECT_EQ(std::memcmp(&a.blue_quality[i], &b.blue_quality[i], sizeof(double)), 0) << i;
     }
   }
+}
+
+// Table 6's council diagnostics and the studies take each table's intervals from one joint bootstrap over the
+// table's units (docs/METRICS.md "Joint bootstrap"). A column's replicates depend only on the scope's multisets and
+// its own cells, so each row must be joint_bootstrap_means of that row's column alone, rebuilt here from the run's
+// CSVs (and, for the framing study, which writes no per-scenario values, from framing_outcome), with the scope key.
+TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
+  ExperimentConfig cfg = cfg_;
+  cfg.framing_mode = FramingMode::metadata;
+  const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
+  testing::TempDir dir("study-joint");
+  RunOptions opts;
+  opts.out_dir = dir / "run";
+  opts.progress = false;
+  run_experiment(plan, opts);
+  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  auto alone = [&](const std::vector<double>& column, const std::string& key) {
+    return joint_bootstrap_means(column, 1, bs.resamples, bs.seed, key).front();
+  };
+  auto same_bounds = [](const std::vector<std::string>& row, std::size_t lo, const Interval& want) {
+    EXPECT_EQ(row[lo], io::fmt_real(want.lo)) << row[0] << " " << row[1] << " " << row[2];
+    EXPECT_EQ(row[lo + 1], io::fmt_real(want.hi)) << row[0] << " " << row[1] << " " << row[2];
+  };
+  const CsvTable per = CsvTable::read(opts.out_dir + "/per_scenario.csv", schema::per_scenario());
+  // Components: the units are per_scenario.csv's scenarios sorted by id; a paired row is the per-scenario
+  // difference where both conditions have an ok value.
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < per.size(); ++i) ids.insert(per.at(i, "scenario_id"));
+  auto value = [&](const std::string& cond, const std::string& sid, const std::string& metric) {
+    for (std::size_t i = 0; i < per.size(); ++i)
+      if (per.at(i, "condition") == cond && per.at(i, "scenario_id") == sid && per.at(i, "status") == "ok")
+        return per.real(i, metric);
+    return std::nan("");
+  };
+  const CsvTable components = CsvTable::read(opts.out_dir + "/studies/components.csv", schema::components());
+  std::size_t checked = 0;
+  for (const auto& row : components.rows()) {
+    if (row[0] != "response_search" && row[0] != "selector_objective") continue;
+    const auto minus = row[1].find(" - ");
+    std::vector<double> column;
+    for (const auto& sid : ids) {
+      if (minus == std::string::npos) {
+        column.push_back(value(cfg.studies.greedy, sid, row[2]));
+      } else {
+        const double a = value(row[1].substr(0, minus), sid, row[2]), b = value(row[1].substr(minus + 3), sid, row[2]);
+        column.push_back(std::isnan(a) || std::isnan(b) ? std::nan("") : a - b);
+      }
+    }
+    same_bounds(row, 5, alone(column, "components"));
+    ++checked;
+  }
+  EXPECT_GE(checked, 9u);
+  // Table 6: the council trace's ok rows, in order.
+  const CsvTable trace = CsvTable::read(opts.out_dir + "/council_trace.csv", schema::council_trace());
+  std::vector<double> margin;
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    if (trace.at(i, "status") == "ok") margin.push_back(trace.real(i, "robustness_margin"));
+  const Interval m6 = alone(margin, "council");
+  EXPECT_NE(testing::read_file(opts.out_dir + "/tables/table6_council.md")
+                .find(fmt::format("| Robustness margin | {} | {:.3f} [{:.3f}, {:.3f}] |", m6.n, m6.mean, m6.lo, m6.hi)),
+            std::string::npos);
+  for (const auto& row : components.rows())
+    if (row[0] == "council_revision" && row[2] == "robustness_margin")
+      same_bounds(row, 5, alone(margin, "components-council"));
+  // The framing study: the applied arms' per-scenario deltas.
+  const CsvTable framing = CsvTable::read(opts.out_dir + "/studies/framing.csv", schema::framing());
+  const auto neutral = framing_outcome(plan, FramingMode::applied, Framing::neutral, *blue_, *red_);
+  const auto red = framing_outcome(plan, FramingMode::applied, Framing::red_favorable, *blue_, *red_);
+  std::vector<double> delta;
+  for (std::size_t i = 0; i < red.advantage.size(); ++i) delta.push_back(red.advantage[i] - neutral.advantage[i]);
+  bool found = false;
+  for (const auto& row : framing.rows())
+    if (row[0] == "applied" && row[1] == "red_favorable" && row[2] == "advantage") {
+      same_bounds(row, 4, alone(delta, "framing"));
+      found = true;
+    }
+  EXPECT_TRUE(found);
 }
 
 TEST_F(FramingStudy, AppliedBlueFavourableFramingChangesTheSeedPlans) {

@@ -8,6 +8,7 @@
 #include "advplan/experiment/analysis.hpp"
 #include "advplan/experiment/table_format.hpp"
 #include "advplan/metrics/statistics.hpp"
+#include "experiment/joint_columns.hpp"
 
 namespace advplan {
 using io::CsvTable;
@@ -52,9 +53,6 @@ std::pair<std::string, std::string> council_conditions(const CsvTable& per, cons
 TextTable table6(const CsvTable& per, const CsvTable& trace, const SummaryIntervals& iv, const BootstrapSettings& bs) {
   TextTable t{"table6_council", "Table 6: multi-agent council (selected council plan against the same RED baseline)",
               {"Quantity", "n", "Value [95% CI]"}, {}};
-  auto boot = [&](const std::vector<double>& v, const std::string& key) {
-    return bootstrap_mean(v, bs.resamples, bs.seed, key);
-  };
   const auto [baseline, council] = council_conditions(per, trace);
   for (const std::string& cond : {baseline, council}) {
     if (cond.empty()) continue;
@@ -67,20 +65,28 @@ TextTable table6(const CsvTable& per, const CsvTable& trace, const SummaryInterv
   CsvTable ok(trace.header());
   for (const auto& r : trace.rows())
     if (r[trace.col("status")] == "ok") ok.add(r);
+  // The council's own diagnostics: one joint bootstrap over the ok trace rows (scope "council"), each column its
+  // present values (an empty cell is absent).
+  detail::JointColumns cols(ok.size());
   std::vector<double> revised;
   for (std::size_t i = 0; i < ok.size(); ++i) revised.push_back(ok.at(i, "selected_round") == "2" ? 1.0 : 0.0);
-  const auto share = boot(revised, "council|revised_share");
-  t.rows.push_back({"Final plan from the revised set (share)", std::to_string(share.n), interval_cell(share)});
-  for (const auto& [col, label] : std::vector<std::pair<std::string, std::string>>{
-           {"council_diversity", "Council (first-round) diversity"},
-           {"revised_diversity", "Revised-candidate diversity"},
-           {"robustness_margin", "Robustness margin"},
-           {"pressure_reduction", "Pressure reduction"},
-           {"consensus_gap", "Consensus gap"},
-           {"adversarial_pressure", "Adversarial pressure on the selected plan"}}) {
-    const auto i = boot(column_values(ok, col), "council|" + col);
-    t.rows.push_back({label, std::to_string(i.n), interval_cell(i)});
+  cols.add(std::move(revised));
+  const std::vector<std::pair<std::string, std::string>> diagnostics{
+      {"council_diversity", "Council (first-round) diversity"},
+      {"revised_diversity", "Revised-candidate diversity"},
+      {"robustness_margin", "Robustness margin"},
+      {"pressure_reduction", "Pressure reduction"},
+      {"consensus_gap", "Consensus gap"},
+      {"adversarial_pressure", "Adversarial pressure on the selected plan"}};
+  for (const auto& [col, label] : diagnostics) {
+    std::vector<double> v(ok.size());
+    for (std::size_t i = 0; i < ok.size(); ++i) v[i] = ok.real(i, col);
+    cols.add(std::move(v));
   }
+  const std::vector<Interval> iv6 = cols.intervals(bs, "council");
+  t.rows.push_back({"Final plan from the revised set (share)", std::to_string(iv6[0].n), interval_cell(iv6[0])});
+  for (std::size_t k = 0; k < diagnostics.size(); ++k)
+    t.rows.push_back({diagnostics[k].second, std::to_string(iv6[k + 1].n), interval_cell(iv6[k + 1])});
   return t;
 }
 

@@ -17,6 +17,7 @@
 #include "advplan/metrics/statistics.hpp"
 #include "advplan/scenario/framing.hpp"
 #include "advplan/sim/advantage.hpp"
+#include "experiment/joint_columns.hpp"
 
 namespace advplan {
 using io::CsvTable;
@@ -65,6 +66,10 @@ CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettin
   };
   CsvTable out(schema::rubric_sensitivity());
   const auto vals = study_validators();
+  // Every row's interval from one joint bootstrap over the scenarios (scope "rubric-sensitivity"), so the rows
+  // come from the same resamples.
+  detail::JointColumns cols(scenarios.size());
+  std::vector<std::pair<std::vector<std::string>, std::size_t>> rows;  // (statistic, validator a, b), column
   std::vector<double> mean_agree(scenarios.size(), 0.0), mean_dev(scenarios.size(), 0.0);
   std::size_t pairs = 0;
   for (std::size_t a = 0; a < vals.size(); ++a)
@@ -76,12 +81,10 @@ CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettin
         mean_agree[s] += 1.0 - d;
       }
       ++pairs;
-      out.add(interval_row({"agreement", vals[a], vals[b]},
-                           bootstrap_mean(agree, bs.resamples, bs.seed, fmt::format("rubric|agreement|{}|{}", vals[a], vals[b]))));
+      rows.push_back({{"agreement", vals[a], vals[b]}, cols.add(std::move(agree))});
     }
   for (auto& x : mean_agree) x /= static_cast<double>(std::max<std::size_t>(1, pairs));
-  out.add(interval_row({"mean_pairwise_agreement", "", ""},
-                       bootstrap_mean(mean_agree, bs.resamples, bs.seed, "rubric|mean_pairwise_agreement")));
+  rows.push_back({{"mean_pairwise_agreement", "", ""}, cols.add(mean_agree)});
   for (const auto& v : vals) {
     std::vector<double> dev;
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
@@ -89,12 +92,12 @@ CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettin
       dev.push_back(d);
       mean_dev[s] += d;
     }
-    out.add(interval_row({"deviation_from_base", v, "base"},
-                         bootstrap_mean(dev, bs.resamples, bs.seed, fmt::format("rubric|deviation|{}", v))));
+    rows.push_back({{"deviation_from_base", v, "base"}, cols.add(std::move(dev))});
   }
   for (auto& x : mean_dev) x /= static_cast<double>(std::max<std::size_t>(1, vals.size()));
-  out.add(interval_row({"mean_deviation_from_base", "", "base"},
-                       bootstrap_mean(mean_dev, bs.resamples, bs.seed, "rubric|mean_deviation")));
+  rows.push_back({{"mean_deviation_from_base", "", "base"}, cols.add(mean_dev)});
+  const std::vector<Interval> iv = cols.intervals(bs, "rubric-sensitivity");
+  for (const auto& [labels, col] : rows) out.add(interval_row(labels, iv[col]));
   return out;
 }
 
@@ -119,27 +122,42 @@ std::map<std::string, double> by_scenario(const CsvTable& per, const std::string
 CsvTable components_table(const CsvTable& per, const CsvTable* trace, const StudiesConfig& st,
                           const BootstrapSettings& bs) {
   CsvTable out(schema::components());
+  // The rows in table order: a fixed row, or an interval of a column of one of two joint bootstraps, over the
+  // scenarios (sorted by id, scope "components") or over the council trace's ok rows ("components-council").
+  struct Pending {
+    std::vector<std::string> labels;
+    int scope = -1;  ///< -1: `labels` is the whole row
+    std::size_t column = 0;
+  };
+  std::vector<Pending> rows;
+  // Per condition and metric, the ok rows' values by scenario; the units are every scenario of per_scenario.csv.
+  std::map<std::string, std::size_t> unit_of;
+  for (std::size_t i = 0; i < per.size(); ++i) unit_of.emplace(per.at(i, "scenario_id"), 0);
+  {
+    std::size_t u = 0;
+    for (auto& [id, index] : unit_of) index = u++;
+  }
+  detail::JointColumns scenario_cols(unit_of.size());
+  auto column = [&](const std::map<std::string, double>& by_id) {
+    std::vector<double> v(unit_of.size(), std::nan(""));
+    for (const auto& [id, x] : by_id) v[unit_of.at(id)] = x;
+    return v;
+  };
   auto paired = [&](const std::string& component, const std::string& a, const std::string& b, const std::string& metric) {
     const auto ma = by_scenario(per, a, metric), mb = by_scenario(per, b, metric);
-    std::vector<double> va, vb;
-    for (const auto& [s, x] : ma)
-      if (auto it = mb.find(s); it != mb.end() && !std::isnan(x) && !std::isnan(it->second)) {
-        va.push_back(x);
-        vb.push_back(it->second);
-      }
-    if (va.empty()) return;
-    out.add(interval_row({component, a + " - " + b, metric},
-                         bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
-                                                     fmt::format("components|{}|{}|{}", a, b, metric))));
+    std::map<std::string, double> d;
+    for (const auto& [sid, x] : ma)
+      if (auto it = mb.find(sid); it != mb.end() && !std::isnan(x) && !std::isnan(it->second)) d[sid] = x - it->second;
+    if (d.empty()) return;
+    rows.push_back({{component, a + " - " + b, metric}, 0, scenario_cols.add(column(d))});
   };
   auto single = [&](const std::string& component, const std::string& comparison, const std::string& cond,
                     const std::string& metric) {
-    std::vector<double> v;
-    for (const auto& [s, x] : by_scenario(per, cond, metric))
-      if (!std::isnan(x)) v.push_back(x);
+    std::map<std::string, double> v;
+    for (const auto& [sid, x] : by_scenario(per, cond, metric))
+      if (!std::isnan(x)) v[sid] = x;
     if (v.empty()) return;
-    out.add(interval_row({component, comparison, metric},
-                         bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|{}|{}", cond, metric))));
+    rows.push_back({{component, comparison, metric}, 0, scenario_cols.add(column(v))});
   };
   // Response search: best-of-k against a single sample at equal selector.
   for (const char* m : {"advantage", "red_quality", "blue_win_rate"}) paired("response_search", st.best_of_k, st.single, m);
@@ -159,21 +177,28 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
           if (!std::isnan(x)) sum += x;
           ++n;
         }
-      out.add({"llm_contract", llm + " (count over scenarios)", m, std::to_string(n), fmt_real(sum), "", ""});
+      rows.push_back({{"llm_contract", llm + " (count over scenarios)", m, std::to_string(n), fmt_real(sum), "", ""}});
     }
     single("llm_contract", llm + " contract plans", llm, "red_coherence");
   }
   // Council revision.
+  std::vector<std::size_t> ok_trace;
+  if (trace && trace->size() > 0)
+    for (std::size_t i = 0; i < trace->size(); ++i)
+      if (trace->at(i, "status") == "ok") ok_trace.push_back(i);
+  detail::JointColumns trace_cols(ok_trace.size());
   if (trace && trace->size() > 0) {
     for (const char* m : {"robustness_margin", "pressure_reduction"}) {
       std::vector<double> v;
-      for (std::size_t i = 0; i < trace->size(); ++i)
-        if (trace->at(i, "status") == "ok") v.push_back(trace->real(i, m));
-      out.add(interval_row({"council_revision", "final - best first-round", m},
-                           bootstrap_mean(v, bs.resamples, bs.seed, fmt::format("components|council|{}", m))));
+      for (const std::size_t i : ok_trace) v.push_back(trace->real(i, m));
+      rows.push_back({{"council_revision", "final - best first-round", m}, 1, trace_cols.add(std::move(v))});
     }
     for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", st.council, st.council_baseline, m);
   }
+  const std::vector<Interval> by_scenario_iv = scenario_cols.intervals(bs, "components"),
+                              by_trace_iv = trace_cols.intervals(bs, "components-council");
+  for (const Pending& r : rows)
+    out.add(r.scope < 0 ? r.labels : interval_row(r.labels, (r.scope == 0 ? by_scenario_iv : by_trace_iv)[r.column]));
   return out;
 }
 
@@ -296,6 +321,10 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
         if (reuse && corpus == base) return base_outcome;
         return outcome_on(plan, corpus, *blue, *red);
       };
+      // Every row's interval from one joint bootstrap over the base corpus's scenarios (scope "framing"): the
+      // per-scenario deltas (framing - neutral) and the mean absolute deltas, of both modes.
+      detail::JointColumns cols(base.size());
+      std::vector<std::pair<std::vector<std::string>, std::size_t>> rows;  // (mode, framing, metric), column
       for (FramingMode mode : {FramingMode::metadata, FramingMode::applied}) {
         const FramingOutcome neutral = arm(mode, Framing::neutral);
         std::vector<double> abs_q(neutral.blue_quality.size(), 0.0), abs_a(neutral.advantage.size(), 0.0);
@@ -304,18 +333,18 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
           for (const auto& [metric, a, b, acc] :
                {std::tuple{"blue_quality", &o.blue_quality, &neutral.blue_quality, &abs_q},
                 std::tuple{"advantage", &o.advantage, &neutral.advantage, &abs_a}}) {
-            const Interval d = bootstrap_paired_difference(*a, *b, bs.resamples, bs.seed,
-                                                           fmt::format("framing|{}|{}|{}", to_string(mode), to_string(f), metric));
+            std::vector<double> d(std::min(a->size(), b->size()));
+            for (std::size_t i = 0; i < d.size(); ++i) d[i] = (*a)[i] - (*b)[i];
             for (std::size_t i = 0; i < a->size(); ++i) (*acc)[i] += std::abs((*a)[i] - (*b)[i]) / 2.0;
-            t.add({std::string(to_string(mode)), std::string(to_string(f)), metric, fmt_real(d.mean), fmt_real(d.lo),
-                   fmt_real(d.hi)});
+            rows.push_back({{std::string(to_string(mode)), std::string(to_string(f)), metric}, cols.add(std::move(d))});
           }
         }
-        for (const auto& [metric, acc] : {std::pair{"blue_quality", &abs_q}, std::pair{"advantage", &abs_a}}) {
-          const Interval d = bootstrap_mean(*acc, bs.resamples, bs.seed, fmt::format("framing|{}|mean_abs|{}", to_string(mode), metric));
-          t.add({std::string(to_string(mode)), "mean_abs", metric, fmt_real(d.mean), fmt_real(d.lo), fmt_real(d.hi)});
-        }
+        for (const auto& [metric, acc] : {std::pair{"blue_quality", &abs_q}, std::pair{"advantage", &abs_a}})
+          rows.push_back({{std::string(to_string(mode)), "mean_abs", metric}, cols.add(*acc)});
       }
+      const std::vector<Interval> iv = cols.intervals(bs, "framing");
+      for (const auto& [labels, col] : rows)
+        t.add({labels[0], labels[1], labels[2], fmt_real(iv[col].mean), fmt_real(iv[col].lo), fmt_real(iv[col].hi)});
       framing.emplace_back("studies/framing.csv", t.to_string());
     });
   if (cfg.studies.components)

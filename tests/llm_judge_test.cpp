@@ -786,8 +786,8 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
   EXPECT_NE(judge_agreement(set, vs, 200, 12).files, rep.files);
 }
 
-// The pairwise intervals against a brute force on the same resamples: each replicate draws the cases from the pair's
-// stream and expands them (every brief of a case as often as the case was drawn) into item lists and per-policy
+// The pairwise intervals against a brute force on the same resamples: each replicate draws the cases from the
+// stream every agreement interval shares (rubric-agreement, panel: the same multisets for every pair) and expands them (every brief of a case as often as the case was drawn) into item lists and per-policy
 // brief scores. The implementation adds per-case sums instead, in another order, so the values agree to rounding;
 // the four policies make Spearman's interval more than a constant.
 TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
@@ -808,15 +808,18 @@ TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
   }
   const std::vector<std::string> cases(case_set.begin(), case_set.end());
   ASSERT_EQ(pairs.size(), 3u);
+  std::vector<std::vector<std::uint32_t>> draws(resamples, std::vector<std::uint32_t>(cases.size()));
+  {
+    Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
+    for (auto& d : draws) resample_counts(rng, d);
+  }
   bool spearman_varies = false;
   for (std::size_t r = 0; r < pairs.size(); ++r) {
     const std::string a = pairs.at(r, "judge_a"), b = pairs.at(r, "judge_b");
     SCOPED_TRACE(a + " vs " + b);
-    Rng rng = Rng::keyed(seed, "rubric-agreement", a + "\x1f" + b);
-    std::vector<std::uint32_t> counts(cases.size());
     std::vector<double> pct_b, kap_b, rho_b;
     for (int rep_i = 0; rep_i < resamples; ++rep_i) {
-      resample_counts(rng, counts);
+      const std::vector<std::uint32_t>& counts = draws[static_cast<std::size_t>(rep_i)];
       std::vector<int> va, vb;
       std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
       for (std::size_t c = 0; c < cases.size(); ++c)

@@ -261,6 +261,17 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     model_of[key] = v.model;
   }
   const std::vector<std::string> judges(judge_set.begin(), judge_set.end());
+  // Every agreement interval, the pairs' and the panel's, comes from the same case multisets (docs/METRICS.md
+  // "Judge agreement"): B resamples of all cases (sorted) from one stream, drawn once.
+  std::vector<std::string> all_cases;
+  for (const auto& [key, by_judge] : verdict_of)
+    if (all_cases.empty() || all_cases.back() != key.first) all_cases.push_back(key.first);
+  std::vector<std::vector<std::uint32_t>> draws;
+  if (all_cases.size() > 1 && resamples > 0) {
+    Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
+    draws.assign(static_cast<std::size_t>(resamples), std::vector<std::uint32_t>(all_cases.size()));
+    for (auto& d : draws) resample_counts(rng, d);
+  }
 
   // Pairwise table.
   io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
@@ -376,11 +387,15 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         return std::make_pair(agreement::spearman(ma, mb), ma.size());
       };
       std::vector<double> pct_b, kap_b, rho_b;
-      if (cases.size() > 1) {
-        Rng rng = Rng::keyed(seed, "rubric-agreement", judges[a] + "\x1f" + judges[b]);
+      if (cases.size() > 1 && !draws.empty()) {
+        // The pair's cases among all cases: a case the pair lacks adds nothing to its replicates.
+        std::vector<std::size_t> at(cases.size());
+        for (std::size_t c = 0; c < cases.size(); ++c)
+          at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
+                                           all_cases.begin());
         std::vector<std::uint32_t> counts(cases.size());
-        for (int r = 0; r < resamples; ++r) {
-          resample_counts(rng, counts);
+        for (const auto& d : draws) {
+          for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
           const auto [p, k, n] = stats_of(&counts);
           pct_b.push_back(p);
           if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
@@ -706,12 +721,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
   const std::vector<PanelStat> point = panel_stats(nullptr);
   std::map<std::string, std::vector<double>> panel_reps;
   if (panel_cases.size() > 1 && !point.empty() && resamples > 0) {
-    // The draws are made in order from one stream; the replicates are then computed in parallel into their slots,
-    // so the bytes do not depend on the thread count.
-    Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
-    std::vector<std::vector<std::uint32_t>> draws(static_cast<std::size_t>(resamples),
-                                                  std::vector<std::uint32_t>(panel_cases.size()));
-    for (auto& d : draws) resample_counts(rng, d);
+    // The shared draws (above; panel_cases are all cases, in the same order); the replicates are computed in
+    // parallel into their slots, so the bytes do not depend on the thread count.
+    if (panel_cases != all_cases) throw Error("rubric agreement: the panel's cases are not the drawn cases");
     std::vector<double> reps(draws.size() * n_rep_stats);
     tbb::parallel_for(std::size_t{0}, draws.size(),
                       [&](std::size_t r) { replicate_stats(draws[r], reps.data() + r * n_rep_stats); });

@@ -56,12 +56,16 @@ Action& append_sampled(Plan& p, const Scenario& sc, Side side, Category c, Rng& 
 detail::SamplerTables detail::sampler_tables(const Scenario& sc, Side side) {
   SamplerTables t;
   t.available = available_categories(sc, side);
+  t.able.reserve(sc.assets.size() * 2);
+  t.weight.reserve(sc.assets.size() * 2);
   for (std::size_t c = 0; c < kNumCategories; ++c) {
     t.at[c] = static_cast<std::uint32_t>(t.able.size());
-    for (const Asset* a : able_assets(sc, side, static_cast<Category>(c))) {
-      t.able.push_back(a);
-      t.weight.push_back(0.2 + a->capability);
-    }
+    for (const Asset& a : sc.assets)  // able_assets, in scenario order
+      if (a.side == side && std::find(a.categories.begin(), a.categories.end(), static_cast<Category>(c)) !=
+                                a.categories.end()) {
+        t.able.push_back(&a);
+        t.weight.push_back(0.2 + a.capability);
+      }
   }
   t.at[kNumCategories] = static_cast<std::uint32_t>(t.able.size());
   return t;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <limits>
 #include <tbb/parallel_for.h>
@@ -123,13 +124,20 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     // sampled_plan.hpp); that needs every asset id to name one asset, checked once here.
     const bool ids_unique = detail::asset_ids_unique(sc);
     const detail::SamplerTables tables = detail::sampler_tables(sc, Side::Red);
+    // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
+    const std::uint64_t key = Rng::key_prefix(req.run_seed, sc.id, purpose);
+    const std::string id_prefix = fmt::format("{}/red/{}/c", sc.id, req.stream);
     tbb::parallel_for(first, want, [&](std::size_t i) {
       thread_local std::vector<const Asset*> tls_assets;
       std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
-      Rng rng = Rng::keyed(req.run_seed, sc.id, purpose, static_cast<std::uint64_t>(i));
+      Rng rng = Rng::keyed_at(key, static_cast<std::uint64_t>(i));
       bool valid = false;
-      Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, fmt::format("{}/red/{}/c{}", sc.id, req.stream, i),
-                                            &assets, &valid, &tables);
+      std::string id;
+      id.reserve(id_prefix.size() + 20);
+      id.append(id_prefix);
+      char digits[24];
+      id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+      Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, std::move(id), &assets, &valid, &tables);
       have[i] = detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr, sc, vuln,
                                                 req.weights, static_cast<int>(i), with_coherence);
     });

@@ -4,6 +4,7 @@
 // greedy@16's) and the exact error messages of make_red_policy.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <cstring>
 
 #include <algorithm>
 #include <cctype>
@@ -168,6 +169,18 @@ TEST(CandidateCache, TheLastUseMovesTheCandidatesOutAndALaterRequestDrawsThemAga
   EXPECT_EQ(cache.entry(req.stream, *req.blue).size(), 12u);
 }
 
+TEST(CandidateCache, AFailedDrawLeavesNoCandidatesBehind) {
+  // A scenario where RED has no asset: the sampler throws, and the cache entry must not keep placeholder candidates
+  // (valid by default) that a later request would return.
+  Scenario sc = scenarios().front();
+  std::erase_if(sc.assets, [](const Asset& a) { return a.side == Side::Red; });
+  const RedRequest req = red_request(sc, sc.blue_seed_plans.front(), policy_context(paper()), "baseline");
+  CandidateCache cache;
+  EXPECT_THROW(sample_red_candidates(req, 4, &cache), Error);
+  EXPECT_TRUE(cache.entry(req.stream, *req.blue).empty());
+  EXPECT_THROW(sample_red_candidates(req, 2, &cache), Error);
+}
+
 TEST_P(RedPolicyConformance, DifferentRunSeedDifferentSample) {
   if (!info_.samples_k && GetParam() != "single")
     GTEST_SKIP() << "policy '" << GetParam() << "' does not sample from the run's random streams";
@@ -255,6 +268,48 @@ TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
     EXPECT_GE(q[static_cast<std::size_t>(g.selected)], q[static_cast<std::size_t>(c.selected)]);
     EXPECT_GE(D[static_cast<std::size_t>(c.selected)], D[static_cast<std::size_t>(g.selected)]);
   }
+}
+
+// RedRequest::reads_quality = false (the council's stress test): single and greedy score each candidate's pressure
+// alone (q.e, the pressure's input, by the same function; q's other parts and d NaN), and the candidates, their
+// validity, pressure and categories are those of a full request; constraint, whose choice reads q and D, and any
+// cached candidate are still fully scored.
+TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
+  const auto ctx = policy_context(paper());
+  std::size_t compared = 0;
+  for (const Scenario& sc : scenarios()) {
+    SCOPED_TRACE(sc.id);
+    const RedRequest full = request_for(sc, paper().seed);
+    RedRequest lean = full;
+    lean.reads_coherence = lean.reads_quality = false;
+    for (const char* spec : {"single", "greedy@8", "constraint@8", "llm_offline"}) {
+      SCOPED_TRACE(spec);
+      const auto policy = make_red_policy(spec, ctx);
+      const RedResponse a = policy->respond(full), b = policy->respond(lean);
+      ASSERT_EQ(a.candidates.size(), b.candidates.size());
+      EXPECT_EQ(a.dropped, b.dropped);
+      const bool skips = std::string(spec) == "single" || std::string(spec) == "greedy@8";
+      for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+        const RedCandidate &x = a.candidates[i], &y = b.candidates[i];
+        EXPECT_EQ(x.plan, y.plan);
+        EXPECT_EQ(x.valid, y.valid);
+        EXPECT_EQ(std::memcmp(&x.q.e, &y.q.e, sizeof(double)), 0) << i;
+        EXPECT_EQ(std::memcmp(&x.pressure.magnitude, &y.pressure.magnitude, sizeof(double)), 0) << i;
+        EXPECT_EQ(x.pressure.category, y.pressure.category);
+        EXPECT_EQ(x.categories, y.categories);
+        if (skips) {
+          EXPECT_TRUE(std::isnan(y.q.q) && std::isnan(y.q.c) && std::isnan(y.q.r) && std::isnan(y.d.D)) << i;
+        } else {
+          EXPECT_EQ(x.q.q, y.q.q) << i;
+          EXPECT_EQ(x.d.D, y.d.D) << i;
+        }
+        ++compared;
+      }
+      CandidateCache cache;
+      for (const auto& c : policy->respond(lean, &cache).candidates) EXPECT_TRUE(std::isfinite(c.q.q));
+    }
+  }
+  EXPECT_GT(compared, 50u);
 }
 
 TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {

@@ -298,6 +298,18 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
     run_experiment(plan, opts);
     ASSERT_TRUE(plan.corpus->corpus());
     EXPECT_EQ(*plan.corpus->corpus(), corpus);
+    // The framing study's base is then the kept corpus relabelled: the arms are those of a plan without the memo.
+    const RunPlan fresh = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
+    ASSERT_FALSE(fresh.corpus->corpus());
+    for (const FramingMode mode : {FramingMode::metadata, FramingMode::applied})
+      for (const Framing f : {Framing::neutral, Framing::blue_favorable}) {
+        const auto a = framing_outcome(plan, mode, f, *blue_, *red_), b = framing_outcome(fresh, mode, f, *blue_, *red_);
+        ASSERT_EQ(a.advantage.size(), corpus.size());
+        for (std::size_t i = 0; i < a.advantage.size(); ++i) {
+          EXPECT_EQ(std::memcmp(&a.advantage[i], &b.advantage[i], sizeof(double)), 0) << i;
+          EXPECT_EQ(std::memcmp(&a.blue_quality[i], &b.blue_quality[i], sizeof(double)), 0) << i;
+        }
+      }
   }
   {
     CorpusMemo memo;
@@ -310,8 +322,10 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
     memo.enable(false, corpus.size());
     EXPECT_FALSE(memo.corpus());
   }
+  // Under applied framing the memo is kept for the rubric layer alone, and the framing study generates its base.
   ExperimentConfig applied = cfg;
   applied.framing_mode = FramingMode::applied;
+  applied.studies.rubric = true;
   const RunPlan ran = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
   RunOptions opts;
   opts.out_dir = dir / "applied";
@@ -390,9 +404,13 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
   EXPECT_NE(testing::read_file(opts.out_dir + "/tables/table6_council.md")
                 .find(fmt::format("| Robustness margin | {} | {:.3f} [{:.3f}, {:.3f}] |", m6.n, m6.mean, m6.lo, m6.hi)),
             std::string::npos);
+  std::size_t council_rows = 0;
   for (const auto& row : components.rows())
-    if (row[0] == "council_revision" && row[2] == "robustness_margin")
+    if (row[0] == "council_revision" && row[2] == "robustness_margin") {
       same_bounds(row, 5, alone(margin, "components-council"));
+      ++council_rows;
+    }
+  EXPECT_EQ(council_rows, 1u);
   // The framing study: the applied arms' per-scenario deltas.
   const CsvTable framing = CsvTable::read(opts.out_dir + "/studies/framing.csv", schema::framing());
   const auto neutral = framing_outcome(plan, FramingMode::applied, Framing::neutral, *blue_, *red_);

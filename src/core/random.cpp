@@ -118,10 +118,15 @@ void Rng::uniforms_x8(Rng (&lanes)[8], std::size_t n, double* out) {
     for (int k = 0; k < 4; ++k) lanes[l].s_[k] = st[l][k];
 }
 
-double Rng::normal() {
-  double u1 = uniform();
+void Rng::normal_uniforms(double& u1, double& u2) {
+  u1 = uniform();
   while (u1 <= 0.0) u1 = uniform();
-  const double u2 = uniform();
+  u2 = uniform();
+}
+
+double Rng::normal() {
+  double u1 = 0, u2 = 0;
+  normal_uniforms(u1, u2);
   return std::sqrt(-2.0 * det::log_u35(u1)) * det::cos_u35(2.0 * std::numbers::pi * u2);
 }
 

@@ -70,7 +70,7 @@ CouncilPolicy::CouncilPolicy(Params p, const PolicyContext& ctx)
 
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
   RedRequest req = red_request(sc, c.plan, ctx_, stream);
-  req.reads_coherence = false;  // the critique reads the candidates' validity and pressure alone
+  req.reads_coherence = req.reads_quality = false;  // the critique reads the candidates' validity and pressure alone
   const RedResponse r = red_->respond(req);
   // The critique is the highest-pressure response among the k sampled.
   std::vector<double> magnitudes;

@@ -15,17 +15,6 @@ using io::CsvTable;
 
 namespace {
 
-std::vector<double> column_values(const CsvTable& t, std::string_view col, std::string_view filter_col = {},
-                                  std::string_view filter_val = {}) {
-  std::vector<double> v;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!filter_col.empty() && t.at(i, filter_col) != filter_val) continue;
-    const double x = t.real(i, col);
-    if (!std::isnan(x)) v.push_back(x);
-  }
-  return v;
-}
-
 /// The conditions Table 6 compares, found in the data: the council's condition is the one whose rows carry the
 /// council trace's selected (BLUE, RED) plans; its baseline is the first condition with the same RED policy and
 /// another BLUE policy, looking in group main, then reference, then evaluate. Either is empty when absent.

@@ -446,12 +446,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     agreement::AlphaSums alpha_items, alpha_scores;
     agreement::IccSums icc;
   };
-  std::vector<std::string> panel_cases;
+  const std::vector<std::string>& panel_cases = all_cases;  // the drawn cases, sorted
   std::map<std::string, std::vector<BriefKey>> briefs_of_case;
-  for (const auto& [key, by_judge] : verdict_of) {
-    if (briefs_of_case[key.first].empty()) panel_cases.push_back(key.first);
-    briefs_of_case[key.first].push_back(key);
-  }
+  for (const auto& [key, by_judge] : verdict_of) briefs_of_case[key.first].push_back(key);
   std::vector<CaseData> case_data(panel_cases.size());
   for (std::size_t c = 0; c < panel_cases.size(); ++c) {
     CaseData& cd = case_data[c];
@@ -721,9 +718,8 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
   const std::vector<PanelStat> point = panel_stats(nullptr);
   std::map<std::string, std::vector<double>> panel_reps;
   if (panel_cases.size() > 1 && !point.empty() && resamples > 0) {
-    // The shared draws (above; panel_cases are all cases, in the same order); the replicates are computed in
+    // The shared draws (above, of all cases); the replicates are computed in
     // parallel into their slots, so the bytes do not depend on the thread count.
-    if (panel_cases != all_cases) throw Error("rubric agreement: the panel's cases are not the drawn cases");
     std::vector<double> reps(draws.size() * n_rep_stats);
     tbb::parallel_for(std::size_t{0}, draws.size(),
                       [&](std::size_t r) { replicate_stats(draws[r], reps.data() + r * n_rep_stats); });

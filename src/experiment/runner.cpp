@@ -488,8 +488,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                            (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
     plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
     // The rubric layer and the framing study's base arm read the whole corpus: keep the run's scenarios for them.
-    plan.corpus->enable((rubric::rubric_layer_enabled(cfg) || cfg.studies.framing) && opts.studies &&
-                            opts.shard_count == 0 && in_memory,
+    // (The framing study reads it under metadata framing alone: under applied framing its base is not the run's.)
+    plan.corpus->enable((rubric::rubric_layer_enabled(cfg) ||
+                         (cfg.studies.framing && cfg.framing_mode == FramingMode::metadata)) &&
+                            opts.studies && opts.shard_count == 0 && in_memory,
                         total);
     // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
     // differ from it in the label alone, so the run's condition pairing the study's policies (answering the

@@ -27,7 +27,8 @@ RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<doub
 
 RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* valid_assets, const Scenario& sc,
                                              const std::array<double, kNumPressures>& vuln,
-                                             const QualityWeights& weights, int candidate_index, bool with_coherence) {
+                                             const QualityWeights& weights, int candidate_index, bool with_coherence,
+                                             bool with_quality) {
   RedCandidate c;
   c.index = candidate_index;
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
@@ -55,8 +56,17 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
   c.plan = std::move(plan);
   // Moving the plan moves its actions' storage, not the actions: s.assets and the layout stay valid.
   detail::layout_resolved_into(c.plan, s.assets.data(), s.layout);
-  coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
   const auto& layout = s.layout;
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  if (!with_quality) {  // the pressure's input alone: quality's e, by the same function
+    c.q = {effectiveness(layout, sc, Side::Red), kNaN, kNaN, kNaN};
+    c.d.part.fill(kNaN);
+    c.d.D = kNaN;
+    c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
+    for (const auto& a : layout) c.categories[index(a.action->category)] = true;
+    return c;
+  }
+  coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
   c.q = quality(layout, sc, Side::Red, weights, s.cov);
   if (with_coherence) {
     c.d = coherence(c.plan, layout, sc, s.cov);
@@ -104,7 +114,8 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
                                                 bool coherence_optional) {
   const Scenario& sc = *req.scenario;
   // A cache entry may answer a later request that reads coherence, so it is always complete.
-  const bool with_coherence = cache || !coherence_optional || req.reads_coherence;
+  const bool with_coherence = cache || !coherence_optional || (req.reads_coherence && req.reads_quality);
+  const bool with_quality = cache || !coherence_optional || req.reads_quality;
   const auto want = static_cast<std::size_t>(std::max(k, 0));
   std::vector<RedCandidate> local;
   std::vector<RedCandidate>& have = cache ? cache->entry(req.stream, *req.blue) : local;
@@ -118,7 +129,6 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       opts.category_bias[c] = p ? 1.0 + vuln[index(*p)] : 1.0;
     }
     const std::size_t first = have.size();
-    have.resize(want);
     const std::string purpose = "red/" + req.stream;
     // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
     // sampled_plan.hpp); that needs every asset id to name one asset, checked once here.
@@ -127,6 +137,16 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
     const std::uint64_t key = Rng::key_prefix(req.run_seed, sc.id, purpose);
     const std::string id_prefix = fmt::format("{}/red/{}/c", sc.id, req.stream);
+    // A failed draw (a PlanError from the sampler) leaves the cache as it was: no default candidates behind.
+    have.resize(want);
+    struct Undo {
+      std::vector<RedCandidate>& have;
+      std::size_t first;
+      bool done = false;
+      ~Undo() {
+        if (!done) have.resize(first);
+      }
+    } undo{have, first};
     tbb::parallel_for(first, want, [&](std::size_t i) {
       thread_local std::vector<const Asset*> tls_assets;
       std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
@@ -139,8 +159,9 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
       Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, std::move(id), &assets, &valid, &tables);
       have[i] = detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr, sc, vuln,
-                                                req.weights, static_cast<int>(i), with_coherence);
+                                                req.weights, static_cast<int>(i), with_coherence, with_quality);
     });
+    undo.done = true;
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied
   if (cache->take_last_use(req.stream, *req.blue)) {  // no later request: moved out, and the entry starts again

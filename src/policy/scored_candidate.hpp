@@ -6,9 +6,12 @@
 namespace advplan::detail {
 
 /// score_red_plan. With `valid_assets` (one per action, in action order) the plan is taken as valid for RED with
-/// those assets, as accepts_resolving would find it, and is not validated again; without, it is validated.
+/// those assets, as accepts_resolving would find it, and is not validated again; without, it is validated. Without
+/// `with_quality` only q.e of the quality is computed (the pressure's input; q.c, q.r and q.q are NaN) and neither
+/// is the coherence.
 RedCandidate score_red_plan_resolved(Plan plan, const Asset* const* valid_assets, const Scenario& sc,
                                      const std::array<double, kNumPressures>& blue_vulnerability,
-                                     const QualityWeights& weights, int index, bool with_coherence);
+                                     const QualityWeights& weights, int index, bool with_coherence,
+                                     bool with_quality = true);
 
 }  // namespace advplan::detail

@@ -12,8 +12,7 @@ namespace advplan {
 std::vector<const Asset*> able_assets(const Scenario& sc, Side side, Category c) {
   std::vector<const Asset*> able;
   for (const auto& a : sc.assets)
-    if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end())
-      able.push_back(&a);
+    if (is_able(a, side, c)) able.push_back(&a);
   return able;
 }
 
@@ -30,9 +29,9 @@ namespace {
 const Asset* pick_able(const Scenario& sc, Side side, Category c, Rng& rng, const Asset** able, double* w) {
   std::size_t n = 0;
   for (const auto& a : sc.assets)
-    if (a.side == side && std::find(a.categories.begin(), a.categories.end(), c) != a.categories.end()) {
+    if (is_able(a, side, c)) {
       able[n] = &a;
-      w[n++] = 0.2 + a.capability;
+      w[n++] = pick_weight(a);
     }
   if (n == 0) return nullptr;
   return able[rng.weighted_index(std::span<const double>(w, n))];

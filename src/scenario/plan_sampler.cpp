@@ -61,10 +61,9 @@ detail::SamplerTables detail::sampler_tables(const Scenario& sc, Side side) {
   for (std::size_t c = 0; c < kNumCategories; ++c) {
     t.at[c] = static_cast<std::uint32_t>(t.able.size());
     for (const Asset& a : sc.assets)  // able_assets, in scenario order
-      if (a.side == side && std::find(a.categories.begin(), a.categories.end(), static_cast<Category>(c)) !=
-                                a.categories.end()) {
+      if (is_able(a, side, static_cast<Category>(c))) {
         t.able.push_back(&a);
-        t.weight.push_back(0.2 + a.capability);
+        t.weight.push_back(pick_weight(a));
       }
   }
   t.at[kNumCategories] = static_cast<std::uint32_t>(t.able.size());
@@ -93,10 +92,7 @@ Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const
   std::size_t m = 0;
   for (std::size_t c = 0; c < kNumCategories; ++c)
     if (avail[c]) {
-      double u = rng.uniform();
-      while (u <= 0.0) u = rng.uniform();
-      u1[m] = u;
-      u2[m] = rng.uniform();
+      rng.normal_uniforms(u1[m], u2[m]);
       cat[m++] = c;
     }
   det::box_muller_n(u1.data(), u2.data(), m, jitter.data());

@@ -66,6 +66,9 @@ class Rng {
   static void uniforms_x8(Rng (&lanes)[8], std::size_t n, double* out);
   /// Standard normal (Box-Muller, no caching so a copy replays exactly).
   double normal();
+  /// The two uniforms normal() transforms, drawn as it draws them (u1 in (0, 1), u2 in [0, 1)): a caller that
+  /// transforms several at once (det::box_muller_n) draws them here, in the same order.
+  void normal_uniforms(double& u1, double& u2);
   bool bernoulli(double p) { return uniform() < p; }
   /// Index drawn with probability proportional to weights (all >= 0; uniform when they sum to 0).
   std::size_t weighted_index(std::span<const double> weights);

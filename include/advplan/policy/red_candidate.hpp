@@ -54,6 +54,12 @@ struct RedRequest {
   /// candidate's d as NaN; one that needs it (constraint) computes it anyway. A candidate cache never holds such
   /// candidates.
   bool reads_coherence = true;
+  /// False when the caller reads only the candidates' validity, pressure and plan ids, and no selection (the
+  /// council's stress test takes the highest-pressure candidate). A hint, as reads_coherence, and implies it: a
+  /// policy whose choice reads q alone (single, greedy) may then leave each candidate's q.c, q.r, q.q and d as NaN
+  /// (q.e stays: the pressure reads it), and its selection is then not meaningful (greedy selects none). A policy
+  /// that needs more (constraint) computes it anyway. A candidate cache never holds such candidates.
+  bool reads_quality = true;
 };
 
 /// The request for answering `blue` in `sc` from candidate stream `stream`, with the run seed, quality weights
@@ -87,7 +93,8 @@ class CandidateCache {
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);
 /// RED category weights lean towards the pressures the BLUE plan leaves uncovered: w_c * (1 + v_p(c)(B)).
 /// With `coherence_optional`, candidates drawn for this call alone (no cache) skip their coherence when the
-/// request says nobody reads it (RedRequest::reads_coherence); cached candidates are always fully scored.
+/// request says nobody reads it (RedRequest::reads_coherence), and all of q but e when it says nobody reads q
+/// either (RedRequest::reads_quality); cached candidates are always fully scored.
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr,
                                                 bool coherence_optional = false);
 

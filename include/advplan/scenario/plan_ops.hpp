@@ -3,6 +3,7 @@
 // the council's operators and the offline LLM client all edit plans through these, so an added action always
 // has a free id, an asset of the scenario able to perform its category, a verb of that category, and its
 // asset's role in the plan's roles.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -16,6 +17,12 @@
 
 namespace advplan {
 
+/// Whether `a` is of `side` and lists `category`: an asset able to perform it.
+inline bool is_able(const Asset& a, Side side, Category category) {
+  return a.side == side && std::find(a.categories.begin(), a.categories.end(), category) != a.categories.end();
+}
+/// An able asset's weight in pick_asset's draw: .2 + capability.
+inline double pick_weight(const Asset& a) { return 0.2 + a.capability; }
 /// Assets of `side` that list `category`, in scenario order.
 std::vector<const Asset*> able_assets(const Scenario& sc, Side side, Category category);
 /// Categories `side` can act in: some asset of the side lists it and the scenario has verbs for it.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "advplan/core/random.hpp"
+#include "core/det_math.hpp"
 #include "sim/scaled_exp.hpp"
 
 namespace advplan {
@@ -35,9 +36,17 @@ SimNoise draw_noise(std::uint64_t run_seed, std::string_view scenario_id, const 
                     Rng::keyed_at(prefix, static_cast<std::uint64_t>(r0 + 5)),
                     Rng::keyed_at(prefix, static_cast<std::uint64_t>(r0 + 6)),
                     Rng::keyed_at(prefix, static_cast<std::uint64_t>(r0 + 7))};
+    // Each lane's two normals: their uniforms drawn as Rng::normal draws them, transformed together
+    // (det::box_muller_n, Rng::normal's bits).
+    double u1[16], u2[16], z[16];
     for (int l = 0; l < 8; ++l) {
-      n.z(r0 + l, 0) = lanes[l].normal();
-      n.z(r0 + l, 1) = lanes[l].normal();
+      lanes[l].normal_uniforms(u1[2 * l], u2[2 * l]);
+      lanes[l].normal_uniforms(u1[2 * l + 1], u2[2 * l + 1]);
+    }
+    det::box_muller_n(u1, u2, 16, z);
+    for (int l = 0; l < 8; ++l) {
+      n.z(r0 + l, 0) = z[2 * l];
+      n.z(r0 + l, 1) = z[2 * l + 1];
     }
     for (int t0 = 0; t0 < T; t0 += kChunk) {
       const int steps = std::min(kChunk, T - t0);

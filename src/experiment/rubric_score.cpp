@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -129,17 +130,19 @@ std::vector<GroupScore> decompose(std::span<const RubricItem> items, const std::
   std::vector<GroupScore> out;
   // A brief has few groups per dimension: found by a scan of this dimension's groups (in first-seen order), then
   // put in key order, the order a map by key gives; each group's sums add its items in item order, as before.
+  // A key is a view (into the item, or into `buf` for a tier's digits); a group's string is made once.
   auto add = [&](const char* dimension, auto key_of) {
     const std::size_t first = out.size();
+    char buf[24];
     for (std::size_t i = 0; i < items.size(); ++i) {
-      std::string key = key_of(items[i]);
+      const std::string_view key = key_of(items[i], buf);
       auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
                              [&](const GroupScore& g) { return g.group == key; });
       if (it == out.end()) {
         out.emplace_back();
         it = out.end() - 1;
         it->dimension = dimension;
-        it->group = std::move(key);
+        it->group.assign(key);
       }
       GroupScore& g = *it;
       ++g.items;
@@ -153,9 +156,11 @@ std::vector<GroupScore> decompose(std::span<const RubricItem> items, const std::
       it->contribution =
           whole.total_positive > 0 ? (it->earned_positive + it->incurred_negative) / whole.total_positive : kNaN;
   };
-  add("step", [](const RubricItem& it) { return it.step; });
-  add("tier", [](const RubricItem& it) { return std::to_string(it.tier); });
-  add("severity", [](const RubricItem& it) { return std::string(severity_code(it.severity)); });
+  add("step", [](const RubricItem& it, char*) { return std::string_view(it.step); });
+  add("tier", [](const RubricItem& it, char* b) {  // std::to_string's digits
+    return std::string_view(b, static_cast<std::size_t>(std::to_chars(b, b + 24, it.tier).ptr - b));
+  });
+  add("severity", [](const RubricItem& it, char*) { return severity_code(it.severity); });
   return out;
 }
 
@@ -175,7 +180,8 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   struct DecoSum {
     double items = 0, correct = 0, contribution = 0, briefs = 0;
   };
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, DecoSum> deco;
+  // Looked up by views (std::less<>), so a key's four strings are copied once, when it is first seen.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, DecoSum, std::less<>> deco;
   for (const auto& v : verdicts) {
     const auto& its = case_items(items, v);
     const auto passed = passed_of(its, v);
@@ -198,7 +204,11 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
     if (!std::isnan(s.weighted)) by_policy[{v.judge, v.model}][unit].push_back(s.weighted);
     correct_by_policy[{v.judge, v.model}][unit].push_back(s.items_correct);
     for (const auto& g : decompose(its, passed)) {
-      auto& d = deco[{v.judge, v.model, g.dimension, g.group}];
+      const std::tuple<std::string_view, std::string_view, std::string_view, std::string_view> key{
+          v.judge, v.model, g.dimension, g.group};
+      auto at = deco.find(key);
+      if (at == deco.end()) at = deco.emplace(std::tuple{v.judge, v.model, g.dimension, g.group}, DecoSum{}).first;
+      auto& d = at->second;
       d.items += static_cast<double>(g.items);
       d.correct += static_cast<double>(g.correct);
       d.contribution += g.contribution;

@@ -52,6 +52,20 @@ std::size_t unknown_count(const std::vector<RubricItem>& items, const Verdict& v
 
 std::string real(double v) { return io::fmt_real(v); }
 
+/// score_verdicts' decomposition keys (judge, model, dimension, group), ordered as the strings are and found by
+/// views, so a key's strings are copied only when it is first seen.
+using DecoKey = std::tuple<std::string, std::string, std::string, std::string>;
+using DecoView = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+struct DecoLess {
+  using is_transparent = void;
+  static DecoView view(const DecoKey& k) { return {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)}; }
+  static const DecoView& view(const DecoView& v) { return v; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return view(a) < view(b);
+  }
+};
+
 std::pair<double, double> percent_bounds_copy(std::vector<double> v) { return percentile_bounds(v); }
 
 /// Mean with a bootstrap interval; the interval is the point when there is one value.
@@ -180,8 +194,9 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   struct DecoSum {
     double items = 0, correct = 0, contribution = 0, briefs = 0;
   };
-  // Looked up by views (std::less<>), so a key's four strings are copied once, when it is first seen.
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, DecoSum, std::less<>> deco;
+  // Looked up by views (a transparent order: the views' order is the strings'), so a key's four strings are copied
+  // once, when it is first seen.
+  std::map<DecoKey, DecoSum, DecoLess> deco;
   for (const auto& v : verdicts) {
     const auto& its = case_items(items, v);
     const auto passed = passed_of(its, v);
@@ -204,8 +219,7 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
     if (!std::isnan(s.weighted)) by_policy[{v.judge, v.model}][unit].push_back(s.weighted);
     correct_by_policy[{v.judge, v.model}][unit].push_back(s.items_correct);
     for (const auto& g : decompose(its, passed)) {
-      const std::tuple<std::string_view, std::string_view, std::string_view, std::string_view> key{
-          v.judge, v.model, g.dimension, g.group};
+      const DecoView key{v.judge, v.model, g.dimension, g.group};
       auto at = deco.find(key);
       if (at == deco.end()) at = deco.emplace(std::tuple{v.judge, v.model, g.dimension, g.group}, DecoSum{}).first;
       auto& d = at->second;

@@ -200,6 +200,7 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& source, con
       field_started = false;
       records.push_back(std::move(row));
       row.clear();
+      row.reserve(records.back().size());  // the last row's width: the next row's fields without regrowing
       ++line;
     } else if (c != '\r') {
       // The rest of an unquoted field at once, up to a separator, the end of the line or a '\r' (which is
@@ -221,6 +222,7 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& source, con
     for (const auto& h : expected) want += (want.empty() ? "" : ",") + h;
     throw CsvError(fmt::format("{}: unexpected columns: expected '{}', found '{}'", source, want, got));
   }
+  t.rows_.reserve(records.size() - 1);
   for (std::size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != t.header_.size())
       throw CsvError(fmt::format("{}: line {}: {} fields where the header has {}", source, r + 1, records[r].size(),

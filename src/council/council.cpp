@@ -82,8 +82,10 @@ void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::s
     c.critique_red_id = rc.plan.plan_id;
   }
   const auto layout = layout_plan(c.plan, sc);
-  c.q = quality(layout, sc, Side::Blue, weights_);
-  c.d = coherence(c.plan, layout, sc);
+  std::vector<double> cov;
+  coverage_into(layout, cov);  // once, for q's risk and D's risk mitigation
+  c.q = quality(layout, sc, Side::Blue, weights_, cov);
+  c.d = coherence(c.plan, layout, sc, cov);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
 }
 

@@ -46,8 +46,10 @@ BlueEval eval_blue(BluePlanResult r, const Scenario& sc, const QualityWeights& w
   e.result = std::move(r);
   if (e.result.plan) {
     const auto layout = layout_plan(*e.result.plan, sc);
-    e.q = quality(layout, sc, Side::Blue, w);
-    e.d = coherence(*e.result.plan, layout, sc);
+    std::vector<double> cov;
+    coverage_into(layout, cov);  // once, for q's risk and D's risk mitigation
+    e.q = quality(layout, sc, Side::Blue, w, cov);
+    e.d = coherence(*e.result.plan, layout, sc, cov);
     e.st = structure(*e.result.plan);
     e.raw = raw_capability(*e.result.plan, sc);
   }

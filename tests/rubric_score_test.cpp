@@ -41,6 +41,23 @@ std::vector<RubricItem> worked_items() {
           item("d", Severity::CD, "S3", 3)};
 }
 
+TEST(RubricScore, FailedIdsAreFoundByScanOrBySetAlike) {
+  // A brief's few items and failures are matched by scans, many by a set (passed_from_failed, and the unknown-id
+  // count of score_verdicts): either way an item passes when no failure names it, duplicates and unknown ids
+  // included. The reference is the set.
+  for (const std::size_t n_items : {0u, 1u, 5u, 64u, 65u, 200u})
+    for (const std::size_t n_failed : {0u, 1u, 3u, 64u, 65u, 300u}) {
+      std::vector<RubricItem> items(n_items);
+      for (std::size_t i = 0; i < n_items; ++i) items[i].item_id = "it-" + std::to_string(i * 7 % 997);
+      std::vector<std::string> failed;
+      for (std::size_t k = 0; k < n_failed; ++k) failed.push_back("it-" + std::to_string(k * 13 % 1000));
+      const std::set<std::string> f(failed.begin(), failed.end());
+      const auto got = passed_from_failed(items, failed);
+      ASSERT_EQ(got.size(), n_items);
+      for (std::size_t i = 0; i < n_items; ++i) EXPECT_EQ(got[i], f.count(items[i].item_id) == 0) << n_items << " " << n_failed << " " << i;
+    }
+}
+
 TEST(RubricScore, SeverityWeights) {
   EXPECT_EQ(severity_weight(Severity::CI), 9);
   EXPECT_EQ(severity_weight(Severity::I), 5);

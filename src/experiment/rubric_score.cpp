@@ -19,6 +19,7 @@
 #include "advplan/metrics/agreement.hpp"
 #include "core/thread_buffer.hpp"
 #include "metrics/weighted_rows.hpp"
+#include "advplan/core/plan.hpp"
 
 namespace advplan::rubric {
 namespace {
@@ -42,10 +43,21 @@ std::vector<bool> passed_of(const std::vector<RubricItem>& items, const Verdict&
   return passed;
 }
 
+/// Whether `id` is one of the items' ids.
+bool is_item(const std::vector<RubricItem>& items, std::string_view id) {
+  for (const auto& it : items)
+    if (same_id(it.item_id, id)) return true;
+  return false;
+}
+
 std::size_t unknown_count(const std::vector<RubricItem>& items, const Verdict& v) {
+  std::size_t n = v.unknown_ids.size();
+  if (items.size() <= 64 && v.failed_items.size() <= 64) {  // a brief's few items: scans, no set
+    for (const auto& f : v.failed_items) n += is_item(items, f) ? 0 : 1;
+    return n;
+  }
   std::set<std::string_view> ids;
   for (const auto& it : items) ids.insert(it.item_id);
-  std::size_t n = v.unknown_ids.size();
   for (const auto& f : v.failed_items) n += ids.count(f) ? 0 : 1;
   return n;
 }
@@ -110,8 +122,13 @@ std::optional<MeanOver> parse_mean_over(std::string_view s) {
 }
 
 std::vector<bool> passed_from_failed(std::span<const RubricItem> items, std::span<const std::string> failed) {
-  const std::set<std::string_view> f(failed.begin(), failed.end());
   std::vector<bool> passed(items.size());
+  if (items.size() <= 64 && failed.size() <= 64) {  // a brief's few items and failures: scans, no set
+    for (std::size_t i = 0; i < items.size(); ++i)
+      passed[i] = std::none_of(failed.begin(), failed.end(), [&](const std::string& f) { return same_id(f, items[i].item_id); });
+    return passed;
+  }
+  const std::set<std::string_view> f(failed.begin(), failed.end());
   for (std::size_t i = 0; i < items.size(); ++i) passed[i] = f.count(items[i].item_id) == 0;
   return passed;
 }

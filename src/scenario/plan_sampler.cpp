@@ -136,7 +136,12 @@ Plan detail::sample_plan_resolved(const Scenario& sc, Side side, Rng& rng, const
         }
         br.options.push_back(std::move(opt));
       }
-      p.tool_calls.push_back({"branch_planner", fmt::format(R"({{"at":"{}","kind":"{}"}})", br.at, kind.kind)});
+      std::string args = R"({"at":")";  // {"at":"<at>","kind":"<kind>"}, as written (no escaping)
+      args += br.at;
+      args += R"(","kind":")";
+      args += kind.kind;
+      args += R"("})";
+      p.tool_calls.push_back({"branch_planner", std::move(args)});
       p.branches.push_back(std::move(br));
     }
   }

@@ -34,6 +34,25 @@ double sample_sd(const std::vector<double>& v) {
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
 }
 
+TEST(JointBootstrap, FourStreamsDrawnTogetherAreFourStreamsDrawnAlone) {
+  // The joint bootstrap draws four resamples' multisets at once (detail::resample_counts_x4): each lane's counts,
+  // and where its stream is left, must be those of resample_counts on that stream alone.
+  for (const std::size_t n : {1u, 2u, 3u, 30u, 150u, 1000u}) {
+    Rng lanes[4] = {Rng::keyed(7, "x4", "k", 0), Rng::keyed(7, "x4", "k", 1), Rng::keyed(7, "x4", "k", 2),
+                    Rng::keyed(7, "x4", "k", 3)};
+    std::vector<std::uint32_t> got(4 * n, 99);
+    std::uint32_t* const out[4] = {got.data(), got.data() + n, got.data() + 2 * n, got.data() + 3 * n};
+    detail::resample_counts_x4(lanes, out, n);
+    for (std::size_t l = 0; l < 4; ++l) {
+      Rng alone = Rng::keyed(7, "x4", "k", l);
+      std::vector<std::uint32_t> want(n);
+      resample_counts(alone, want);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin() + static_cast<std::ptrdiff_t>(l * n))) << n << " " << l;
+      EXPECT_EQ(lanes[l].next_u64(), alone.next_u64()) << n << " " << l;
+    }
+  }
+}
+
 TEST(Mean, Exact) {
   EXPECT_EQ(mean(std::vector<double>{1, 2, 3, 4}), 2.5);
   EXPECT_EQ(mean(std::vector<double>{}), 0.0);

@@ -198,6 +198,19 @@ std::pair<double, double> percentile_bounds(std::vector<double>& means) {
   return percentile_bounds(std::span<double>(means));
 }
 
+void detail::resample_counts_x4(Rng (&lanes)[4], std::uint32_t* const (&counts)[4], std::size_t n) {
+  for (std::uint32_t* c : counts) std::fill(c, c + n, 0U);
+  const auto hi = static_cast<std::int64_t>(n) - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t a = lanes[0].uniform_int(0, hi), b = lanes[1].uniform_int(0, hi),
+                       c = lanes[2].uniform_int(0, hi), d = lanes[3].uniform_int(0, hi);
+    ++counts[0][static_cast<std::size_t>(a)];
+    ++counts[1][static_cast<std::size_t>(b)];
+    ++counts[2][static_cast<std::size_t>(c)];
+    ++counts[3][static_cast<std::size_t>(d)];
+  }
+}
+
 void resample_counts(Rng& rng, std::vector<std::uint32_t>& counts) {
   const auto n = static_cast<std::int64_t>(counts.size());
   std::fill(counts.begin(), counts.end(), 0U);
@@ -379,17 +392,30 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
   std::vector<double> replicate(b_count * uniq.size());
   const std::uint64_t prefix = Rng::key_prefix(seed, "bootstrap-joint", key);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
-    std::vector<std::uint32_t> counts(units);
+    std::vector<std::uint32_t> counts(units), four(4 * units);
     std::vector<double> sums(stride), drawn(stride);
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
-      Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
-      resample_counts(rng, counts);
+      // Resample b's multiset: four resamples' streams drawn together where four are left in the range.
+      const std::size_t lane = (b - r.begin()) % 4;
+      if (lane == 0 && r.end() - b >= 4) {
+        Rng lanes[4] = {Rng::keyed_at(prefix, b), Rng::keyed_at(prefix, b + 1), Rng::keyed_at(prefix, b + 2),
+                        Rng::keyed_at(prefix, b + 3)};
+        std::uint32_t* const out[4] = {four.data(), four.data() + units, four.data() + 2 * units,
+                                       four.data() + 3 * units};
+        detail::resample_counts_x4(lanes, out, units);
+      }
+      const std::uint32_t* drawn_counts = four.data() + lane * units;
+      if (r.end() - (b - lane) < 4) {  // the range's last few, one at a time
+        Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
+        resample_counts(rng, counts);
+        drawn_counts = counts.data();
+      }
       std::fill(sums.begin(), sums.end(), 0.0);
       std::fill(drawn.begin(), drawn.end(), static_cast<double>(units));
-      detail::add_weighted_rows(counts.data(), x.data(), units, stride, sums.data());
+      detail::add_weighted_rows(drawn_counts, x.data(), units, stride, sums.data());
       if (!complete) {
         std::fill(drawn.begin(), drawn.end(), 0.0);
-        detail::add_weighted_rows(counts.data(), present.data(), units, stride, drawn.data());
+        detail::add_weighted_rows(drawn_counts, present.data(), units, stride, drawn.data());
       }
       for (std::size_t u = 0; u < m; ++u)
         replicate[u * b_count + b] = drawn[u] > 0 ? sums[u] / drawn[u] : std::nan("");

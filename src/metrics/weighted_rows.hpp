@@ -4,7 +4,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "advplan/core/random.hpp"
+
 namespace advplan::detail {
+
+/// resample_counts for four streams at once: counts[l][0..n) gets lanes[l]'s n draws, exactly as
+/// resample_counts(lanes[l], ...) would (the same draws in the same order, each lane left where it would be). The
+/// lanes' draws are interleaved, so their four xoshiro dependency chains overlap.
+void resample_counts_x4(Rng (&lanes)[4], std::uint32_t* const (&counts)[4], std::size_t n);
 
 /// sums[u] += counts[s] * x[s * stride + u] over the rows s with a nonzero count, in row order, for u < stride (a
 /// multiple of 4). Each column's sum takes the same operations in the same order on every CPU (the vector clones

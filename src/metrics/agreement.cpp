@@ -523,15 +523,16 @@ double KendallWResampler::w(std::span<const std::uint32_t> counts) const {
     for (std::size_t r = first; r < block_end_[b]; ++r)
       for (std::size_t j = 0; j < m; ++j) equal[group_at_[j] + group_of_[r * m + j]] += c;
   }
+  // Without a branch on whether a group was drawn (about a third are not, at random): an undrawn group's rank is
+  // written but never read (only drawn rows look theirs up), and its tie term is e^3 - e = 0, so adding it leaves
+  // `ties`, a sum of non-negative terms from +0.0, the same bits.
   double ties = 0;
   for (std::size_t j = 0; j < m; ++j) {
     std::size_t less = 0;
     for (std::size_t g = group_at_[j]; g < group_at_[j + 1]; ++g) {
       const std::size_t e = equal[g];
-      if (e > 0) {
-        rank_of[g] = (static_cast<double>(less) + static_cast<double>(less + e - 1)) / 2.0 + 1.0;
-        ties += static_cast<double>(e * e * e - e);
-      }
+      rank_of[g] = (static_cast<double>(less) + static_cast<double>(less + e - 1)) / 2.0 + 1.0;
+      ties += static_cast<double>(e * e * e - e);
       less += e;
     }
   }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "advplan/core/plan_json.hpp"
@@ -649,6 +650,20 @@ TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfTh
     }
     const double rc = detail::raw_capability_of_layout(got), ref = raw_capability(p, sc);
     EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
+    // The same plan with its actions in reverse order (still valid: the chain and options name actions by id), so
+    // no action sits where a sampled plan keeps it.
+    Plan rev = p;
+    std::reverse(rev.actions.begin(), rev.actions.end());
+    std::vector<const Asset*> rev_assets(assets.rbegin(), assets.rend());
+    std::vector<PlacedAction> got_rev;
+    detail::layout_resolved_into(rev, rev_assets.data(), got_rev);
+    const auto want_rev = layout_plan(rev, sc);
+    ASSERT_EQ(got_rev.size(), want_rev.size());
+    for (std::size_t k = 0; k < got_rev.size(); ++k) {
+      EXPECT_EQ(got_rev[k].action, want_rev[k].action);
+      EXPECT_EQ(got_rev[k].asset, want_rev[k].asset);
+      EXPECT_EQ(got_rev[k].position, want_rev[k].position);
+    }
   });
   EXPECT_GT(accepted, 300u);
 }

@@ -14,13 +14,22 @@ std::vector<PlacedAction> layout_plan(const Plan& plan, const Scenario& sc) {
 }
 
 namespace {
-/// The layout, with each placed action's asset from `asset_of` (its index in plan.actions, the action).
-template <typename AssetOf>
+/// The layout, with each placed action's asset from `asset_of` (its index in plan.actions, the action). With
+/// `unique_ids` (a valid plan: no two actions share an id) an action is first looked for where a sampled plan keeps
+/// it (the chain's actions first, then the options' in order), and searched for only when it is not there: the
+/// only action with that id is the one find_action finds.
+template <bool unique_ids, typename AssetOf>
 void layout_with(const Plan& plan, std::vector<PlacedAction>& out, AssetOf asset_of) {
   out.clear();
   out.reserve(plan.actions.size());
+  std::size_t expected = 0;  // where a sampled plan keeps the next placed action
   auto place = [&](const std::string& id, double pos, double weight, int branch, int option) {
-    const int i = plan.find_action(id);
+    int i = -1;
+    if (unique_ids && expected < plan.actions.size() && same_id(plan.actions[expected].id, id))
+      i = static_cast<int>(expected);
+    else
+      i = plan.find_action(id);
+    ++expected;
     if (i < 0) return;
     const Action& a = plan.actions[static_cast<std::size_t>(i)];
     out.push_back({&a, asset_of(static_cast<std::size_t>(i), a), pos, weight, branch < 0, branch, option});
@@ -43,11 +52,11 @@ void layout_with(const Plan& plan, std::vector<PlacedAction>& out, AssetOf asset
 }  // namespace
 
 void layout_plan_into(const Plan& plan, const Scenario& sc, std::vector<PlacedAction>& out) {
-  layout_with(plan, out, [&](std::size_t, const Action& a) { return sc.find_asset(a.asset); });
+  layout_with<false>(plan, out, [&](std::size_t, const Action& a) { return sc.find_asset(a.asset); });
 }
 
 void detail::layout_resolved_into(const Plan& plan, const Asset* const* assets, std::vector<PlacedAction>& out) {
-  layout_with(plan, out, [&](std::size_t i, const Action&) { return assets[i]; });
+  layout_with<true>(plan, out, [&](std::size_t i, const Action&) { return assets[i]; });
 }
 
 namespace {

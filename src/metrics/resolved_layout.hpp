@@ -8,7 +8,9 @@
 
 namespace advplan::detail {
 
-/// layout_plan_into with each action's asset given (assets[i] for plan.actions[i]) instead of looked up.
+/// layout_plan_into with each action's asset given (assets[i] for plan.actions[i]) instead of looked up. The plan
+/// must be valid (as accepts_resolving or a sampled plan valid by construction has it): its ids are then unique,
+/// and an action is looked for first where a sampled plan keeps it.
 void layout_resolved_into(const Plan& plan, const Asset* const* assets, std::vector<PlacedAction>& out);
 
 /// raw_capability(plan, sc) from the layout of a plan that places every action (every valid plan does): the same

@@ -169,6 +169,46 @@ TEST(CandidateCache, TheLastUseMovesTheCandidatesOutAndALaterRequestDrawsThemAga
   EXPECT_EQ(cache.entry(req.stream, *req.blue).size(), 12u);
 }
 
+/// A policy that marks some of its candidates invalid: RedPolicy::respond must drop them, keep the others' order and
+/// point the selection at the same candidate.
+class SomeInvalidRed final : public RedPolicy {
+ public:
+  explicit SomeInvalidRed(std::vector<bool> valid, int selected)
+      : RedPolicy({"some_invalid", Side::Red, false, 1, ThreadSafety::constant, {}, "test"}, 1, {}),
+        valid_(std::move(valid)), selected_(selected) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    RedResponse r;
+    r.candidates = sample_red_candidates(req, static_cast<int>(valid_.size()));
+    for (std::size_t i = 0; i < valid_.size(); ++i) r.candidates[i].valid = valid_[i];
+    r.selected = selected_;
+    return r;
+  }
+
+ private:
+  std::vector<bool> valid_;
+  int selected_;
+};
+
+TEST(RedPolicyResponse, InvalidCandidatesAreDroppedInOrderAndTheSelectionFollows) {
+  const Scenario& sc = scenarios().front();
+  const RedRequest req = request_for(sc, paper().seed);
+  const std::vector<RedCandidate> all = sample_red_candidates(req, 6);
+  const RedResponse r = SomeInvalidRed({true, false, true, false, false, true}, 5).respond(req);
+  EXPECT_EQ(r.dropped, 3);
+  ASSERT_EQ(r.candidates.size(), 3u);
+  for (const auto& [k, want] : {std::pair{0, 0}, std::pair{1, 2}, std::pair{2, 5}}) {
+    EXPECT_EQ(r.candidates[static_cast<std::size_t>(k)].index, want);
+    EXPECT_EQ(r.candidates[static_cast<std::size_t>(k)].plan, all[static_cast<std::size_t>(want)].plan);
+  }
+  EXPECT_EQ(r.selected, 2);
+  const RedResponse none = SomeInvalidRed({false, true}, 0).respond(req);  // selected an invalid one
+  EXPECT_EQ(none.selected, -1);
+  EXPECT_EQ(none.candidates.size(), 1u);
+  EXPECT_FALSE(none.failure.empty());
+}
+
 TEST(CandidateCache, AFailedDrawLeavesNoCandidatesBehind) {
   // A scenario where RED has no asset: the sampler throws, and the cache entry must not keep placeholder candidates
   // (valid by default) that a later request would return.

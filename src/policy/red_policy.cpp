@@ -18,14 +18,17 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
   const RedCandidate* sel = r.chosen();
   const int sel_index = sel ? sel->index : -1;
   const bool sel_valid = sel && sel->valid && validate_plan(sel->plan, *req.scenario, Side::Red).empty();
-  std::vector<RedCandidate> kept;
-  for (auto& c : r.candidates) {
-    if (c.valid)
-      kept.push_back(std::move(c));
-    else
+  // In place, keeping the order: nothing moves when every candidate is valid (the usual case).
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    if (!r.candidates[i].valid) {
       ++r.dropped;
+      continue;
+    }
+    if (kept != i) r.candidates[kept] = std::move(r.candidates[i]);
+    ++kept;
   }
-  r.candidates = std::move(kept);
+  r.candidates.erase(r.candidates.begin() + static_cast<std::ptrdiff_t>(kept), r.candidates.end());
   r.selected = -1;
   if (sel_valid)
     for (std::size_t i = 0; i < r.candidates.size(); ++i)

@@ -151,7 +151,6 @@ void BM_CandidatePlanAsRun(benchmark::State& state) {
   const auto vuln = vulnerability(layout_plan(blue, f.sc));
   SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
   const std::string id = "urban-100/red/baseline/c";
-  const bool ids_unique = detail::asset_ids_unique(f.sc);
   const detail::SamplerTables tables = detail::sampler_tables(f.sc, Side::Red);
   std::vector<const Asset*> assets;
   std::uint64_t i = 0;
@@ -159,7 +158,7 @@ void BM_CandidatePlanAsRun(benchmark::State& state) {
     Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i++ % 64);
     bool valid = false;
     Plan p = detail::sample_plan_resolved(f.sc, Side::Red, rng, opts, id, &assets, &valid, &tables);
-    benchmark::DoNotOptimize(detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr,
+    benchmark::DoNotOptimize(detail::score_red_plan_resolved(std::move(p), valid && tables.asset_ids_unique ? assets.data() : nullptr,
                                                              f.sc, vuln, paper_config().quality, 0, true));
   }
   state.SetItemsProcessed(state.iterations());

@@ -716,8 +716,10 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
 TEST(Validation, AssetIdsUniqueFindsASharedId) {
   Scenario sc = generate_corpus(testing::paper_config()).front();
   ASSERT_TRUE(detail::asset_ids_unique(sc));
+  EXPECT_TRUE(detail::sampler_tables(sc, Side::Red).asset_ids_unique);
   sc.assets.back().id = sc.assets.front().id;
   EXPECT_FALSE(detail::asset_ids_unique(sc));
+  EXPECT_FALSE(detail::sampler_tables(sc, Side::Red).asset_ids_unique);  // the batch then validates every plan
 }
 
 }  // namespace

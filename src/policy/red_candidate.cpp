@@ -58,24 +58,20 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
   detail::layout_resolved_into(c.plan, s.assets.data(), s.layout);
   const auto& layout = s.layout;
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  if (!with_quality) {  // the pressure's input alone: quality's e, by the same function
-    c.q = {effectiveness(layout, sc, Side::Red), kNaN, kNaN, kNaN};
-    c.d.part.fill(kNaN);
-    c.d.D = kNaN;
-    c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
-    for (const auto& a : layout) c.categories[index(a.action->category)] = true;
-    return c;
+  if (with_quality) {
+    coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
+    c.q = quality(layout, sc, Side::Red, weights, s.cov);
+  } else {
+    c.q = {effectiveness(layout, sc, Side::Red), kNaN, kNaN, kNaN};  // the pressure's input alone, by quality's function
   }
-  coverage_into(s.layout, s.cov);  // once, for r and D's risk_mitigation
-  c.q = quality(layout, sc, Side::Red, weights, s.cov);
-  if (with_coherence) {
+  if (with_coherence && with_quality) {
     c.d = coherence(c.plan, layout, sc, s.cov);
     // Once per candidate, for every row that reports it; a valid plan places every action, so the layout names
     // every asset the plan does.
     c.raw_capability = detail::raw_capability_of_layout(layout);
   } else {
-    c.d.part.fill(std::numeric_limits<double>::quiet_NaN());
-    c.d.D = std::numeric_limits<double>::quiet_NaN();
+    c.d.part.fill(kNaN);
+    c.d.D = kNaN;
   }
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
@@ -131,8 +127,7 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     const std::size_t first = have.size();
     const std::string purpose = "red/" + req.stream;
     // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
-    // sampled_plan.hpp); that needs every asset id to name one asset, checked once here.
-    const bool ids_unique = detail::asset_ids_unique(sc);
+    // sampled_plan.hpp); that needs every asset id to name one asset, which the batch's tables record.
     const detail::SamplerTables tables = detail::sampler_tables(sc, Side::Red);
     // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
     const std::uint64_t key = Rng::key_prefix(req.run_seed, sc.id, purpose);
@@ -158,7 +153,8 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       char digits[24];
       id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
       Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, std::move(id), &assets, &valid, &tables);
-      have[i] = detail::score_red_plan_resolved(std::move(p), valid && ids_unique ? assets.data() : nullptr, sc, vuln,
+      const Asset* const* drawn = valid && tables.asset_ids_unique ? assets.data() : nullptr;
+      have[i] = detail::score_red_plan_resolved(std::move(p), drawn, sc, vuln,
                                                 req.weights, static_cast<int>(i), with_coherence, with_quality);
     });
     undo.done = true;

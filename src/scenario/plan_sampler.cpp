@@ -67,6 +67,7 @@ detail::SamplerTables detail::sampler_tables(const Scenario& sc, Side side) {
       }
   }
   t.at[kNumCategories] = static_cast<std::uint32_t>(t.able.size());
+  t.asset_ids_unique = asset_ids_unique(sc);
   return t;
 }
 

@@ -19,6 +19,8 @@ struct SamplerTables {
   std::vector<const Asset*> able;  ///< category c's able assets are able[at[c]] .. able[at[c + 1] - 1]
   std::vector<double> weight;      ///< their weights, .2 + capability
   std::array<std::uint32_t, kNumCategories + 1> at{};
+  /// Whether every asset of the scenario has its own id (asset_ids_unique).
+  bool asset_ids_unique = false;
 };
 SamplerTables sampler_tables(const Scenario& sc, Side side);
 

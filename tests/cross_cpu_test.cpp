@@ -12,6 +12,7 @@
 #include <cmath>
 #include <iterator>
 #include <cstring>
+#include <functional>
 #include <numbers>
 #include <vector>
 #include <set>
@@ -137,6 +138,30 @@ TEST(DetMath, AgreesWithTheCLibraryWithinTheirErrorsAndKeepsSpecialValues) {
   EXPECT_EQ(det::log1p(0.0), 0.0);
 }
 
+/// One vector path of a det:: function against the scalar results `want` (want[i] for element i): all elements at
+/// once, then every tail length 0..11 from many offsets (a tail is computed apart from the full vectors), with a
+/// sentinel past the end. `run(at, n, out)` computes elements at .. at + n - 1 into out.
+void expect_the_scalar_bits_at_every_length(const char* name, const std::vector<double>& want,
+                                            const std::function<void(std::size_t, std::size_t, double*)>& run) {
+  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  std::vector<double> out(want.size());
+  run(0, want.size(), out.data());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) differ += same_bits(out[i], want[i]) ? 0 : 1;
+  EXPECT_EQ(differ, 0u) << name;
+  std::size_t tail_differ = 0, overrun = 0;
+  for (std::size_t at = 0; at + 12 < 40000; at += 13)
+    for (std::size_t n = 0; n <= 11; ++n) {
+      double o[16];
+      std::fill(std::begin(o), std::end(o), 42.0);
+      run(at, n, o);
+      for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], want[at + i]) ? 0 : 1;
+      for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
+    }
+  EXPECT_EQ(tail_differ, 0u) << name;
+  EXPECT_EQ(overrun, 0u) << name;
+}
+
 // The sampler's jitter factors come from det::exp_n, four or two at a time: SLEEF's cinz functions give the same
 // bits in every vector width, so each path must equal det::exp element for element, at every length (the tails).
 TEST(DetMath, ExpNIsExpBitForBitOnEveryPath) {
@@ -147,33 +172,18 @@ TEST(DetMath, ExpNIsExpBitForBitOnEveryPath) {
   for (double v : {0.0, -0.0, 1e-300, -1e-300, 709.78, 709.79, -745.13, -745.14, std::numeric_limits<double>::infinity(),
                    -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
     x.push_back(v);
-  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
   using Path = void (*)(const double*, std::size_t, double*);
   std::vector<std::pair<const char*, Path>> paths{{"dispatch", &det::exp_n}};
 #if defined(__x86_64__)
   paths.emplace_back("sse2", &det::detail::exp_n_sse2);
   if (__builtin_cpu_supports("avx")) paths.emplace_back("avx", &det::detail::exp_n_avx);
 #endif
-  for (const auto& [name, path] : paths) {
-    std::vector<double> out(x.size());
-    path(x.data(), x.size(), out.data());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) differ += same_bits(out[i], det::exp(x[i])) ? 0 : 1;
-    EXPECT_EQ(differ, 0u) << name;
-    // Every tail length from many offsets (a tail is computed apart from the full vectors), with a sentinel past
-    // the end.
-    std::size_t tail_differ = 0, overrun = 0;
-    for (std::size_t at = 0; at + 12 < 40000; at += 13)
-      for (std::size_t n = 0; n <= 11; ++n) {
-        double o[16];
-        std::fill(std::begin(o), std::end(o), 42.0);
-        path(x.data() + at, n, o);
-        for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], det::exp(x[at + i])) ? 0 : 1;
-        for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
-      }
-    EXPECT_EQ(tail_differ, 0u) << name;
-    EXPECT_EQ(overrun, 0u) << name;
-  }
+  std::vector<double> want;
+  for (double v : x) want.push_back(det::exp(v));
+  for (const auto& [name, path] : paths)
+    expect_the_scalar_bits_at_every_length(name, want, [&, path = path](std::size_t at, std::size_t n, double* out) {
+      path(x.data() + at, n, out);
+    });
 }
 
 TEST(DetMath, BoxMullerNIsRngNormalBitForBitOnEveryPath) {
@@ -197,31 +207,16 @@ TEST(DetMath, BoxMullerNIsRngNormalBitForBitOnEveryPath) {
       u2.push_back(b);
       want.push_back(std::sqrt(-2.0 * det::log_u35(a)) * det::cos_u35(2.0 * std::numbers::pi * b));
     }
-  auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
   using Path = void (*)(const double*, const double*, std::size_t, double*);
   std::vector<std::pair<const char*, Path>> paths{{"dispatch", &det::box_muller_n}};
 #if defined(__x86_64__)
   paths.emplace_back("sse2", &det::detail::box_muller_n_sse2);
   if (__builtin_cpu_supports("avx")) paths.emplace_back("avx", &det::detail::box_muller_n_avx);
 #endif
-  for (const auto& [name, path] : paths) {
-    std::vector<double> out(u1.size());
-    path(u1.data(), u2.data(), u1.size(), out.data());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < u1.size(); ++i) differ += same_bits(out[i], want[i]) ? 0 : 1;
-    EXPECT_EQ(differ, 0u) << name;
-    std::size_t tail_differ = 0, overrun = 0;
-    for (std::size_t at = 0; at + 12 < 40000; at += 13)
-      for (std::size_t n = 0; n <= 11; ++n) {
-        double o[16];
-        std::fill(std::begin(o), std::end(o), 42.0);
-        path(u1.data() + at, u2.data() + at, n, o);
-        for (std::size_t i = 0; i < n; ++i) tail_differ += same_bits(o[i], want[at + i]) ? 0 : 1;
-        for (std::size_t i = n; i < 16; ++i) overrun += o[i] == 42.0 ? 0 : 1;
-      }
-    EXPECT_EQ(tail_differ, 0u) << name;
-    EXPECT_EQ(overrun, 0u) << name;
-  }
+  for (const auto& [name, path] : paths)
+    expect_the_scalar_bits_at_every_length(name, want, [&, path = path](std::size_t at, std::size_t n, double* out) {
+      path(u1.data() + at, u2.data() + at, n, out);
+    });
 }
 
 // The simulator's exp(noise * z): Eigen's vectorised exp is compiled once, so it is the same on every CPU, but Eigen

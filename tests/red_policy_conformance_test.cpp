@@ -311,12 +311,12 @@ TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
 }
 
 // RedRequest::reads_quality = false (the council's stress test): single and greedy score each candidate's pressure
-// alone (q.e, the pressure's input, by the same function; q's other parts and d NaN), and the candidates, their
-// validity, pressure and categories are those of a full request; constraint, whose choice reads q and D, and any
+// alone (q.e, the pressure's input, by the same function; q's other parts and d NaN) on the lean draw, and the
+// candidates' plan ids, validity, pressure and categories are those of a full request (the plans are their ids); constraint, whose choice reads q and D, and any
 // cached candidate are still fully scored.
 TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
   const auto ctx = policy_context(paper());
-  std::size_t compared = 0;
+  std::size_t compared = 0, full_plans = 0;
   for (const Scenario& sc : scenarios()) {
     SCOPED_TRACE(sc.id);
     const RedRequest full = request_for(sc, paper().seed);
@@ -331,7 +331,15 @@ TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
       const bool skips = std::string(spec) == "single" || std::string(spec) == "greedy@8";
       for (std::size_t i = 0; i < a.candidates.size(); ++i) {
         const RedCandidate &x = a.candidates[i], &y = b.candidates[i];
-        EXPECT_EQ(x.plan, y.plan);
+        if (skips && !y.plan.actions.empty()) ++full_plans;
+        if (skips && y.plan.actions.empty()) {  // the lean draw: the plan's id and side alone
+          Plan id_only;
+          id_only.plan_id = x.plan.plan_id;
+          id_only.side = Side::Red;
+          EXPECT_EQ(y.plan, id_only) << i;
+        } else {
+          EXPECT_EQ(x.plan, y.plan);
+        }
         EXPECT_EQ(x.valid, y.valid);
         EXPECT_EQ(std::memcmp(&x.q.e, &y.q.e, sizeof(double)), 0) << i;
         EXPECT_EQ(std::memcmp(&x.pressure.magnitude, &y.pressure.magnitude, sizeof(double)), 0) << i;
@@ -350,6 +358,22 @@ TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
     }
   }
   EXPECT_GT(compared, 50u);
+  EXPECT_EQ(full_plans, 0u);  // every paper candidate is valid by construction: none drawn in full
+  // Where two assets share an id, no plan is valid by construction: the lean request draws every plan in full.
+  Scenario shared = scenarios().front();
+  shared.assets.back().id = shared.assets.front().id;
+  const RedRequest full = request_for(shared, paper().seed);
+  RedRequest lean = full;
+  lean.reads_coherence = lean.reads_quality = false;
+  const auto greedy = make_red_policy("greedy@8", ctx);
+  const RedResponse a = greedy->respond(full), b = greedy->respond(lean);
+  ASSERT_EQ(a.candidates.size(), b.candidates.size());
+  ASSERT_FALSE(b.candidates.empty());
+  for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+    EXPECT_EQ(a.candidates[i].plan, b.candidates[i].plan) << i;
+    EXPECT_FALSE(b.candidates[i].plan.actions.empty()) << i;
+    EXPECT_EQ(a.candidates[i].pressure.magnitude, b.candidates[i].pressure.magnitude) << i;
+  }
 }
 
 TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {

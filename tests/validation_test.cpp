@@ -678,6 +678,7 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
   const auto& cfg = testing::paper_config();
   const auto corpus = generate_corpus(cfg);
   std::size_t certified = 0, not_certified = 0;
+  Plan lean;  // the lean draw's scratch plan, reused as a thread's is
   for (std::size_t s = 0; s < corpus.size(); s += 5) {
     Scenario sc = corpus[s];
     ASSERT_TRUE(detail::asset_ids_unique(sc)) << sc.id;
@@ -698,6 +699,44 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
       ASSERT_EQ(p, sample_plan(sc, side, r2, opts, "p")) << sc.id << " plan " << i;
       ASSERT_EQ(r1.uniform_int(0, 1 << 30), r2.uniform_int(0, 1 << 30)) << "the same number of draws";
       ASSERT_EQ(assets.size(), p.actions.size());
+      {
+        // The lean draw (sample_plan_lean, into one plan reused across the loop): the same draws, the same
+        // certificate and assets, and the full plan's ids, categories, priorities, chain and branches, so the
+        // same layout.
+        Rng r3 = Rng::keyed(2, sc.id, "by-construction", i), r4 = r3;
+        (void)sample_plan(sc, side, r4, opts, "p");
+        std::vector<const Asset*> lean_assets;
+        bool lean_valid = !valid;
+        detail::sample_plan_lean(lean, sc, side, r3, opts, lean_assets, lean_valid, tables);
+        ASSERT_EQ(r3.next_u64(), r4.next_u64()) << "the lean draw makes the same draws";
+        ASSERT_EQ(lean_valid, valid) << sc.id << " plan " << i;
+        ASSERT_EQ(lean_assets, assets) << sc.id << " plan " << i;
+        EXPECT_EQ(lean.side, side);
+        ASSERT_EQ(lean.actions.size(), p.actions.size());
+        for (std::size_t k = 0; k < p.actions.size(); ++k) {
+          EXPECT_EQ(lean.actions[k].id, p.actions[k].id);
+          EXPECT_EQ(lean.actions[k].category, p.actions[k].category);
+          EXPECT_EQ(lean.actions[k].priority, p.actions[k].priority);
+        }
+        EXPECT_EQ(lean.chain, p.chain);
+        ASSERT_EQ(lean.branches.size(), p.branches.size());
+        for (std::size_t b = 0; b < p.branches.size(); ++b) {
+          EXPECT_EQ(lean.branches[b].at, p.branches[b].at);
+          EXPECT_EQ(lean.branches[b].options, p.branches[b].options);
+        }
+        if (valid) {
+          std::vector<PlacedAction> got, want;
+          detail::layout_resolved_into(lean, lean_assets.data(), got);
+          detail::layout_resolved_into(p, assets.data(), want);
+          ASSERT_EQ(got.size(), want.size());
+          for (std::size_t k = 0; k < got.size(); ++k) {
+            EXPECT_EQ(got[k].action - lean.actions.data(), want[k].action - p.actions.data());
+            EXPECT_EQ(got[k].asset, want[k].asset);
+            EXPECT_EQ(got[k].position, want[k].position);
+            EXPECT_EQ(got[k].weight, want[k].weight);
+          }
+        }
+      }
       std::vector<const Asset*> resolved(p.actions.size(), nullptr);
       const bool accepted = detail::accepts_resolving(p, sc, side, resolved.data());
       if (!valid) {

@@ -33,17 +33,12 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
   c.index = candidate_index;
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
   // candidate loop is the hottest path of a run.
-  struct Scratch {
-    std::vector<PlacedAction> layout;
-    std::vector<double> cov;
-    std::vector<const Asset*> assets;  // each action's asset, as validation resolved it
-  };
-  thread_local Scratch tls_scratch;
-  Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
-  s.assets.resize(plan.actions.size());
+  thread_local std::vector<const Asset*> tls_assets;  // each action's asset, as validation resolved it
+  std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
+  assets.resize(plan.actions.size());
   if (valid_assets) {
-    std::copy(valid_assets, valid_assets + plan.actions.size(), s.assets.begin());
-  } else if (!detail::accepts_resolving(plan, sc, Side::Red, s.assets.data())) {
+    std::copy(valid_assets, valid_assets + plan.actions.size(), assets.begin());
+  } else if (!detail::accepts_resolving(plan, sc, Side::Red, assets.data())) {
     const auto violations = validate_plan_reference(plan, sc, Side::Red);  // the fast check said no: the full one
     if (!violations.empty()) {
       c.valid = false;
@@ -51,11 +46,24 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
       c.plan = std::move(plan);
       return c;
     }
-    for (std::size_t i = 0; i < plan.actions.size(); ++i) s.assets[i] = sc.find_asset(plan.actions[i].asset);
+    for (std::size_t i = 0; i < plan.actions.size(); ++i) assets[i] = sc.find_asset(plan.actions[i].asset);
   }
   c.plan = std::move(plan);
-  // Moving the plan moves its actions' storage, not the actions: s.assets and the layout stay valid.
-  detail::layout_resolved_into(c.plan, s.assets.data(), s.layout);
+  // Moving the plan moves its actions' storage, not the actions: the assets and the layout stay valid.
+  score_valid_into(c, c.plan, assets.data(), sc, vuln, weights, with_coherence, with_quality);
+  return c;
+}
+
+void detail::score_valid_into(RedCandidate& c, const Plan& plan, const Asset* const* assets, const Scenario& sc,
+                              const std::array<double, kNumPressures>& vuln, const QualityWeights& weights,
+                              bool with_coherence, bool with_quality) {
+  struct Scratch {
+    std::vector<PlacedAction> layout;
+    std::vector<double> cov;
+  };
+  thread_local Scratch tls_scratch;
+  Scratch& s = detail::bound(tls_scratch);  // src/core/thread_buffer.hpp
+  detail::layout_resolved_into(plan, assets, s.layout);
   const auto& layout = s.layout;
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   if (with_quality) {
@@ -65,7 +73,7 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
     c.q = {effectiveness(layout, sc, Side::Red), kNaN, kNaN, kNaN};  // the pressure's input alone, by quality's function
   }
   if (with_coherence && with_quality) {
-    c.d = coherence(c.plan, layout, sc, s.cov);
+    c.d = coherence(plan, layout, sc, s.cov);
     // Once per candidate, for every row that reports it; a valid plan places every action, so the layout names
     // every asset the plan does.
     c.raw_capability = detail::raw_capability_of_layout(layout);
@@ -75,7 +83,6 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
   }
   c.pressure = pressure(pressure_shares(layout), c.q.e, vuln);
   for (const auto& a : layout) c.categories[index(a.action->category)] = true;
-  return c;
 }
 
 RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext& ctx, std::string stream) {
@@ -152,6 +159,23 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       id.append(id_prefix);
       char digits[24];
       id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+      if (!with_quality) {
+        // Nobody reads the plans (RedRequest::reads_quality): the lean draw into this thread's scratch plan, and a
+        // candidate whose plan is its id alone. A plan not valid by construction is drawn again in full below.
+        thread_local Plan tls_plan;
+        Plan& lean = detail::bound(tls_plan);
+        detail::sample_plan_lean(lean, sc, Side::Red, rng, opts, assets, valid, tables);
+        if (valid && tables.asset_ids_unique) {
+          RedCandidate c;
+          c.index = static_cast<int>(i);
+          c.plan.plan_id = std::move(id);
+          c.plan.side = Side::Red;
+          detail::score_valid_into(c, lean, assets.data(), sc, vuln, req.weights, false, false);
+          have[i] = std::move(c);
+          return;
+        }
+        rng = Rng::keyed_at(key, static_cast<std::uint64_t>(i));
+      }
       Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, std::move(id), &assets, &valid, &tables);
       const Asset* const* drawn = valid && tables.asset_ids_unique ? assets.data() : nullptr;
       have[i] = detail::score_red_plan_resolved(std::move(p), drawn, sc, vuln,

@@ -17,7 +17,10 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
   // Drop invalid candidates, keeping the selection pointing at the same candidate.
   const RedCandidate* sel = r.chosen();
   const int sel_index = sel ? sel->index : -1;
-  const bool sel_valid = sel && sel->valid && validate_plan(sel->plan, *req.scenario, Side::Red).empty();
+  // A caller that reads no selection (RedRequest::reads_quality false) may be answered with plans that are their
+  // ids alone: the selection is then taken as the policy flagged it, not validated again.
+  const bool sel_valid =
+      sel && sel->valid && (!req.reads_quality || validate_plan(sel->plan, *req.scenario, Side::Red).empty());
   // In place, keeping the order: nothing moves when every candidate is valid (the usual case).
   std::size_t kept = 0;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {

@@ -14,4 +14,12 @@ RedCandidate score_red_plan_resolved(Plan plan, const Asset* const* valid_assets
                                      const QualityWeights& weights, int index, bool with_coherence,
                                      bool with_quality = true);
 
+/// score_red_plan_resolved's scoring of a plan valid for RED with `assets` (one per action, in action order): c's
+/// q, d, raw capability, pressure and categories, as that function sets them; c's index, plan and validity are
+/// left as they are. `plan` need not be c.plan (a lean plan, src/scenario/sampled_plan.hpp, gives the same
+/// pressure and e; only those are read without `with_quality`).
+void score_valid_into(RedCandidate& c, const Plan& plan, const Asset* const* assets, const Scenario& sc,
+                      const std::array<double, kNumPressures>& blue_vulnerability, const QualityWeights& weights,
+                      bool with_coherence, bool with_quality);
+
 }  // namespace advplan::detail

@@ -57,8 +57,10 @@ struct RedRequest {
   /// False when the caller reads only the candidates' validity, pressure and plan ids, and no selection (the
   /// council's stress test takes the highest-pressure candidate). A hint, as reads_coherence, and implies it: a
   /// policy whose choice reads q alone (single, greedy) may then leave each candidate's q.c, q.r, q.q and d as NaN
-  /// (q.e stays: the pressure reads it), and its selection is then not meaningful (greedy selects none). A policy
-  /// that needs more (constraint) computes it anyway. A candidate cache never holds such candidates.
+  /// (q.e stays: the pressure reads it), and return each candidate's plan as its plan_id and side alone (the
+  /// built-in sampler draws such candidates without building their plans); its selection is then not meaningful
+  /// (greedy selects none) and RedPolicy::respond does not validate it. A policy that needs more (constraint)
+  /// computes it anyway. A candidate cache never holds such candidates.
   bool reads_quality = true;
 };
 
@@ -94,7 +96,8 @@ class CandidateCache {
 /// RED category weights lean towards the pressures the BLUE plan leaves uncovered: w_c * (1 + v_p(c)(B)).
 /// With `coherence_optional`, candidates drawn for this call alone (no cache) skip their coherence when the
 /// request says nobody reads it (RedRequest::reads_coherence), and all of q but e when it says nobody reads q
-/// either (RedRequest::reads_quality); cached candidates are always fully scored.
+/// either (RedRequest::reads_quality), and then carry no plan but its id (plan_id and side; a candidate not valid
+/// by construction keeps its full plan); cached candidates are always fully scored.
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr,
                                                 bool coherence_optional = false);
 

@@ -790,8 +790,15 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
 // stream every agreement interval shares (rubric-agreement, panel: the same multisets for every pair) and expands them (every brief of a case as often as the case was drawn) into item lists and per-policy
 // brief scores. The implementation adds per-case sums instead, in another order, so the values agree to rounding;
 // the four policies make Spearman's interval more than a constant.
-TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
-  const auto [set, vs] = three_judge_panel();
+/// With `j3_skips_first_case`, judge j3 grades no brief of the first case: its pairs lack a case that the panel's
+/// draws count, so their counts are taken from the draws by case.
+void expect_pair_intervals_of_expanded_resamples(bool j3_skips_first_case) {
+  auto [set, vs] = three_judge_panel();
+  if (j3_skips_first_case) {
+    std::string first = vs.front().case_id;
+    for (const auto& v : vs) first = std::min(first, v.case_id);
+    std::erase_if(vs, [&](const Verdict& v) { return v.judge == "j3" && v.case_id == first; });
+  }
   const int resamples = 300;
   const std::uint64_t seed = 5;
   const auto rep = judge_agreement(set, vs, resamples, seed);
@@ -825,7 +832,7 @@ TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
       for (std::size_t c = 0; c < cases.size(); ++c)
         for (std::uint32_t t = 0; t < counts[c]; ++t)
           for (const auto& [key, by_judge] : graded) {
-            if (key.first != cases[c]) continue;
+            if (key.first != cases[c] || !by_judge.count(a) || !by_judge.count(b)) continue;
             const auto& [pa, sa] = by_judge.at(a);
             const auto& [pb, sb] = by_judge.at(b);
             for (std::size_t i = 0; i < pa.size(); ++i) {
@@ -857,6 +864,12 @@ TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) {
       EXPECT_NEAR(std::stod(pairs.at(r, col)), want, 1e-6 + 1e-12) << col;
   }
   EXPECT_TRUE(spearman_varies) << "the data should give Spearman an interval wider than a point";
+}
+
+TEST(RubricAgreement, PairIntervalsAreThoseOfTheExpandedResamples) { expect_pair_intervals_of_expanded_resamples(false); }
+
+TEST(RubricAgreement, PairIntervalsOfAPairLackingACaseAreThoseOfTheExpandedResamples) {
+  expect_pair_intervals_of_expanded_resamples(true);
 }
 
 // The panel's intervals against a brute force on the same resamples: each replicate expands the drawn cases (each

@@ -362,12 +362,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           ++case_cells[c].cell[static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])];
       }
       agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
-      auto stats_of = [&](const std::vector<std::uint32_t>* counts) {
-        std::uint64_t cell[4] = {0, 0, 0, 0};
-        for (std::size_t c = 0; c < cases.size(); ++c) {
-          const std::uint64_t times = counts ? (*counts)[c] : 1;
-          for (std::size_t k = 0; k < 4; ++k) cell[k] += times * case_cells[c].cell[k];
-        }
+      // Percent and kappa from the summed 2 x 2 cells (the point estimate's: every case once; a replicate's: from
+      // its sums row below).
+      auto stats_of = [&](const std::uint64_t (&cell)[4]) {
         for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
         const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
         const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
@@ -376,7 +373,10 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
                        : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
         return std::make_tuple(pct, kap, items);
       };
-      const auto [pct, kap, n_items] = stats_of(nullptr);
+      std::uint64_t all_cells[4] = {0, 0, 0, 0};
+      for (const CaseCells& cc : case_cells)
+        for (std::size_t k = 0; k < 4; ++k) all_cells[k] += cc.cell[k];
+      const auto [pct, kap, n_items] = stats_of(all_cells);
       // Spearman of the per-model means over the briefs of the drawn cases. The point estimate averages each model's
       // scores in case order; a replicate uses per-case sums (weighted by how often the case was drawn).
       std::vector<std::string> models;
@@ -384,27 +384,34 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (const auto& [m, sc] : by_model) models.push_back(m);
       std::sort(models.begin(), models.end());
       models.erase(std::unique(models.begin(), models.end()), models.end());
-      // Per case, its sums per model as one row (a, b, n for model m at 3 m; +0.0 where the case lacks the model, a
-      // no-op for a sum that starts at +0.0): a replicate adds the drawn cases' rows in case order, weighted by
-      // their counts (detail::add_weighted_rows), which is the per-model walk over the drawn cases.
-      const std::size_t sums_stride = (3 * models.size() + 3) / 4 * 4;
+      // Per case, one row: its 2 x 2 cells at 0..3 (whole numbers: every weighted sum of them is exact in a double,
+      // so a replicate's cells are those of the integer sums), then its sums per model (a, b, n for model m at
+      // 4 + 3 m; +0.0 where the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the
+      // drawn cases' rows in case order, weighted by their counts (detail::add_weighted_rows), which is the
+      // per-model walk over the drawn cases.
+      const std::size_t sums_stride = (4 + 3 * models.size() + 3) / 4 * 4;
       std::vector<double> case_rows(cases.size() * sums_stride, 0.0);
-      for (std::size_t c = 0; c < cases.size(); ++c)
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        for (std::size_t k = 0; k < 4; ++k)
+          case_rows[c * sums_stride + k] = static_cast<double>(case_cells[c].cell[k]);
         for (const auto& [m, sc] : model_scores[cases[c]]) {
           double sa = 0, sb = 0;
           for (double x : sc.first) sa += x;
           for (double x : sc.second) sb += x;
           const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
-          double* row = case_rows.data() + c * sums_stride + 3 * mi;
+          double* row = case_rows.data() + c * sums_stride + 4 + 3 * mi;
           row[0] = sa;
           row[1] = sb;
           row[2] = static_cast<double>(sc.first.size());
         }
-      std::vector<double> model_sums, ma, mb;  // per-model sums and means, reused by every replicate
-      auto rho_of = [&](const std::vector<std::uint32_t>* counts) {
+      }
+      std::vector<double> ma, mb;  // per-model means, reused by every replicate
+      // Spearman's rho of the per-model means: the point estimate's (sums == nullptr) over the scores in case order,
+      // a replicate's from its sums row.
+      auto rho_of = [&](const double* sums) {
         ma.clear();
         mb.clear();
-        if (!counts) {
+        if (!sums) {
           std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
           for (const auto& c : cases)
             for (const auto& [m, sc] : model_scores[c]) {
@@ -418,10 +425,8 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           }
           return std::make_pair(agreement::spearman(ma, mb), ma.size());
         }
-        model_sums.assign(sums_stride, 0.0);
-        detail::add_weighted_rows(counts->data(), case_rows.data(), cases.size(), sums_stride, model_sums.data());
         for (std::size_t m = 0; m < models.size(); ++m)
-          if (const double* x = model_sums.data() + 3 * m; x[2] > 0) {
+          if (const double* x = sums + 4 + 3 * m; x[2] > 0) {
             ma.push_back(x[0] / x[2]);
             mb.push_back(x[1] / x[2]);
           }
@@ -434,13 +439,23 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (std::size_t c = 0; c < cases.size(); ++c)
           at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
                                            all_cases.begin());
+        // When the pair has every case (the usual panel), its counts are the draw's own.
+        bool every_case = cases.size() == all_cases.size();
+        for (std::size_t c = 0; c < cases.size(); ++c) every_case = every_case && at[c] == c;
         std::vector<std::uint32_t> counts(cases.size());
+        std::vector<double> sums(sums_stride);
         for (const auto& d : draws) {
-          for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
-          const auto [p, k, n] = stats_of(&counts);
+          if (!every_case)
+            for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
+          std::fill(sums.begin(), sums.end(), 0.0);
+          detail::add_weighted_rows(every_case ? d.data() : counts.data(), case_rows.data(), cases.size(), sums_stride,
+                                    sums.data());
+          std::uint64_t cell[4];
+          for (std::size_t k = 0; k < 4; ++k) cell[k] = static_cast<std::uint64_t>(sums[k]);
+          const auto [p, k, n] = stats_of(cell);
           pct_b.push_back(p);
           if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
-          if (const double r = rho_of(&counts).first; !std::isnan(r)) rho_b.push_back(r);
+          if (const double r = rho_of(sums.data()).first; !std::isnan(r)) rho_b.push_back(r);
         }
       }
       const auto [p_lo, p_hi] = pct_b.empty() ? std::pair{pct, pct} : percent_bounds_copy(pct_b);

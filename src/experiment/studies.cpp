@@ -47,10 +47,13 @@ CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettin
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> by;
   std::vector<std::string> scenarios;
   std::set<std::string> seen;
+  const std::size_t c_scenario = records.col("scenario_id"), c_validator = records.col("validator"),
+                    c_record = records.col("record_id"), c_score = records.col("score");
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::string& s = records.at(i, "scenario_id");
+    const auto& row = records.rows()[i];
+    const std::string& s = row[c_scenario];
     if (seen.insert(s).second) scenarios.push_back(s);
-    by[s][records.at(i, "validator")][records.at(i, "record_id")] = records.real(i, "score");
+    by[s][row[c_validator]][row[c_record]] = records.real(i, c_score);
   }
   auto mean_abs = [&](const std::string& s, const std::string& a, const std::string& b) {
     const auto& va = by[s][a];
@@ -132,7 +135,8 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
   std::vector<Pending> rows;
   // Per condition and metric, the ok rows' values by scenario; the units are every scenario of per_scenario.csv.
   std::map<std::string, std::size_t> unit_of;
-  for (std::size_t i = 0; i < per.size(); ++i) unit_of.emplace(per.at(i, "scenario_id"), 0);
+  const std::size_t c_scenario = per.col("scenario_id"), c_condition = per.col("condition");
+  for (const auto& row : per.rows()) unit_of.emplace(row[c_scenario], 0);
   {
     std::size_t u = 0;
     for (auto& [id, index] : unit_of) index = u++;
@@ -171,9 +175,10 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
     for (const char* m : {"contract_parsed", "contract_repaired", "contract_failed", "contract_retries"}) {
       double sum = 0;
       std::size_t n = 0;
+      const std::size_t c_metric = per.col(m);
       for (std::size_t i = 0; i < per.size(); ++i)
-        if (per.at(i, "condition") == llm) {
-          const double x = per.real(i, m);
+        if (per.rows()[i][c_condition] == llm) {
+          const double x = per.real(i, c_metric);
           if (!std::isnan(x)) sum += x;
           ++n;
         }
@@ -183,14 +188,17 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
   }
   // Council revision.
   std::vector<std::size_t> ok_trace;
-  if (trace && trace->size() > 0)
+  if (trace && trace->size() > 0) {
+    const std::size_t c_status = trace->col("status");
     for (std::size_t i = 0; i < trace->size(); ++i)
-      if (trace->at(i, "status") == "ok") ok_trace.push_back(i);
+      if (trace->rows()[i][c_status] == "ok") ok_trace.push_back(i);
+  }
   detail::JointColumns trace_cols(ok_trace.size());
   if (trace && trace->size() > 0) {
     for (const char* m : {"robustness_margin", "pressure_reduction"}) {
       std::vector<double> v;
-      for (const std::size_t i : ok_trace) v.push_back(trace->real(i, m));
+      const std::size_t c_metric = trace->col(m);
+      for (const std::size_t i : ok_trace) v.push_back(trace->real(i, c_metric));
       rows.push_back({{"council_revision", "final - best first-round", m}, 1, trace_cols.add(std::move(v))});
     }
     for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", st.council, st.council_baseline, m);

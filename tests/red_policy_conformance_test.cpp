@@ -328,6 +328,10 @@ TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
       const RedResponse a = policy->respond(full), b = policy->respond(lean);
       ASSERT_EQ(a.candidates.size(), b.candidates.size());
       EXPECT_EQ(a.dropped, b.dropped);
+      if (std::string(spec) == "single") {  // its selection stands, though respond does not validate an id-only plan
+        EXPECT_EQ(a.selected, b.selected);
+        EXPECT_EQ(b.failure, "");
+      }
       const bool skips = std::string(spec) == "single" || std::string(spec) == "greedy@8";
       for (std::size_t i = 0; i < a.candidates.size(); ++i) {
         const RedCandidate &x = a.candidates[i], &y = b.candidates[i];
@@ -359,7 +363,8 @@ TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
   }
   EXPECT_GT(compared, 50u);
   EXPECT_EQ(full_plans, 0u);  // every paper candidate is valid by construction: none drawn in full
-  // Where two assets share an id, no plan is valid by construction: the lean request draws every plan in full.
+  // Where two assets share an id, no lean plan's layout stands for the full plan's (asset_ids_unique is false): the
+  // lean request draws every plan in full.
   Scenario shared = scenarios().front();
   shared.assets.back().id = shared.assets.front().id;
   const RedRequest full = request_for(shared, paper().seed);
@@ -374,6 +379,34 @@ TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
     EXPECT_FALSE(b.candidates[i].plan.actions.empty()) << i;
     EXPECT_EQ(a.candidates[i].pressure.magnitude, b.candidates[i].pressure.magnitude) << i;
   }
+  // Where options may be empty, some plans are not valid by construction: those are drawn again in full and
+  // validated (a plan with an empty option is invalid, and dropped as a full request drops it); the others are
+  // their ids. Either way validity, pressure and ids are a full request's.
+  std::size_t dropped = 0, id_only = 0;
+  for (const Scenario& sc : scenarios()) {
+    RedRequest full_e = request_for(sc, paper().seed);
+    full_e.shape.option_min = 0;
+    full_e.shape.branch_probability = 1.0;
+    RedRequest lean_e = full_e;
+    lean_e.reads_coherence = lean_e.reads_quality = false;
+    const RedResponse x = greedy->respond(full_e), y = greedy->respond(lean_e);
+    ASSERT_EQ(x.candidates.size(), y.candidates.size()) << sc.id;
+    EXPECT_EQ(x.dropped, y.dropped) << sc.id;
+    dropped += static_cast<std::size_t>(y.dropped);
+    for (std::size_t i = 0; i < x.candidates.size(); ++i) {
+      const RedCandidate &p = x.candidates[i], &q = y.candidates[i];
+      EXPECT_EQ(p.plan.plan_id, q.plan.plan_id);
+      if (q.plan.actions.empty())
+        ++id_only;
+      else
+        EXPECT_EQ(p.plan, q.plan) << sc.id << " " << i;
+      EXPECT_EQ(p.valid, q.valid);
+      EXPECT_EQ(std::memcmp(&p.pressure.magnitude, &q.pressure.magnitude, sizeof(double)), 0) << sc.id << " " << i;
+      EXPECT_EQ(p.categories, q.categories);
+    }
+  }
+  EXPECT_GT(dropped, 0u);
+  EXPECT_GT(id_only, 0u);
 }
 
 TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {

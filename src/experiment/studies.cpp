@@ -47,8 +47,14 @@ CsvTable rubric_sensitivity_table(const CsvTable& records, const BootstrapSettin
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> by;
   std::vector<std::string> scenarios;
   std::set<std::string> seen;
-  const std::size_t c_scenario = records.col("scenario_id"), c_validator = records.col("validator"),
-                    c_record = records.col("record_id"), c_score = records.col("score");
+  // Looked up once, when there is a row to read (an empty table needs none of its columns).
+  std::size_t c_scenario = 0, c_validator = 0, c_record = 0, c_score = 0;
+  if (records.size() > 0) {
+    c_scenario = records.col("scenario_id");
+    c_validator = records.col("validator");
+    c_record = records.col("record_id");
+    c_score = records.col("score");
+  }
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto& row = records.rows()[i];
     const std::string& s = row[c_scenario];
@@ -197,8 +203,10 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
   if (trace && trace->size() > 0) {
     for (const char* m : {"robustness_margin", "pressure_reduction"}) {
       std::vector<double> v;
-      const std::size_t c_metric = trace->col(m);
-      for (const std::size_t i : ok_trace) v.push_back(trace->real(i, c_metric));
+      if (!ok_trace.empty()) {  // a column is looked up once there is a row to read, as before
+        const std::size_t c_metric = trace->col(m);
+        for (const std::size_t i : ok_trace) v.push_back(trace->real(i, c_metric));
+      }
       rows.push_back({{"council_revision", "final - best first-round", m}, 1, trace_cols.add(std::move(v))});
     }
     for (const char* m : {"advantage", "blue_win_rate"}) paired("council_revision", st.council, st.council_baseline, m);

@@ -159,13 +159,14 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
       id.append(id_prefix);
       char digits[24];
       id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
-      if (!with_quality) {
+      if (!with_quality && tables.asset_ids_unique) {
         // Nobody reads the plans (RedRequest::reads_quality): the lean draw into this thread's scratch plan, and a
-        // candidate whose plan is its id alone. A plan not valid by construction is drawn again in full below.
+        // candidate whose plan is its id alone. A plan not valid by construction is drawn again in full below (and
+        // where two assets share an id, where no plan's layout is the lean one's, every plan is drawn in full).
         thread_local Plan tls_plan;
         Plan& lean = detail::bound(tls_plan);
         detail::sample_plan_lean(lean, sc, Side::Red, rng, opts, assets, valid, tables);
-        if (valid && tables.asset_ids_unique) {
+        if (valid) {
           RedCandidate c;
           c.index = static_cast<int>(i);
           c.plan.plan_id = std::move(id);

@@ -19,17 +19,7 @@ struct SamplerTables {
   std::vector<const Asset*> able;  ///< category c's able assets are able[at[c]] .. able[at[c + 1] - 1]
   std::vector<double> weight;      ///< their weights, .2 + capability
   std::array<std::uint32_t, kNumCategories + 1> at{};
-  /// The lean draw: sample_plan_resolved's draws (the same, in the same order) into a reused plan `p`, keeping only
-/// what a layout, effectiveness and pressure read: the actions' ids, categories and priorities, the chain, and the
-/// branches' steps and options, with p.side set; each action's drawn asset goes into `assets`. Every other field of
-/// `p` is left as it was (empty in a plan only ever drawn into this way). `by_construction` is set as
-/// sample_plan_resolved sets it; only then (and with asset_ids_unique) is the lean plan's layout, with `assets`,
-/// the full plan's layout. The vectors keep their capacity, so a thread's scratch plan draws without allocating
-/// but for a branch's options.
-void sample_plan_lean(Plan& p, const Scenario& sc, Side side, Rng& rng, const SampleOptions& opts,
-                      std::vector<const Asset*>& assets, bool& by_construction, const SamplerTables& tables);
-
-/// Whether every asset of the scenario has its own id (asset_ids_unique).
+  /// Whether every asset of the scenario has its own id (asset_ids_unique).
   bool asset_ids_unique = false;
 };
 SamplerTables sampler_tables(const Scenario& sc, Side side);

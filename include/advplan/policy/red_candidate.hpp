@@ -97,7 +97,8 @@ class CandidateCache {
 /// With `coherence_optional`, candidates drawn for this call alone (no cache) skip their coherence when the
 /// request says nobody reads it (RedRequest::reads_coherence), and all of q but e when it says nobody reads q
 /// either (RedRequest::reads_quality), and then carry no plan but its id (plan_id and side; a candidate not valid
-/// by construction keeps its full plan); cached candidates are always fully scored.
+/// by construction, or any candidate of a scenario where two assets share an id, keeps its full plan); cached
+/// candidates are always fully scored.
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr,
                                                 bool coherence_optional = false);
 

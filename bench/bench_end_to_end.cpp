@@ -109,9 +109,8 @@ void BM_DrawNoise(benchmark::State& state) {
 }
 BENCHMARK(BM_DrawNoise)->Arg(200)->Unit(benchmark::kMicrosecond);
 
-// Drawing and scoring k RED candidates against the seed plan (no cache).
-void BM_SampleRedCandidates(benchmark::State& state) {
-  const Fixture& f = first_scenario();
+// The RED request answering the first scenario's seed plan, as a run makes it (stream "baseline").
+RedRequest seed_plan_request(const Fixture& f) {
   RedRequest req;
   req.scenario = &f.sc;
   req.blue = &f.sc.blue_seed_plans.front();
@@ -119,6 +118,12 @@ void BM_SampleRedCandidates(benchmark::State& state) {
   req.weights = paper_config().quality;
   req.shape = f.tpl->seed_plans;
   req.branch_kinds = f.tpl->branch_kinds;
+  return req;
+}
+
+// Drawing and scoring k RED candidates against the seed plan (no cache).
+void BM_SampleRedCandidates(benchmark::State& state) {
+  const RedRequest req = seed_plan_request(first_scenario());
   const int k = static_cast<int>(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(sample_red_candidates(req, k));
   state.SetItemsProcessed(state.iterations() * k);
@@ -143,27 +148,19 @@ void BM_CandidatePlan(benchmark::State& state) {
 }
 BENCHMARK(BM_CandidatePlan)->Unit(benchmark::kMicrosecond);
 
-// The same candidates as sample_red_candidates takes them: the batch's sampler tables, and a plan valid by
-// construction is not validated again but keeps the assets the sampler drew (src/scenario/sampled_plan.hpp).
+// The same candidates as sample_red_candidates draws them (detail::CandidateBatch::draw, the run's own code): the
+// batch's sampler tables, and a plan valid by construction is not validated again but keeps the assets the sampler
+// drew (src/scenario/sampled_plan.hpp). With range 0 the candidates are fully scored, as a run's conditions take
+// them; with range 1 only their pressure, on the lean draw, as the council's stress test takes them.
 void BM_CandidatePlanAsRun(benchmark::State& state) {
-  const Fixture& f = first_scenario();
-  const Plan& blue = f.sc.blue_seed_plans.front();
-  const auto vuln = vulnerability(layout_plan(blue, f.sc));
-  SampleOptions opts{f.tpl->seed_plans, f.tpl->branch_kinds, 0.6, {}};
-  const std::string id = "urban-100/red/baseline/c";
-  const detail::SamplerTables tables = detail::sampler_tables(f.sc, Side::Red);
-  std::vector<const Asset*> assets;
-  std::uint64_t i = 0;
-  for (auto _ : state) {
-    Rng rng = Rng::keyed(paper_config().seed, f.sc.id, "red/baseline", i++ % 64);
-    bool valid = false;
-    Plan p = detail::sample_plan_resolved(f.sc, Side::Red, rng, opts, id, &assets, &valid, &tables);
-    benchmark::DoNotOptimize(detail::score_red_plan_resolved(std::move(p), valid && tables.asset_ids_unique ? assets.data() : nullptr,
-                                                             f.sc, vuln, paper_config().quality, 0, true));
-  }
+  const RedRequest req = seed_plan_request(first_scenario());
+  const bool full = state.range(0) == 0;
+  const detail::CandidateBatch batch(req, full, full);
+  std::size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(batch.draw(i++ % 64));
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_CandidatePlanAsRun)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CandidatePlanAsRun)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // Validate + score alone (no sampling) of a fixed set of 64 sampled RED plans.
 void BM_ValidateAndScore(benchmark::State& state) {

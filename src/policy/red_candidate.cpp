@@ -33,24 +33,26 @@ RedCandidate detail::score_red_plan_resolved(Plan plan, const Asset* const* vali
   c.index = candidate_index;
   // Validation, layout, q, D and pressure allocate nothing in steady state (per-thread buffers): the RED
   // candidate loop is the hottest path of a run.
-  thread_local std::vector<const Asset*> tls_assets;  // each action's asset, as validation resolved it
-  std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
-  assets.resize(plan.actions.size());
-  if (valid_assets) {
-    std::copy(valid_assets, valid_assets + plan.actions.size(), assets.begin());
-  } else if (!detail::accepts_resolving(plan, sc, Side::Red, assets.data())) {
-    const auto violations = validate_plan_reference(plan, sc, Side::Red);  // the fast check said no: the full one
-    if (!violations.empty()) {
-      c.valid = false;
-      for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();
-      c.plan = std::move(plan);
-      return c;
+  const Asset* const* assets = valid_assets;
+  if (!assets) {
+    thread_local std::vector<const Asset*> tls_assets;  // each action's asset, as validation resolves it
+    std::vector<const Asset*>& resolved = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
+    resolved.resize(plan.actions.size());
+    if (!detail::accepts_resolving(plan, sc, Side::Red, resolved.data())) {
+      const auto violations = validate_plan_reference(plan, sc, Side::Red);  // the fast check said no: the full one
+      if (!violations.empty()) {
+        c.valid = false;
+        for (const auto& v : violations) c.invalid_reason += (c.invalid_reason.empty() ? "" : "; ") + v.str();
+        c.plan = std::move(plan);
+        return c;
+      }
+      for (std::size_t i = 0; i < plan.actions.size(); ++i) resolved[i] = sc.find_asset(plan.actions[i].asset);
     }
-    for (std::size_t i = 0; i < plan.actions.size(); ++i) assets[i] = sc.find_asset(plan.actions[i].asset);
+    assets = resolved.data();
   }
   c.plan = std::move(plan);
   // Moving the plan moves its actions' storage, not the actions: the assets and the layout stay valid.
-  score_valid_into(c, c.plan, assets.data(), sc, vuln, weights, with_coherence, with_quality);
+  score_valid_into(c, c.plan, assets, sc, vuln, weights, with_coherence, with_quality);
   return c;
 }
 
@@ -113,9 +115,61 @@ bool CandidateCache::take_last_use(const std::string& stream, const Plan& blue) 
   return true;
 }
 
+detail::CandidateBatch::CandidateBatch(const RedRequest& req, bool with_coherence, bool with_quality)
+    : sc_(*req.scenario),
+      weights_(req.weights),
+      vuln_(vulnerability(layout_plan(*req.blue, *req.scenario))),
+      opts_{req.shape, req.branch_kinds, 0.6, {}},
+      // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
+      // sampled_plan.hpp); that needs every asset id to name one asset, which the batch's tables record.
+      tables_(sampler_tables(*req.scenario, Side::Red)),
+      // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
+      key_(Rng::key_prefix(req.run_seed, req.scenario->id, "red/" + req.stream)),
+      id_prefix_(fmt::format("{}/red/{}/c", req.scenario->id, req.stream)),
+      with_coherence_(with_coherence),
+      with_quality_(with_quality) {
+  // RED category weights lean towards the pressures the BLUE plan leaves uncovered.
+  for (std::size_t c = 0; c < kNumCategories; ++c) {
+    const auto p = pressure_of(static_cast<Category>(c));
+    opts_.category_bias[c] = p ? 1.0 + vuln_[index(*p)] : 1.0;
+  }
+}
+
+RedCandidate detail::CandidateBatch::draw(std::size_t i) const {
+  thread_local std::vector<const Asset*> tls_assets;
+  std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
+  Rng rng = Rng::keyed_at(key_, static_cast<std::uint64_t>(i));
+  bool valid = false;
+  std::string id;
+  id.reserve(id_prefix_.size() + 20);
+  id.append(id_prefix_);
+  char digits[24];
+  id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+  if (!with_quality_ && tables_.asset_ids_unique) {
+    // Nobody reads the plans (RedRequest::reads_quality): the lean draw into this thread's scratch plan, and a
+    // candidate whose plan is its id alone. A plan not valid by construction is drawn again in full below (and
+    // where two assets share an id, where no plan's layout is the lean one's, every plan is drawn in full).
+    thread_local Plan tls_plan;
+    Plan& lean = detail::bound(tls_plan);
+    sample_plan_lean(lean, sc_, Side::Red, rng, opts_, assets, valid, tables_);
+    if (valid) {
+      RedCandidate c;
+      c.index = static_cast<int>(i);
+      c.plan.plan_id = std::move(id);
+      c.plan.side = Side::Red;
+      score_valid_into(c, lean, assets.data(), sc_, vuln_, weights_, false, false);
+      return c;
+    }
+    rng = Rng::keyed_at(key_, static_cast<std::uint64_t>(i));
+  }
+  Plan p = sample_plan_resolved(sc_, Side::Red, rng, opts_, std::move(id), &assets, &valid, &tables_);
+  const Asset* const* drawn = valid && tables_.asset_ids_unique ? assets.data() : nullptr;
+  return score_red_plan_resolved(std::move(p), drawn, sc_, vuln_, weights_, static_cast<int>(i), with_coherence_,
+                                 with_quality_);
+}
+
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache,
                                                 bool coherence_optional) {
-  const Scenario& sc = *req.scenario;
   // A cache entry may answer a later request that reads coherence, so it is always complete.
   const bool with_coherence = cache || !coherence_optional || (req.reads_coherence && req.reads_quality);
   const bool with_quality = cache || !coherence_optional || req.reads_quality;
@@ -125,20 +179,8 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
   if (have.size() < want) {
     // Candidate i depends only on (run seed, scenario, stream, i) and the BLUE plan, so the missing indices are
     // drawn and appended: greedy@16 after greedy@8 draws candidates 8..15 only.
-    const auto vuln = vulnerability(layout_plan(*req.blue, sc));
-    SampleOptions opts{req.shape, req.branch_kinds, 0.6, {}};
-    for (std::size_t c = 0; c < kNumCategories; ++c) {
-      const auto p = pressure_of(static_cast<Category>(c));
-      opts.category_bias[c] = p ? 1.0 + vuln[index(*p)] : 1.0;
-    }
+    const detail::CandidateBatch batch(req, with_coherence, with_quality);
     const std::size_t first = have.size();
-    const std::string purpose = "red/" + req.stream;
-    // A plan valid by construction skips validation and keeps the assets the sampler drew (src/scenario/
-    // sampled_plan.hpp); that needs every asset id to name one asset, which the batch's tables record.
-    const detail::SamplerTables tables = detail::sampler_tables(sc, Side::Red);
-    // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
-    const std::uint64_t key = Rng::key_prefix(req.run_seed, sc.id, purpose);
-    const std::string id_prefix = fmt::format("{}/red/{}/c", sc.id, req.stream);
     // A failed draw (a PlanError from the sampler) leaves the cache as it was: no default candidates behind.
     have.resize(want);
     struct Undo {
@@ -149,39 +191,7 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
         if (!done) have.resize(first);
       }
     } undo{have, first};
-    tbb::parallel_for(first, want, [&](std::size_t i) {
-      thread_local std::vector<const Asset*> tls_assets;
-      std::vector<const Asset*>& assets = detail::bound(tls_assets);  // src/core/thread_buffer.hpp
-      Rng rng = Rng::keyed_at(key, static_cast<std::uint64_t>(i));
-      bool valid = false;
-      std::string id;
-      id.reserve(id_prefix.size() + 20);
-      id.append(id_prefix);
-      char digits[24];
-      id.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
-      if (!with_quality && tables.asset_ids_unique) {
-        // Nobody reads the plans (RedRequest::reads_quality): the lean draw into this thread's scratch plan, and a
-        // candidate whose plan is its id alone. A plan not valid by construction is drawn again in full below (and
-        // where two assets share an id, where no plan's layout is the lean one's, every plan is drawn in full).
-        thread_local Plan tls_plan;
-        Plan& lean = detail::bound(tls_plan);
-        detail::sample_plan_lean(lean, sc, Side::Red, rng, opts, assets, valid, tables);
-        if (valid) {
-          RedCandidate c;
-          c.index = static_cast<int>(i);
-          c.plan.plan_id = std::move(id);
-          c.plan.side = Side::Red;
-          detail::score_valid_into(c, lean, assets.data(), sc, vuln, req.weights, false, false);
-          have[i] = std::move(c);
-          return;
-        }
-        rng = Rng::keyed_at(key, static_cast<std::uint64_t>(i));
-      }
-      Plan p = detail::sample_plan_resolved(sc, Side::Red, rng, opts, std::move(id), &assets, &valid, &tables);
-      const Asset* const* drawn = valid && tables.asset_ids_unique ? assets.data() : nullptr;
-      have[i] = detail::score_red_plan_resolved(std::move(p), drawn, sc, vuln,
-                                                req.weights, static_cast<int>(i), with_coherence, with_quality);
-    });
+    tbb::parallel_for(first, want, [&](std::size_t i) { have[i] = batch.draw(i); });
     undo.done = true;
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied

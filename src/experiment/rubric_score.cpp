@@ -348,22 +348,9 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       }
       std::vector<std::string> cases;
       for (const auto& [c, pc] : per_case) cases.push_back(c);
-      // Each case's 2 x 2 table of (judge A, judge B) verdicts: a resample's table is the count-weighted sum of
-      // its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
-      // lists. The cells are whole numbers, summed as integers (every partial sum is exact, so the doubles are
-      // those of any order of additions), and the kappa computed from them is exactly that of the item lists.
-      struct CaseCells {
-        std::uint64_t cell[4];  // (A fails, B fails), (fails, passes), (passes, fails), (passes, passes)
-      };
-      std::vector<CaseCells> case_cells(cases.size(), CaseCells{{0, 0, 0, 0}});
-      for (std::size_t c = 0; c < cases.size(); ++c) {
-        const auto& pc = per_case[cases[c]];
-        for (std::size_t i = 0; i < pc.first.size(); ++i)
-          ++case_cells[c].cell[static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i])];
-      }
       agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
-      // Percent and kappa from the summed 2 x 2 cells (the point estimate's: every case once; a replicate's: from
-      // its sums row below).
+      // Percent and kappa from a summed 2 x 2 table (the point estimate's: every case once; a replicate's: the
+      // cells of its weighted row sum).
       auto stats_of = [&](const std::uint64_t (&cell)[4]) {
         for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
         const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
@@ -373,10 +360,6 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
                        : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
         return std::make_tuple(pct, kap, items);
       };
-      std::uint64_t all_cells[4] = {0, 0, 0, 0};
-      for (const CaseCells& cc : case_cells)
-        for (std::size_t k = 0; k < 4; ++k) all_cells[k] += cc.cell[k];
-      const auto [pct, kap, n_items] = stats_of(all_cells);
       // Spearman of the per-model means over the briefs of the drawn cases. The point estimate averages each model's
       // scores in case order; a replicate uses per-case sums (weighted by how often the case was drawn).
       std::vector<std::string> models;
@@ -384,16 +367,23 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
         for (const auto& [m, sc] : by_model) models.push_back(m);
       std::sort(models.begin(), models.end());
       models.erase(std::unique(models.begin(), models.end()), models.end());
-      // Per case, one row: its 2 x 2 cells at 0..3 (whole numbers: every weighted sum of them is exact in a double,
-      // so a replicate's cells are those of the integer sums), then its sums per model (a, b, n for model m at
-      // 4 + 3 m; +0.0 where the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the
-      // drawn cases' rows in case order, weighted by their counts (detail::add_weighted_rows), which is the
-      // per-model walk over the drawn cases.
+      // Per case, one row: its 2 x 2 table of (judge A, judge B) verdicts at 0..3, (A fails, B fails), (fails,
+      // passes), (passes, fails), (passes, passes), then its sums per model (a, b, n for model m at 4 + 3 m; +0.0
+      // where the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the drawn cases'
+      // rows in case order, weighted by their counts (detail::add_weighted_rows): its table is the count-weighted
+      // sum of its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
+      // lists, and its model sums are the per-model walk over the drawn cases. The cells are whole numbers, so
+      // every weighted sum of them is exact in a double: the integer sums, and the kappa of the item lists.
       const std::size_t sums_stride = (4 + 3 * models.size() + 3) / 4 * 4;
       std::vector<double> case_rows(cases.size() * sums_stride, 0.0);
+      std::uint64_t all_cells[4] = {0, 0, 0, 0};  // every case once: the point estimate's table
       for (std::size_t c = 0; c < cases.size(); ++c) {
-        for (std::size_t k = 0; k < 4; ++k)
-          case_rows[c * sums_stride + k] = static_cast<double>(case_cells[c].cell[k]);
+        const auto& pc = per_case[cases[c]];
+        for (std::size_t i = 0; i < pc.first.size(); ++i) {
+          const auto k = static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i]);
+          case_rows[c * sums_stride + k] += 1.0;
+          ++all_cells[k];
+        }
         for (const auto& [m, sc] : model_scores[cases[c]]) {
           double sa = 0, sb = 0;
           for (double x : sc.first) sa += x;
@@ -405,6 +395,7 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
           row[2] = static_cast<double>(sc.first.size());
         }
       }
+      const auto [pct, kap, n_items] = stats_of(all_cells);
       std::vector<double> ma, mb;  // per-model means, reused by every replicate
       // Spearman's rho of the per-model means: the point estimate's (sums == nullptr) over the scores in case order,
       // a replicate's from its sums row.
@@ -434,14 +425,13 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       };
       std::vector<double> pct_b, kap_b, rho_b;
       if (cases.size() > 1 && !draws.empty()) {
-        // The pair's cases among all cases: a case the pair lacks adds nothing to its replicates.
-        std::vector<std::size_t> at(cases.size());
-        for (std::size_t c = 0; c < cases.size(); ++c)
+        // The pair's cases among all cases (both sorted): a case the pair lacks adds nothing to its replicates.
+        // When the pair has every case (the usual panel), its counts are the draw's own.
+        const bool every_case = cases.size() == all_cases.size();
+        std::vector<std::size_t> at(every_case ? 0 : cases.size());
+        for (std::size_t c = 0; c < at.size(); ++c)
           at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
                                            all_cases.begin());
-        // When the pair has every case (the usual panel), its counts are the draw's own.
-        bool every_case = cases.size() == all_cases.size();
-        for (std::size_t c = 0; c < cases.size(); ++c) every_case = every_case && at[c] == c;
         std::vector<std::uint32_t> counts(cases.size());
         std::vector<double> sums(sums_stride);
         for (const auto& d : draws) {

@@ -35,34 +35,43 @@ void exp_n_sse2(const double* x, std::size_t n, double* out) {
   if (i < n) out[i] = exp(x[i]);
 }
 
-// The angle 2 pi u2 and the product are formed in scalar double exactly as Rng::normal forms them; sqrt is
-// correctly rounded in every width.
-__attribute__((target("avx"))) void box_muller_n_avx(const double* u1, const double* u2, std::size_t n, double* out) {
-  for (std::size_t i = 0; i < n; i += 4) {
-    double a[4] = {1, 1, 1, 1}, t[4] = {0, 0, 0, 0}, l[4], c[4];
-    const std::size_t m = n - i < 4 ? n - i : 4;
-    for (std::size_t k = 0; k < m; ++k) {
-      a[k] = u1[i + k];
-      t[k] = 2.0 * std::numbers::pi * u2[i + k];
+namespace {
+
+// One vector of logs of `a` and cosines of `t`, W lanes wide (SLEEF's vector cinz log and cos, as exp_n).
+__attribute__((target("avx"))) void log_cos_4(const double* a, const double* t, double* l, double* c) {
+  _mm256_storeu_pd(l, Sleef_cinz_logd4_u35avx(_mm256_loadu_pd(a)));
+  _mm256_storeu_pd(c, Sleef_cinz_cosd4_u35avx(_mm256_loadu_pd(t)));
+}
+void log_cos_2(const double* a, const double* t, double* l, double* c) {
+  _mm_storeu_pd(l, Sleef_cinz_logd2_u35sse2(_mm_loadu_pd(a)));
+  _mm_storeu_pd(c, Sleef_cinz_cosd2_u35sse2(_mm_loadu_pd(t)));
+}
+
+// box_muller_n in blocks of W lanes, the logs and cosines of a block by LogCos; a short last block's unused lanes
+// hold log(1) and cos(0). The angle 2 pi u2 and the product are formed in scalar double exactly as Rng::normal
+// forms them; sqrt is correctly rounded in every width.
+template <std::size_t W, void (*LogCos)(const double*, const double*, double*, double*)>
+void box_muller_blocks(const double* u1, const double* u2, std::size_t n, double* out) {
+  for (std::size_t i = 0; i < n; i += W) {
+    double a[W], t[W], l[W], c[W];
+    const std::size_t m = n - i < W ? n - i : W;
+    for (std::size_t k = 0; k < W; ++k) {
+      a[k] = k < m ? u1[i + k] : 1.0;
+      t[k] = k < m ? 2.0 * std::numbers::pi * u2[i + k] : 0.0;
     }
-    _mm256_storeu_pd(l, Sleef_cinz_logd4_u35avx(_mm256_loadu_pd(a)));
-    _mm256_storeu_pd(c, Sleef_cinz_cosd4_u35avx(_mm256_loadu_pd(t)));
+    LogCos(a, t, l, c);
     for (std::size_t k = 0; k < m; ++k) out[i + k] = std::sqrt(-2.0 * l[k]) * c[k];
   }
 }
 
+}  // namespace
+
+void box_muller_n_avx(const double* u1, const double* u2, std::size_t n, double* out) {
+  box_muller_blocks<4, log_cos_4>(u1, u2, n, out);
+}
+
 void box_muller_n_sse2(const double* u1, const double* u2, std::size_t n, double* out) {
-  for (std::size_t i = 0; i < n; i += 2) {
-    double a[2] = {1, 1}, t[2] = {0, 0}, l[2], c[2];
-    const std::size_t m = n - i < 2 ? n - i : 2;
-    for (std::size_t k = 0; k < m; ++k) {
-      a[k] = u1[i + k];
-      t[k] = 2.0 * std::numbers::pi * u2[i + k];
-    }
-    _mm_storeu_pd(l, Sleef_cinz_logd2_u35sse2(_mm_loadu_pd(a)));
-    _mm_storeu_pd(c, Sleef_cinz_cosd2_u35sse2(_mm_loadu_pd(t)));
-    for (std::size_t k = 0; k < m; ++k) out[i + k] = std::sqrt(-2.0 * l[k]) * c[k];
-  }
+  box_muller_blocks<2, log_cos_2>(u1, u2, n, out);
 }
 
 }  // namespace detail

@@ -786,12 +786,12 @@ TEST(RubricAgreement, EveryStatisticHasABootstrapIntervalAroundItAndTheSameSeedG
   EXPECT_NE(judge_agreement(set, vs, 200, 12).files, rep.files);
 }
 
-// The pairwise intervals against a brute force on the same resamples: each replicate draws the cases from the
-// stream every agreement interval shares (rubric-agreement, panel: the same multisets for every pair) and expands them (every brief of a case as often as the case was drawn) into item lists and per-policy
-// brief scores. The implementation adds per-case sums instead, in another order, so the values agree to rounding;
-// the four policies make Spearman's interval more than a constant.
-/// With `j3_skips_first_case`, judge j3 grades no brief of the first case: its pairs lack a case that the panel's
-/// draws count, so their counts are taken from the draws by case.
+/// The pairwise intervals against a brute force on the same resamples: each replicate draws the cases from the
+/// stream every agreement interval shares (rubric-agreement, panel: the same multisets for every pair) and expands
+/// them (every brief of a case as often as the case was drawn) into item lists and per-policy brief scores. The
+/// implementation adds per-case sums instead, in another order, so the values agree to rounding; the four policies
+/// make Spearman's interval more than a constant. With `j3_skips_first_case`, judge j3 grades no brief of the first
+/// case: its pairs lack a case that the panel's draws count, so their counts are taken from the draws by case.
 void expect_pair_intervals_of_expanded_resamples(bool j3_skips_first_case) {
   auto [set, vs] = three_judge_panel();
   if (j3_skips_first_case) {

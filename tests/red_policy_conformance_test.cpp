@@ -312,8 +312,8 @@ TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
 
 // RedRequest::reads_quality = false (the council's stress test): single and greedy score each candidate's pressure
 // alone (q.e, the pressure's input, by the same function; q's other parts and d NaN) on the lean draw, and the
-// candidates' plan ids, validity, pressure and categories are those of a full request (the plans are their ids); constraint, whose choice reads q and D, and any
-// cached candidate are still fully scored.
+// candidates' plan ids, validity, pressure and categories are those of a full request (the plans are their ids);
+// constraint, whose choice reads q and D, and any cached candidate are still fully scored.
 TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
   const auto ctx = policy_context(paper());
   std::size_t compared = 0, full_plans = 0;

@@ -117,6 +117,15 @@ class FramingStudy : public ::testing::Test {
     red_ = make_red_policy("greedy@8", plan_.ctx);
     blue_ = make_blue_policy("seed", plan_.ctx);
   }
+  /// Runs `plan` into `out` without a progress bar (threads 0: all cores); returns `out`.
+  static std::string run_into(const RunPlan& plan, const std::string& out, int threads = 0) {
+    RunOptions opts;
+    opts.out_dir = out;
+    opts.threads = threads;
+    opts.progress = false;
+    run_experiment(plan, opts);
+    return out;
+  }
   ExperimentConfig cfg_;
   RunPlan plan_;
   std::unique_ptr<RedPolicy> red_;
@@ -232,12 +241,7 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
   ASSERT_EQ(cfg.framing_mode, FramingMode::metadata);
   testing::TempDir dir("framing-base");
   auto framing_csv = [&](const Condition& c, int threads, const std::string& name) {
-    RunOptions opts;
-    opts.out_dir = dir / name;
-    opts.threads = threads;
-    opts.progress = false;
-    run_experiment(prepare_run(cfg, {c}), opts);
-    return testing::read_file(opts.out_dir + "/studies/framing.csv");
+    return testing::read_file(run_into(prepare_run(cfg, {c}), dir / name, threads) + "/studies/framing.csv");
   };
   const std::string played = framing_csv({"single", "seed", "single", "main"}, 1, "played");
   ASSERT_NE(played, "");
@@ -246,10 +250,7 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
         << threads << " threads";
   // Bit for bit, below the file's six decimals: what the run kept is the arm played again, for every scenario.
   const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
-  RunOptions opts;
-  opts.out_dir = dir / "kept";
-  opts.progress = false;
-  run_experiment(plan, opts);
+  const std::string kept_dir = run_into(plan, dir / "kept");
   ASSERT_TRUE(plan.framing_base->enabled());
   const auto again = framing_outcome(plan, FramingMode::metadata, Framing::neutral, *blue_, *red_);
   const auto corpus = generate_corpus(cfg);
@@ -264,9 +265,9 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
   const CsvTable per(schema::per_scenario()), records(schema::rubric_records());
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
   const auto study = [&] { return run_studies(plan, per, records, nullptr, bs).at(0).second; };
-  EXPECT_EQ(study(), testing::read_file(opts.out_dir + "/studies/framing.csv"));
+  EXPECT_EQ(study(), testing::read_file(kept_dir + "/studies/framing.csv"));
   for (const auto& sc : corpus) plan.framing_base->put(sc.id, 0.5, 0.25);
-  EXPECT_NE(study(), testing::read_file(opts.out_dir + "/studies/framing.csv"));
+  EXPECT_NE(study(), testing::read_file(kept_dir + "/studies/framing.csv"));
   // Where the run's games are not the arm's (applied framing changes the scenarios, a map changes the
   // qualities), the run keeps nothing for the study.
   for (const bool applied : {true, false}) {
@@ -275,8 +276,7 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
     if (applied) other.framing_mode = FramingMode::applied;
     else other.terrain_geo = true;
     const RunPlan p = prepare_run(other, {{"greedy@8", "seed", "greedy@8", "main"}});
-    opts.out_dir = dir / (applied ? "applied" : "geo");
-    run_experiment(p, opts);
+    run_into(p, dir / (applied ? "applied" : "geo"));
     EXPECT_FALSE(p.framing_base->enabled()) << (applied ? "applied framing" : "terrain: geo");
   }
 }
@@ -292,10 +292,7 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
   const auto corpus = generate_corpus(cfg);
   {
     const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
-    RunOptions opts;
-    opts.out_dir = dir / "metadata";
-    opts.progress = false;
-    run_experiment(plan, opts);
+    run_into(plan, dir / "metadata");
     ASSERT_TRUE(plan.corpus->corpus());
     EXPECT_EQ(*plan.corpus->corpus(), corpus);
     // The framing study's base is then the kept corpus relabelled: the arms are those of a plan without the memo.
@@ -327,10 +324,7 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
   applied.framing_mode = FramingMode::applied;
   applied.studies.rubric = true;
   const RunPlan ran = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
-  RunOptions opts;
-  opts.out_dir = dir / "applied";
-  opts.progress = false;
-  run_experiment(ran, opts);
+  run_into(ran, dir / "applied");
   ASSERT_TRUE(ran.corpus->corpus());
   const RunPlan fresh = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
   ASSERT_FALSE(fresh.corpus->corpus());
@@ -354,10 +348,7 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
   cfg.framing_mode = FramingMode::metadata;
   const RunPlan plan = prepare_run(cfg, run_conditions(cfg));
   testing::TempDir dir("study-joint");
-  RunOptions opts;
-  opts.out_dir = dir / "run";
-  opts.progress = false;
-  run_experiment(plan, opts);
+  const std::string run_dir = run_into(plan, dir / "run");
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
   auto alone = [&](const std::vector<double>& column, const std::string& key) {
     return joint_bootstrap_means(column, 1, bs.resamples, bs.seed, key).front();
@@ -366,7 +357,7 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
     EXPECT_EQ(row[lo], io::fmt_real(want.lo)) << row[0] << " " << row[1] << " " << row[2];
     EXPECT_EQ(row[lo + 1], io::fmt_real(want.hi)) << row[0] << " " << row[1] << " " << row[2];
   };
-  const CsvTable per = CsvTable::read(opts.out_dir + "/per_scenario.csv", schema::per_scenario());
+  const CsvTable per = CsvTable::read(run_dir + "/per_scenario.csv", schema::per_scenario());
   // Components: the units are per_scenario.csv's scenarios sorted by id; a paired row is the per-scenario
   // difference where both conditions have an ok value.
   std::set<std::string> ids;
@@ -377,7 +368,7 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
         return per.real(i, metric);
     return std::nan("");
   };
-  const CsvTable components = CsvTable::read(opts.out_dir + "/studies/components.csv", schema::components());
+  const CsvTable components = CsvTable::read(run_dir + "/studies/components.csv", schema::components());
   std::size_t checked = 0;
   for (const auto& row : components.rows()) {
     if (row[0] != "response_search" && row[0] != "selector_objective") continue;
@@ -396,12 +387,12 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
   }
   EXPECT_GE(checked, 9u);
   // Table 6: the council trace's ok rows, in order.
-  const CsvTable trace = CsvTable::read(opts.out_dir + "/council_trace.csv", schema::council_trace());
+  const CsvTable trace = CsvTable::read(run_dir + "/council_trace.csv", schema::council_trace());
   std::vector<double> margin;
   for (std::size_t i = 0; i < trace.size(); ++i)
     if (trace.at(i, "status") == "ok") margin.push_back(trace.real(i, "robustness_margin"));
   const Interval m6 = alone(margin, "council");
-  EXPECT_NE(testing::read_file(opts.out_dir + "/tables/table6_council.md")
+  EXPECT_NE(testing::read_file(run_dir + "/tables/table6_council.md")
                 .find(fmt::format("| Robustness margin | {} | {:.3f} [{:.3f}, {:.3f}] |", m6.n, m6.mean, m6.lo, m6.hi)),
             std::string::npos);
   std::size_t council_rows = 0;
@@ -412,7 +403,7 @@ TEST_F(FramingStudy, EveryStudyRowIsItsColumnInItsTablesJointBootstrap) {
     }
   EXPECT_EQ(council_rows, 1u);
   // The framing study: the applied arms' per-scenario deltas.
-  const CsvTable framing = CsvTable::read(opts.out_dir + "/studies/framing.csv", schema::framing());
+  const CsvTable framing = CsvTable::read(run_dir + "/studies/framing.csv", schema::framing());
   const auto neutral = framing_outcome(plan, FramingMode::applied, Framing::neutral, *blue_, *red_);
   const auto red = framing_outcome(plan, FramingMode::applied, Framing::red_favorable, *blue_, *red_);
   std::vector<double> delta;

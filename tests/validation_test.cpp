@@ -622,6 +622,23 @@ TEST(Validation, TheFastCheckAcceptsExactlyWhatTheFullCheckAccepts) {
   EXPECT_GT(invalid, 500u);
 }
 
+/// Two layouts place the same actions (by index in their plans' actions, so two plans drawn alike compare), assets,
+/// positions, weights, chain flags, branches and options, in the same order.
+void expect_same_layout(const std::vector<PlacedAction>& got, const Plan& got_plan,
+                        const std::vector<PlacedAction>& want, const Plan& want_plan) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(got[k].action - got_plan.actions.data(), want[k].action - want_plan.actions.data());
+    EXPECT_EQ(got[k].asset, want[k].asset);
+    EXPECT_EQ(got[k].position, want[k].position);
+    EXPECT_EQ(got[k].weight, want[k].weight);
+    EXPECT_EQ(got[k].in_chain, want[k].in_chain);
+    EXPECT_EQ(got[k].branch, want[k].branch);
+    EXPECT_EQ(got[k].option, want[k].option);
+  }
+}
+
 TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfThePublicPath) {
   // score_red_plan takes each action's asset from the fast check and lays the plan out and sums its raw
   // capability from them (src/core/resolved_plan.hpp). On the same corrupted plans: the check accepts exactly when
@@ -637,17 +654,7 @@ TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfTh
     for (std::size_t a = 0; a < p.actions.size(); ++a) ASSERT_EQ(assets[a], sc.find_asset(p.actions[a].asset));
     std::vector<PlacedAction> got;
     detail::layout_resolved_into(p, assets.data(), got);
-    const auto want = layout_plan(p, sc);
-    ASSERT_EQ(got.size(), want.size());
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      EXPECT_EQ(got[k].action, want[k].action);
-      EXPECT_EQ(got[k].asset, want[k].asset);
-      EXPECT_EQ(got[k].position, want[k].position);
-      EXPECT_EQ(got[k].weight, want[k].weight);
-      EXPECT_EQ(got[k].in_chain, want[k].in_chain);
-      EXPECT_EQ(got[k].branch, want[k].branch);
-      EXPECT_EQ(got[k].option, want[k].option);
-    }
+    expect_same_layout(got, p, layout_plan(p, sc), p);
     const double rc = detail::raw_capability_of_layout(got), ref = raw_capability(p, sc);
     EXPECT_EQ(std::memcmp(&rc, &ref, sizeof rc), 0) << sc.id << " plan " << i;
     // The same plan with its actions in reverse order (still valid: the chain and options name actions by id), so
@@ -657,13 +664,7 @@ TEST(Validation, TheResolvingCheckGivesTheAssetsTheLayoutAndTheRawCapabilityOfTh
     std::vector<const Asset*> rev_assets(assets.rbegin(), assets.rend());
     std::vector<PlacedAction> got_rev;
     detail::layout_resolved_into(rev, rev_assets.data(), got_rev);
-    const auto want_rev = layout_plan(rev, sc);
-    ASSERT_EQ(got_rev.size(), want_rev.size());
-    for (std::size_t k = 0; k < got_rev.size(); ++k) {
-      EXPECT_EQ(got_rev[k].action, want_rev[k].action);
-      EXPECT_EQ(got_rev[k].asset, want_rev[k].asset);
-      EXPECT_EQ(got_rev[k].position, want_rev[k].position);
-    }
+    expect_same_layout(got_rev, rev, layout_plan(rev, sc), rev);
   });
   EXPECT_GT(accepted, 300u);
 }
@@ -728,13 +729,7 @@ TEST(Validation, APlanValidByConstructionIsOneTheResolvingCheckAcceptsWithTheSam
           std::vector<PlacedAction> got, want;
           detail::layout_resolved_into(lean, lean_assets.data(), got);
           detail::layout_resolved_into(p, assets.data(), want);
-          ASSERT_EQ(got.size(), want.size());
-          for (std::size_t k = 0; k < got.size(); ++k) {
-            EXPECT_EQ(got[k].action - lean.actions.data(), want[k].action - p.actions.data());
-            EXPECT_EQ(got[k].asset, want[k].asset);
-            EXPECT_EQ(got[k].position, want[k].position);
-            EXPECT_EQ(got[k].weight, want[k].weight);
-          }
+          expect_same_layout(got, lean, want, p);
         }
       }
       std::vector<const Asset*> resolved(p.actions.size(), nullptr);

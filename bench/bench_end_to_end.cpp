@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/quality.hpp"

@@ -7,11 +7,12 @@
 #include <filesystem>
 #include <string>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/frontier_analysis.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/frontier/frontier_analysis.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/metrics/frontier.hpp"
 
 namespace {
@@ -57,7 +58,7 @@ void BM_FrontierPaperRun(benchmark::State& state) {
   const std::string out = (run.dir / "frontier").string();
   for (auto _ : state) {
     const FrontierInputs in = read_frontier_inputs(run.dir.string());
-    write_files(out, build_frontier(in, opts));
+    io::write_files(out, build_frontier(in, opts));
   }
 }
 BENCHMARK(BM_FrontierPaperRun)->Arg(2)->Arg(4)->ArgName("objectives")->Unit(benchmark::kMillisecond)->UseRealTime();

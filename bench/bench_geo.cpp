@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/network.hpp"
 #include "advplan/geo/questions.hpp"

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/metagame.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/metagame/metagame.hpp"
+#include "advplan/run/runner.hpp"
 
 namespace {
 namespace fs = std::filesystem;

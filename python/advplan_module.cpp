@@ -22,14 +22,15 @@
 #include <string>
 #include <vector>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/evaluation.hpp"
-#include "advplan/experiment/runner.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/evaluation/evaluation.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/frontier.hpp"
@@ -416,7 +417,7 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
     const BootstrapSettings bs{c.cfg->bootstrap.resamples, c.cfg->bootstrap.seed};
     std::string exempt;
     const io::CsvTable repro = check_reproducibility(plan, per, rerun, &exempt);
-    write_files(out, evaluation_report(per, cand, boot, repro, exempt, spec, bs));
+    io::write_files(out, evaluation_report(per, cand, boot, repro, exempt, spec, bs));
   }
   return summary_dict(s);
 }
@@ -425,7 +426,7 @@ void tables_impl(const std::string& dir, const std::string& out) {
   py::gil_scoped_release nogil;
   const RunCsvs r = read_run(dir);
   const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
-  write_files(out.empty() ? (fs::path(dir) / "tables").string() : out, build_tables(r, bs));
+  io::write_files(out.empty() ? (fs::path(dir) / "tables").string() : out, build_tables(r, bs));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
-#include "advplan/metrics/agreement.hpp"
+#include "advplan/stats/agreement.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {

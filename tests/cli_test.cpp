@@ -11,11 +11,11 @@
 #include <sstream>
 
 #include "advplan/core/plan_json.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/scenario/scenario_template.hpp"
 #include "test_fixtures.hpp"
 

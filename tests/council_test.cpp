@@ -8,7 +8,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/council/council.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "test_fixtures.hpp"
 

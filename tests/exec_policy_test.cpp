@@ -20,7 +20,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/process_pool.hpp"
 #include "advplan/policy/blue_policy.hpp"
 

@@ -6,8 +6,8 @@
 #include <atomic>
 #include <filesystem>
 
-#include "advplan/experiment/evaluation.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/evaluation/evaluation.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/policy/red_candidate.hpp"
 #include "test_fixtures.hpp"

@@ -17,11 +17,11 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/frontier_analysis.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/frontier/frontier_analysis.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
-#include "advplan/metrics/statistics.hpp"
+#include "advplan/stats/statistics.hpp"
 #include "advplan/sim/wargame.hpp"
 #include "test_fixtures.hpp"
 

@@ -8,10 +8,10 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/scenario/framing.hpp"
 #include "advplan/scenario/generator.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 
 namespace advplan {
 namespace {

@@ -8,10 +8,10 @@
 #include <set>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/geo_eval.hpp"
-#include "advplan/experiment/runner.hpp"
-#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/run/geo_eval.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/run/trace_schema.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/csv.hpp"

@@ -12,7 +12,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/geo/geometry.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/network.hpp"

@@ -21,7 +21,7 @@
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/process_pool.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -266,16 +266,16 @@ TEST(CsvInput, ParsesAsTheCharacterAtATimeReader) {
 }
 
 TEST(BoundedJson, DepthIsCheckedBeforeParsing) {
-  EXPECT_EQ(io::json_depth_error(nested(64, "1")), "");
-  EXPECT_EQ(io::json_depth_error(nested(65, "1")), "JSON nests deeper than 64 levels");
+  EXPECT_EQ(untrusted::json_depth_error(nested(64, "1")), "");
+  EXPECT_EQ(untrusted::json_depth_error(nested(65, "1")), "JSON nests deeper than 64 levels");
   // Brackets inside strings do not count; escaped quotes do not end a string.
-  EXPECT_EQ(io::json_depth_error("[\"" + std::string(500, '[') + "\\\"\"]"), "");
+  EXPECT_EQ(untrusted::json_depth_error("[\"" + std::string(500, '[') + "\\\"\"]"), "");
   json j;
-  EXPECT_EQ(io::parse_json_bounded(nested(40000, "1"), j), "JSON nests deeper than 64 levels");
+  EXPECT_EQ(untrusted::parse_json_bounded(nested(40000, "1"), j), "JSON nests deeper than 64 levels");
   EXPECT_TRUE(j.is_discarded());
-  EXPECT_EQ(io::parse_json_bounded("{\"a\": [1, 2]}", j), "");
+  EXPECT_EQ(untrusted::parse_json_bounded("{\"a\": [1, 2]}", j), "");
   EXPECT_EQ(j["a"][1], 2);
-  EXPECT_EQ(io::parse_json_bounded("{\"a\": ", j), "invalid JSON at byte 7");
+  EXPECT_EQ(untrusted::parse_json_bounded("{\"a\": ", j), "invalid JSON at byte 7");
 }
 
 TEST(BoundedJson, ADeepPlanIsAViolationNotACrash) {
@@ -320,20 +320,20 @@ TEST_F(HardeningTest, DeepPolicyRepliesAreFailuresWithShortReasons) {
 }
 
 TEST(Excerpt, IsShortOneLineAndValidUtf8) {
-  EXPECT_EQ(io::excerpt("a\nb\tc"), "a b c");
-  EXPECT_EQ(io::excerpt(std::string(500, 'x'), 10), std::string(10, 'x') + "...");
-  EXPECT_EQ(io::excerpt("caf\xe9"), "caf\xEF\xBF\xBD");
+  EXPECT_EQ(untrusted::excerpt("a\nb\tc"), "a b c");
+  EXPECT_EQ(untrusted::excerpt(std::string(500, 'x'), 10), std::string(10, 'x') + "...");
+  EXPECT_EQ(untrusted::excerpt("caf\xe9"), "caf\xEF\xBF\xBD");
   // A cut never splits a character.
-  EXPECT_EQ(io::excerpt("\xC3\xA9\xC3\xA9", 3), "\xC3\xA9...");
-  EXPECT_TRUE(io::valid_utf8(io::excerpt(std::string("\xff\xfe\xC3", 3) + std::string(300, 'a'))));
-  EXPECT_EQ(io::first_invalid_utf8("ok \xC3\xA9 \xe9"), 6u);
-  EXPECT_EQ(io::first_invalid_utf8("\xED\xA0\x80"), 0u);  // a UTF-16 surrogate is not UTF-8
-  EXPECT_EQ(io::redact("key sk-1 and sk-1", "sk-1"), "key [redacted] and [redacted]");
-  EXPECT_EQ(io::safe_path_component("../.."), ".._..");
-  EXPECT_EQ(io::safe_path_component(".."), "_..");
-  EXPECT_EQ(io::safe_path_component("/etc/passwd"), "_etc_passwd");
-  EXPECT_EQ(io::safe_path_component(""), "_");
-  EXPECT_EQ(io::safe_path_component("urban"), "urban");
+  EXPECT_EQ(untrusted::excerpt("\xC3\xA9\xC3\xA9", 3), "\xC3\xA9...");
+  EXPECT_TRUE(untrusted::valid_utf8(untrusted::excerpt(std::string("\xff\xfe\xC3", 3) + std::string(300, 'a'))));
+  EXPECT_EQ(untrusted::first_invalid_utf8("ok \xC3\xA9 \xe9"), 6u);
+  EXPECT_EQ(untrusted::first_invalid_utf8("\xED\xA0\x80"), 0u);  // a UTF-16 surrogate is not UTF-8
+  EXPECT_EQ(untrusted::redact("key sk-1 and sk-1", "sk-1"), "key [redacted] and [redacted]");
+  EXPECT_EQ(untrusted::safe_path_component("../.."), ".._..");
+  EXPECT_EQ(untrusted::safe_path_component(".."), "_..");
+  EXPECT_EQ(untrusted::safe_path_component("/etc/passwd"), "_etc_passwd");
+  EXPECT_EQ(untrusted::safe_path_component(""), "_");
+  EXPECT_EQ(untrusted::safe_path_component("urban"), "urban");
 }
 
 // ---- 8. plan size cap and near-linear coverage -----------------------------------------------------------
@@ -410,7 +410,7 @@ Plan long_plan(std::size_t n) {
 
 TEST(PlanSize, APlanOverTheCapIsRefusedWithASentence) {
   const Scenario sc = testing::tiny_scenario();
-  const std::string over = to_json(long_plan(io::kMaxPlanActions + 1)).dump();
+  const std::string over = to_json(long_plan(untrusted::kMaxPlanActions + 1)).dump();
   const auto t0 = Clock::now();
   const PlanParse r = parse_plan_text(over, sc);
   EXPECT_LT(seconds_since(t0), 1.0);
@@ -424,7 +424,7 @@ TEST(PlanSize, APlanOverTheCapIsRefusedWithASentence) {
 
 TEST(PlanSize, ScoringAPlanAtTheCapIsFast) {
   const Scenario sc = testing::tiny_scenario();
-  const Plan p = long_plan(io::kMaxPlanActions);
+  const Plan p = long_plan(untrusted::kMaxPlanActions);
   const auto t0 = Clock::now();
   const auto layout = layout_plan(p, sc);
   const auto q = quality(layout, sc, Side::Blue, QualityWeights{});
@@ -491,7 +491,7 @@ TEST_F(HardeningTest, AProgramThatAlwaysFailsStopsAfterTheBudgetInARow) {
     const auto r = plan(*p, sc);
     // A reply with an error field is answered (no restart): the Latin-1 bytes fail the JSON parse.
     EXPECT_THAT(r.failure, HasSubstr("invalid JSON in response")) << i;
-    EXPECT_TRUE(io::valid_utf8(r.failure)) << r.failure;
+    EXPECT_TRUE(untrusted::valid_utf8(r.failure)) << r.failure;
   }
   const auto last = plan(*p, sc);
   EXPECT_EQ(last.failure,

@@ -12,9 +12,9 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 
 #include "test_fixtures.hpp"
 

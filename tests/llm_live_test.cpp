@@ -19,11 +19,11 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 
 namespace advplan {
 namespace {

@@ -6,7 +6,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/council/council.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/metagame.hpp"
+#include "advplan/metagame/metagame.hpp"
 #include "advplan/io/csv.hpp"
 #include "test_fixtures.hpp"
 

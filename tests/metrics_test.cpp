@@ -15,7 +15,7 @@
 #include <string>
 
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/quality.hpp"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/plan_json.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
@@ -417,7 +417,7 @@ TEST(PlanText, TheReaderGivesTheDecodersPlanOrHandsOver) {
   expect_same_plan_reading(edit("{\"actions\":", "{\"extra\":" + std::string(70, '[') + std::string(70, ']') +
                                                     ",\"actions\":"), false);
   Plan many = base;
-  while (many.actions.size() <= io::kMaxPlanActions) many.actions.push_back(many.actions.front());
+  while (many.actions.size() <= untrusted::kMaxPlanActions) many.actions.push_back(many.actions.front());
   EXPECT_FALSE(detail::plan_from_text_fast(plan_to_string(many)).has_value());
 }
 

@@ -14,11 +14,11 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/policy/red_policy.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 
 #include "test_fixtures.hpp"
 

@@ -7,16 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/rubric_mabench.hpp"
-#include "advplan/experiment/rubric_plans.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/rubric/mabench.hpp"
+#include "advplan/rubric/plans.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/scenario/scenario_template.hpp"
-#include "experiment/rubric_jsonl.hpp"
+#include "rubric/jsonl.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {

@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/rubric_mabench.hpp"
-#include "advplan/experiment/rubric_score.hpp"
+#include "advplan/rubric/mabench.hpp"
+#include "advplan/rubric/score.hpp"
 #include "advplan/io/csv.hpp"
 #include "test_fixtures.hpp"
 

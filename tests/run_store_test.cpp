@@ -16,7 +16,7 @@
 #include <chrono>
 #include <functional>
 
-#include "advplan/experiment/progress.hpp"
+#include "advplan/run/progress.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"

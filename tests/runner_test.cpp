@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "test_fixtures.hpp"
 

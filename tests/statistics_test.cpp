@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "advplan/core/random.hpp"
-#include "advplan/metrics/statistics.hpp"
-#include "metrics/weighted_rows.hpp"
+#include "advplan/stats/statistics.hpp"
+#include "stats/weighted_rows.hpp"
 
 namespace advplan {
 namespace {

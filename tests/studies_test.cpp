@@ -6,12 +6,12 @@
 #include <cstring>
 #include <set>
 
-#include "advplan/experiment/runner.hpp"
-#include "advplan/experiment/studies.hpp"
-#include "advplan/experiment/trace_schema.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/studies/studies.hpp"
+#include "advplan/run/trace_schema.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_candidate.hpp"
 #include "advplan/policy/red_policy.hpp"

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "advplan/experiment/analysis.hpp"
+#include "advplan/tables/tables.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
 #include "test_fixtures.hpp"

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/scenario/scenario_template.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 
 namespace advplan::testing {
 

@@ -14,7 +14,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"

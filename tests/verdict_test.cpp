@@ -9,9 +9,9 @@
 #include <set>
 
 #include "advplan/core/random.hpp"
-#include "advplan/experiment/evaluation.hpp"
-#include "advplan/experiment/leaderboard.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/evaluation/evaluation.hpp"
+#include "advplan/evaluation/leaderboard.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/scenario/plan_ops.hpp"
@@ -227,10 +227,10 @@ TEST(Scorecard, HasEverySixAxesAndRobustnessFromTheSweep) {
 TEST(Leaderboard, ThreePoliciesRankAsTheirConstructionImplies) {
   // Protecting every exposed step > protecting the first > the seed plan (protecting none), by win rate.
   testing::TempDir dir("leaderboard");
-  std::vector<RunCsvs> runs;
+  std::vector<RunTraces> runs;
   for (const char* blue : {"test_protect_first", "test_protect_exposed"}) {
     evaluate(blue, 20, dir, blue);
-    runs.push_back(read_run(dir / blue));
+    runs.push_back(read_run_traces(dir / blue));
   }
   const Leaderboard lb = build_leaderboard(runs, "blue_win_rate", {400, 7});
   ASSERT_EQ(lb.entries.size(), 3u);
@@ -261,7 +261,7 @@ TEST(Leaderboard, RunsOfDifferentCorporaAreRefused) {
   evaluate("test_protect_first", 2, dir, "a");
   evaluate("test_protect_first", 3, dir, "b");
   try {
-    (void)build_leaderboard({read_run(dir / "a"), read_run(dir / "b")}, "advantage", {100, 7});
+    (void)build_leaderboard({read_run_traces(dir / "a"), read_run_traces(dir / "b")}, "advantage", {100, 7});
     FAIL() << "runs of different corpora were ranked together";
   } catch (const CsvError& e) {
     EXPECT_NE(std::string(e.what()).find("is not the corpus of"), std::string::npos) << e.what();

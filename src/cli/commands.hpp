@@ -3,7 +3,7 @@
 // one sentence.
 #include <CLI/CLI.hpp>
 
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/runner.hpp"
 #include <functional>
 #include <set>
 #include <string>
@@ -43,5 +43,6 @@ void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
 void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, quiz
+void add_check_command(CLI::App& app, Action& run);  ///< check RUN_DIR: the MANIFEST check
 
 }  // namespace advplan::cli

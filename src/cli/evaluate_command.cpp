@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/evaluation.hpp"
-#include "advplan/experiment/runner.hpp"
-#include "advplan/experiment/table_format.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/evaluation/evaluation.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/stats/text_table.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/untrusted.hpp"
-#include "advplan/metrics/statistics.hpp"
+#include "advplan/stats/statistics.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -108,7 +108,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
         std::string exempt;
         const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
         const auto files = evaluation_report(per, cand, boot, repro, exempt, spec, bs);
-        write_files(dir, files);
+        io::write_files(dir, files);
         md = files.front().second;
       };
       const RunSummary s = run_experiment(plan, opts);

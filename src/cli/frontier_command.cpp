@@ -5,8 +5,9 @@
 #include <filesystem>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/frontier_analysis.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/frontier/frontier_analysis.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -56,7 +57,7 @@ void add_frontier_command(CLI::App& app, Action& run) {
       if (!against->empty()) b = read_frontier_inputs(*against);
       const auto files = build_frontier(r, opts, against->empty() ? nullptr : &b);
       const std::string dest = out->empty() ? (fs::path(*dir) / "frontier").string() : *out;
-      write_files(dest, files);
+      io::write_files(dest, files);
       fmt::print(stderr, "advplan: wrote {} frontier files to {}\n", files.size(), dest);
       return 0;
     };

@@ -9,9 +9,9 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
-#include "advplan/experiment/config.hpp"
-#include "advplan/experiment/progress.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/run/progress.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/questions.hpp"
 #include "advplan/geo/quiz.hpp"
@@ -78,7 +78,7 @@ std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const Experi
       throw ConfigError(fmt::format("--agent {}", e.what()));
     }
   }
-  throw ConfigError(fmt::format("--agent {}: expected exec:COMMAND, llm:MODEL or scripted[:MODE]", io::excerpt(spec, 80)));
+  throw ConfigError(fmt::format("--agent {}: expected exec:COMMAND, llm:MODEL or scripted[:MODE]", untrusted::excerpt(spec, 80)));
 }
 
 }  // namespace
@@ -117,7 +117,7 @@ void add_geo_commands(CLI::App& app, Action& run) {
         const auto m = geo::generate_map(find_scenario(cfg, *id));
         const auto r = geo::call_tool(m, *name, *args);
         if (!r.ok) {
-          fmt::print("{}\n", nlohmann::json{{"tool", io::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
+          fmt::print("{}\n", nlohmann::json{{"tool", untrusted::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
           fmt::print(stderr, "advplan tool: {}\n", r.error);
           return 1;
         }

@@ -2,8 +2,9 @@
 // runs of the same corpus.
 #include <fmt/format.h>
 
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/leaderboard.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/evaluation/leaderboard.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -18,11 +19,11 @@ void add_leaderboard_command(CLI::App& app, Action& run) {
   cmd->add_option("--metric", *metric, "advantage or blue_win_rate")->capture_default_str();
   cmd->callback([&run, dirs, out, metric] {
     run = [dirs, out, metric] {
-      std::vector<RunCsvs> runs;
-      for (const auto& d : *dirs) runs.push_back(read_run(d));
+      std::vector<RunTraces> runs;
+      for (const auto& d : *dirs) runs.push_back(read_run_traces(d));
       const Leaderboard lb = build_leaderboard(runs, *metric, recorded_bootstrap(runs.front().bootstrap_summary));
       const auto files = leaderboard_files(lb);
-      write_files(*out, files);
+      io::write_files(*out, files);
       fmt::print("{}", files[1].second);
       fmt::print(stderr, "advplan: ranked {} BLUE policies over {} RED baselines; wrote {}\n", lb.entries.size(),
                  lb.reds.size(), *out);

@@ -2,7 +2,7 @@
 // and RED policies with their parameters, the built-in templates, and the conditions a config runs.
 #include <fmt/format.h>
 
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_policy.hpp"

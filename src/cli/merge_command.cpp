@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
 #include "commands.hpp"

@@ -9,7 +9,7 @@
 
 #include "advplan/io/run_store.hpp"
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/metagame.hpp"
+#include "advplan/metagame/metagame.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {

@@ -6,9 +6,10 @@
 #include <filesystem>
 #include <map>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/analysis.hpp"
-#include "advplan/experiment/rubric_mabench.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/rubric/mabench.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -64,7 +65,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       const auto set = rubric::read_rubric_items(*items);
       const auto all = read_all(*verdicts);
       const auto rep = rubric::score_verdicts(set, all, *mo, *resamples);
-      if (!out->empty()) write_files(*out, rep.files);
+      if (!out->empty()) io::write_files(*out, rep.files);
       fmt::print("{}", rep.summary_markdown);
       fmt::print(stderr, "advplan: scored {} verdicts ({} unknown item ids, {} judge errors){}{}\n", rep.briefs,
                  rep.unknown_ids, rep.errors, checked ? fmt::format("; {} manifest hashes checked", checked) : "",
@@ -90,7 +91,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       check_manifests(inputs);
       const auto set = rubric::read_rubric_items(*a_items);
       const auto rep = rubric::judge_agreement(set, read_all(*a_verdicts), *a_resamples);
-      if (!a_out->empty()) write_files(*a_out, rep.files);
+      if (!a_out->empty()) io::write_files(*a_out, rep.files);
       fmt::print("{}", rep.markdown);
       return 0;
     };

@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "advplan/experiment/runner.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/io/run_store.hpp"
 #include "commands.hpp"
 #include "mpi_support.hpp"
@@ -154,7 +154,7 @@ void add_run_command(CLI::App& app, Action& run) {
       // Without --out, the run goes to runs/<config name> (one safe path component), as the README's commands
       // expect (`advplan run configs/experiments/metagame.yaml && advplan metagame runs/metagame`).
       if (out->empty()) {
-        *out = (std::filesystem::path("runs") / io::safe_path_component(cfg.name.empty() ? "run" : cfg.name)).string();
+        *out = (std::filesystem::path("runs") / untrusted::safe_path_component(cfg.name.empty() ? "run" : cfg.name)).string();
         fmt::print(stderr, "advplan: writing the run to {} (--out names another directory)\n", *out);
       }
       opts.out_dir = *out;

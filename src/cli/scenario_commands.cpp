@@ -8,13 +8,13 @@
 
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/metrics/structure.hpp"
-#include "advplan/experiment/scenario_lookup.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -67,7 +67,7 @@ void add_validate_command(CLI::App& app, Action& run) {
       if (!parsed.ok() && *json_out) {
         nlohmann::ordered_json j{{"plan", *plan_path}, {"scenario", sc.id}, {"valid", false}};
         j["violations"] = nlohmann::ordered_json::array();
-        for (const auto& v : parsed.violations) j["violations"].push_back(io::excerpt(v.str(), 300));
+        for (const auto& v : parsed.violations) j["violations"].push_back(untrusted::excerpt(v.str(), 300));
         fmt::print("{}\n", j.dump());
         return 1;
       }
@@ -76,7 +76,7 @@ void add_validate_command(CLI::App& app, Action& run) {
                    parsed.violations.size(), parsed.violations.size() == 1 ? "" : "s");
         constexpr std::size_t kShown = 50;  // a plan with thousands of faults gets the first ones, each one line
         for (std::size_t i = 0; i < parsed.violations.size() && i < kShown; ++i)
-          fmt::print(stderr, "  {}: {}\n", *plan_path, io::excerpt(parsed.violations[i].str(), 300));
+          fmt::print(stderr, "  {}: {}\n", *plan_path, untrusted::excerpt(parsed.violations[i].str(), 300));
         if (parsed.violations.size() > kShown)
           fmt::print(stderr, "  {}: and {} more\n", *plan_path, parsed.violations.size() - kShown);
         return 1;

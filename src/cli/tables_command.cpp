@@ -4,8 +4,9 @@
 #include <filesystem>
 #include <map>
 
+#include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
-#include "advplan/experiment/analysis.hpp"
+#include "advplan/tables/tables.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "commands.hpp"
 
@@ -56,7 +57,7 @@ void add_tables_command(CLI::App& app, Action& run) {
         }
         const auto files = build_comparison(r, b, bs, rename);
         const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
-        write_files(dest, files);
+        io::write_files(dest, files);
         fmt::print(stderr, "advplan: wrote paired differences to {}\n", dest);
         return 0;
       }
@@ -75,10 +76,10 @@ void add_tables_command(CLI::App& app, Action& run) {
         // absolute path); values that map to the same name get -2, -3, ...
         std::set<std::string> used;
         for (const auto& [v, files] : all) {
-          const std::string base = io::safe_path_component(v);
+          const std::string base = untrusted::safe_path_component(v);
           std::string name = base;
           for (int k = 2; !used.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
-          write_files((dest / name).string(), files);
+          io::write_files((dest / name).string(), files);
         }
         fmt::print(stderr, "advplan: wrote {} slices to {}\n", all.size(), dest.string());
         return 0;
@@ -93,13 +94,13 @@ void add_tables_command(CLI::App& app, Action& run) {
           throw ConfigError(fmt::format("tables: --only {}: no scenario has {} '{}' (values: {})", *only, col, val,
                                         distinct_values_note(r, col)));
         const std::string dest =
-            out->empty() ? (tables / io::safe_path_component("only_" + col + "_" + val)).string() : *out;
-        write_files(dest, build_tables(s, bs));
+            out->empty() ? (tables / untrusted::safe_path_component("only_" + col + "_" + val)).string() : *out;
+        io::write_files(dest, build_tables(s, bs));
         fmt::print(stderr, "advplan: wrote tables over {} to {}\n", *only, dest);
         return 0;
       }
       const std::string dest = out->empty() ? tables.string() : *out;
-      write_files(dest, build_tables(r, bs));
+      io::write_files(dest, build_tables(r, bs));
       fmt::print(stderr, "advplan: wrote tables to {}\n", dest);
       return 0;
     };

@@ -231,7 +231,7 @@ struct Decoder {
 std::optional<Plan> plan_from_json(const json& j, std::vector<Violation>& violations,
                                    std::vector<std::size_t>* unknown_category) {
   Decoder d{violations};
-  if (const std::string limit = io::plan_json_limit_error(j); !limit.empty()) {
+  if (const std::string limit = untrusted::plan_json_limit_error(j); !limit.empty()) {
     violations.push_back({"", limit});
     return std::nullopt;
   }

@@ -13,7 +13,7 @@
 #include "advplan/core/untrusted.hpp"
 #include "core/json_dom.hpp"
 #include "advplan/core/vocabulary.hpp"
-#include "io/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace advplan::detail {
 
@@ -67,10 +67,10 @@ bool action(element e, Action& a) {
 
 std::optional<Plan> plan_from_text_fast(std::string_view text) {
   // A plan nests four levels deep (plan, actions, action, metadata); unknown keys may nest more, and the decoder
-  // reports a document deeper than io::kMaxJsonDepth. The parser refuses anything deeper than kDepth (well below
+  // reports a document deeper than untrusted::kMaxJsonDepth. The parser refuses anything deeper than kDepth (well below
   // that limit), so every text read here is within it; a deeper one is the DOM path's.
   constexpr std::size_t kDepth = 16;
-  static_assert(kDepth < io::kMaxJsonDepth);
+  static_assert(kDepth < untrusted::kMaxJsonDepth);
   thread_local simdjson::dom::parser parser = [] {
     simdjson::dom::parser p;
     if (p.allocate(1 << 16, kDepth)) throw std::bad_alloc();
@@ -96,18 +96,18 @@ std::optional<Plan> plan_from_text_fast(std::string_view text) {
   }
   if (has[kDomain] && !get_str(f[kDomain], p.domain)) return std::nullopt;
   if (has[kRoles] && !string_map(f[kRoles], p.roles)) return std::nullopt;
-  // The limits of io::plan_json_limit_error: an action, chain, branch or tool-call count above them is the DOM
+  // The limits of untrusted::plan_json_limit_error: an action, chain, branch or tool-call count above them is the DOM
   // path's (a violation).
   std::size_t steps = 0;
   {
     array actions;
     if (f[kActions].get_array().get(actions)) return std::nullopt;
     for (element a : actions) {
-      if (p.actions.size() == io::kMaxPlanActions) return std::nullopt;
+      if (p.actions.size() == untrusted::kMaxPlanActions) return std::nullopt;
       if (!action(a, p.actions.emplace_back())) return std::nullopt;
     }
   }
-  if (!get_str_list(f[kChain], p.chain) || p.chain.size() > io::kMaxPlanActions) return std::nullopt;
+  if (!get_str_list(f[kChain], p.chain) || p.chain.size() > untrusted::kMaxPlanActions) return std::nullopt;
   if (has[kBranches]) {
     array branches;
     if (f[kBranches].get_array().get(branches)) return std::nullopt;
@@ -129,14 +129,14 @@ std::optional<Plan> plan_from_text_fast(std::string_view text) {
         steps += opt.size();
       }
     }
-    if (steps > io::kMaxPlanActions) return std::nullopt;
+    if (steps > untrusted::kMaxPlanActions) return std::nullopt;
   }
   if (has[kTools]) {
     array tools;
     if (f[kTools].get_array().get(tools)) return std::nullopt;
     static constexpr std::array<std::string_view, 2> names{"name", "arguments"};
     for (element t : tools) {
-      if (p.tool_calls.size() == io::kMaxPlanActions) return std::nullopt;
+      if (p.tool_calls.size() == untrusted::kMaxPlanActions) return std::nullopt;
       std::array<element, 2> tf;
       std::bitset<2> th;
       if (!fields(t, names, tf, th) || !th[0]) return std::nullopt;
@@ -152,8 +152,8 @@ std::optional<Plan> plan_from_text_fast(std::string_view text) {
         for (const auto& [k, v] : args) {
           if (!first) out.push_back(',');
           first = false;
-          io::json_text::key(out, k);
-          io::json_text::string(out, v);
+          json_text::key(out, k);
+          json_text::string(out, v);
         }
         out.push_back('}');
         tc.arguments_json = std::move(out);
@@ -194,10 +194,10 @@ struct PlanWriter {
   }
   void key(std::string_view k, bool& first) {
     item(first);
-    io::json_text::string(out, k);
+    json_text::string(out, k);
     out.append(indent < 0 ? ":" : ": ");
   }
-  void str(std::string_view s) { io::json_text::string(out, s); }
+  void str(std::string_view s) { json_text::string(out, s); }
   void open(char c) {
     out.push_back(c);
     ++level;
@@ -266,7 +266,7 @@ std::string plan_to_string(const Plan& p, int indent) {
     w.key("metadata", f);
     w.string_map(a.metadata);
     w.key("priority", f);
-    io::json_text::integer(out, a.priority);
+    json_text::integer(out, a.priority);
     w.key("target", f);
     w.str(a.target);
     w.key("verb", f);

@@ -16,7 +16,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "core/json_dom.hpp"
 #include "core/scenario_text.hpp"
-#include "io/json_text.hpp"
+#include "core/json_text.hpp"
 
 namespace advplan {
 
@@ -42,10 +42,10 @@ struct Writer {
   std::string& out;
 
   void raw(std::string_view s) { out.append(s); }
-  void str(std::string_view s) { io::json_text::string(out, s); }
-  void key(std::string_view k) { io::json_text::key(out, k); }
-  void num(double x) { io::json_text::number(out, x); }
-  void str_list(const std::vector<std::string>& v) { io::json_text::strings(out, v); }
+  void str(std::string_view s) { json_text::string(out, s); }
+  void key(std::string_view k) { json_text::key(out, k); }
+  void num(double x) { json_text::number(out, x); }
+  void str_list(const std::vector<std::string>& v) { json_text::strings(out, v); }
   void cat_map(const std::array<double, kNumCategories>& a) {
     out.push_back('{');
     bool first = true;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-namespace advplan::io {
+namespace advplan::untrusted {
 
 std::string json_depth_error(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
@@ -182,4 +182,4 @@ std::string safe_path_component(std::string_view value) {
   return out;
 }
 
-}  // namespace advplan::io
+}  // namespace advplan::untrusted

@@ -226,7 +226,7 @@ PlanParse detail::validated_plan_parse(Plan plan, const Scenario& sc, std::optio
 PlanParse parse_plan_text(std::string_view text, const Scenario& scenario, std::optional<Side> expected_side) {
   PlanParse res;
   nlohmann::json j;
-  if (const std::string err = io::parse_json_bounded(text, j); !err.empty()) {
+  if (const std::string err = untrusted::parse_json_bounded(text, j); !err.empty()) {
     res.violations.push_back({"", err});
     return res;
   }

@@ -241,7 +241,7 @@ std::string question_to_json(const Question& q) {
 
 Question question_from_json(const std::string& line, const std::string& where) {
   nlohmann::json j;
-  if (auto err = io::parse_json_bounded(line, j, 8); !err.empty())
+  if (auto err = untrusted::parse_json_bounded(line, j, 8); !err.empty())
     throw ConfigError(fmt::format("{}: a question line is not valid JSON ({})", where, err));
   if (!j.is_object()) throw ConfigError(fmt::format("{}: a question line must be a JSON object", where));
   Question q;

@@ -135,12 +135,12 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
       rep.error = e.what();
     }
     if (!rep.error.empty()) {
-      o.reason = "agent: " + io::excerpt(rep.error, 200);
+      o.reason = "agent: " + untrusted::excerpt(rep.error, 200);
       return o;
     }
     J r;
-    if (auto err = io::parse_json_bounded(rep.line, r, 16); !err.empty() || !r.is_object()) {
-      o.reason = fmt::format("protocol: the reply is not a JSON object ({})", io::excerpt(rep.line, 80));
+    if (auto err = untrusted::parse_json_bounded(rep.line, r, 16); !err.empty() || !r.is_object()) {
+      o.reason = fmt::format("protocol: the reply is not a JSON object ({})", untrusted::excerpt(rep.line, 80));
       return o;
     }
     if (r.contains("answer")) {
@@ -226,8 +226,8 @@ std::vector<AccuracyRow> summarise(const std::vector<QuizOutcome>& outcomes) {
 
 std::string outcome_to_json(const QuizOutcome& o) {
   nlohmann::ordered_json j{{"id", o.id},         {"tier", o.tier},     {"categories", o.categories},
-                           {"correct", o.correct}, {"steps", o.steps}, {"answer", io::to_valid_utf8(o.answer)},
-                           {"reference", o.reference}, {"reason", io::to_valid_utf8(o.reason)}};
+                           {"correct", o.correct}, {"steps", o.steps}, {"answer", untrusted::to_valid_utf8(o.answer)},
+                           {"reference", o.reference}, {"reason", untrusted::to_valid_utf8(o.reason)}};
   return j.dump();
 }
 

@@ -38,7 +38,7 @@ const Feature& feature_arg(const GeoMap& m, const Args& a, const char* k) {
   const Feature* f = m.find(id);
   if (f == nullptr)
     throw Failure{fmt::format("{}: argument '{}' names no feature '{}' (list_features lists them)", a.spec.name, k,
-                              io::excerpt(id, 60))};
+                              untrusted::excerpt(id, 60))};
   return *f;
 }
 
@@ -141,7 +141,7 @@ J dispatch(const GeoMap& m, const Args& a) {
     if (!kind.empty() && list.empty() && kind != "place" && kind != "asset" && kind != "boundary" && kind != "threat" &&
         kind != "obstacle")
       throw Failure{fmt::format("list_features: argument 'kind' '{}' is not one of place, asset, boundary, threat, obstacle",
-                                io::excerpt(kind, 40))};
+                                untrusted::excerpt(kind, 40))};
     return J{{"features", list}};
   }
   if (n == "feature") return describe(m, feature_arg(m, a, "id"));
@@ -249,7 +249,7 @@ std::vector<const Feature*> resolve_avoid(const GeoMap& m, std::string_view entr
   if (entry == "RED" || entry == "BLUE") return m.of_kind("threat", entry);
   const Feature* f = m.find(entry);
   if (f == nullptr) {
-    error = fmt::format("no area '{}' (list_features lists them)", io::excerpt(entry, 60));
+    error = fmt::format("no area '{}' (list_features lists them)", untrusted::excerpt(entry, 60));
     return {};
   }
   if (!f->polygon || f->kind == "boundary") {
@@ -281,7 +281,7 @@ ToolResult call_tool(const GeoMap& m, std::string_view name, std::string_view ar
   if (spec == nullptr) {
     std::string names;
     for (const auto& s : tool_specs()) names += (names.empty() ? "" : ", ") + s.name;
-    res.error = fmt::format("unknown tool '{}' (tools: {})", io::excerpt(name, 40), names);
+    res.error = fmt::format("unknown tool '{}' (tools: {})", untrusted::excerpt(name, 40), names);
     return res;
   }
   if (args_json.size() > kMaxToolArgsBytes) {
@@ -291,7 +291,7 @@ ToolResult call_tool(const GeoMap& m, std::string_view name, std::string_view ar
   }
   nlohmann::json j;
   const std::string_view text = args_json.empty() ? std::string_view("{}") : args_json;
-  if (auto err = io::parse_json_bounded(text, j, 8); !err.empty()) {
+  if (auto err = untrusted::parse_json_bounded(text, j, 8); !err.empty()) {
     res.error = fmt::format("{}: arguments are not valid JSON ({})", spec->name, err);
     return res;
   }
@@ -304,7 +304,7 @@ ToolResult call_tool(const GeoMap& m, std::string_view name, std::string_view ar
     const auto& v = item.value();
     const auto it = std::find_if(spec->params.begin(), spec->params.end(), [&](const ToolParam& p) { return p.name == k; });
     if (it == spec->params.end()) {
-      res.error = fmt::format("{}: unknown argument '{}'", spec->name, io::excerpt(k, 40));
+      res.error = fmt::format("{}: unknown argument '{}'", spec->name, untrusted::excerpt(k, 40));
       return res;
     }
     bool ok = it->type == "string" ? v.is_string() : it->type == "number" ? v.is_number() : v.is_array();

@@ -133,4 +133,16 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", dir, ec.message()));
+  for (const auto& [name, content] : files) {
+    const std::filesystem::path target = std::filesystem::path(dir) / name;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", target.parent_path().string(), ec.message()));
+    write_file_atomic(target.string(), content);
+  }
+}
+
 }  // namespace advplan::io

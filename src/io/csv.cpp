@@ -120,7 +120,7 @@ void put_field(std::string& out, std::string_view raw) {
     out += raw;
     return;
   }
-  const std::string f = to_valid_utf8(raw);
+  const std::string f = untrusted::to_valid_utf8(raw);
   if (f.find_first_of(",\"\n\r") == std::string::npos) {
     out += f;
     return;

@@ -10,7 +10,7 @@
 namespace advplan::io {
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  if (const auto bad = first_invalid_utf8(text); bad != std::string::npos) {
+  if (const auto bad = untrusted::first_invalid_utf8(text); bad != std::string::npos) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
     const auto line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
     const auto column = bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1) + 1;

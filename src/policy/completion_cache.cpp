@@ -78,7 +78,7 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   }
   if (text->size() > kMaxEntryBytes) return corrupt(fmt::format("larger than {} bytes", kMaxEntryBytes));
   json j;
-  if (const std::string err = io::parse_json_bounded(*text, j); !err.empty()) return corrupt(err);
+  if (const std::string err = untrusted::parse_json_bounded(*text, j); !err.empty()) return corrupt(err);
   if (!j.is_object() || j.value("format", "") != kFormat || j.value("key", "") != key)
     return corrupt("not an entry of this key");
   const auto t = j.find("text");
@@ -113,7 +113,7 @@ void CompletionCache::store(const std::string& key, std::string_view model, cons
     ++writes_;
   } catch (const std::exception& e) {
     ++write_errors_;
-    warn(fmt::format("LLM cache entry {} could not be written ({})", path, io::excerpt(e.what(), 200)));
+    warn(fmt::format("LLM cache entry {} could not be written ({})", path, untrusted::excerpt(e.what(), 200)));
   }
 }
 

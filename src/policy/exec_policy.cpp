@@ -20,7 +20,7 @@ constexpr std::size_t kMaxViolationsShown = 5;
 
 std::string join_violations(const std::vector<Violation>& v) {
   std::string out;
-  for (std::size_t i = 0; i < v.size() && i < kMaxViolationsShown; ++i) out += (i ? "; " : "") + io::excerpt(v[i].str());
+  for (std::size_t i = 0; i < v.size() && i < kMaxViolationsShown; ++i) out += (i ? "; " : "") + untrusted::excerpt(v[i].str());
   if (v.size() > kMaxViolationsShown) out += fmt::format("; and {} more", v.size() - kMaxViolationsShown);
   return out;
 }
@@ -34,7 +34,7 @@ std::string json_error(const std::string& text) {
     std::string m = e.what();
     if (const auto p = m.find("] "); m.starts_with("[json.exception") && p != std::string::npos)
       m.erase(0, p + 2);
-    return io::excerpt(m);
+    return untrusted::excerpt(m);
   }
   return "not a JSON value";
 }
@@ -42,15 +42,15 @@ std::string json_error(const std::string& text) {
 }  // namespace
 
 std::string check_exec_envelope(const std::string& line, std::uint64_t id, json& out) {
-  if (const std::string deep = io::json_depth_error(line); !deep.empty()) return "invalid JSON in response: " + deep;
+  if (const std::string deep = untrusted::json_depth_error(line); !deep.empty()) return "invalid JSON in response: " + deep;
   out = json::parse(line, nullptr, false);
   if (out.is_discarded())
-    return fmt::format("invalid JSON in response: {}; the line began \"{}\"", json_error(line), io::excerpt(line, 60));
+    return fmt::format("invalid JSON in response: {}; the line began \"{}\"", json_error(line), untrusted::excerpt(line, 60));
   if (!out.is_object()) return fmt::format("response must be a JSON object, got {}", out.type_name());
   const auto it = out.find("request_id");
   if (it == out.end()) return fmt::format("response has no request_id (sent {})", id);
   if (!it->is_number_unsigned() || it->get<std::uint64_t>() != id)
-    return fmt::format("request_id mismatch: sent {}, got {}", id, io::json_excerpt(*it, 40));
+    return fmt::format("request_id mismatch: sent {}, got {}", id, untrusted::json_excerpt(*it, 40));
   return "";
 }
 
@@ -63,8 +63,8 @@ BluePlanResult exec_plan_from_response(const json& response, const Scenario& sc)
   };
   // The stream is in step from here on: a bad plan is this scenario's failure, not a reason to restart.
   if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
-    return fail("policy reported an error: " + (err->is_string() ? io::excerpt(err->get<std::string>())
-                                                                 : io::json_excerpt(*err)));
+    return fail("policy reported an error: " + (err->is_string() ? untrusted::excerpt(err->get<std::string>())
+                                                                 : untrusted::json_excerpt(*err)));
   const auto pj = response.find("plan");
   if (pj == response.end()) return fail("response has no \"plan\" field");
   std::vector<Violation> violations;

@@ -97,7 +97,7 @@ CompletionRequest build_blue_prompt(const Scenario& sc) {
 CompletionParse parse_completion(const std::string& text, const Scenario& sc, Side side) {
   CompletionParse out;
   json j;
-  std::string depth_error = io::json_depth_error(text);
+  std::string depth_error = untrusted::json_depth_error(text);
   if (depth_error.empty()) {
     // A plan that decodes without a violation is read without the DOM (src/core/plan_text.hpp), the same plan.
     if (auto plan = detail::plan_from_text_fast(text)) {
@@ -122,7 +122,7 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
       if (b != std::string::npos && e != std::string::npos && e > b) candidate = text.substr(b, e - b + 1);
     }
     if (!candidate.empty()) {
-      depth_error = io::json_depth_error(candidate);
+      depth_error = untrusted::json_depth_error(candidate);
       if (depth_error.empty()) j = json::parse(candidate, nullptr, false);
       out.repaired = !j.is_discarded();
     }
@@ -130,7 +130,7 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
   if (j.is_discarded()) {
     out.parse.violations.push_back({"", text.empty()             ? "empty completion"
                                         : !depth_error.empty() ? "completion JSON nests deeper than " +
-                                                                     std::to_string(io::kMaxJsonDepth) + " levels"
+                                                                     std::to_string(untrusted::kMaxJsonDepth) + " levels"
                                                                : "completion holds no parseable JSON object"});
     return out;
   }
@@ -147,12 +147,12 @@ constexpr std::size_t kMaxSummaryChars = 2000;
 /// ones, each an excerpt, and how many more.
 std::string bounded_summary(const PlanParse& p) {
   std::string full = p.summary();
-  if (full.size() <= kMaxSummaryChars && p.violations.size() <= kMaxSummaryViolations) return io::to_valid_utf8(full);
+  if (full.size() <= kMaxSummaryChars && p.violations.size() <= kMaxSummaryViolations) return untrusted::to_valid_utf8(full);
   std::string out;
   std::size_t shown = 0;
   for (const auto& v : p.violations) {
     if (shown == kMaxSummaryViolations || out.size() > kMaxSummaryChars) break;
-    out += (shown++ ? "; " : "") + io::excerpt(v.str());
+    out += (shown++ ? "; " : "") + untrusted::excerpt(v.str());
   }
   if (shown < p.violations.size()) out += fmt::format("; and {} more", p.violations.size() - shown);
   return out;
@@ -186,7 +186,7 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
     const std::string summary = bounded_summary(p.parse);
     res.failure = "invalid plan: " + summary;
     // The model's own reply goes back at most kMaxEchoedReply bytes long (a valid plan is far shorter).
-    req.messages.push_back({"assistant", c.text.size() <= kMaxEchoedReply ? c.text : io::excerpt(c.text, kMaxEchoedReply)});
+    req.messages.push_back({"assistant", c.text.size() <= kMaxEchoedReply ? c.text : untrusted::excerpt(c.text, kMaxEchoedReply)});
     req.messages.push_back({"user", fmt::format("That reply is not a valid plan: {}. Reply with the corrected JSON plan only.",
                                                 summary)});
   }

@@ -63,8 +63,8 @@ std::optional<ParsedUrl> parse_endpoint(std::string_view url) {
 
 /// At most kExcerptChars characters of a response body, on one line, valid UTF-8, without the key.
 std::string excerpt(const std::string& body, const std::string& secret) {
-  std::string s = io::excerpt(io::redact(body.substr(0, 4 * kExcerptChars), secret), kExcerptChars);
-  return s.empty() ? "(empty body)" : io::redact(s, secret);
+  std::string s = untrusted::excerpt(untrusted::redact(body.substr(0, 4 * kExcerptChars), secret), kExcerptChars);
+  return s.empty() ? "(empty body)" : untrusted::redact(s, secret);
 }
 
 bool retryable_status(int status) { return status == 429 || (status >= 500 && status <= 599); }
@@ -98,7 +98,7 @@ http::PostFn http_post() {
 
 void read_success_body(const std::string& body, const std::string& secret, Completion& out) {
   json j;
-  if (const std::string err = io::parse_json_bounded(body, j); !err.empty() || !j.is_object()) {
+  if (const std::string err = untrusted::parse_json_bounded(body, j); !err.empty() || !j.is_object()) {
     out.error = err.find("deeper") != std::string::npos ? "response " + err
                                                         : "response is not a JSON object: " + excerpt(body, secret);
     return;
@@ -121,7 +121,7 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
   }
   // The key never travels further than the transport: a server echoing it into the content gets it redacted
   // before the text reaches the parser, the validator's messages or any trace.
-  out.text = io::redact(content->get<std::string>(), secret);
+  out.text = untrusted::redact(content->get<std::string>(), secret);
   out.ok = true;
 }
 
@@ -204,10 +204,10 @@ Attempt post_once(const http::Post& post, const std::string& secret) {
       break;
     case Kind::compressed:
       a.error = fmt::format("the server sent a compressed body (Content-Encoding: {}) that was not asked for",
-                            io::excerpt(io::redact(r.encoding, secret), 40));
+                            untrusted::excerpt(untrusted::redact(r.encoding, secret), 40));
       break;
     case Kind::too_big:
-      a.error = fmt::format("response body exceeds {} bytes ({} bytes)", post.max_body, io::excerpt(r.size, 40));
+      a.error = fmt::format("response body exceeds {} bytes ({} bytes)", post.max_body, untrusted::excerpt(r.size, 40));
       break;
     case Kind::transport:
       a.error = r.transport_timed_out
@@ -250,7 +250,7 @@ Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const 
     const Attempt a = post_once(post, api_key_);
     std::optional<double> wait;  // set: retryable
     if (!a.status) {
-      out.error = io::redact(a.error, api_key_);
+      out.error = untrusted::redact(a.error, api_key_);
       if (a.retryable) wait = backoff_s_ * std::ldexp(1.0, attempt);
     } else if (*a.status >= 200 && *a.status <= 299) {
       out.error.clear();

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "advplan/core/scenario.hpp"
-#include "advplan/experiment/config.hpp"
+#include "advplan/run/config.hpp"
 
 namespace advplan::fuzz {
 

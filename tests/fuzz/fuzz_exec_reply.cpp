@@ -12,9 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string line = fuzz::text(data, size);
   nlohmann::json response;
   const std::string err = check_exec_envelope(line, 1, response);
-  if (!io::valid_utf8(err) || err.size() > 1000) std::abort();
+  if (!untrusted::valid_utf8(err) || err.size() > 1000) std::abort();
   if (!err.empty()) return 0;
   const BluePlanResult r = exec_plan_from_response(response, fuzz::scenario());
-  if (!io::valid_utf8(r.failure)) std::abort();
+  if (!untrusted::valid_utf8(r.failure)) std::abort();
   return 0;
 }

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const geo::ToolResult r = geo::call_tool(map, name, args);
   if (r.ok) {
     if (!nlohmann::json::parse(r.json, nullptr, false).is_object()) std::abort();
-  } else if (r.error.empty() || !io::valid_utf8(r.error) || r.error.size() > 1000 || r.error.find('\n') != std::string::npos) {
+  } else if (r.error.empty() || !untrusted::valid_utf8(r.error) || r.error.size() > 1000 || r.error.find('\n') != std::string::npos) {
     std::abort();
   }
   return 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace advplan::io {
+namespace advplan::untrusted {
 
 /// Deepest nesting of arrays and objects accepted in any JSON read from outside (plans, policy replies, LLM
 /// bodies). A plan needs 4 levels; the limit only stops hostile input from exhausting the stack.
@@ -53,4 +53,4 @@ std::string redact(std::string text, std::string_view secret);
 /// never "", "." or "..", at most 64 bytes. Distinct inputs may map to one name; callers disambiguate.
 std::string safe_path_component(std::string_view value);
 
-}  // namespace advplan::io
+}  // namespace advplan::untrusted

@@ -8,6 +8,8 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace advplan::io {
 
@@ -57,5 +59,9 @@ class AtomicWriter {
 void write_file_atomic(const std::string& path, const std::string& content);
 /// Reads a whole file; throws IoError naming `path`.
 std::string read_text_file(const std::string& path);
+
+/// Writes each (relative path, content) into `dir` (created when missing, with the files' subfolders), each
+/// atomically, in the given order; throws IoError naming the directory or file.
+void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace advplan::io

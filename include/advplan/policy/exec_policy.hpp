@@ -40,7 +40,7 @@ class ExecPolicy final : public BluePolicy {
 };
 
 /// Protocol check of one response line to request `id`: "" and `out` set when it is a JSON object (nested at
-/// most io::kMaxJsonDepth levels) carrying that request_id; else the failure sentence, after which the
+/// most untrusted::kMaxJsonDepth levels) carrying that request_id; else the failure sentence, after which the
 /// program's output can no longer be matched to requests and it is restarted. Never throws.
 std::string check_exec_envelope(const std::string& line, std::uint64_t id, nlohmann::json& out);
 /// The plan of a response that passed check_exec_envelope, parsed and validated against `sc`, or the

@@ -33,7 +33,7 @@ LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_ov
                                  std::string_view who = "llm");
 
 /// Reads a 2xx chat-completions body: text (choices[0].message.content, the key redacted), token counts and
-/// ok; or error, one sentence. Bounded (io::kMaxJsonDepth), never throws. `secret` is the key to redact.
+/// ok; or error, one sentence. Bounded (untrusted::kMaxJsonDepth), never throws. `secret` is the key to redact.
 Completion parse_chat_completion_body(const std::string& body, const std::string& secret);
 /// The same, filling `out` in place (the client's path).
 void read_success_body(const std::string& body, const std::string& secret, Completion& out);

@@ -1,0 +1,131 @@
+#pragma once
+// The empirical BLUE x RED meta-game (docs/METRICS.md "Meta-game"): the payoff matrix from the trace CSVs of one
+// or more runs, its exact solution as a constant-sum game, exploitability, bootstrap intervals over scenarios,
+// alpha-Rank and the response graph. The exact solver is GLPK's rational simplex (glp_exact, GPL-3+); this
+// header and src/metagame/ form the separate target advplan_metagame, which libadvplan does not
+// link (see README "Meta-game" on licensing).
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace advplan::metagame {
+
+/// An exact rational, as reduced decimal strings, with its nearest double.
+struct Fraction {
+  std::string num = "0", den = "1";
+  double value = 0;
+  /// "p/q", or "p" when q = 1.
+  std::string str() const { return den == "1" ? num : num + "/" + den; }
+  bool operator==(const Fraction& o) const { return num == o.num && den == o.den; }
+};
+
+/// num / den, reduced.
+Fraction make_fraction(std::int64_t num, std::int64_t den);
+
+/// BLUE's payoff matrix with a common denominator: A[i][j] = num[i * cols + j] / den.
+struct IntMatrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::int64_t> num;
+  std::int64_t den = 1;
+  std::int64_t at(std::size_t i, std::size_t j) const { return num[i * cols + j]; }
+  double value(std::size_t i, std::size_t j) const { return static_cast<double>(at(i, j)) / static_cast<double>(den); }
+};
+
+/// The exact analysis of the constant-sum game A (BLUE maximises, RED minimises).
+struct GameSolution {
+  Fraction value;                          ///< v = max_x min_y x'Ay
+  std::vector<Fraction> blue, red;         ///< one equilibrium (a vertex of each optimal set)
+  /// Over every equilibrium: the least and greatest probability of each policy (filled by with_ranges).
+  std::vector<std::pair<Fraction, Fraction>> blue_range, red_range;
+  bool unique = true;                      ///< both optimal sets are single points (with_ranges only)
+  /// Exploitability of each pure policy (v - min_j A_ij for BLUE i, max_i A_ij - v for RED j) and its best reply.
+  std::vector<Fraction> blue_exploit, red_exploit;
+  std::vector<std::size_t> blue_best_reply, red_best_reply;
+  /// The same for the equilibrium mixtures above (0 at an exact equilibrium).
+  Fraction blue_mix_exploit, red_mix_exploit;
+  std::size_t blue_mix_best_reply = 0, red_mix_best_reply = 0;
+};
+
+/// Solves A exactly with GLPK's rational simplex. `with_ranges` adds 2(rows + cols) linear programs that give
+/// each policy's probability range over the equilibrium set, and uniqueness. Throws advplan::Error when GLPK
+/// reports no optimum (which a finite matrix game cannot cause).
+GameSolution solve_game(const IntMatrix& a, bool with_ranges = true);
+
+/// Exploitability of the BLUE mixture x (v - min_j (x'A)_j) and of the RED mixture y (max_i (Ay)_i - v), in
+/// doubles, with their best replies; used on bootstrap resamples.
+struct MixExploit {
+  double blue = 0, red = 0;
+  std::size_t blue_best_reply = 0, red_best_reply = 0;
+};
+MixExploit mixture_exploitability(const IntMatrix& a, double value, const std::vector<double>& x,
+                                  const std::vector<double>& y);
+
+// ---- alpha-Rank (Omidshafiei et al. 2019) ---------------------------------------------------------------------
+
+inline constexpr double kInfiniteAlpha = std::numeric_limits<double>::infinity();
+
+/// The stationary distribution of a row-stochastic matrix P (n x n, row-major). For a reducible chain it is the
+/// long-run average from the uniform start: each closed class's own stationary distribution (GTH elimination),
+/// weighted by the probability of ending in it. `closed_classes` receives their number.
+std::vector<double> stationary_distribution(const std::vector<double>& p, std::size_t n,
+                                            std::size_t* closed_classes = nullptr);
+
+struct AlphaRank {
+  std::vector<double> pi;         ///< over profiles (two populations: index i * cols + j) or strategies
+  std::vector<double> transition; ///< the Markov chain, row-major
+  std::size_t closed_classes = 1; ///< 1 when the chain has a single closed class
+};
+
+/// Two populations (BLUE rows, RED columns) with payoffs blue[i*cols+j] and red[i*cols+j]; population size m,
+/// selection intensity alpha (kInfiniteAlpha: the limit chain, fixation 1 for a gain, 1/m for a tie, 0 for a loss).
+AlphaRank alpharank_two_population(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                                   std::size_t cols, double alpha, int m);
+/// One population of a symmetric game with payoff M[r*s + c] to the row strategy (non-local selection model).
+AlphaRank alpharank_single_population(const std::vector<double>& payoff, std::size_t strategies, double alpha, int m);
+
+/// One edge of the response graph: a single population's deviation that raises its own payoff.
+struct ResponseEdge {
+  std::size_t from_blue = 0, from_red = 0, to_blue = 0, to_red = 0;
+  bool blue_moves = true;
+  double gain = 0;
+  bool best = false;  ///< the deviation is to a best reply
+};
+std::vector<ResponseEdge> response_graph(const std::vector<double>& blue, const std::vector<double>& red,
+                                         std::size_t rows, std::size_t cols);
+
+// ---- data and the command -------------------------------------------------------------------------------------
+
+enum class Payoff { advantage, win_rate };
+
+/// Per-scenario integer payoffs read from runs' per_scenario.csv: cells[s][i][j] in units of 1/unit (wins out
+/// of R replications for win_rate, millionths for advantage).
+struct MetaGameData {
+  Payoff payoff = Payoff::advantage;
+  std::vector<std::string> blue, red;  ///< policy specs in order of first appearance
+  std::vector<std::string> scenarios;  ///< scenarios where every cell has an ok row
+  std::size_t dropped_scenarios = 0;   ///< scenarios without an ok row for every cell
+  std::int64_t unit = 1;
+  std::vector<std::int64_t> cells;     ///< [s * rows * cols + i * cols + j]
+  std::uint64_t bootstrap_seed = 7;
+  /// The mean over the scenarios listed by `idx` (all when empty), as an exact matrix.
+  IntMatrix matrix(const std::vector<std::size_t>& idx = {}) const;
+};
+
+/// Reads every run directory's per_scenario.csv and run_metadata.json (conditions of group main). Throws
+/// advplan::Error naming the file and field on bad input, a missing BLUE x RED cell or a non-integral win rate.
+MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff payoff);
+
+struct MetaGameOptions {
+  int resamples = 1000;
+  std::uint64_t seed = 7;
+  int m = 50;
+  std::vector<double> alphas{0.01, 0.1, 1, 10, 100, kInfiniteAlpha};
+};
+
+/// Writes payoff_matrix.csv, equilibrium.json, exploitability.csv, alpharank.csv, response_graph.csv,
+/// metagame.md and metagame.tex under `out_dir`; returns the Markdown summary.
+std::string write_metagame(const MetaGameData& data, const MetaGameOptions& opt, const std::string& out_dir);
+
+}  // namespace advplan::metagame

@@ -1,0 +1,60 @@
+#pragma once
+// The rubric layer for plans (docs/RUBRIC.md): each scenario's rubric items, derived from the item kinds its
+// template declares (`rubric:` in the template YAML) and from the scenario's content; deterministic rule judges
+// (the exact check, and the three role validators as stricter or looser judges); and the run's rubric/ directory.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/rubric/score.hpp"
+#include "advplan/metrics/coherence.hpp"
+
+namespace advplan {
+
+struct RunPlan;
+struct BootstrapSettings;
+struct ExperimentConfig;
+
+namespace rubric {
+
+/// The items of `sc` for the kinds listed (in that order); item ids are "<kind>" or "<kind>@<position>".
+std::vector<RubricItem> plan_rubric_items(const Scenario& sc, const std::vector<std::string>& kinds);
+
+/// The coherence sub-score an item's kind belongs to: a validator judge is stricter on the parts it emphasises.
+CoherencePart coherence_part_of(const RubricItem& item);
+
+/// "exact", then one judge per role validator other than base: "constraint", "logistics", "adversarial_review".
+const std::vector<std::string>& rule_judges();
+
+/// The judge's verdict on each item (true: the pass condition holds; for a negative item, the mistake is made).
+/// Throws Error for an unknown judge.
+std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricItem> items, const Plan& plan,
+                             const Scenario& sc);
+/// judge_plan for several judges at once, [judge][item]: the exact checks and the coherence parts, which every judge
+/// reads, are computed once.
+std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& judges, std::span<const RubricItem> items,
+                                              const Plan& plan, const Scenario& sc);
+
+/// The files of the run's rubric/ directory: items, item verdicts per judge, scores per plan and policy, the
+/// decomposition, the agreement tables (CSV, Markdown, LaTeX) and the same data in MA-Bench's JSON-lines
+/// layout. Plans are made again from each BLUE policy's stream ("blue/<spec>"), so they are the run's plans;
+/// `exec:` and `llm:` policies are left out (they would be asked again). Empty when no template declares items.
+/// The judges are the rule judges, then the config's LLM judges (rubric.judges); an LLM judge's calls are
+/// recorded in rubric/judge_calls.csv, and a judge that fails on a plan after its retries is a verdict with
+/// error set and the reason, never a pass.
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs);
+
+/// Whether a run writes the rubric layer: studies.rubric is on and some template declares rubric items.
+bool rubric_layer_enabled(const ExperimentConfig& cfg);
+/// Whether the rubric layer grades BLUE policy `spec`: every policy but `exec:` and `llm:` ones, which it would
+/// have to ask again. The run keeps exactly these plans for it (BluePlanMemo).
+bool rubric_grades_blue(const std::string& spec);
+
+/// What run_metadata.json records of the rubric layer: mean_over, the judges, judge_retries and, when an LLM judge
+/// is configured, judge_prompt_sha256.
+std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg);
+
+}  // namespace rubric
+}  // namespace advplan

@@ -1,0 +1,229 @@
+#include "advplan/evaluation/leaderboard.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/evaluation/evaluation.hpp"
+#include "advplan/stats/text_table.hpp"
+
+namespace advplan {
+using io::CsvTable;
+using io::fmt_real;
+
+namespace {
+
+bool ranked_group(const std::string& g) { return g == "main" || g == "evaluate" || g == "reference"; }
+
+/// Sort key: a policy with no value on some baseline (NaN score) ranks last, and NaN never reaches a comparison.
+double sort_key(double v) { return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v; }
+
+/// One policy's data: value of the metric per (RED, scenario index), NaN when there is no ok row.
+struct PolicyData {
+  std::string blue, run;
+  std::size_t run_index = 0;
+  std::map<std::string, std::vector<double>> by_red;
+  std::vector<std::string> red_order;
+  double validity = 0;
+};
+
+/// Mean over the common REDs of each RED's weighted mean over scenarios, and the minimum with its RED index.
+void scores(const PolicyData& p, const std::vector<std::string>& reds, const std::vector<std::uint32_t>* w,
+            double& mean_out, double& worst_out, std::size_t* worst_red = nullptr) {
+  double sum = 0, worst = std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < reds.size(); ++r) {
+    const auto& v = p.by_red.at(reds[r]);
+    double s = 0, n = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (std::isnan(v[i])) continue;
+      const double wi = w ? (*w)[i] : 1.0;
+      s += wi * v[i];
+      n += wi;
+    }
+    const double m = n > 0 ? s / n : std::nan("");
+    sum += m;
+    if (m < worst || std::isnan(m)) {
+      worst = m;
+      if (worst_red) *worst_red = r;
+    }
+  }
+  mean_out = sum / static_cast<double>(reds.size());
+  worst_out = worst;
+}
+
+}  // namespace
+
+Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::string& metric, const BootstrapSettings& bs) {
+  if (runs.empty()) throw CsvError("leaderboard: no run directory given");
+  if (metric != "advantage" && metric != "blue_win_rate")
+    throw ConfigError(fmt::format("leaderboard: --metric {}: accepted values are advantage and blue_win_rate", metric));
+  Leaderboard lb;
+  lb.metric = metric;
+  // The corpus: every run must have the same scenarios.
+  std::vector<std::string> scenarios;
+  for (std::size_t i = 0; i < runs[0].scenarios.size(); ++i) scenarios.push_back(runs[0].scenarios.at(i, "scenario_id"));
+  const std::set<std::string> corpus(scenarios.begin(), scenarios.end());
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) index[scenarios[i]] = i;
+  for (std::size_t k = 1; k < runs.size(); ++k) {
+    std::set<std::string> other;
+    for (std::size_t i = 0; i < runs[k].scenarios.size(); ++i) other.insert(runs[k].scenarios.at(i, "scenario_id"));
+    if (other != corpus)
+      throw CsvError(fmt::format("{}: its corpus ({} scenarios) is not the corpus of {} ({} scenarios); a leaderboard "
+                                 "compares runs of the same corpus",
+                                 runs[k].dir, other.size(), runs[0].dir, corpus.size()));
+  }
+  lb.scenarios = scenarios.size();
+  // Every BLUE policy, from the first run that has it.
+  std::vector<PolicyData> policies;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const CsvTable& per = runs[k].per_scenario;
+    std::map<std::string, std::size_t> here;  // blue -> index into policies, for this run's new policies
+    std::map<std::string, std::set<std::string>> seen, blue_failed;
+    for (std::size_t i = 0; i < per.size(); ++i) {
+      if (!ranked_group(per.at(i, "condition_group"))) continue;
+      const std::string& blue = per.at(i, "blue_policy");
+      auto it = here.find(blue);
+      if (it == here.end()) {
+        if (std::any_of(policies.begin(), policies.end(), [&](const PolicyData& p) { return p.blue == blue; })) continue;
+        policies.push_back({blue, runs[k].dir, k, {}, {}, 0});
+        it = here.emplace(blue, policies.size() - 1).first;
+      }
+      PolicyData& p = policies[it->second];
+      const std::string& red = per.at(i, "red_policy");
+      auto [v, fresh] = p.by_red.try_emplace(red, std::vector<double>(scenarios.size(), std::nan("")));
+      if (fresh) p.red_order.push_back(red);
+      const std::string& s = per.at(i, "scenario_id");
+      seen[blue].insert(s);
+      if (per.at(i, "status") == "ok")
+        v->second[index.at(s)] = per.real(i, metric);
+      else if (per.at(i, "failure_reason").starts_with("blue: "))
+        blue_failed[blue].insert(s);
+    }
+    for (const auto& [blue, idx] : here)
+      policies[idx].validity =
+          seen[blue].empty() ? 0.0
+                             : 1.0 - static_cast<double>(blue_failed[blue].size()) / static_cast<double>(seen[blue].size());
+  }
+  if (policies.empty()) throw CsvError("leaderboard: the runs have no rows of groups main, evaluate or reference");
+  // The RED baselines every policy met, in the first policy's order.
+  for (const auto& red : policies[0].red_order)
+    if (std::all_of(policies.begin(), policies.end(), [&](const PolicyData& p) { return p.by_red.contains(red); }))
+      lb.reds.push_back(red);
+  if (lb.reds.empty())
+    throw CsvError("leaderboard: no RED baseline is common to every BLUE policy of the runs");
+
+  const std::size_t np = policies.size();
+  std::vector<double> mean(np), worst(np);
+  std::vector<std::size_t> worst_red(np, 0);
+  for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, nullptr, mean[p], worst[p], &worst_red[p]);
+  std::vector<std::size_t> order(np);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return sort_key(mean[a]) > sort_key(mean[b]); });
+  std::vector<std::size_t> rank_of(np);
+  for (std::size_t r = 0; r < np; ++r) rank_of[order[r]] = r;
+
+  // Joint bootstrap over scenarios: every policy's score on the same resample.
+  const auto B = static_cast<std::size_t>(std::max(bs.resamples, 1));
+  std::vector<std::vector<double>> bmean(np, std::vector<double>(B)), bworst(bmean), brank(bmean), bgap(bmean);
+  Rng rng = Rng::keyed(bs.seed, "bootstrap", "leaderboard|" + metric);
+  std::vector<std::uint32_t> counts(scenarios.size());
+  std::vector<double> m(np), wv(np);
+  std::vector<std::size_t> ord(np);
+  for (std::size_t b = 0; b < B; ++b) {
+    resample_counts(rng, counts);
+    for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, &counts, m[p], wv[p]);
+    std::iota(ord.begin(), ord.end(), 0);
+    std::stable_sort(ord.begin(), ord.end(),
+                     [&](std::size_t x, std::size_t y) { return sort_key(m[x]) > sort_key(m[y]); });
+    for (std::size_t r = 0; r < np; ++r) brank[ord[r]][b] = static_cast<double>(r + 1);
+    for (std::size_t p = 0; p < np; ++p) {
+      bmean[p][b] = m[p];
+      bworst[p][b] = wv[p];
+    }
+    for (std::size_t r = 0; r + 1 < np; ++r) bgap[order[r]][b] = m[order[r]] - m[order[r + 1]];
+  }
+  for (std::size_t r = 0; r < np; ++r) {
+    const std::size_t p = order[r];
+    LeaderboardEntry e;
+    e.blue = policies[p].blue;
+    e.run = policies[p].run;
+    e.rank = r + 1;
+    e.mean = {mean[p], 0, 0, scenarios.size()};
+    std::tie(e.mean.lo, e.mean.hi) = percentile_bounds(bmean[p]);
+    e.worst = {worst[p], 0, 0, scenarios.size()};
+    std::tie(e.worst.lo, e.worst.hi) = percentile_bounds(bworst[p]);
+    e.worst_red = lb.reds[worst_red[p]];
+    std::tie(e.rank_lo, e.rank_hi) = percentile_bounds(brank[p]);
+    e.validity = policies[p].validity;
+    const RobustnessSummary rs = robustness_summary(runs[policies[p].run_index].per_scenario, e.blue, metric, bs);
+    e.slope = rs.slope;
+    if (r + 1 < np) {
+      e.gap_to_next = {mean[p] - mean[order[r + 1]], 0, 0, scenarios.size()};
+      std::tie(e.gap_to_next.lo, e.gap_to_next.hi) = percentile_bounds(bgap[p]);
+      e.separated_from_next = e.gap_to_next.lo > 0 || e.gap_to_next.hi < 0 ? "yes" : "no";
+    } else {
+      e.gap_to_next = {std::nan(""), std::nan(""), std::nan(""), 0};
+    }
+    lb.entries.push_back(std::move(e));
+  }
+  return lb;
+}
+
+std::vector<std::pair<std::string, std::string>> leaderboard_files(const Leaderboard& lb) {
+  const std::string what = lb.metric == "advantage" ? "advantage" : "win rate";
+  CsvTable csv({"rank", "rank_lo", "rank_hi", "blue_policy", "run", "mean", "mean_lo", "mean_hi", "worst", "worst_lo",
+                "worst_hi", "worst_red", "slope", "slope_lo", "slope_hi", "validity", "gap_to_next", "gap_lo", "gap_hi",
+                "separated_from_next"});
+  std::string reds;
+  for (const auto& r : lb.reds) reds += (reds.empty() ? "" : ", ") + r;
+  TextTable t{"leaderboard",
+              fmt::format("Leaderboard by mean BLUE {} over the RED baselines ({}) on {} scenarios; 95% bootstrap "
+                          "intervals resample scenarios jointly",
+                          what, reds, lb.scenarios),
+              {"Rank [95% CI]", "BLUE policy", fmt::format("Mean {}", what), fmt::format("Worst case {}", what),
+               "Worst against", "Slope per doubling of k", "Valid plans", "Separated from next"},
+              {}};
+  nlohmann::ordered_json j;
+  j["metric"] = lb.metric;
+  j["red_baselines"] = lb.reds;
+  j["scenarios"] = lb.scenarios;
+  j["entries"] = nlohmann::ordered_json::array();
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
+  auto iv = [&](const Interval& i) { return nlohmann::ordered_json{{"value", num(i.mean)}, {"lo", num(i.lo)}, {"hi", num(i.hi)}}; };
+  auto cell = [](const Interval& i) { return std::isnan(i.mean) ? std::string("n/a") : interval_cell(i); };
+  for (const auto& e : lb.entries) {
+    csv.add({std::to_string(e.rank), fmt::format("{}", e.rank_lo), fmt::format("{}", e.rank_hi), e.blue, e.run,
+             fmt_real(e.mean.mean), fmt_real(e.mean.lo), fmt_real(e.mean.hi), fmt_real(e.worst.mean),
+             fmt_real(e.worst.lo), fmt_real(e.worst.hi), e.worst_red, std::isnan(e.slope.mean) ? "" : fmt_real(e.slope.mean),
+             std::isnan(e.slope.lo) ? "" : fmt_real(e.slope.lo), std::isnan(e.slope.hi) ? "" : fmt_real(e.slope.hi),
+             fmt_real(e.validity), std::isnan(e.gap_to_next.mean) ? "" : fmt_real(e.gap_to_next.mean),
+             std::isnan(e.gap_to_next.lo) ? "" : fmt_real(e.gap_to_next.lo),
+             std::isnan(e.gap_to_next.hi) ? "" : fmt_real(e.gap_to_next.hi), e.separated_from_next});
+    t.rows.push_back({fmt::format("{} [{}, {}]", e.rank, e.rank_lo, e.rank_hi), e.blue, cell(e.mean), cell(e.worst),
+                      e.worst_red, cell(e.slope), fmt::format("{:.3f}", e.validity),
+                      e.separated_from_next.empty()
+                          ? ""
+                          : fmt::format("{} ({:+.3f} [{:+.3f}, {:+.3f}])", e.separated_from_next, e.gap_to_next.mean,
+                                        e.gap_to_next.lo, e.gap_to_next.hi)});
+    j["entries"].push_back({{"rank", e.rank}, {"rank_interval", {e.rank_lo, e.rank_hi}}, {"blue", e.blue}, {"run", e.run},
+                            {"mean", iv(e.mean)}, {"worst", iv(e.worst)}, {"worst_red", e.worst_red},
+                            {"slope", iv(e.slope)}, {"validity", e.validity}, {"gap_to_next", iv(e.gap_to_next)},
+                            {"separated_from_next", e.separated_from_next}});
+  }
+  return {{"leaderboard.csv", csv.to_string()},
+          {"leaderboard.md", t.markdown()},
+          {"leaderboard.tex", t.latex()},
+          {"leaderboard.json", j.dump(2) + "\n"}};
+}
+
+}  // namespace advplan

@@ -1,0 +1,435 @@
+// The meta-game from trace CSVs: reading the payoff cells exactly, the scenario bootstrap, and the output files
+// (docs/METRICS.md "Meta-game"; the solver is metagame_solver.cpp, alpha-Rank metagame_alpharank.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/metagame/metagame.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/csv.hpp"
+
+namespace advplan::metagame {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+/// A 6-decimal trace cell as an exact count of millionths ("-0.123457" -> -123457).
+std::int64_t micro_units(const std::string& s, const std::string& where) {
+  std::size_t i = 0;
+  bool neg = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+  std::int64_t whole = 0, frac = 0;
+  int digits = 0;
+  bool any = false;
+  for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i, any = true) {
+    whole = whole * 10 + (s[i] - '0');
+    if (whole > 1000000000000LL) throw Error(fmt::format("{}: value '{}' is out of range", where, s));
+  }
+  if (i < s.size() && s[i] == '.')
+    for (++i; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i, ++digits, any = true) {
+      if (digits == 6) throw Error(fmt::format("{}: value '{}' has more than 6 decimals", where, s));
+      frac = frac * 10 + (s[i] - '0');
+    }
+  if (!any || i != s.size()) throw Error(fmt::format("{}: '{}' is not a decimal number", where, s));
+  for (; digits < 6; ++digits) frac *= 10;
+  const std::int64_t v = whole * 1000000 + frac;
+  return neg ? -v : v;
+}
+
+struct RunMeta {
+  std::int64_t replications = 0;
+  std::uint64_t bootstrap_seed = 7;
+};
+
+RunMeta read_run_meta(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "run_metadata.json").string();
+  json j;
+  try {
+    j = json::parse(io::read_text_file(path));
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+  RunMeta m;
+  const auto sim = j.find("simulator");
+  if (sim == j.end() || !sim->contains("replications") || !(*sim)["replications"].is_number_integer() ||
+      (*sim)["replications"].get<std::int64_t>() < 1)
+    throw Error(fmt::format("{}: simulator.replications is missing or not a positive integer", path));
+  m.replications = (*sim)["replications"].get<std::int64_t>();
+  if (const auto b = j.find("bootstrap"); b != j.end() && b->contains("seed") && (*b)["seed"].is_number_unsigned())
+    m.bootstrap_seed = (*b)["seed"].get<std::uint64_t>();
+  return m;
+}
+
+std::size_t lo_index(std::size_t b) { return std::min(static_cast<std::size_t>(std::floor(0.025 * static_cast<double>(b))), b - 1); }
+std::size_t hi_index(std::size_t b) {
+  const auto h = static_cast<std::size_t>(std::ceil(0.975 * static_cast<double>(b)));
+  return h == 0 ? 0 : std::min(h - 1, b - 1);
+}
+
+/// Percentile interval of the resampled statistics, as statistics.cpp computes it.
+std::pair<double, double> percentile(std::vector<double> v) {
+  if (v.empty()) return {NAN, NAN};
+  std::sort(v.begin(), v.end());
+  return {v[lo_index(v.size())], v[hi_index(v.size())]};
+}
+
+std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6f}", v); }
+std::string pct(double v) { return fmt::format("{:.3f}", v); }
+
+std::string tex_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+IntMatrix MetaGameData::matrix(const std::vector<std::size_t>& idx) const {
+  IntMatrix a;
+  a.rows = blue.size();
+  a.cols = red.size();
+  a.num.assign(a.rows * a.cols, 0);
+  const std::size_t cells_per = a.rows * a.cols;
+  auto add = [&](std::size_t s) {
+    for (std::size_t c = 0; c < cells_per; ++c) a.num[c] += cells[s * cells_per + c];
+  };
+  if (idx.empty())
+    for (std::size_t s = 0; s < scenarios.size(); ++s) add(s);
+  else
+    for (std::size_t s : idx) add(s);
+  const std::size_t n = idx.empty() ? scenarios.size() : idx.size();
+  a.den = unit * static_cast<std::int64_t>(n);
+  return a;
+}
+
+MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff payoff) {
+  if (run_dirs.empty()) throw Error("metagame: no run directory given");
+  MetaGameData d;
+  d.payoff = payoff;
+  std::vector<std::string> scen_order;
+  std::map<std::string, std::size_t> blue_ix, red_ix, scen_ix;
+  // (scenario, blue, red) -> payoff in units; the first ok row of a cell wins.
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> cell;
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, bool> failed;
+  std::int64_t unit = 0;
+  for (std::size_t r = 0; r < run_dirs.size(); ++r) {
+    const RunMeta meta = read_run_meta(run_dirs[r]);
+    if (r == 0) d.bootstrap_seed = meta.bootstrap_seed;
+    const std::int64_t u = payoff == Payoff::win_rate ? meta.replications : 1000000;
+    if (unit != 0 && u != unit)
+      throw Error(fmt::format("{}: simulator.replications is {}, while the first run has {}; win rates of different "
+                              "replication counts do not form one matrix",
+                              (fs::path(run_dirs[r]) / "run_metadata.json").string(), u, unit));
+    unit = u;
+    const std::string path = (fs::path(run_dirs[r]) / "per_scenario.csv").string();
+    const io::CsvTable t = io::CsvTable::read(path);
+    const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
+    const std::size_t cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
+                      cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const auto& row = t.rows()[i];
+      if (row[cg] == "sweep") continue;  // Table 4's pairings belong to the budget sweep, not the game
+      auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
+        const auto [it, added] = m.emplace(k, order.size());
+        if (added) order.push_back(k);
+        return it->second;
+      };
+      const std::size_t s = index_of(scen_ix, scen_order, row[cs]);
+      const std::size_t b = index_of(blue_ix, d.blue, row[cb]);
+      const std::size_t rd = index_of(red_ix, d.red, row[cr]);
+      const auto key = std::make_tuple(s, b, rd);
+      if (cell.count(key)) continue;
+      if (row[cst] != "ok") {
+        failed[key] = true;
+        continue;
+      }
+      const std::string where = fmt::format("{}: line {}, column {}", path, i + 2, column);
+      std::int64_t v;
+      if (payoff == Payoff::win_rate) {
+        const double x = t.real(i, column);
+        v = std::llround(x * static_cast<double>(u));
+        if (!(x >= 0 && x <= 1) || io::fmt_real(static_cast<double>(v) / static_cast<double>(u)) != row[cv])
+          throw Error(fmt::format("{}: win rate '{}' is not a whole number of wins out of {} replications", where,
+                                  row[cv], u));
+      } else {
+        v = micro_units(row[cv], where);
+      }
+      cell[key] = v;
+      failed.erase(key);
+    }
+  }
+  d.unit = unit;
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  if (nb == 0 || nr == 0) throw Error(fmt::format("{}: no rows of BLUE against RED", run_dirs.front()));
+  // Every pairing must have been run; a scenario with a failed cell is dropped for all.
+  std::set<std::pair<std::size_t, std::size_t>> seen;
+  for (const auto& [k, v] : cell) seen.emplace(std::get<1>(k), std::get<2>(k));
+  for (const auto& [k, v] : failed) seen.emplace(std::get<1>(k), std::get<2>(k));
+  for (std::size_t b = 0; b < nb; ++b)
+    for (std::size_t r = 0; r < nr; ++r)
+      if (!seen.count({b, r}))
+        throw Error(fmt::format("{}: per_scenario.csv has no row of BLUE '{}' against RED '{}'; the meta-game needs "
+                                "every BLUE policy against every RED policy (a `matrix:` run)",
+                                run_dirs.front(), d.blue[b], d.red[r]));
+  for (std::size_t s = 0; s < scen_order.size(); ++s) {
+    std::vector<std::int64_t> row(nb * nr);
+    bool complete = true;
+    for (std::size_t b = 0; b < nb && complete; ++b)
+      for (std::size_t r = 0; r < nr && complete; ++r) {
+        const auto it = cell.find({s, b, r});
+        if (it == cell.end())
+          complete = false;
+        else
+          row[b * nr + r] = it->second;
+      }
+    if (!complete) {
+      ++d.dropped_scenarios;
+      continue;
+    }
+    d.scenarios.push_back(scen_order[s]);
+    d.cells.insert(d.cells.end(), row.begin(), row.end());
+  }
+  if (d.scenarios.empty())
+    throw Error(fmt::format("{}: no scenario has an ok row for every BLUE x RED pairing", run_dirs.front()));
+  return d;
+}
+
+std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, const std::string& out_dir) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size(), n = d.scenarios.size();
+  const IntMatrix a = d.matrix();
+  const GameSolution g = solve_game(a, true);
+  const bool win = d.payoff == Payoff::win_rate;
+  const std::string payoff_name = win ? "win_rate" : "advantage";
+
+  // ---- bootstrap over scenarios -------------------------------------------------------------------------------
+  const auto B = static_cast<std::size_t>(std::max(0, opt.resamples));
+  std::vector<double> boot_value;
+  std::vector<std::vector<double>> boot_blue(nb), boot_red(nr);
+  std::vector<double> boot_blue_mix, boot_red_mix;
+  std::vector<std::size_t> blue_support(nb, 0), red_support(nr, 0);
+  std::vector<double> x(nb), y(nr);
+  for (std::size_t i = 0; i < nb; ++i) x[i] = g.blue[i].value;
+  for (std::size_t j = 0; j < nr; ++j) y[j] = g.red[j].value;
+  if (n > 1) {
+    Rng rng = Rng::keyed(opt.seed, "bootstrap", "metagame/" + payoff_name);
+    std::vector<std::size_t> idx(n);
+    for (std::size_t b = 0; b < B; ++b) {
+      for (auto& s : idx) s = rng.pick_index(n);
+      const IntMatrix ab = d.matrix(idx);
+      const GameSolution gb = solve_game(ab, false);
+      boot_value.push_back(gb.value.value);
+      for (std::size_t i = 0; i < nb; ++i) {
+        boot_blue[i].push_back(gb.blue_exploit[i].value);
+        if (gb.blue[i].value > 0) ++blue_support[i];
+      }
+      for (std::size_t j = 0; j < nr; ++j) {
+        boot_red[j].push_back(gb.red_exploit[j].value);
+        if (gb.red[j].value > 0) ++red_support[j];
+      }
+      const MixExploit me = mixture_exploitability(ab, gb.value.value, x, y);
+      boot_blue_mix.push_back(me.blue);
+      boot_red_mix.push_back(me.red);
+    }
+  }
+  const std::size_t used = boot_value.size();
+  auto freq = [&](std::size_t c) { return used ? static_cast<double>(c) / static_cast<double>(used) : NAN; };
+  const auto value_ci = percentile(boot_value);
+
+  fs::create_directories(out_dir);
+  auto out = [&](const std::string& f) { return (fs::path(out_dir) / f).string(); };
+
+  // ---- payoff_matrix.csv --------------------------------------------------------------------------------------
+  {
+    std::vector<std::string> header{"blue"};
+    header.insert(header.end(), d.red.begin(), d.red.end());
+    io::CsvTable t(header);
+    for (std::size_t i = 0; i < nb; ++i) {
+      std::vector<std::string> row{d.blue[i]};
+      for (std::size_t j = 0; j < nr; ++j) row.push_back(fmt::format("{:.9f}", a.value(i, j)));
+      t.add(std::move(row));
+    }
+    t.write(out("payoff_matrix.csv"));
+  }
+
+  // ---- exploitability.csv -------------------------------------------------------------------------------------
+  struct ExRow {
+    std::string side, policy;
+    Fraction e;
+    std::pair<double, double> ci;
+    std::string best_reply;
+    double support;
+  };
+  std::vector<ExRow> ex;
+  for (std::size_t i = 0; i < nb; ++i)
+    ex.push_back({"blue", d.blue[i], g.blue_exploit[i], percentile(boot_blue[i]), d.red[g.blue_best_reply[i]],
+                  freq(blue_support[i])});
+  ex.push_back({"blue", "equilibrium", g.blue_mix_exploit, percentile(boot_blue_mix), d.red[g.blue_mix_best_reply], NAN});
+  for (std::size_t j = 0; j < nr; ++j)
+    ex.push_back({"red", d.red[j], g.red_exploit[j], percentile(boot_red[j]), d.blue[g.red_best_reply[j]],
+                  freq(red_support[j])});
+  ex.push_back({"red", "equilibrium", g.red_mix_exploit, percentile(boot_red_mix), d.blue[g.red_mix_best_reply], NAN});
+  {
+    io::CsvTable t({"side", "policy", "exploitability", "exploitability_exact", "ci_lo", "ci_hi", "best_reply",
+                    "support_frequency"});
+    for (const auto& r : ex)
+      t.add({r.side, r.policy, num(r.e.value), r.e.str(), num(r.ci.first), num(r.ci.second), r.best_reply,
+             num(r.support)});
+    t.write(out("exploitability.csv"));
+  }
+
+  // ---- equilibrium.json ---------------------------------------------------------------------------------------
+  {
+    json j;
+    j["payoff"] = payoff_name;
+    j["solver"] = "GLPK glp_exact (rational simplex); exact basic solution in GMP rationals";
+    j["scenarios"] = n;
+    j["dropped_scenarios"] = d.dropped_scenarios;
+    j["unit"] = d.unit;
+    j["denominator"] = a.den;
+    j["blue"] = d.blue;
+    j["red"] = d.red;
+    json m = json::array();
+    for (std::size_t i = 0; i < nb; ++i) {
+      json row = json::array();
+      for (std::size_t jx = 0; jx < nr; ++jx) {
+        row.push_back(make_fraction(a.at(i, jx), a.den).str());
+      }
+      m.push_back(row);
+    }
+    j["matrix"] = m;
+    j["value"] = {{"exact", g.value.str()}, {"value", g.value.value}, {"ci_lo", value_ci.first},
+                  {"ci_hi", value_ci.second}};
+    j["unique"] = g.unique;
+    auto mix = [&](const std::vector<std::string>& names, const std::vector<Fraction>& p,
+                   const std::vector<std::pair<Fraction, Fraction>>& range, const std::vector<std::size_t>& support) {
+      json arr = json::array();
+      for (std::size_t i = 0; i < names.size(); ++i)
+        arr.push_back({{"policy", names[i]}, {"probability", p[i].str()}, {"value", p[i].value},
+                       {"min", range[i].first.str()}, {"max", range[i].second.str()},
+                       {"support_frequency", used ? json(freq(support[i])) : json(nullptr)}});
+      return arr;
+    };
+    j["blue_mixture"] = mix(d.blue, g.blue, g.blue_range, blue_support);
+    j["red_mixture"] = mix(d.red, g.red, g.red_range, red_support);
+    j["bootstrap"] = {{"resamples", used}, {"seed", opt.seed}, {"key", "metagame/" + payoff_name}};
+    io::write_file_atomic(out("equilibrium.json"), j.dump(2) + "\n");
+  }
+
+  // ---- alpha-Rank and the response graph (RED's payoff: 1 - A for win rates, -A for advantage) ---------------
+  std::vector<double> bp(nb * nr), rp(nb * nr);
+  for (std::size_t i = 0; i < nb; ++i)
+    for (std::size_t j = 0; j < nr; ++j) {
+      bp[i * nr + j] = a.value(i, j);
+      rp[i * nr + j] = win ? 1.0 - a.value(i, j) : -a.value(i, j);
+    }
+  std::vector<std::pair<double, AlphaRank>> ranks;
+  {
+    io::CsvTable t({"alpha", "m", "blue", "red", "pi", "closed_classes"});
+    for (double alpha : opt.alphas) {
+      AlphaRank ar = alpharank_two_population(bp, rp, nb, nr, alpha, opt.m);
+      for (std::size_t i = 0; i < nb; ++i)
+        for (std::size_t j = 0; j < nr; ++j)
+          t.add({std::isinf(alpha) ? "inf" : fmt::format("{:g}", alpha), std::to_string(opt.m), d.blue[i], d.red[j],
+                 fmt::format("{:.8f}", ar.pi[i * nr + j]), std::to_string(ar.closed_classes)});
+      ranks.emplace_back(alpha, std::move(ar));
+    }
+    t.write(out("alpharank.csv"));
+  }
+  {
+    io::CsvTable t({"from_blue", "from_red", "to_blue", "to_red", "mover", "gain", "best_reply"});
+    for (const auto& e : response_graph(bp, rp, nb, nr))
+      t.add({d.blue[e.from_blue], d.red[e.from_red], d.blue[e.to_blue], d.red[e.to_red], e.blue_moves ? "blue" : "red",
+             num(e.gain), e.best ? "1" : "0"});
+    t.write(out("response_graph.csv"));
+  }
+
+  // ---- Markdown and LaTeX -------------------------------------------------------------------------------------
+  std::string md = fmt::format("## Meta-game: {} (BLUE rows, RED columns; mean over {} scenarios{})\n\n", payoff_name,
+                               n, d.dropped_scenarios ? fmt::format(", {} dropped", d.dropped_scenarios) : "");
+  std::string tex = "% advplan metagame: " + payoff_name + "\n\\begin{tabular}{l" + std::string(nr, 'r') + "}\n\\hline\nBLUE";
+  md += "| BLUE \\ RED |";
+  for (const auto& r : d.red) {
+    md += " " + r + " |";
+    tex += " & " + tex_escape(r);
+  }
+  md += "\n|---|";
+  for (std::size_t j = 0; j < nr; ++j) md += "---:|";
+  md += "\n";
+  tex += " \\\\\n\\hline\n";
+  for (std::size_t i = 0; i < nb; ++i) {
+    md += "| " + d.blue[i] + " |";
+    tex += tex_escape(d.blue[i]);
+    for (std::size_t j = 0; j < nr; ++j) {
+      md += " " + fmt::format("{:.4f}", a.value(i, j)) + " |";
+      tex += " & " + fmt::format("{:.4f}", a.value(i, j));
+    }
+    md += "\n";
+    tex += " \\\\\n";
+  }
+  tex += "\\hline\n\\end{tabular}\n\n";
+  md += fmt::format("\nValue {} = {:.6f} [{}, {}] (95% bootstrap, {} resamples); equilibrium {}.\n\n", g.value.str(),
+                    g.value.value, num(value_ci.first), num(value_ci.second), used,
+                    g.unique ? "unique" : "not unique");
+  md += "| side | policy | equilibrium probability | range over equilibria | in support (bootstrap) |\n|---|---|---:|---:|---:|\n";
+  tex += "\\begin{tabular}{llrrr}\n\\hline\nside & policy & probability & range & support \\\\\n\\hline\n";
+  auto mixrows = [&](const std::string& side, const std::vector<std::string>& names, const std::vector<Fraction>& p,
+                     const std::vector<std::pair<Fraction, Fraction>>& range, const std::vector<std::size_t>& sup) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string rg = fmt::format("[{:.4f}, {:.4f}]", range[i].first.value, range[i].second.value);
+      md += fmt::format("| {} | {} | {:.4f} | {} | {} |\n", side, names[i], p[i].value, rg, used ? pct(freq(sup[i])) : "");
+      tex += fmt::format("{} & {} & {:.4f} & {} & {} \\\\\n", side, tex_escape(names[i]), p[i].value, rg,
+                         used ? pct(freq(sup[i])) : "");
+    }
+  };
+  mixrows("BLUE", d.blue, g.blue, g.blue_range, blue_support);
+  mixrows("RED", d.red, g.red, g.red_range, red_support);
+  tex += "\\hline\n\\end{tabular}\n\n";
+  md += "\n| side | policy | exploitability | 95% interval | best reply |\n|---|---|---:|---:|---|\n";
+  tex += "\\begin{tabular}{llrrl}\n\\hline\nside & policy & exploitability & 95\\% interval & best reply \\\\\n\\hline\n";
+  for (const auto& r : ex) {
+    const std::string ci = fmt::format("[{}, {}]", num(r.ci.first), num(r.ci.second));
+    md += fmt::format("| {} | {} | {:.6f} | {} | {} |\n", r.side == "blue" ? "BLUE" : "RED", r.policy, r.e.value, ci,
+                      r.best_reply);
+    tex += fmt::format("{} & {} & {:.6f} & {} & {} \\\\\n", r.side == "blue" ? "BLUE" : "RED", tex_escape(r.policy),
+                       r.e.value, ci, tex_escape(r.best_reply));
+  }
+  tex += "\\hline\n\\end{tabular}\n\n";
+  md += fmt::format("\nalpha-Rank (m = {}): the profile with the most stationary mass, and BLUE's and RED's marginals' "
+                    "top policy.\n\n| alpha | top profile | pi | BLUE top (mass) | RED top (mass) | closed classes |\n"
+                    "|---:|---|---:|---|---|---:|\n",
+                    opt.m);
+  tex += "\\begin{tabular}{rlrllr}\n\\hline\n$\\alpha$ & top profile & $\\pi$ & BLUE top & RED top & classes \\\\\n\\hline\n";
+  for (const auto& [alpha, ar] : ranks) {
+    std::vector<double> mb(nb, 0), mr(nr, 0);
+    std::size_t top = 0;
+    for (std::size_t k = 0; k < nb * nr; ++k) {
+      mb[k / nr] += ar.pi[k];
+      mr[k % nr] += ar.pi[k];
+      if (ar.pi[k] > ar.pi[top]) top = k;
+    }
+    const auto tb = static_cast<std::size_t>(std::max_element(mb.begin(), mb.end()) - mb.begin());
+    const auto tr = static_cast<std::size_t>(std::max_element(mr.begin(), mr.end()) - mr.begin());
+    const std::string al = std::isinf(alpha) ? "inf" : fmt::format("{:g}", alpha);
+    md += fmt::format("| {} | {} vs {} | {:.4f} | {} ({:.3f}) | {} ({:.3f}) | {} |\n", al, d.blue[top / nr],
+                      d.red[top % nr], ar.pi[top], d.blue[tb], mb[tb], d.red[tr], mr[tr], ar.closed_classes);
+    tex += fmt::format("{} & {} vs {} & {:.4f} & {} ({:.3f}) & {} ({:.3f}) & {} \\\\\n",
+                       std::isinf(alpha) ? "$\\infty$" : al, tex_escape(d.blue[top / nr]), tex_escape(d.red[top % nr]),
+                       ar.pi[top], tex_escape(d.blue[tb]), mb[tb], tex_escape(d.red[tr]), mr[tr], ar.closed_classes);
+  }
+  tex += "\\hline\n\\end{tabular}\n";
+  io::write_file_atomic(out("metagame.md"), md);
+  io::write_file_atomic(out("metagame.tex"), tex);
+  return md;
+}
+
+}  // namespace advplan::metagame

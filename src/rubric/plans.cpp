@@ -1,0 +1,490 @@
+#include "advplan/rubric/plans.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/stats/statistics.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/rubric/judge.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/metrics/coherence.hpp"
+#include "advplan/metrics/quality.hpp"
+#include "advplan/metrics/rubric.hpp"
+#include "rubric/jsonl.hpp"
+#include "core/json_text.hpp"
+
+namespace advplan::rubric {
+namespace {
+
+/// Most exposed steps of the reference chain that get an item each.
+constexpr std::size_t kMaxExposedItems = 3;
+/// A validator judge is stricter on items of the coherence parts it emphasises (a positive item also needs the
+/// part's sub-score >= kStrict; a mistake is also charged when the sub-score is below it) and looser elsewhere (a
+/// positive item also passes when the sub-score is >= kLoose; a mistake is charged only when the sub-score is
+/// below it as well).
+constexpr double kStrict = 0.5;
+constexpr double kLoose = 0.75;
+
+struct KindSpec {
+  const char* kind;
+  Severity severity;
+  int tier;
+  CoherencePart part;
+};
+const KindSpec kKinds[] = {
+    {"objective_names_target", Severity::I, 1, CoherencePart::objective_clarity},
+    {"exposed_steps_covered", Severity::CI, 2, CoherencePart::risk_mitigation},
+    {"information_before_exposure", Severity::I, 2, CoherencePart::information_preparation},
+    {"fires_before_information", Severity::CD, 2, CoherencePart::information_preparation},
+    {"sustainment_present", Severity::SI, 1, CoherencePart::sustainment},
+    {"branch_contingency", Severity::SI, 3, CoherencePart::risk_mitigation},
+    {"single_asset_overload", Severity::D, 3, CoherencePart::resource_balance},
+    {"civil_engaged", Severity::I, 2, CoherencePart::objective_clarity},
+};
+
+const KindSpec& kind_spec(std::string_view kind) {
+  for (const auto& k : kKinds)
+    if (kind == k.kind) return k;
+  throw Error(fmt::format("rubric: unknown item kind '{}'", kind));
+}
+
+std::string kind_of(const RubricItem& it) { return it.item_id.substr(0, it.item_id.find('@')); }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+/// The chain's actions in order (ids that name no action are skipped).
+std::vector<const Action*> chain_of(const Plan& p) {
+  std::vector<const Action*> out;
+  for (const auto& id : p.chain)
+    if (const int i = p.find_action(id); i >= 0) out.push_back(&p.actions[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+bool has_category(const Plan& p, std::initializer_list<Category> cats) {
+  return std::any_of(p.actions.begin(), p.actions.end(), [&](const Action& a) {
+    return std::find(cats.begin(), cats.end(), a.category) != cats.end();
+  });
+}
+
+/// Index of the first chain step satisfying `pred`, or the chain's length.
+template <class Pred>
+std::size_t first_step(const std::vector<const Action*>& chain, Pred pred) {
+  for (std::size_t i = 0; i < chain.size(); ++i)
+    if (pred(*chain[i])) return i;
+  return chain.size();
+}
+
+/// The exact check of one item; `chain` is chain_of(plan).
+bool exact_check(const RubricItem& it, const Plan& plan, const Scenario& sc, const std::vector<const Action*>& chain) {
+  const std::string kind = kind_of(it);
+  const auto exposed = [&](const Action& a) { return is_exposed(a.category, sc); };
+  const auto is = [](Category c) { return [c](const Action& a) { return a.category == c; }; };
+  if (kind == "objective_names_target") {
+    const std::string obj = lower(plan.objective), scen = lower(sc.blue_objective);
+    bool any_target = false;
+    for (const auto& place : sc.places)
+      if (scen.find(lower(place)) != std::string::npos) {
+        any_target = true;
+        if (obj.find(lower(place)) != std::string::npos) return true;
+      }
+    if (!any_target)
+      for (const auto& place : sc.places)
+        if (obj.find(lower(place)) != std::string::npos) return true;
+    return false;
+  }
+  if (kind == "exposed_steps_covered") {
+    const std::size_t pos = std::stoul(it.item_id.substr(it.item_id.find('@') + 1));  // 1-based
+    if (pos > chain.size() || !exposed(*chain[pos - 1])) return true;  // nothing exposed there to cover
+    for (std::size_t i = 0; i + 1 < pos; ++i)
+      if (chain[i]->category == Category::protection || chain[i]->category == Category::deception) return true;
+    return false;
+  }
+  if (kind == "information_before_exposure") {
+    const std::size_t first_exposed = first_step(chain, exposed);
+    return first_exposed == chain.size() || first_step(chain, is(Category::information)) < first_exposed;
+  }
+  if (kind == "fires_before_information") {
+    const std::size_t fires = first_step(chain, is(Category::fires));
+    return fires < chain.size() && first_step(chain, is(Category::information)) > fires;
+  }
+  if (kind == "sustainment_present") return has_category(plan, {Category::sustainment});
+  if (kind == "branch_contingency") return !plan.branches.empty();
+  if (kind == "single_asset_overload") {
+    if (chain.size() < 3) return false;
+    std::map<std::string, std::size_t> per_asset;
+    for (const auto* a : chain) ++per_asset[a->asset];
+    for (const auto& [asset, n] : per_asset)
+      if (2 * n > chain.size()) return true;
+    return false;
+  }
+  if (kind == "civil_engaged") return has_category(plan, {Category::civil, Category::public_information});
+  throw Error(fmt::format("rubric: unknown item kind '{}'", kind));
+}
+
+}  // namespace
+
+std::vector<RubricItem> plan_rubric_items(const Scenario& sc, const std::vector<std::string>& kinds) {
+  std::vector<RubricItem> out;
+  auto make = [&](const KindSpec& k, std::string id, std::string step, std::string q, std::string pass, std::string fail) {
+    RubricItem it;
+    it.case_id = sc.id;
+    it.item_id = std::move(id);
+    it.step = std::move(step);
+    it.tier = k.tier;
+    it.severity = k.severity;
+    it.question = std::move(q);
+    it.pass_condition = std::move(pass);
+    it.fail_condition = std::move(fail);
+    out.push_back(std::move(it));
+  };
+  std::vector<std::string> targets;
+  for (const auto& p : sc.places)
+    if (lower(sc.blue_objective).find(lower(p)) != std::string::npos) targets.push_back(p);
+  for (const auto& kind : kinds) {
+    const KindSpec& k = kind_spec(kind);
+    if (kind == "objective_names_target") {
+      std::string t;
+      for (const auto& p : targets) t += (t.empty() ? "" : " or ") + ("'" + p + "'");
+      make(k, kind, "objective", fmt::format("Does the plan's objective name the target ({})?", t.empty() ? "a place of the scenario" : t),
+           "The objective names the target.", "The objective names no target of the scenario.");
+    } else if (kind == "exposed_steps_covered") {
+      // Positions of the exposed steps of the scenario's reference plan (its first seed plan).
+      if (sc.blue_seed_plans.empty()) continue;
+      const auto chain = chain_of(sc.blue_seed_plans.front());
+      std::size_t made = 0;
+      for (std::size_t i = 0; i < chain.size() && made < kMaxExposedItems; ++i) {
+        if (!is_exposed(chain[i]->category, sc)) continue;
+        ++made;
+        const std::string cat(to_string(chain[i]->category));
+        make(k, fmt::format("{}@{}", kind, i + 1), fmt::format("chain:{}", i + 1),
+             fmt::format("Is the exposed {} step at position {} covered by a protection or deception action?", cat, i + 1),
+             fmt::format("Step {} is not exposed, or a protection or deception action precedes it in the chain.", i + 1),
+             fmt::format("Step {} is exposed and nothing before it protects or deceives.", i + 1));
+      }
+    } else if (kind == "information_before_exposure") {
+      make(k, kind, "sequencing", "Does an information action precede the first exposed step?",
+           "An information action comes before the first exposed step (or no step is exposed).",
+           "The first exposed step comes before any information action.");
+    } else if (kind == "fires_before_information") {
+      make(k, kind, "sequencing", "Are fires committed before any information action?",
+           "A fires step comes before any information step of the chain.",
+           "No fires, or information comes first.");
+    } else if (kind == "sustainment_present") {
+      make(k, kind, "sustainment", "Does the plan sustain itself?", "The plan has a sustainment action.",
+           "The plan has no sustainment action.");
+    } else if (kind == "branch_contingency") {
+      make(k, kind, "branches", "Does the plan prepare a contingency?", "The plan has a conditional branch.",
+           "The plan has no branch.");
+    } else if (kind == "single_asset_overload") {
+      make(k, kind, "resources", "Does one asset carry most of the chain?",
+           "One asset performs more than half of a chain of three or more steps.", "The chain is shared.");
+    } else if (kind == "civil_engaged") {
+      make(k, kind, "civil", "Does the plan engage the population?",
+           "The plan has a civil or public-information action.", "It has neither.");
+    }
+  }
+  return out;
+}
+
+CoherencePart coherence_part_of(const RubricItem& item) { return kind_spec(kind_of(item)).part; }
+
+const std::vector<std::string>& rule_judges() {
+  static const std::vector<std::string> judges = [] {
+    std::vector<std::string> j{"exact"};
+    for (const auto& v : rubric_validators())
+      if (v.name != "base") j.push_back(v.name);
+    return j;
+  }();
+  return judges;
+}
+
+std::vector<bool> judge_plan(const std::string& judge, std::span<const RubricItem> items, const Plan& plan,
+                             const Scenario& sc) {
+  return judge_plan_all({judge}, items, plan, sc).front();
+}
+
+std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& judges, std::span<const RubricItem> items,
+                                              const Plan& plan, const Scenario& sc) {
+  // The validator of each judge, checked first (an unknown judge is an error before any work).
+  std::vector<const RubricValidator*> validators(judges.size(), nullptr);
+  for (std::size_t j = 0; j < judges.size(); ++j) {
+    if (judges[j] == "exact") continue;
+    for (const auto& x : rubric_validators())
+      if (x.name == judges[j] && x.name != "base") validators[j] = &x;
+    if (!validators[j]) throw Error(fmt::format("rubric: unknown judge '{}'", judges[j]));
+  }
+  // The exact checks and the coherence parts are the same for every judge: computed once.
+  const auto chain = chain_of(plan);
+  std::vector<bool> exact(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) exact[i] = exact_check(items[i], plan, sc, chain);
+  const bool any_validator = std::any_of(validators.begin(), validators.end(), [](const auto* v) { return v; });
+  const CoherenceParts parts = any_validator ? coherence(plan, sc) : CoherenceParts{};
+  std::vector<std::vector<bool>> out(judges.size(), exact);
+  for (std::size_t j = 0; j < judges.size(); ++j) {
+    const RubricValidator* v = validators[j];
+    if (!v) continue;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const CoherencePart part = kind_spec(kind_of(items[i])).part;
+      const double sub = parts[part];
+      const bool emphasised = v->weights[static_cast<std::size_t>(part)] > 1.0;
+      if (items[i].negative()) out[j][i] = emphasised ? (exact[i] || sub < kStrict) : (exact[i] && sub < kLoose);
+      else out[j][i] = emphasised ? (exact[i] && sub >= kStrict) : (exact[i] || sub >= kLoose);
+    }
+  }
+  return out;
+}
+
+bool rubric_layer_enabled(const ExperimentConfig& cfg) {
+  if (!cfg.studies.rubric) return false;
+  for (const auto& t : cfg.templates)
+    if (!t.rubric_items.empty()) return true;
+  return false;
+}
+
+bool rubric_grades_blue(const std::string& spec) { return spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0; }
+
+namespace detail {
+
+void append_item_line(std::string& out, std::string_view case_id, const RubricItem& it) {
+  namespace jt = json_text;
+  out.push_back('{');
+  jt::key(out, "case_id");
+  jt::string(out, case_id);
+  out.push_back(',');
+  jt::key(out, "fail_condition");
+  jt::string(out, it.fail_condition);
+  out.push_back(',');
+  jt::key(out, "item_id");
+  jt::string(out, it.item_id);
+  out.push_back(',');
+  jt::key(out, "pass_condition");
+  jt::string(out, it.pass_condition);
+  out.push_back(',');
+  jt::key(out, "polarity");
+  jt::string(out, it.negative() ? "negative" : "positive");
+  out.push_back(',');
+  jt::key(out, "question");
+  jt::string(out, it.question);
+  out.push_back(',');
+  jt::key(out, "severity");
+  jt::string(out, severity_code(it.severity));
+  out.push_back(',');
+  jt::key(out, "step");
+  jt::string(out, it.step);
+  out.push_back(',');
+  jt::key(out, "tier");
+  jt::integer(out, it.tier);
+  out.push_back(',');
+  jt::key(out, "weight");
+  jt::integer(out, static_cast<int>(it.weight()));
+  out.append("}\n");
+}
+
+void append_rule_verdict_line(std::string& out, const Verdict& v) {
+  namespace jt = json_text;
+  out.push_back('{');
+  jt::key(out, "brief_id");
+  jt::string(out, v.brief_id);
+  out.push_back(',');
+  jt::key(out, "case_id");
+  jt::string(out, v.case_id);
+  out.push_back(',');
+  jt::key(out, "error");
+  jt::boolean(out, v.error);
+  out.push_back(',');
+  jt::key(out, "failed_items");
+  jt::strings(out, v.failed_items);
+  out.push_back(',');
+  jt::key(out, "failures");
+  out.append("[]");
+  out.push_back(',');
+  jt::key(out, "group");
+  jt::string(out, v.group);
+  out.push_back(',');
+  jt::key(out, "judge");
+  jt::string(out, v.judge);
+  out.push_back(',');
+  jt::key(out, "model");
+  jt::string(out, v.model);
+  out.push_back(',');
+  jt::key(out, "unknown_ids");
+  jt::strings(out, v.unknown_ids);
+  out.append("}\n");
+}
+
+}  // namespace detail
+
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::map<std::string, std::vector<std::string>> kinds;
+  bool any = false;
+  for (const auto& t : cfg.templates) {
+    kinds[t.id] = t.rubric_items;
+    any = any || !t.rubric_items.empty();
+  }
+  if (!any) return {};
+  std::vector<std::pair<std::string, const BluePolicy*>> blues;
+  for (const auto& [spec, policy] : plan.blues)
+    if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
+  // The run's scenarios when it kept them (CorpusMemo), else generated here.
+  std::vector<Scenario> generated;
+  const std::vector<Scenario>* kept = plan.corpus ? plan.corpus->corpus() : nullptr;
+  if (!kept) generated = generate_corpus(cfg);
+  const std::vector<Scenario>& corpus = kept ? *kept : generated;
+  // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
+  const std::vector<std::string>& llm_judges = cfg.rubric.judges;
+  std::vector<std::unique_ptr<CompletionClient>> judge_clients(llm_judges.size());
+  std::vector<std::string> judge_setup_error(llm_judges.size());
+  for (std::size_t j = 0; j < llm_judges.size(); ++j) try {
+      judge_clients[j] = make_judge_client(llm_judges[j], cfg.llm, plan.ctx);
+    } catch (const Error& e) {
+      judge_setup_error[j] = e.what();
+      fmt::print(stderr, "advplan: warning: rubric judge {}: {}\n", llm_judges[j], e.what());
+    }
+  // Per scenario: its items and, per BLUE policy, its plan (or nothing) and each LLM judge's outcome.
+  std::vector<std::vector<RubricItem>> items(corpus.size());
+  std::vector<std::vector<std::optional<Plan>>> plans(corpus.size(), std::vector<std::optional<Plan>>(blues.size()));
+  std::vector<std::vector<std::vector<JudgeOutcome>>> outcomes(
+      corpus.size(), std::vector<std::vector<JudgeOutcome>>(blues.size(), std::vector<JudgeOutcome>(llm_judges.size())));
+  // The rule judges' item verdicts, [scenario][BLUE policy][rule judge], made in the same parallel loop.
+  const std::vector<std::string>& rules = rule_judges();
+  std::vector<std::vector<std::vector<std::vector<bool>>>> ruled(
+      corpus.size(), std::vector<std::vector<std::vector<bool>>>(blues.size(), std::vector<std::vector<bool>>(rules.size())));
+  tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
+    const Scenario& sc = corpus[i];
+    items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
+    for (std::size_t b = 0; b < blues.size(); ++b) {
+      // The plan the run made (same policy, same stream), when it kept it; otherwise the policy is asked again.
+      auto kept = plan.blue_plans ? plan.blue_plans->take(sc.id, blues[b].first) : std::nullopt;
+      if (kept) {
+        plans[i][b] = std::move(*kept);
+      } else {
+        Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
+        std::unique_lock<std::mutex> lock;
+        if (auto* m = plan.lock_for("blue:" + blues[b].first)) lock = std::unique_lock<std::mutex>(*m);
+        try {
+          plans[i][b] = blues[b].second->plan(sc, rng).plan;
+        } catch (const std::exception&) {
+          plans[i][b].reset();  // as the run records it (plan_blues): no plan, graded as verifying nothing
+        }
+      }
+      if (items[i].empty()) continue;
+      if (plans[i][b])
+        ruled[i][b] = judge_plan_all(rules, items[i], *plans[i][b], sc);
+      for (std::size_t j = 0; j < llm_judges.size(); ++j) {
+        JudgeOutcome& o = outcomes[i][b][j];
+        if (!judge_clients[j]) o.reason = "judge not available: " + judge_setup_error[j];
+        else if (!plans[i][b]) o.reason = "no plan to judge";
+        else o = run_judge(*judge_clients[j], items[i], *plans[i][b], sc, cfg.rubric.judge_retries);
+      }
+    }
+  });
+  RubricSet set;
+  std::vector<Verdict> verdicts;
+  io::CsvTable items_csv({"template", "case_id", "item_id", "step", "tier", "severity", "weight", "question",
+                          "pass_condition", "fail_condition"});
+  std::string items_jsonl, verdicts_jsonl;
+  io::CsvTable calls_csv({"judge", "model", "case_id", "brief_id", "status", "attempts", "malformed", "unknown_ids",
+                          "failed_items", "reason"});
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const Scenario& sc = corpus[i];
+    if (items[i].empty()) continue;
+    set[sc.id] = items[i];
+    for (const auto& it : items[i]) {
+      items_csv.add({sc.template_id, sc.id, it.item_id, it.step, std::to_string(it.tier),
+                     std::string(severity_code(it.severity)), io::fmt_real(it.weight()), it.question, it.pass_condition,
+                     it.fail_condition});
+      detail::append_item_line(items_jsonl, sc.id, it);
+    }
+    for (std::size_t b = 0; b < blues.size(); ++b)
+      for (std::size_t r = 0; r < rules.size(); ++r) {
+        Verdict v;
+        v.brief_id = sc.id + "/" + blues[b].first;
+        v.judge = rules[r];
+        v.case_id = sc.id;
+        v.model = blues[b].first;
+        v.group = sc.template_id;
+        if (plans[i][b]) {
+          const auto& passed = ruled[i][b][r];
+          for (std::size_t k = 0; k < passed.size(); ++k)
+            if (!passed[k]) v.failed_items.push_back(items[i][k].item_id);
+        } else {
+          v.error = true;
+        }
+        detail::append_rule_verdict_line(verdicts_jsonl, v);
+        verdicts.push_back(std::move(v));
+      }
+    for (std::size_t b = 0; b < blues.size(); ++b)
+      for (std::size_t jj = 0; jj < llm_judges.size(); ++jj) {
+        const JudgeOutcome& o = outcomes[i][b][jj];
+        Verdict v;
+        v.brief_id = sc.id + "/" + blues[b].first;
+        v.judge = llm_judges[jj];
+        v.case_id = sc.id;
+        v.model = blues[b].first;
+        v.group = sc.template_id;
+        v.error = !o.ok;
+        v.unknown_ids = o.unknown_ids;
+        nlohmann::json failures = nlohmann::json::array();
+        for (const auto& f : o.failures) {
+          v.failed_items.push_back(f.item_id);
+          failures.push_back({{"item_id", f.item_id}, {"evidence", f.evidence}, {"rationale", f.rationale}});
+        }
+        calls_csv.add({v.judge, v.model, v.case_id, v.brief_id, o.ok ? "ok" : "failed", std::to_string(o.attempts),
+                       std::to_string(o.malformed), std::to_string(o.unknown_ids.size()),
+                       std::to_string(o.failures.size()), o.reason});
+        nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},         {"case_id", v.case_id},
+                         {"model", v.model},       {"group", v.group},         {"failed_items", v.failed_items},
+                         {"failures", failures},   {"unknown_ids", v.unknown_ids}, {"error", v.error}};
+        if (!o.ok) j["reason"] = o.reason;
+        verdicts_jsonl += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        verdicts.push_back(std::move(v));
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back("rubric/items.csv", items_csv.to_string());
+  files.emplace_back("rubric/rubric_items.jsonl", items_jsonl);
+  files.emplace_back("rubric/verdicts.jsonl", verdicts_jsonl);
+  if (!llm_judges.empty()) files.emplace_back("rubric/judge_calls.csv", calls_csv.to_string());
+  const MeanOver mean_over = cfg.rubric.mean_over == "scenarios" ? MeanOver::brief : MeanOver::group;
+  // Scores and agreement read the same verdicts and have their own keyed streams: computed concurrently (the
+  // scores are serial, the agreement's pairs and replicates fill the other thread), joined in a fixed order.
+  ScoreReport scores;
+  AgreementReport agreement;
+  tbb::parallel_invoke([&] { scores = score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed); },
+                       [&] { agreement = judge_agreement(set, verdicts, bs.resamples, bs.seed); });
+  for (auto& [name, text] : scores.files) files.emplace_back("rubric/" + name, std::move(text));
+  for (auto& [name, text] : agreement.files) files.emplace_back("rubric/" + name, std::move(text));
+  return files;
+}
+
+std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg) {
+  std::string judges;
+  for (const auto& j : rule_judges()) judges += (judges.empty() ? "" : ",") + j;
+  bool llm = false;
+  for (const auto& j : cfg.rubric.judges) {
+    judges += "," + j;
+    llm = llm || is_llm_judge(j);
+  }
+  std::vector<std::pair<std::string, std::string>> out{{"mean_over", cfg.rubric.mean_over}, {"judges", judges}};
+  if (llm) {
+    out.emplace_back("judge_retries", std::to_string(cfg.rubric.judge_retries));
+    out.emplace_back("judge_prompt_sha256", judge_prompt_sha256());
+  }
+  return out;
+}
+
+}  // namespace advplan::rubric

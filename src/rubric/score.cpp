@@ -1,0 +1,797 @@
+#include "advplan/rubric/score.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <charconv>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/stats/text_table.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/stats/agreement.hpp"
+#include "core/thread_buffer.hpp"
+#include "stats/weighted_rows.hpp"
+#include "advplan/core/plan.hpp"
+
+namespace advplan::rubric {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The items of the verdict's case; an Error naming the verdict when there are none.
+const std::vector<RubricItem>& case_items(const RubricSet& items, const Verdict& v) {
+  const auto it = items.find(v.case_id);
+  if (it == items.end() || it->second.empty())
+    throw Error(fmt::format("verdict on brief '{}' by judge '{}': case '{}' has no rubric items", v.brief_id,
+                            v.judge, v.case_id));
+  return it->second;
+}
+
+/// The verdict on each item: an error verifies nothing (positive items fail, negative items are charged).
+std::vector<bool> passed_of(const std::vector<RubricItem>& items, const Verdict& v) {
+  if (!v.error) return passed_from_failed(items, v.failed_items);
+  std::vector<bool> passed(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = items[i].negative();
+  return passed;
+}
+
+/// Whether `id` is one of the items' ids.
+bool is_item(const std::vector<RubricItem>& items, std::string_view id) {
+  for (const auto& it : items)
+    if (same_id(it.item_id, id)) return true;
+  return false;
+}
+
+std::size_t unknown_count(const std::vector<RubricItem>& items, const Verdict& v) {
+  std::size_t n = v.unknown_ids.size();
+  if (items.size() <= 64 && v.failed_items.size() <= 64) {  // a brief's few items: scans, no set
+    for (const auto& f : v.failed_items) n += is_item(items, f) ? 0 : 1;
+    return n;
+  }
+  std::set<std::string_view> ids;
+  for (const auto& it : items) ids.insert(it.item_id);
+  for (const auto& f : v.failed_items) n += ids.count(f) ? 0 : 1;
+  return n;
+}
+
+std::string real(double v) { return io::fmt_real(v); }
+
+/// score_verdicts' decomposition keys (judge, model, dimension, group), ordered as the strings are and found by
+/// views, so a key's strings are copied only when it is first seen.
+using DecoKey = std::tuple<std::string, std::string, std::string, std::string>;
+using DecoView = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+struct DecoLess {
+  using is_transparent = void;
+  static DecoView view(const DecoKey& k) { return {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)}; }
+  static const DecoView& view(const DecoView& v) { return v; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return view(a) < view(b);
+  }
+};
+
+std::pair<double, double> percent_bounds_copy(std::vector<double> v) { return percentile_bounds(v); }
+
+/// Mean with a bootstrap interval; the interval is the point when there is one value.
+Interval interval_of(const std::vector<double>& v, int resamples, std::uint64_t seed, const std::string& key) {
+  return bootstrap_mean(v, resamples, seed, key);
+}
+
+}  // namespace
+
+std::string_view severity_code(Severity s) {
+  switch (s) {
+    case Severity::CI: return "CI";
+    case Severity::I: return "I";
+    case Severity::SI: return "SI";
+    case Severity::D: return "D";
+    case Severity::CD: return "CD";
+  }
+  return "?";
+}
+
+std::optional<Severity> parse_severity(std::string_view code) {
+  for (Severity s : {Severity::CI, Severity::I, Severity::SI, Severity::D, Severity::CD})
+    if (severity_code(s) == code) return s;
+  return std::nullopt;
+}
+
+double severity_weight(Severity s) {
+  switch (s) {
+    case Severity::CI: return 9;
+    case Severity::I: return 5;
+    case Severity::SI: return 2;
+    case Severity::D: return -5;
+    case Severity::CD: return -9;
+  }
+  return 0;
+}
+
+std::optional<MeanOver> parse_mean_over(std::string_view s) {
+  if (s == "group" || s == "template" || s == "case") return MeanOver::group;
+  if (s == "brief" || s == "scenario" || s == "plan") return MeanOver::brief;
+  return std::nullopt;
+}
+
+std::vector<bool> passed_from_failed(std::span<const RubricItem> items, std::span<const std::string> failed) {
+  std::vector<bool> passed(items.size());
+  if (items.size() <= 64 && failed.size() <= 64) {  // a brief's few items and failures: scans, no set
+    for (std::size_t i = 0; i < items.size(); ++i)
+      passed[i] = std::none_of(failed.begin(), failed.end(), [&](const std::string& f) { return same_id(f, items[i].item_id); });
+    return passed;
+  }
+  const std::set<std::string_view> f(failed.begin(), failed.end());
+  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = f.count(items[i].item_id) == 0;
+  return passed;
+}
+
+BriefScore score_brief(std::span<const RubricItem> items, const std::vector<bool>& passed) {
+  if (passed.size() != items.size())
+    throw Error(fmt::format("rubric score: {} verdicts for {} items", passed.size(), items.size()));
+  BriefScore s;
+  s.items = items.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const double w = items[i].weight();
+    if (items[i].negative()) {
+      if (passed[i]) s.incurred_negative += w;  // the wrong move is present: charged
+      else ++s.correct;                          // avoided
+    } else {
+      s.total_positive += w;
+      if (passed[i]) {
+        s.earned_positive += w;
+        ++s.correct;
+      }
+    }
+  }
+  s.weighted = s.total_positive > 0 ? (s.earned_positive + s.incurred_negative) / s.total_positive : kNaN;
+  s.items_correct = s.items > 0 ? static_cast<double>(s.correct) / static_cast<double>(s.items) : kNaN;
+  return s;
+}
+
+std::vector<GroupScore> decompose(std::span<const RubricItem> items, const std::vector<bool>& passed) {
+  const BriefScore whole = score_brief(items, passed);
+  std::vector<GroupScore> out;
+  // A brief has few groups per dimension: found by a scan of this dimension's groups (in first-seen order), then
+  // put in key order, the order a map by key gives; each group's sums add its items in item order, as before.
+  // A key is a view (into the item, or into `buf` for a tier's digits); a group's string is made once.
+  auto add = [&](const char* dimension, auto key_of) {
+    const std::size_t first = out.size();
+    char buf[24];
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string_view key = key_of(items[i], buf);
+      auto it = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                             [&](const GroupScore& g) { return g.group == key; });
+      if (it == out.end()) {
+        out.emplace_back();
+        it = out.end() - 1;
+        it->dimension = dimension;
+        it->group.assign(key);
+      }
+      GroupScore& g = *it;
+      ++g.items;
+      const bool correct = items[i].negative() ? !passed[i] : passed[i];
+      g.correct += correct ? 1 : 0;
+      if (passed[i]) (items[i].negative() ? g.incurred_negative : g.earned_positive) += items[i].weight();
+    }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+              [](const GroupScore& a, const GroupScore& b) { return a.group < b.group; });
+    for (auto it = out.begin() + static_cast<std::ptrdiff_t>(first); it != out.end(); ++it)
+      it->contribution =
+          whole.total_positive > 0 ? (it->earned_positive + it->incurred_negative) / whole.total_positive : kNaN;
+  };
+  add("step", [](const RubricItem& it, char*) { return std::string_view(it.step); });
+  add("tier", [](const RubricItem& it, char* b) {  // std::to_string's digits
+    return std::string_view(b, static_cast<std::size_t>(std::to_chars(b, b + 24, it.tier).ptr - b));
+  });
+  add("severity", [](const RubricItem& it, char*) { return severity_code(it.severity); });
+  return out;
+}
+
+ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verdicts, MeanOver mean_over, int resamples,
+                           std::uint64_t seed) {
+  ScoreReport rep;
+  io::CsvTable briefs({"judge", "model", "group", "case_id", "brief_id", "items", "correct", "items_correct",
+                       "earned_positive", "incurred_negative", "total_positive", "weighted_score", "unknown_ids",
+                       "judge_error"});
+  // About 10,000 item rows in a paper run: written as text row by row, not held as a table of strings first.
+  std::string items_text;
+  io::append_csv_row(items_text, {"judge", "model", "case_id", "brief_id", "item_id", "step", "tier", "severity",
+                                  "weight", "passed", "correct"});
+  // (judge, model) -> group -> brief scores; and decomposition sums per (judge, model, dimension, group).
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> by_policy;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> correct_by_policy;
+  struct DecoSum {
+    double items = 0, correct = 0, contribution = 0, briefs = 0;
+  };
+  // Looked up by views (a transparent order: the views' order is the strings'), so a key's four strings are copied
+  // once, when it is first seen.
+  std::map<DecoKey, DecoSum, DecoLess> deco;
+  for (const auto& v : verdicts) {
+    const auto& its = case_items(items, v);
+    const auto passed = passed_of(its, v);
+    const BriefScore s = score_brief(its, passed);
+    const std::size_t unknown = unknown_count(its, v);
+    rep.unknown_ids += unknown;
+    rep.errors += v.error ? 1 : 0;
+    ++rep.briefs;
+    briefs.add({v.judge, v.model, v.group, v.case_id, v.brief_id, std::to_string(s.items), std::to_string(s.correct),
+                real(s.items_correct), real(s.earned_positive), real(s.incurred_negative), real(s.total_positive),
+                real(s.weighted), std::to_string(unknown), v.error ? "1" : "0"});
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      const bool correct = its[i].negative() ? !passed[i] : passed[i];
+      const std::string tier = std::to_string(its[i].tier), weight = real(its[i].weight());
+      io::append_csv_row(items_text, {v.judge, v.model, v.case_id, v.brief_id, its[i].item_id, its[i].step, tier,
+                                      severity_code(its[i].severity), weight, passed[i] ? "1" : "0",
+                                      correct ? "1" : "0"});
+    }
+    const std::string unit = mean_over == MeanOver::group ? v.group : v.case_id + "\x1f" + v.brief_id;
+    if (!std::isnan(s.weighted)) by_policy[{v.judge, v.model}][unit].push_back(s.weighted);
+    correct_by_policy[{v.judge, v.model}][unit].push_back(s.items_correct);
+    for (const auto& g : decompose(its, passed)) {
+      const DecoView key{v.judge, v.model, g.dimension, g.group};
+      auto at = deco.find(key);
+      if (at == deco.end()) at = deco.emplace(std::tuple{v.judge, v.model, g.dimension, g.group}, DecoSum{}).first;
+      auto& d = at->second;
+      d.items += static_cast<double>(g.items);
+      d.correct += static_cast<double>(g.correct);
+      d.contribution += g.contribution;
+      d.briefs += 1;
+    }
+  }
+  io::CsvTable policy({"judge", "model", "mean_over", "units", "weighted_score", "weighted_lo", "weighted_hi",
+                       "items_correct", "items_correct_lo", "items_correct_hi"});
+  TextTable md;
+  md.name = "scores_per_policy";
+  md.caption = fmt::format("Rubric score per judge and policy (mean over {}s of the mean brief score; 95% bootstrap "
+                           "intervals)", mean_over == MeanOver::group ? "group" : "brief");
+  md.header = {"judge", "policy", "units", "weighted score", "items correct"};
+  auto unit_means = [](const std::map<std::string, std::vector<double>>& m) {
+    std::vector<double> out;
+    for (const auto& [u, xs] : m) out.push_back(mean(xs));
+    return out;
+  };
+  for (const auto& [key, units] : by_policy) {
+    const auto w = interval_of(unit_means(units), resamples, seed, "rubric/weighted/" + key.first + "/" + key.second);
+    const auto c = interval_of(unit_means(correct_by_policy[key]), resamples, seed,
+                               "rubric/correct/" + key.first + "/" + key.second);
+    policy.add({key.first, key.second, mean_over == MeanOver::group ? "group" : "brief", std::to_string(w.n),
+                real(w.mean), real(w.lo), real(w.hi), real(c.mean), real(c.lo), real(c.hi)});
+    md.rows.push_back({key.first, key.second, std::to_string(w.n), interval_cell(w), interval_cell(c)});
+  }
+  io::CsvTable deco_csv({"judge", "model", "dimension", "group", "briefs", "items_per_brief", "items_correct",
+                         "mean_contribution"});
+  for (const auto& [k, d] : deco)
+    deco_csv.add({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
+                  std::to_string(static_cast<long long>(d.briefs)), real(d.items / d.briefs),
+                  real(d.items > 0 ? d.correct / d.items : kNaN), real(d.contribution / d.briefs)});
+  rep.files = {{"scores_per_brief.csv", briefs.to_string()},
+               {"scores_per_policy.csv", policy.to_string()},
+               {"scores_per_policy.md", md.markdown()},
+               {"scores_per_policy.tex", md.latex()},
+               {"decomposition.csv", deco_csv.to_string()},
+               {"item_verdicts.csv", std::move(items_text)}};
+  rep.summary_markdown = md.markdown();
+  return rep;
+}
+
+AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict> verdicts, int resamples,
+                                std::uint64_t seed) {
+  // Item verdicts: (case, brief, item index) -> judge -> passed; brief scores: (case, brief) -> judge -> score.
+  std::set<std::string> judge_set;
+  using BriefKey = std::pair<std::string, std::string>;
+  std::map<BriefKey, std::map<std::string, std::vector<bool>>> verdict_of;
+  std::map<BriefKey, std::map<std::string, double>> score_of;
+  std::map<BriefKey, std::string> model_of;
+  for (const auto& v : verdicts) {
+    const auto& its = case_items(items, v);
+    const auto passed = passed_of(its, v);
+    judge_set.insert(v.judge);
+    const BriefKey key{v.case_id, v.brief_id};
+    if (verdict_of[key].count(v.judge))
+      throw Error(fmt::format("judge '{}' has two verdicts on brief '{}' of case '{}'", v.judge, v.brief_id, v.case_id));
+    verdict_of[key][v.judge] = passed;
+    score_of[key][v.judge] = score_brief(its, passed).weighted;
+    model_of[key] = v.model;
+  }
+  const std::vector<std::string> judges(judge_set.begin(), judge_set.end());
+  // Every agreement interval, the pairs' and the panel's, comes from the same case multisets (docs/METRICS.md
+  // "Judge agreement"): B resamples of all cases (sorted) from one stream, drawn once.
+  std::vector<std::string> all_cases;
+  for (const auto& [key, by_judge] : verdict_of)
+    if (all_cases.empty() || all_cases.back() != key.first) all_cases.push_back(key.first);
+  std::vector<std::vector<std::uint32_t>> draws;
+  if (all_cases.size() > 1 && resamples > 0) {
+    Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
+    draws.assign(static_cast<std::size_t>(resamples), std::vector<std::uint32_t>(all_cases.size()));
+    for (auto& d : draws) resample_counts(rng, d);
+  }
+
+  // Pairwise table.
+  io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
+                      "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means", "spearman_lo",
+                      "spearman_hi"});
+  TextTable pmd;
+  pmd.name = "agreement_pairs";
+  pmd.caption = "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
+                "over cases; Spearman of per-policy means, with its interval)";
+  pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman [95% CI]"};
+  // Pairs are independent (own keyed streams, read-only inputs): computed in parallel, rows added in pair order.
+  std::vector<std::pair<std::size_t, std::size_t>> judge_pairs;
+  for (std::size_t a = 0; a < judges.size(); ++a)
+    for (std::size_t b = a + 1; b < judges.size(); ++b) judge_pairs.emplace_back(a, b);
+  std::vector<std::vector<std::string>> pair_csv(judge_pairs.size()), pair_md(judge_pairs.size());
+  tbb::parallel_for(std::size_t{0}, judge_pairs.size(), [&](std::size_t pi) {
+      const auto [a, b] = judge_pairs[pi];
+      // Per case: the item verdicts both judges gave.
+      std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> per_case;
+      // case -> model -> (judge A's brief scores, judge B's)
+      std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> model_scores;
+      for (const auto& [key, by_judge] : verdict_of) {
+        const auto ia = by_judge.find(judges[a]), ib = by_judge.find(judges[b]);
+        if (ia == by_judge.end() || ib == by_judge.end()) continue;
+        auto& pc = per_case[key.first];
+        for (std::size_t i = 0; i < ia->second.size(); ++i) {
+          pc.first.push_back(ia->second[i] ? 1 : 0);
+          pc.second.push_back(ib->second[i] ? 1 : 0);
+        }
+        auto& ms = model_scores[key.first][model_of.at(key)];
+        ms.first.push_back(score_of.at(key).at(judges[a]));
+        ms.second.push_back(score_of.at(key).at(judges[b]));
+      }
+      std::vector<std::string> cases;
+      for (const auto& [c, pc] : per_case) cases.push_back(c);
+      agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
+      // Percent and kappa from a summed 2 x 2 table (the point estimate's: every case once; a replicate's: the
+      // cells of its weighted row sum).
+      auto stats_of = [&](const std::uint64_t (&cell)[4]) {
+        for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
+        const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
+        const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
+        const agreement::KappaResult kap =
+            items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}
+                       : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
+        return std::make_tuple(pct, kap, items);
+      };
+      // Spearman of the per-model means over the briefs of the drawn cases. The point estimate averages each model's
+      // scores in case order; a replicate uses per-case sums (weighted by how often the case was drawn).
+      std::vector<std::string> models;
+      for (const auto& [c, by_model] : model_scores)
+        for (const auto& [m, sc] : by_model) models.push_back(m);
+      std::sort(models.begin(), models.end());
+      models.erase(std::unique(models.begin(), models.end()), models.end());
+      // Per case, one row: its 2 x 2 table of (judge A, judge B) verdicts at 0..3, (A fails, B fails), (fails,
+      // passes), (passes, fails), (passes, passes), then its sums per model (a, b, n for model m at 4 + 3 m; +0.0
+      // where the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the drawn cases'
+      // rows in case order, weighted by their counts (detail::add_weighted_rows): its table is the count-weighted
+      // sum of its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
+      // lists, and its model sums are the per-model walk over the drawn cases. The cells are whole numbers, so
+      // every weighted sum of them is exact in a double: the integer sums, and the kappa of the item lists.
+      const std::size_t sums_stride = (4 + 3 * models.size() + 3) / 4 * 4;
+      std::vector<double> case_rows(cases.size() * sums_stride, 0.0);
+      std::uint64_t all_cells[4] = {0, 0, 0, 0};  // every case once: the point estimate's table
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const auto& pc = per_case[cases[c]];
+        for (std::size_t i = 0; i < pc.first.size(); ++i) {
+          const auto k = static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i]);
+          case_rows[c * sums_stride + k] += 1.0;
+          ++all_cells[k];
+        }
+        for (const auto& [m, sc] : model_scores[cases[c]]) {
+          double sa = 0, sb = 0;
+          for (double x : sc.first) sa += x;
+          for (double x : sc.second) sb += x;
+          const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
+          double* row = case_rows.data() + c * sums_stride + 4 + 3 * mi;
+          row[0] = sa;
+          row[1] = sb;
+          row[2] = static_cast<double>(sc.first.size());
+        }
+      }
+      const auto [pct, kap, n_items] = stats_of(all_cells);
+      std::vector<double> ma, mb;  // per-model means, reused by every replicate
+      // Spearman's rho of the per-model means: the point estimate's (sums == nullptr) over the scores in case order,
+      // a replicate's from its sums row.
+      auto rho_of = [&](const double* sums) {
+        ma.clear();
+        mb.clear();
+        if (!sums) {
+          std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
+          for (const auto& c : cases)
+            for (const auto& [m, sc] : model_scores[c]) {
+              auto& bm = by_model[m];
+              bm.first.insert(bm.first.end(), sc.first.begin(), sc.first.end());
+              bm.second.insert(bm.second.end(), sc.second.begin(), sc.second.end());
+            }
+          for (const auto& [m, sc] : by_model) {
+            ma.push_back(mean(sc.first));
+            mb.push_back(mean(sc.second));
+          }
+          return std::make_pair(agreement::spearman(ma, mb), ma.size());
+        }
+        for (std::size_t m = 0; m < models.size(); ++m)
+          if (const double* x = sums + 4 + 3 * m; x[2] > 0) {
+            ma.push_back(x[0] / x[2]);
+            mb.push_back(x[1] / x[2]);
+          }
+        return std::make_pair(agreement::spearman(ma, mb), ma.size());
+      };
+      std::vector<double> pct_b, kap_b, rho_b;
+      if (cases.size() > 1 && !draws.empty()) {
+        // The pair's cases among all cases (both sorted): a case the pair lacks adds nothing to its replicates.
+        // When the pair has every case (the usual panel), its counts are the draw's own.
+        const bool every_case = cases.size() == all_cases.size();
+        std::vector<std::size_t> at(every_case ? 0 : cases.size());
+        for (std::size_t c = 0; c < at.size(); ++c)
+          at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
+                                           all_cases.begin());
+        std::vector<std::uint32_t> counts(cases.size());
+        std::vector<double> sums(sums_stride);
+        for (const auto& d : draws) {
+          if (!every_case)
+            for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
+          std::fill(sums.begin(), sums.end(), 0.0);
+          detail::add_weighted_rows(every_case ? d.data() : counts.data(), case_rows.data(), cases.size(), sums_stride,
+                                    sums.data());
+          std::uint64_t cell[4];
+          for (std::size_t k = 0; k < 4; ++k) cell[k] = static_cast<std::uint64_t>(sums[k]);
+          const auto [p, k, n] = stats_of(cell);
+          pct_b.push_back(p);
+          if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
+          if (const double r = rho_of(sums.data()).first; !std::isnan(r)) rho_b.push_back(r);
+        }
+      }
+      const auto [p_lo, p_hi] = pct_b.empty() ? std::pair{pct, pct} : percent_bounds_copy(pct_b);
+      const auto [k_lo, k_hi] = kap_b.empty() ? std::pair{kap.kappa, kap.kappa} : percent_bounds_copy(kap_b);
+      const auto [rho, n_models] = rho_of(nullptr);
+      // An undefined point estimate (NaN) has no interval either.
+      const auto [r_lo, r_hi] = rho_b.empty() || std::isnan(rho) ? std::pair{rho, rho} : percent_bounds_copy(rho_b);
+      pair_csv[pi] = {judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
+                      real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
+                      real(rho), real(r_lo), real(r_hi)};
+      pair_md[pi] = {judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
+                     fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
+                     fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
+                     std::isnan(rho) ? "n/a" : fmt::format("{:.3f} [{:.3f}, {:.3f}]", rho, r_lo, r_hi)};
+  });
+  for (std::size_t pi = 0; pi < judge_pairs.size(); ++pi) {
+    pairs.add(pair_csv[pi]);
+    pmd.rows.push_back(pair_md[pi]);
+  }
+
+  // Panel statistics over the briefs every judge graded, each with a bootstrap interval over cases (scenarios):
+  // a replicate draws the cases with replacement and takes every brief of a drawn case as often as it was drawn.
+  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value", "lo", "hi"});
+  TextTable qmd;
+  qmd.name = "agreement_panel";
+  qmd.caption = "Agreement across all judges (briefs every judge graded; 95% bootstrap intervals over cases)";
+  qmd.header = {"statistic", "judges", "briefs", "value", "95% CI"};
+  struct PanelStat {
+    std::string name;
+    std::size_t judges = 0, briefs = 0, items = 0;
+    double value = kNaN;
+  };
+  // Per case, computed once: the Fleiss count rows of every item of the briefs every judge graded (for the whole
+  // panel, d == J, and without judge d), each judge's item values and brief scores (NaN where the judge did not
+  // grade), and the complete score rows. A replicate concatenates the cases it drew.
+  const std::size_t J = judges.size();
+  struct CaseData {
+    std::vector<agreement::Matrix> counts;  // [d][item] {fails, passes}
+    agreement::Matrix kalpha, kalpha_scores;  // [judge][...]
+    agreement::Matrix scores;                 // [brief][judge]
+    std::size_t briefs = 0;
+    // The same, as sums additive over cases (a replicate adds the drawn cases' sums, weighted).
+    std::vector<agreement::FleissSums> fleiss;
+    agreement::AlphaSums alpha_items, alpha_scores;
+    agreement::IccSums icc;
+  };
+  const std::vector<std::string>& panel_cases = all_cases;  // the drawn cases, sorted
+  std::map<std::string, std::vector<BriefKey>> briefs_of_case;
+  for (const auto& [key, by_judge] : verdict_of) briefs_of_case[key.first].push_back(key);
+  std::vector<CaseData> case_data(panel_cases.size());
+  for (std::size_t c = 0; c < panel_cases.size(); ++c) {
+    CaseData& cd = case_data[c];
+    cd.counts.resize(J + 1);
+    cd.kalpha.resize(J);
+    cd.kalpha_scores.resize(J);
+    for (const auto& key : briefs_of_case[panel_cases[c]]) {
+      const auto& by_judge = verdict_of.at(key);
+      ++cd.briefs;
+      const std::size_t n_items = by_judge.begin()->second.size();
+      std::vector<const std::vector<bool>*> v(J, nullptr);
+      for (std::size_t j = 0; j < J; ++j)
+        if (const auto it = by_judge.find(judges[j]); it != by_judge.end()) v[j] = &it->second;
+      for (std::size_t i = 0; i < n_items; ++i)
+        for (std::size_t j = 0; j < J; ++j) cd.kalpha[j].push_back(v[j] ? ((*v[j])[i] ? 1.0 : 0.0) : kNaN);
+      for (std::size_t j = 0; j < J; ++j) {
+        const auto it = score_of[key].find(judges[j]);
+        cd.kalpha_scores[j].push_back(it == score_of[key].end() ? kNaN : it->second);
+      }
+      if (by_judge.size() != J) continue;
+      for (std::size_t i = 0; i < n_items; ++i) {
+        double pass = 0;
+        for (std::size_t j = 0; j < J; ++j) pass += (*v[j])[i] ? 1 : 0;
+        cd.counts[J].push_back({static_cast<double>(J) - pass, pass});
+        for (std::size_t d = 0; d < J; ++d) {
+          const double p = pass - ((*v[d])[i] ? 1 : 0);
+          cd.counts[d].push_back({static_cast<double>(J - 1) - p, p});
+        }
+      }
+      std::vector<double> srow;
+      for (const auto& j : judges) srow.push_back(score_of[key].at(j));
+      if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) cd.scores.push_back(srow);
+    }
+    if (J >= 2) {
+      for (std::size_t d = 0; d <= J; ++d)  // without a judge only from three judges on (one rating is no agreement)
+        cd.fleiss.push_back(d == J || J >= 3 ? agreement::fleiss_sums(cd.counts[d]) : agreement::FleissSums{});
+      cd.alpha_items = agreement::alpha_sums(cd.kalpha, agreement::AlphaLevel::nominal);
+      cd.alpha_scores = agreement::alpha_sums(cd.kalpha_scores, agreement::AlphaLevel::interval);
+      cd.icc = agreement::icc_sums(cd.scores);
+    }
+  }
+  // A replicate's statistics from the drawn cases' sums; Kendall's W ranks, so it resamples the score rows by
+  // case through a resampler that ranks each rater's presorted column in one pass.
+  std::optional<agreement::KendallWResampler> kendall;
+  {
+    agreement::Matrix rows;
+    std::vector<std::size_t> block_end;
+    for (const CaseData& cd : case_data) {
+      rows.insert(rows.end(), cd.scores.begin(), cd.scores.end());
+      block_end.push_back(rows.size());
+    }
+    if (!rows.empty()) kendall.emplace(std::move(rows), std::move(block_end));
+  }
+  // The replicates' sums, flattened into one accumulator row:
+  //   [Fleiss block per d: subjects, p_sum, category totals][alpha items: n, d_o, sum, sum_sq]
+  //   [alpha item category counts, one per category of any case, sorted][alpha scores: n, d_o, sum, sum_sq]
+  //   [ICC: subjects, total, total_sq, row_sq, column sums]
+  // Each case becomes one row of that layout and a list of the flags it sets (a statistic's sums are "on" once a
+  // case with non-empty sums for it was added). A replicate adds the drawn cases in case order, weighted by their
+  // counts: each sum is the same sequence of w * x additions as the structs' add() makes, so the values are the
+  // same bits, and a case whose sums are empty for a statistic adds +0.0 there, which leaves the sum's bits as
+  // add() leaves them by skipping it.
+  std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
+  for (const CaseData& cd : case_data)
+    for (double v : cd.alpha_items.categories)
+      if (std::find(alpha_cats.begin(), alpha_cats.end(), v) == alpha_cats.end()) alpha_cats.push_back(v);
+  std::sort(alpha_cats.begin(), alpha_cats.end());
+  // A Fleiss block's raters and category count, from the first non-empty case (add() requires the others to
+  // agree).
+  std::vector<double> fleiss_raters(J + 1, 0.0);
+  std::vector<std::size_t> fleiss_k(J + 1, 0);
+  std::vector<char> fleiss_seen(J + 1, 0);
+  for (const CaseData& cd : case_data)
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
+      const auto& f = cd.fleiss[d];
+      if (f.subjects == 0) continue;
+      if (!fleiss_seen[d]) {
+        fleiss_seen[d] = 1;
+        fleiss_raters[d] = f.raters;
+        fleiss_k[d] = f.category_totals.size();
+      } else if (f.raters != fleiss_raters[d] || f.category_totals.size() != fleiss_k[d]) {
+        throw Error("Fleiss' kappa: the sums of subjects with different raters or categories cannot be added");
+      }
+    }
+  std::vector<std::size_t> fleiss_at(J + 2, 0);  // block d starts at fleiss_at[d]
+  for (std::size_t d = 0; d <= J; ++d) fleiss_at[d + 1] = fleiss_at[d] + 2 + fleiss_k[d];
+  const std::size_t icc_width = 4 + J;
+  const std::size_t at_ai = fleiss_at[J + 1], at_ac = at_ai + 4, at_as = at_ac + alpha_cats.size(),
+                    at_icc = at_as + 4, width = at_icc + icc_width;
+  const std::size_t f_ai = J + 1, f_ac = f_ai + 1, f_as = f_ac + alpha_cats.size(), f_icc = f_as + 1,
+                    n_flags = f_icc + 1;
+  const agreement::AlphaLevel items_level = case_data.empty() ? agreement::AlphaLevel::nominal
+                                                              : case_data.front().alpha_items.level;
+  const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
+                                                               : case_data.front().alpha_scores.level;
+  // Per case, one dense row of its additions (+0.0 where it adds nothing to an accumulator, a no-op for a sum that
+  // starts at +0.0) and the flags it sets: a replicate adds the drawn cases' rows in case order, weighted by their
+  // counts (detail::add_weighted_rows), with the sums in vector registers instead of a load, add and store per
+  // addition.
+  const std::size_t acc_stride = (width + 3) / 4 * 4;
+  std::vector<double> case_acc(case_data.size() * acc_stride, 0.0);
+  std::vector<std::vector<std::uint32_t>> case_flags(case_data.size());
+  for (std::size_t c = 0; c < case_data.size(); ++c) {
+    const CaseData& cd = case_data[c];
+    double* row = case_acc.data() + c * acc_stride;
+    auto add = [&](std::size_t k, double x) {
+      if (row[k] != 0.0 || std::signbit(row[k]))
+        throw Error("rubric agreement: a case adds twice to one panel sum");  // a row holds one addition per sum
+      row[k] = x;
+    };
+    auto on = [&](std::size_t flag) { case_flags[c].push_back(static_cast<std::uint32_t>(flag)); };
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
+      const auto& f = cd.fleiss[d];
+      if (f.subjects == 0) continue;
+      on(d);
+      add(fleiss_at[d], f.subjects);
+      add(fleiss_at[d] + 1, f.p_sum);
+      for (std::size_t k = 0; k < f.category_totals.size(); ++k) add(fleiss_at[d] + 2 + k, f.category_totals[k]);
+    }
+    auto add_alpha = [&](const agreement::AlphaSums& a, std::size_t at, std::size_t flag) {
+      on(flag);
+      add(at, a.n);
+      add(at + 1, a.d_o);
+      add(at + 2, a.sum);
+      add(at + 3, a.sum_sq);
+    };
+    if (cd.alpha_items.n != 0) {
+      add_alpha(cd.alpha_items, at_ai, f_ai);
+      for (std::size_t i = 0; i < cd.alpha_items.categories.size(); ++i) {
+        const auto k = static_cast<std::size_t>(
+            std::find(alpha_cats.begin(), alpha_cats.end(), cd.alpha_items.categories[i]) - alpha_cats.begin());
+        on(f_ac + k);
+        add(at_ac + k, cd.alpha_items.counts[i]);
+      }
+    }
+    if (cd.alpha_scores.n != 0) add_alpha(cd.alpha_scores, at_as, f_as);
+    if (cd.icc.subjects != 0) {
+      if (cd.icc.col.size() != J) throw Error("ICC: the sums of subjects with different raters cannot be added");
+      on(f_icc);
+      add(at_icc, cd.icc.subjects);
+      add(at_icc + 1, cd.icc.total);
+      add(at_icc + 2, cd.icc.total_sq);
+      add(at_icc + 3, cd.icc.row_sq);
+      for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
+    }
+  }
+  // The replicate statistics, in the order replicate_stats writes them (named once here, not per replicate).
+  std::vector<std::string> rep_names{"fleiss_kappa"};
+  if (J >= 3)
+    for (std::size_t drop = 0; drop < J; ++drop) rep_names.push_back("fleiss_kappa_without:" + judges[drop]);
+  for (const char* name : {"krippendorff_alpha_nominal_items", "krippendorff_alpha_interval_scores", "icc2_1_scores",
+                           "icc3_1_scores", "kendall_w_scores"})
+    rep_names.emplace_back(name);
+  const std::size_t n_rep_stats = rep_names.size();
+  // One replicate's statistics into out[0, n_rep_stats): NaN for one it does not have (fewer than two score rows
+  // drawn), which is then left out as a NaN value is.
+  auto replicate_stats = [&](const std::vector<std::uint32_t>& counts, double* out) {
+    thread_local std::vector<double> tls_acc;
+    thread_local std::vector<char> tls_on;
+    std::vector<double>& acc = detail::bound(tls_acc);  // src/core/thread_buffer.hpp
+    std::vector<char>& on = detail::bound(tls_on);
+    acc.assign(acc_stride, 0.0);
+    on.assign(n_flags, 0);
+    detail::add_weighted_rows(counts.data(), case_acc.data(), case_data.size(), acc_stride, acc.data());
+    std::size_t score_rows = 0;
+    for (std::size_t c = 0; c < panel_cases.size(); ++c) {
+      if (counts[c] == 0) continue;
+      for (const std::uint32_t f : case_flags[c]) on[f] = 1;
+      score_rows += counts[c] * case_data[c].scores.size();
+    }
+    const double* fs = acc.data();
+    const char* f_on = on.data();
+    const double* ac = acc.data() + at_ac;
+    const char* a_has = on.data() + f_ac;
+    const std::array<double, 4> ai{acc[at_ai], acc[at_ai + 1], acc[at_ai + 2], acc[at_ai + 3]};
+    const std::array<double, 4> as{acc[at_as], acc[at_as + 1], acc[at_as + 2], acc[at_as + 3]};
+    const double* icc = acc.data() + at_icc;
+    const bool ai_on = on[f_ai] != 0, as_on = on[f_as] != 0, icc_on = on[f_icc] != 0;
+    auto fleiss_of = [&](std::size_t d) {
+      agreement::FleissSums f;
+      if (!f_on[d]) return f;
+      const double* x = fs + fleiss_at[d];
+      f.raters = fleiss_raters[d];
+      f.subjects = x[0];
+      f.p_sum = x[1];
+      f.category_totals.assign(x + 2, x + 2 + fleiss_k[d]);
+      return f;
+    };
+    auto alpha_of = [&](agreement::AlphaLevel level, bool is_on, const std::array<double, 4>& v, bool nominal_counts) {
+      agreement::AlphaSums a;
+      if (!is_on) return a;
+      a.level = level;
+      a.n = v[0];
+      a.d_o = v[1];
+      a.sum = v[2];
+      a.sum_sq = v[3];
+      if (nominal_counts)
+        for (std::size_t k = 0; k < alpha_cats.size(); ++k)
+          if (a_has[k]) {
+            a.categories.push_back(alpha_cats[k]);
+            a.counts.push_back(ac[k]);
+          }
+      return a;
+    };
+    agreement::IccSums icc_s;
+    if (icc_on) {
+      icc_s.subjects = icc[0];
+      icc_s.total = icc[1];
+      icc_s.total_sq = icc[2];
+      icc_s.row_sq = icc[3];
+      icc_s.col.assign(icc + 4, icc + icc_width);
+    }
+    std::size_t k = 0;
+    out[k++] = fleiss_of(J).kappa();
+    if (J >= 3)
+      for (std::size_t drop = 0; drop < J; ++drop) out[k++] = fleiss_of(drop).kappa();
+    out[k++] = alpha_of(items_level, ai_on, ai, true).alpha();
+    out[k++] = alpha_of(scores_level, as_on, as, false).alpha();
+    if (score_rows >= 2) {
+      const auto r = icc_s.icc();
+      out[k++] = r.icc2_1;
+      out[k++] = r.icc3_1;
+      out[k++] = kendall->w(counts);
+    } else {
+      for (; k < n_rep_stats; ++k) out[k] = kNaN;
+    }
+  };
+  auto panel_stats = [&](const std::vector<std::uint32_t>* counts) {
+    std::vector<agreement::Matrix> fleiss(J + 1);
+    agreement::Matrix kalpha(J), kalpha_scores(J), scores;
+    std::size_t n_briefs = 0;
+    for (std::size_t c = 0; c < panel_cases.size(); ++c)
+      for (std::uint32_t t = 0; t < (counts ? (*counts)[c] : 1u); ++t) {
+        const CaseData& cd = case_data[c];
+        n_briefs += cd.briefs;
+        for (std::size_t d = 0; d <= J; ++d) fleiss[d].insert(fleiss[d].end(), cd.counts[d].begin(), cd.counts[d].end());
+        for (std::size_t j = 0; j < J; ++j) {
+          kalpha[j].insert(kalpha[j].end(), cd.kalpha[j].begin(), cd.kalpha[j].end());
+          kalpha_scores[j].insert(kalpha_scores[j].end(), cd.kalpha_scores[j].begin(), cd.kalpha_scores[j].end());
+        }
+        scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
+      }
+    std::vector<PanelStat> out;
+    auto add = [&](const std::string& name, std::size_t n_judges, std::size_t briefs, std::size_t items, double v) {
+      out.push_back({name, n_judges, briefs, items, v});
+    };
+    const std::size_t n_labels = fleiss[J].size();
+    if (J >= 2 && n_labels > 0) {
+      add("fleiss_kappa", J, scores.size(), n_labels, agreement::fleiss_kappa(fleiss[J]));
+      if (J >= 3)
+        for (std::size_t drop = 0; drop < J; ++drop)
+          add("fleiss_kappa_without:" + judges[drop], J - 1, scores.size(), n_labels,
+              agreement::fleiss_kappa(fleiss[drop]));
+      add("krippendorff_alpha_nominal_items", J, n_briefs, kalpha.front().size(),
+          agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
+      add("krippendorff_alpha_interval_scores", J, n_briefs, 0,
+          agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
+      if (scores.size() >= 2) {
+        const auto r = agreement::icc(scores);
+        add("icc2_1_scores", J, scores.size(), 0, r.icc2_1);
+        add("icc3_1_scores", J, scores.size(), 0, r.icc3_1);
+        add("kendall_w_scores", J, scores.size(), 0, agreement::kendall_w(scores));
+      }
+    }
+    return out;
+  };
+  const std::vector<PanelStat> point = panel_stats(nullptr);
+  std::map<std::string, std::vector<double>> panel_reps;
+  if (panel_cases.size() > 1 && !point.empty() && resamples > 0) {
+    // The shared draws (above, of all cases); the replicates are computed in
+    // parallel into their slots, so the bytes do not depend on the thread count.
+    std::vector<double> reps(draws.size() * n_rep_stats);
+    tbb::parallel_for(std::size_t{0}, draws.size(),
+                      [&](std::size_t r) { replicate_stats(draws[r], reps.data() + r * n_rep_stats); });
+    std::vector<std::vector<double>> by_stat(n_rep_stats);
+    for (std::size_t r = 0; r < draws.size(); ++r)
+      for (std::size_t k = 0; k < n_rep_stats; ++k)
+        if (const double value = reps[r * n_rep_stats + k]; std::isfinite(value)) by_stat[k].push_back(value);
+    for (std::size_t k = 0; k < n_rep_stats; ++k) panel_reps[rep_names[k]] = std::move(by_stat[k]);
+  }
+  for (const auto& st : point) {
+    auto reps = panel_reps.find(st.name);
+    const auto [lo, hi] = reps == panel_reps.end() || reps->second.empty() || std::isnan(st.value)
+                              ? std::pair{st.value, st.value}
+                                                                           : percent_bounds_copy(reps->second);
+    panel.add({st.name, std::to_string(st.judges), std::to_string(st.briefs), std::to_string(st.items), real(st.value),
+               real(lo), real(hi)});
+    qmd.rows.push_back({st.name, std::to_string(st.judges), std::to_string(st.briefs),
+                        std::isnan(st.value) ? "n/a" : fmt::format("{:.3f}", st.value),
+                        std::isnan(lo) || std::isnan(hi) ? "n/a" : fmt::format("[{:.3f}, {:.3f}]", lo, hi)});
+  }
+  AgreementReport rep;
+  rep.files = {{"agreement_pairs.csv", pairs.to_string()}, {"agreement_pairs.md", pmd.markdown()},
+               {"agreement_pairs.tex", pmd.latex()},       {"agreement_panel.csv", panel.to_string()},
+               {"agreement_panel.md", qmd.markdown()},     {"agreement_panel.tex", qmd.latex()}};
+  rep.markdown = pmd.markdown() + "\n" + qmd.markdown();
+  return rep;
+}
+
+}  // namespace advplan::rubric

@@ -1,0 +1,472 @@
+#include "advplan/run/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/embedded_files.hpp"
+#include "advplan/io/yaml_reader.hpp"
+#include "advplan/policy/completion_cache.hpp"
+
+namespace advplan {
+using io::YamlReader;
+namespace fs = std::filesystem;
+
+std::string_view to_string(FramingMode m) { return m == FramingMode::metadata ? "metadata" : "applied"; }
+
+namespace {
+
+constexpr const char* kBuiltinConfig = "configs/experiments/paper.yaml";
+
+void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::string& base_dir) {
+  const auto ids = corpus.at("templates");
+  cfg.template_ids = ids.as_strings();
+  if (cfg.template_ids.empty()) ids.fail("must name at least one template");
+  const std::string dir = corpus.get_string("template_dir", "../templates");
+  for (std::size_t i = 0; i < cfg.template_ids.size(); ++i) {
+    const std::string& id = cfg.template_ids[i];
+    std::string text, source;
+    if (base_dir.empty()) {
+      source = io::embedded_template_path(id);
+      auto emb = io::embedded_file(source);
+      if (!emb) {
+        std::string builtin;
+        for (const auto& b : io::embedded_template_ids()) builtin += (builtin.empty() ? "" : ", ") + b;
+        ids.at(i).fail(fmt::format("template '{}' is not built in (built-in: {})", id, builtin));
+      }
+      text = std::string(*emb);
+      source = "<built-in>/" + source;
+    } else {
+      const fs::path p = fs::path(base_dir) / dir / (id + ".yaml");
+      source = p.lexically_normal().string();
+      std::error_code ec;  // a path from the config: too long or unreadable is bad input, not an internal error
+      const bool there = fs::is_regular_file(p, ec);
+      if (ec && ec != std::errc::no_such_file_or_directory)
+        ids.at(i).fail(fmt::format("template '{}': cannot read {} ({})", id, untrusted::excerpt(source, 200), ec.message()));
+      if (!there) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, untrusted::excerpt(source, 200)));
+      text = io::read_text_file(source);
+    }
+    ScenarioTemplate t = parse_template(text, source);
+    if (t.id != id) ids.at(i).fail(fmt::format("template file {} declares id '{}', not '{}'", source, t.id, id));
+    cfg.templates.push_back(std::move(t));
+    cfg.template_texts.emplace_back(source, std::move(text));
+  }
+}
+
+void read_corpus(ExperimentConfig& cfg, const YamlReader& root, const std::string& base_dir) {
+  const auto corpus = root.at("corpus");
+  corpus.require_only({"templates", "seeds", "template_dir"});
+  const auto seeds = corpus.at("seeds");
+  seeds.require_sequence();
+  if (seeds.size() != 2) seeds.fail("expected [first, last]");
+  cfg.seed_from = static_cast<std::uint64_t>(seeds.at(0).as_int_in(0, INT64_MAX));
+  cfg.seed_to = static_cast<std::uint64_t>(seeds.at(1).as_int_in(0, INT64_MAX));
+  if (cfg.seed_from > cfg.seed_to) seeds.fail("first seed is greater than last seed");
+  read_templates(cfg, corpus, base_dir);
+  // Joint bound: each key's own range allows corpora that cannot be run in any reasonable time. Runs stream
+  // (memory does not grow with the corpus), so the bound is on time: 10^7 scenarios is days on one machine.
+  constexpr std::uint64_t kMaxScenarios = 10000000;
+  const std::uint64_t n_seeds = cfg.seed_to - cfg.seed_from + 1;
+  const std::uint64_t n_templates = std::max<std::uint64_t>(1, cfg.templates.size());
+  if (n_seeds > kMaxScenarios || n_seeds * n_templates > kMaxScenarios)
+    seeds.fail(fmt::format("[{}, {}] gives {} seeds x {} templates; at most {} scenarios fit in one run",
+                           cfg.seed_from, cfg.seed_to, n_seeds, n_templates, kMaxScenarios));
+}
+
+void read_quality_weights(ExperimentConfig& cfg, const YamlReader& qw) {
+  qw.require_only({"effectiveness", "cost", "risk"});
+  cfg.quality.effectiveness = qw.at("effectiveness").as_double_in(0, 1);
+  cfg.quality.cost = qw.at("cost").as_double_in(0, 1);
+  cfg.quality.risk = qw.at("risk").as_double_in(0, 1);
+  const double s = cfg.quality.effectiveness + cfg.quality.cost + cfg.quality.risk;
+  if (std::abs(s - 1.0) > 1e-9) qw.fail(fmt::format("weights must sum to 1, while they sum to {}", s));
+}
+
+std::string read_group(const YamlReader& g) {
+  const std::string v = g.as_string();
+  for (const char* known : kConditionGroups)
+    if (v == known) return v;
+  g.fail(fmt::format("unknown condition group '{}' (accepted: main, sweep, reference, evaluate)", v));
+}
+
+/// `conditions:` entries are a RED spec ("greedy@8", against default_blue) or {label, blue, red, group}.
+void read_conditions(ExperimentConfig& cfg, const YamlReader& list) {
+  list.require_sequence();
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto item = list.at(i);
+    Condition c;
+    if (item.is_scalar()) {
+      c.blue = cfg.default_blue;
+      c.red = item.as_string();
+    } else {
+      item.require_map();
+      item.require_only({"label", "blue", "red", "group"});
+      c.blue = item.get_string("blue", cfg.default_blue);
+      c.red = item.at("red").as_string();
+      if (item.has("group")) c.group = read_group(item.at("group"));
+    }
+    if (c.red.empty()) item.fail("the RED policy is empty");
+    if (c.blue.empty()) item.fail("the BLUE policy is empty");
+    c.label = item.is_map() && item.has("label") ? item.at("label").as_string()
+                                                 : default_condition_label(cfg, c.blue, c.red);
+    if (c.label.empty()) item.fail("the condition label is empty");
+    if (!labels.insert(c.label).second) item.fail(fmt::format("condition label '{}' is used twice", c.label));
+    cfg.conditions.push_back(std::move(c));
+  }
+}
+
+/// `matrix: {blue: [...], red: [...]}` appends every BLUE x RED pairing as a condition "BLUE vs RED" (group
+/// main), BLUE-major, after the listed conditions (docs/CONFIG.md "Matrix").
+void read_matrix(ExperimentConfig& cfg, const YamlReader& mx) {
+  mx.require_map();
+  mx.require_only({"blue", "red"});
+  auto specs = [](const YamlReader& list) {
+    list.require_sequence();
+    if (list.size() == 0) list.fail("the list is empty");
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::string v = list.at(i).as_string();
+      if (v.empty()) list.at(i).fail("the policy is empty");
+      if (!seen.insert(v).second) list.at(i).fail(fmt::format("policy '{}' is listed twice", v));
+      out.push_back(std::move(v));
+    }
+    return out;
+  };
+  const auto blues = specs(mx.at("blue"));
+  const auto reds = specs(mx.at("red"));
+  std::set<std::string> labels;
+  for (const auto& c : cfg.conditions) labels.insert(c.label);
+  for (const auto& b : blues)
+    for (const auto& r : reds) {
+      Condition c{b + " vs " + r, b, r, "main"};
+      if (!labels.insert(c.label).second)
+        mx.fail(fmt::format("the matrix condition '{}' has the label of another condition", c.label));
+      cfg.conditions.push_back(std::move(c));
+    }
+}
+
+/// `budget_sweep:` is [k, ...] (against default_blue) or {blue, ks: [k, ...]}.
+void read_budget_sweep(ExperimentConfig& cfg, const YamlReader& bs) {
+  YamlReader ks = bs;
+  cfg.budget_blue = cfg.default_blue;
+  if (bs.is_map()) {
+    bs.require_only({"blue", "ks"});
+    cfg.budget_blue = bs.get_string("blue", cfg.default_blue);
+    ks = bs.at("ks");
+  }
+  ks.require_sequence();
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const auto k = ks.at(i).as_int();
+    if (k < 1) ks.at(i).fail(fmt::format("k must be at least 1 (accepted: integers 1..1024), while {} was given", k));
+    if (k > 1024) ks.at(i).fail(fmt::format("k must be at most 1024, while {} was given", k));
+    cfg.budget_ks.push_back(static_cast<int>(k));
+  }
+}
+
+void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
+  for (const auto& name : pol.keys()) {
+    const auto params = pol.at(name);
+    for (const auto& key : params.keys()) cfg.policy_params[name][key] = params.at(key).as_double();
+  }
+}
+
+SimConfig read_simulator(const YamlReader& s) {
+  SimConfig sim;
+  s.require_only({"replications", "break_point", "time_limit", "dt", "noise", "step_noise"});
+  if (s.has("replications")) {
+    const auto r = s.at("replications").as_int();
+    if (r < 1) s.at("replications").fail(fmt::format("R must be at least 1, while {} was given", r));
+    if (r > 100000) s.at("replications").fail(fmt::format("R must be at most 100000, while {} was given", r));
+    sim.replications = static_cast<int>(r);
+  }
+  if (s.has("break_point")) sim.break_point = s.at("break_point").as_double_in(0, 0.99);
+  if (s.has("time_limit")) sim.time_limit = static_cast<int>(s.at("time_limit").as_int_in(1, 1000000));
+  if (s.has("dt")) sim.dt = s.at("dt").as_double_in(1e-4, 1);
+  if (s.has("noise")) sim.noise = s.at("noise").as_double_in(0, 2);
+  if (s.has("step_noise")) sim.step_noise = s.at("step_noise").as_double_in(0, 2);
+  // Joint bound: the simulator draws replications x time_limit noise steps per side for each evaluation.
+  constexpr long long kMaxSimSteps = 10000000;
+  const long long steps = static_cast<long long>(sim.replications) * sim.time_limit;
+  if (steps > kMaxSimSteps)
+    s.fail(fmt::format("replications x time_limit is {} x {} = {}; at most {} fit in memory per evaluation",
+                       sim.replications, sim.time_limit, steps, kMaxSimSteps));
+  return sim;
+}
+
+BootstrapConfig read_bootstrap(const YamlReader& b) {
+  BootstrapConfig bs;
+  b.require_only({"resamples", "seed"});
+  if (b.has("resamples")) bs.resamples = static_cast<int>(b.at("resamples").as_int_in(1, 1000000));
+  if (b.has("seed")) bs.seed = static_cast<std::uint64_t>(b.at("seed").as_int_in(0, INT64_MAX));
+  return bs;
+}
+
+FramingMode read_framing_mode(const YamlReader& f) {
+  const auto v = f.as_string();
+  if (v == "metadata") return FramingMode::metadata;
+  if (v == "applied") return FramingMode::applied;
+  f.fail(fmt::format("unknown framing mode '{}' (accepted: metadata, applied)", v));
+}
+
+CouncilConfig read_council(const YamlReader& c) {
+  CouncilConfig council;
+  c.require_only({"red", "shortlist", "weights"});
+  council.red = c.get_string("red", council.red);
+  if (c.has("shortlist")) council.shortlist = static_cast<int>(c.at("shortlist").as_int_in(1, 5));
+  if (c.has("weights")) {
+    const auto w = c.at("weights");
+    w.require_only({"quality", "coherence", "diversity", "pressure"});
+    for (const auto& [key, field] : {std::pair{"quality", &CouncilConfig::w_quality},
+                                     std::pair{"coherence", &CouncilConfig::w_coherence},
+                                     std::pair{"diversity", &CouncilConfig::w_diversity},
+                                     std::pair{"pressure", &CouncilConfig::w_pressure}})
+      if (w.has(key)) council.*field = w.at(key).as_double_in(0, 1);
+  }
+  return council;
+}
+
+/// A study is `true`/`false`, or a map naming the conditions it compares (which also turns it on).
+bool study_enabled(const YamlReader& s) { return s.is_map() || s.as_bool(); }
+
+Side read_side(const YamlReader& s) {
+  const std::string v = s.as_string();
+  if (v == "blue") return Side::Blue;
+  if (v == "red") return Side::Red;
+  s.fail(fmt::format("unknown side '{}' (accepted: blue, red)", v));
+}
+
+/// A pair [a, b] of condition labels.
+std::pair<std::string, std::string> read_pair(const YamlReader& p) {
+  p.require_sequence();
+  if (p.size() != 2) p.fail("expected [condition, condition]");
+  return {p.at(0).as_string(), p.at(1).as_string()};
+}
+
+StudiesConfig read_studies(const YamlReader& s) {
+  StudiesConfig st;
+  s.require_only({"rubric", "framing", "components"});
+  if (s.has("rubric")) {
+    const auto r = s.at("rubric");
+    st.rubric = study_enabled(r);
+    if (r.is_map()) {
+      r.require_only({"records"});
+      const auto recs = r.at("records");
+      recs.require_sequence();
+      st.rubric_records.clear();
+      for (std::size_t i = 0; i < recs.size(); ++i) {
+        const auto x = recs.at(i);
+        x.require_only({"kind", "condition", "side"});
+        st.rubric_records.push_back({x.at("kind").as_string(), x.at("condition").as_string(), read_side(x.at("side"))});
+      }
+    }
+  }
+  if (s.has("framing")) {
+    const auto f = s.at("framing");
+    st.framing = study_enabled(f);
+    if (f.is_map()) {
+      f.require_only({"blue", "red"});
+      st.framing_blue = f.get_string("blue", st.framing_blue);
+      st.framing_red = f.get_string("red", st.framing_red);
+    }
+  }
+  if (s.has("components")) {
+    const auto c = s.at("components");
+    st.components = study_enabled(c);
+    if (c.is_map()) {
+      c.require_only({"response_search", "selector", "llm_contract", "council"});
+      if (c.has("response_search")) std::tie(st.best_of_k, st.single) = read_pair(c.at("response_search"));
+      if (c.has("selector")) std::tie(st.greedy, st.constraint) = read_pair(c.at("selector"));
+      st.llm_contract = c.get_string("llm_contract", st.llm_contract);
+      if (c.has("council")) std::tie(st.council, st.council_baseline) = read_pair(c.at("council"));
+    }
+  }
+  return st;
+}
+
+ExecConfig read_exec(const YamlReader& e) {
+  ExecConfig exec;
+  e.require_only({"timeout_s", "max_response_bytes", "max_restarts", "workers"});
+  if (e.has("workers")) exec.workers = static_cast<int>(e.at("workers").as_int_in(1, 64));
+  if (e.has("timeout_s")) exec.timeout_s = e.at("timeout_s").as_double_in(0.01, 3600);
+  if (e.has("max_response_bytes"))
+    exec.max_response_bytes = static_cast<std::size_t>(e.at("max_response_bytes").as_int_in(64, 1 << 30));
+  if (e.has("max_restarts")) exec.max_restarts = static_cast<int>(e.at("max_restarts").as_int_in(0, 1000));
+  return exec;
+}
+
+LlmConfig read_llm(const YamlReader& l) {
+  LlmConfig llm;
+  if (l.has("api_key"))
+    l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
+  l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
+                  "cache_dir"});
+  auto optional_string = [&](const char* key) {
+    return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
+  };
+  llm.endpoint = optional_string("endpoint");
+  llm.model = optional_string("model");
+  llm.api_key_env = l.get_string("api_key_env", llm.api_key_env);
+  if (l.has("timeout_s")) llm.timeout_s = l.at("timeout_s").as_double_in(0.01, 3600);
+  if (l.has("max_retries")) llm.max_retries = static_cast<int>(l.at("max_retries").as_int_in(0, 100));
+  if (l.has("backoff_s")) llm.backoff_s = l.at("backoff_s").as_double_in(0, 600);
+  if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
+  llm.cache_dir = optional_string("cache_dir");
+  return llm;
+}
+
+/// rubric: {judges: [...], mean_over: templates|scenarios, judge_retries: N} (docs/CONFIG.md "rubric").
+RubricConfig read_rubric(const YamlReader& r) {
+  RubricConfig rc;
+  if (!r.node().IsMap()) r.fail("rubric must be a mapping {judges, mean_over, judge_retries}");
+  r.require_only({"judges", "mean_over", "judge_retries"});
+  if (r.has("judges")) {
+    const auto j = r.at("judges");
+    if (!j.node().IsSequence()) j.fail("rubric.judges must be a list of judge specs (llm_judge:MODEL, llm_judge_offline)");
+    for (std::size_t i = 0; i < j.node().size(); ++i) {
+      const std::string spec = j.at(i).as_string();
+      if (spec != "llm_judge_offline" && spec != "llm_judge" && spec.rfind("llm_judge:", 0) != 0)
+        j.at(i).fail(fmt::format("'{}' is not a judge spec: use llm_judge:MODEL, llm_judge or llm_judge_offline (the "
+                                 "rule judges are always there)", spec));
+      if (std::find(rc.judges.begin(), rc.judges.end(), spec) != rc.judges.end())
+        j.at(i).fail(fmt::format("judge '{}' is listed twice", spec));
+      rc.judges.push_back(spec);
+    }
+  }
+  if (r.has("mean_over")) {
+    const std::string m = r.at("mean_over").as_string();
+    if (m != "templates" && m != "scenarios")
+      r.at("mean_over").fail(fmt::format("mean_over must be templates or scenarios, while '{}' was given", m));
+    rc.mean_over = m;
+  }
+  if (r.has("judge_retries")) rc.judge_retries = static_cast<int>(r.at("judge_retries").as_int_in(0, 10));
+  return rc;
+}
+
+}  // namespace
+
+std::string default_condition_label(const ExperimentConfig& cfg, const std::string& blue, const std::string& red) {
+  return blue == cfg.default_blue ? red : blue + " vs " + red;
+}
+
+ExperimentConfig parse_experiment_config(const std::string& text, const std::string& file, const std::string& base_dir) {
+  const YamlReader root(io::parse_yaml(text, file), file);
+  if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
+  root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
+                     "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
+                     "matrix", "rubric", "terrain"});
+  ExperimentConfig cfg;
+  cfg.source = file;
+  cfg.text = text;
+  cfg.name = root.get_string("name", "experiment");
+  if (root.has("seed")) cfg.seed = static_cast<std::uint64_t>(root.at("seed").as_int_in(0, INT64_MAX));
+  read_corpus(cfg, root, base_dir);
+  if (root.has("quality_weights")) read_quality_weights(cfg, root.at("quality_weights"));
+  cfg.default_blue = root.get_string("default_blue", cfg.default_blue);
+  if (cfg.default_blue.empty()) root.at("default_blue").fail("the default BLUE policy is empty");
+  if (root.has("conditions")) read_conditions(cfg, root.at("conditions"));
+  if (root.has("matrix")) read_matrix(cfg, root.at("matrix"));
+  cfg.budget_blue = cfg.default_blue;
+  if (root.has("budget_sweep")) read_budget_sweep(cfg, root.at("budget_sweep"));
+  if (root.has("policies")) read_policy_params(cfg, root.at("policies"));
+  if (root.has("simulator")) cfg.sim = read_simulator(root.at("simulator"));
+  if (root.has("bootstrap")) cfg.bootstrap = read_bootstrap(root.at("bootstrap"));
+  if (root.has("framing_mode")) cfg.framing_mode = read_framing_mode(root.at("framing_mode"));
+  if (root.has("council")) cfg.council = read_council(root.at("council"));
+  if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
+  if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
+  if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("rubric")) cfg.rubric = read_rubric(root.at("rubric"));
+  if (root.has("terrain")) {  // docs/GEO.md: `terrain: geo` puts every scenario on a generated map
+    const std::string t = root.get_string("terrain", "templates");
+    if (t != "templates" && t != "geo") root.at("terrain").fail(fmt::format("'{}' is not templates or geo", t));
+    cfg.terrain_geo = t == "geo";
+  }
+  if (root.has("traces")) {
+    const auto t = root.at("traces");
+    t.require_only({"candidate_plans"});
+    cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
+  }
+  return cfg;
+}
+
+std::vector<Condition> run_conditions(const ExperimentConfig& cfg) {
+  std::vector<Condition> out = cfg.conditions;
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::set<std::string> labels;
+  for (const auto& c : out) {
+    pairs.emplace(c.blue, c.red);
+    labels.insert(c.label);
+  }
+  for (int k : cfg.budget_ks) {
+    const std::string red = fmt::format("greedy@{}", k);
+    if (!pairs.emplace(cfg.budget_blue, red).second) continue;
+    Condition c{default_condition_label(cfg, cfg.budget_blue, red), cfg.budget_blue, red, "sweep"};
+    if (!labels.insert(c.label).second)
+      throw ConfigError(fmt::format("{}: budget_sweep: the sweep condition '{}' has the label of another condition",
+                                    cfg.source, c.label));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+PolicyContext policy_context(const ExperimentConfig& cfg) {
+  PolicyContext ctx;
+  ctx.run_seed = cfg.seed;
+  ctx.quality = cfg.quality;
+  ctx.source = cfg.source;
+  ctx.policy_params = cfg.policy_params;
+  for (const auto& t : cfg.templates) ctx.shapes[t.id] = TemplateShape{t.seed_plans, t.branch_kinds};
+  ctx.set(cfg.exec);
+  ctx.set(cfg.llm);
+  if (!cfg.llm.cache_dir.empty()) ctx.set(std::make_shared<CompletionCache>(cfg.llm.cache_dir));
+  ctx.set(cfg.council);
+  ctx.set(cfg.sim);
+  return ctx;
+}
+
+ExperimentConfig load_experiment_config(const std::string& path) {
+  std::error_code ec;
+  const bool there = fs::is_regular_file(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw IoError(fmt::format("{}: config file cannot be read ({})", untrusted::excerpt(path, 200), ec.message()));
+  if (!there) throw IoError(fmt::format("{}: config file not found", untrusted::excerpt(path, 200)));
+  const std::string text = io::read_text_file(path);
+  std::string base = fs::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return parse_experiment_config(text, path, base);
+}
+
+ExperimentConfig default_experiment_config() {
+  auto text = io::embedded_file(kBuiltinConfig);
+  return parse_experiment_config(std::string(*text), std::string("<built-in>/") + kBuiltinConfig, "");
+}
+
+std::size_t corpus_size(const ExperimentConfig& cfg) {
+  return cfg.templates.size() * static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
+}
+
+Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i) {
+  const auto per_template = static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
+  return generate_scenario(cfg.templates.at(i / per_template), cfg.seed_from + i % per_template,
+                           GeneratorOptions{cfg.framing_mode, std::nullopt});
+}
+
+std::vector<Scenario> generate_corpus(const ExperimentConfig& cfg, std::optional<Framing> framing_override) {
+  std::vector<Scenario> out;
+  GeneratorOptions opts{cfg.framing_mode, framing_override};
+  for (const auto& t : cfg.templates)
+    for (std::uint64_t s = cfg.seed_from; s <= cfg.seed_to; ++s) out.push_back(generate_scenario(t, s, opts));
+  return out;
+}
+
+}  // namespace advplan

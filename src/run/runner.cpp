@@ -1,0 +1,774 @@
+#include "advplan/run/runner.hpp"
+
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "advplan/core/error.hpp"
+#include "advplan/council/council.hpp"
+#include "advplan/run/summaries.hpp"
+#include "advplan/tables/tables.hpp"
+#include "advplan/run/geo_eval.hpp"
+#include "advplan/run/progress.hpp"
+#include "advplan/run/scenario_eval.hpp"
+#include "advplan/run/stream_summary.hpp"
+#include "advplan/studies/studies.hpp"
+#include "advplan/run/trace_schema.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/rubric/plans.hpp"
+#include "advplan/policy/completion_cache.hpp"
+#include "advplan/scenario/generator.hpp"
+#include "advplan/version.hpp"
+
+namespace advplan {
+namespace fs = std::filesystem;
+using io::CsvTable;
+
+namespace {
+/// The registry name of a spec: "greedy@8" -> greedy, "exec:cmd" -> exec.
+std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
+}  // namespace
+
+void BluePlanMemo::put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan) {
+  if (!enabled_) return;
+  std::lock_guard lock(m_);
+  plans_.insert_or_assign({scenario, spec}, plan);
+}
+
+void CorpusMemo::enable(bool on, std::size_t total) {
+  enabled_ = on;
+  complete_ = false;
+  scenarios_.clear();
+  kept_.clear();
+  if (on) {
+    scenarios_.resize(total);
+    kept_.assign(total, 0);
+  }
+}
+
+void CorpusMemo::put(std::size_t index, Scenario sc) {
+  if (!enabled_ || index >= scenarios_.size()) return;
+  scenarios_[index] = std::move(sc);
+  kept_[index] = 1;
+}
+
+void CorpusMemo::complete(const ExperimentConfig& cfg) {
+  if (!enabled_) return;
+  if (!complete_) {
+    if (scenarios_.size() != corpus_size(cfg)) throw Error("the kept corpus is not this config's");
+    tbb::parallel_for(std::size_t{0}, scenarios_.size(), [&](std::size_t i) {
+      if (!kept_[i]) scenarios_[i] = corpus_scenario(cfg, i);  // scenarios a resumed run did not generate
+    });
+    complete_ = true;
+  }
+}
+
+std::optional<std::optional<Plan>> BluePlanMemo::take(const std::string& scenario, const std::string& spec) {
+  std::lock_guard lock(m_);
+  auto it = plans_.find({scenario, spec});
+  if (it == plans_.end()) return std::nullopt;
+  std::optional<Plan> p = std::move(it->second);
+  plans_.erase(it);
+  return p;
+}
+
+void FramingBaseMemo::put(const std::string& scenario, double blue_quality, double advantage) {
+  if (!enabled_) return;
+  std::lock_guard lock(m_);
+  outcomes_.insert_or_assign(scenario, std::pair{blue_quality, advantage});
+}
+
+std::optional<std::pair<double, double>> FramingBaseMemo::get(const std::string& scenario) const {
+  std::lock_guard lock(m_);
+  const auto it = outcomes_.find(scenario);
+  if (it == outcomes_.end()) return std::nullopt;
+  return it->second;
+}
+
+RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
+  RunPlan p;
+  p.cfg = &cfg;
+  p.ctx = policy_context(cfg);
+  p.conditions = std::move(conditions);
+  if (p.conditions.empty()) throw ConfigError(fmt::format("{}: conditions: no condition to run", cfg.source));
+  for (const auto& c : p.conditions) {
+    try {
+      if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, p.ctx));
+      if (!p.blues.contains(c.blue)) p.blues.emplace(c.blue, make_blue_policy(c.blue, p.ctx));
+    } catch (const PolicyError& e) {
+      // Parameter errors already name the config and key; unknown names and bad k are named here.
+      const std::string what = e.what();
+      if (what.rfind(cfg.source, 0) == 0) throw;
+      std::string hint;
+      const std::string red_name = parse_policy_spec_name(c.red);
+      if (!RedRegistry::instance().contains(red_name) && BlueRegistry::instance().contains(red_name))
+        hint = fmt::format("; '{}' is a BLUE policy, so name it as one: {{label: {}, blue: {}, red: RED}}", red_name,
+                           c.red, c.red);
+      throw PolicyError(fmt::format("{}: conditions: {}: {}{}", cfg.source, c.label, what, hint));
+    }
+  }
+  for (const auto& [spec, red] : p.reds)
+    if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + spec, std::make_unique<std::mutex>());
+  for (const auto& [spec, blue] : p.blues)
+    if (blue->info().thread_safety == ThreadSafety::none) p.serial.emplace("blue:" + spec, std::make_unique<std::mutex>());
+  auto it = cfg.policy_params.find("constraint");
+  if (it != cfg.policy_params.end() && it->second.contains("lambda")) {
+    p.lambda = it->second.at("lambda");
+    if (!(p.lambda >= 0 && p.lambda <= 1))
+      throw PolicyError(fmt::format("{}: policies.constraint.lambda: lambda must be in [0, 1], while a value of {} was given",
+                                    cfg.source, p.lambda));
+  }
+  return p;
+}
+
+namespace {
+
+std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads,
+                          const std::string& manifest_sha, const std::vector<std::pair<std::string, std::string>>& key) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  nlohmann::ordered_json j;
+  j["program"] = "advplan";
+  j["version"] = std::string(version_string());
+  j["git_commit"] = std::string(git_commit());
+  j["command"] = opts.command;
+  j["config_source"] = cfg.source;
+  j["config_sha256"] = io::sha256_hex(cfg.text);
+  j["config_text"] = cfg.text;
+  nlohmann::ordered_json tpls = nlohmann::ordered_json::array();
+  for (const auto& [src, text] : cfg.template_texts) tpls.push_back({{"file", src}, {"sha256", io::sha256_hex(text)}});
+  j["templates"] = tpls;
+  j["seed"] = cfg.seed;
+  j["bootstrap"] = {{"resamples", cfg.bootstrap.resamples}, {"seed", cfg.bootstrap.seed}};
+  j["simulator"] = {{"replications", cfg.sim.replications}, {"break_point", cfg.sim.break_point},
+                    {"time_limit", cfg.sim.time_limit},     {"dt", cfg.sim.dt},
+                    {"noise", cfg.sim.noise},               {"step_noise", cfg.sim.step_noise}};
+  j["framing_mode"] = std::string(to_string(cfg.framing_mode));
+  nlohmann::ordered_json conds = nlohmann::ordered_json::array();
+  for (const auto& c : plan.conditions) conds.push_back({{"label", c.label}, {"blue", c.blue}, {"red", c.red}, {"group", c.group}});
+  j["conditions"] = conds;
+  nlohmann::ordered_json pols = nlohmann::ordered_json::object();
+  for (const auto& [spec, p] : plan.reds) pols[spec] = {{"side", "RED"}, {"k", p->k()}, {"params", p->params()}};
+  for (const auto& [spec, p] : plan.blues)
+    pols[spec] = {{"side", "BLUE"}, {"params", p->params()}, {"run_counters", p->run_counters()}};
+  j["effective_policies"] = pols;
+  j["threads"] = threads;
+  j["hardware_concurrency"] = std::thread::hardware_concurrency();
+  j["scenarios"] = s.scenarios;
+  j["rows"] = s.rows;
+  j["failed_rows"] = s.failed_rows;
+  j["resumed_from"] = s.resumed_from;
+  j["wall_seconds"] = s.seconds;
+  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+  for (const auto& [name, secs] : s.phase_seconds) phases[name] = secs;
+  j["phase_seconds"] = phases;
+  j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
+  j["studies"] = opts.studies && !s.streamed_summaries;
+  j["summary_method"] = s.streamed_summaries ? "streaming, normal-approximation intervals" : "bootstrap";
+  nlohmann::ordered_json k = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : key) k[name] = value;
+  j["run_key"] = k;
+  if (opts.shard_count > 0) j["shard"] = {{"index", opts.shard_index}, {"count", opts.shard_count}};
+  if (const auto cache = completion_cache_of(plan.ctx)) {  // docs/LLM.md "Completion cache"
+    const auto st = cache->stats();
+    j["llm_cache"] = {{"dir", cache->dir()}, {"hits", st.hits}, {"misses", st.misses}, {"corrupt", st.corrupt},
+                      {"writes", st.writes}, {"write_errors", st.write_errors}};
+  }
+  for (const auto& [name, value] : rubric::rubric_metadata(cfg)) j["rubric"][name] = value;
+  j["manifest_sha256"] = manifest_sha;
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+namespace {
+
+constexpr const char* kWork = ".advplan-work";
+constexpr const char* kJournal = "journal";
+constexpr const char* kKey = "run_key";
+constexpr const char* kRubric = "rubric_records.csv";
+
+void write_all(int fd, const std::string& data, const std::string& path) {
+  const char* p = data.data();
+  std::size_t n = data.size();
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IoError(fmt::format("{}: write failed ({})", path, std::strerror(errno)));
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+/// One trace file streamed into the work directory: rows are buffered and appended in scenario order.
+struct Stream {
+  std::string name;     ///< final path relative to the run directory
+  std::string work;     ///< path in the work directory
+  std::vector<std::string> header;
+  int fd = -1;
+  std::uint64_t size = 0;  ///< bytes on disk after the last flush
+  std::uint64_t header_bytes = 0;
+  bool jsonl = false;     ///< candidate_plans.jsonl: JSON lines, no header
+  bool optional = false;  ///< not written when it has no rows (extra trace files, rubric records)
+  std::uint64_t rows = 0;  ///< rows on disk after the last flush
+  std::string buf;
+  std::uint64_t buf_rows = 0;
+};
+
+/// What identifies a run for --resume: a resumed run must be the same run.
+std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::string conds;
+  for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
+  std::string tpls;
+  for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+  // The most specific fields first, so an error names the seed rather than the config hash that it changes.
+  return {{"program_version", std::string(version_string())},
+          {"seed", std::to_string(cfg.seed)},
+          {"scenarios", std::to_string(total)},
+          {"shards", std::to_string(shards)},
+          {"conditions_sha256", io::sha256_hex(conds)},
+          {"templates_sha256", io::sha256_hex(tpls)},
+          {"config_sha256", io::sha256_hex(cfg.text)},
+          {"candidate_plans", cfg.candidate_plans ? "true" : "false"}};
+}
+
+std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {
+  std::string t;
+  for (const auto& [k, v] : key) t += k + "=" + v + "\n";
+  return t;
+}
+
+/// The journal's last complete entry: "<done> <rows> <failed> <with_plan> <size rows>..." per stream.
+struct JournalEntry {
+  std::size_t done = 0, rows = 0, failed = 0, with_plan = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> files;  ///< (bytes, rows) per stream
+};
+
+std::optional<JournalEntry> last_journal_entry(const std::string& text, std::size_t nfiles) {
+  std::optional<JournalEntry> last;
+  std::size_t pos = 0;
+  while (true) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;  // a torn last line (kill -9 mid-write) is ignored
+    std::istringstream ls(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    JournalEntry e;
+    if (!(ls >> e.done >> e.rows >> e.failed >> e.with_plan)) continue;
+    bool ok = true;
+    for (std::size_t i = 0; i < nfiles && ok; ++i) {
+      std::uint64_t b = 0, r = 0;
+      ok = static_cast<bool>(ls >> b >> r);
+      e.files.emplace_back(b, r);
+    }
+    std::string extra;
+    if (ok && !(ls >> extra)) last = e;
+  }
+  return last;
+}
+
+/// Removes temporary files an interrupted atomic write left behind (".<name>.tmp-XXXXXX").
+void remove_stale_temporaries(const std::string& dir) {
+  std::vector<fs::path> stale;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string n = it->path().filename().string();
+    if (it->is_directory() && n == kWork) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_directory() && n.size() > 1 && n[0] == '.' && n.find(".tmp-") != std::string::npos) stale.push_back(it->path());
+  }
+  for (const auto& p : stale) fs::remove(p);
+}
+
+
+/// The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
+/// files (in the order the conditions first name them), and the rubric records (input of the studies).
+std::string header_text(const Stream& st) {
+  std::string h;
+  if (!st.jsonl) io::append_csv_row(h, st.header);
+  return h;
+}
+
+std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std::vector<std::string>& extra_names) {
+  std::vector<Stream> streams;
+  auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name,
+                        bool optional = false, bool jsonl = false) {
+    Stream st;
+    st.name = name;
+    st.work = (work / work_name).string();
+    st.header = header;
+    st.jsonl = jsonl;
+    st.optional = optional;
+    st.header_bytes = header_text(st).size();
+    streams.push_back(std::move(st));
+  };
+  add_stream("scenarios.csv", schema::scenarios(), "scenarios.csv");
+  add_stream("per_scenario.csv", schema::per_scenario(), "per_scenario.csv");
+  add_stream("candidates.csv", schema::candidates(), "candidates.csv");
+  for (const auto& c : plan.conditions)
+    for (const auto& f : plan.blues.at(c.blue)->info().traces)
+      if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
+        extra_names.push_back(f.name);
+        add_stream(f.name, f.header, f.name, true);
+      }
+  if (plan.cfg->terrain_geo) {  // the moves on the map (docs/GEO.md), written like an extra trace file
+    extra_names.push_back(kGeoMovesFile);
+    add_stream(kGeoMovesFile, schema::geo_moves(), kGeoMovesFile, true);
+  }
+  if (plan.cfg->candidate_plans) add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
+  add_stream("", schema::rubric_records(), kRubric, true);  // a shard keeps it; a run's studies write their own copy
+  return streams;
+}
+
+/// Records the wall time since the previous phase (or since t0) as phase `name`.
+void mark_phase(RunSummary& s, const char* name, std::chrono::steady_clock::time_point t0) {
+  double before = 0;
+  for (const auto& [n, secs] : s.phase_seconds) before += secs;
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.phase_seconds.emplace_back(name, now - before);
+}
+
+/// MANIFEST, then run_metadata.json, then the work directory goes (its journal first: from then on the run is
+/// complete, and a half-removed work directory is cleared by --resume).
+RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summary, int threads,
+                    std::chrono::steady_clock::time_point t0, const std::vector<std::pair<std::string, std::string>>& key) {
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::string manifest = io::write_manifest(opts.out_dir);
+  mark_phase(summary, "manifest", t0);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  io::write_file_atomic((dir / io::kMetadataFile).string(),
+                        metadata_json(plan, opts, summary, threads, io::sha256_hex(manifest), key));
+  fs::remove(work / kJournal);
+  fs::remove_all(work);
+  return summary;
+}
+
+/// Every scenario is on disk in the work directory: moves the traces into place and writes what derives from
+/// them.
+RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams, RunSummary summary,
+                      int threads, std::chrono::steady_clock::time_point t0,
+                      const std::vector<std::pair<std::string, std::string>>& key) {
+  mark_phase(summary, "scenarios", t0);
+  const ExperimentConfig& cfg = *plan.cfg;
+  const fs::path dir(opts.out_dir);
+  // Every scenario is on disk: move the traces into place (an extra trace file without rows is not written).
+  // A shard keeps its rubric records (the merge runs the studies) and stops there: summaries, studies and tables
+  // are corpus-level.
+  const bool shard = opts.shard_count > 0;
+  const std::size_t rubric_stream = streams.size() - 1;
+  if (shard) streams[rubric_stream].name = kRubric;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const Stream& st = streams[i];
+    if (st.name.empty() || !fs::exists(st.work)) continue;
+    if (st.optional && st.size == st.header_bytes) continue;
+    if (std::rename(st.work.c_str(), (dir / st.name).c_str()) != 0)
+      throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
+  }
+
+  if (cfg.terrain_geo && !shard) write_run_maps(cfg, opts.out_dir);  // maps/<scenario>.geojson (docs/GEO.md)
+  if (shard) return seal_run(plan, opts, summary, threads, t0, key);
+
+  const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
+  if (opts.summary == "streaming" ||
+      (opts.summary == "auto" && summary.rows - summary.failed_rows > kStreamingSummaryRows)) {
+    // At scale: one pass over per_scenario.csv, memory independent of the corpus (docs/RESULTS.md).
+    const StreamedSummaries ss = stream_summaries((dir / "per_scenario.csv").string(), bs);
+    summary.first_failure = ss.first_failure;
+    summary.streamed_summaries = true;
+    io::write_files(opts.out_dir, {{"bootstrap_summary.csv", ss.bootstrap_summary},
+                               {"budget_curve.csv", ss.budget_curve},
+                               {"terrain_summary.csv", ss.terrain_summary}});
+    if (opts.before_manifest) opts.before_manifest(opts.out_dir);
+    return seal_run(plan, opts, summary, threads, t0, key);
+  }
+
+  // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
+  RunCsvs run;
+  run.dir = opts.out_dir;
+  run.scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
+  run.per_scenario = CsvTable::read((dir / "per_scenario.csv").string(), schema::per_scenario());
+  {
+    const auto cs = run.per_scenario.col("status"), cr = run.per_scenario.col("failure_reason");
+    for (const auto& r : run.per_scenario.rows())
+      if (r[cs] != "ok") {
+        summary.first_failure = r[cr];
+        break;
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> files;
+  const CsvTable boot = bootstrap_summary_table(run.per_scenario, bs);
+  files.emplace_back("bootstrap_summary.csv", boot.to_string());
+  {
+    CsvTable storage;
+    const CsvTable& ok = ok_rows(run.per_scenario, storage);
+    const SummaryIntervals iv(boot, ok, bs);
+    files.emplace_back("budget_curve.csv", budget_curve_table(ok, iv).to_string());
+    files.emplace_back("terrain_summary.csv", terrain_summary_table(ok, iv).to_string());
+  }
+  io::write_files(opts.out_dir, files);
+  run.bootstrap_summary = boot;
+  mark_phase(summary, "summaries", t0);
+  if (fs::exists(dir / "council_trace.csv"))
+    run.council_trace = CsvTable::read((dir / "council_trace.csv").string(), schema::council_trace());
+  if (fs::exists(dir / "council_candidates.csv"))
+    run.council_candidates = CsvTable::read((dir / "council_candidates.csv").string(), schema::council_candidates());
+  const bool any_ok = summary.rows > summary.failed_rows;
+  if (opts.studies && any_ok) {
+    const CsvTable rubric = CsvTable::read(streams[rubric_stream].work, schema::rubric_records());
+    const CsvTable* council_trace = run.council_trace ? &*run.council_trace : nullptr;
+    const auto study_files = run_studies(plan, run.per_scenario, rubric, council_trace, bs);
+    io::write_files(opts.out_dir, study_files);
+    auto opt = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
+      if (!fs::exists(dir / f)) return std::nullopt;
+      return CsvTable::read((dir / f).string(), cols);
+    };
+    run.rubric_records = opt("studies/rubric_records.csv", schema::rubric_records());
+    run.rubric_sensitivity = opt("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
+    run.framing = opt("studies/framing.csv", schema::framing());
+    run.components = opt("studies/components.csv", schema::components());
+    mark_phase(summary, "studies", t0);
+  }
+  // A run in which every row failed keeps its rows and reasons, but has no tables to build.
+  if (any_ok) io::write_files((dir / "tables").string(), build_tables(run, bs));
+  mark_phase(summary, "tables", t0);
+  if (opts.before_manifest) opts.before_manifest(opts.out_dir);
+  return seal_run(plan, opts, summary, threads, t0, key);
+}
+
+}  // namespace
+
+RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExperimentConfig& cfg = *plan.cfg;
+  if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
+  (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
+  if (opts.summary != "auto" && opts.summary != "bootstrap" && opts.summary != "streaming")
+    throw ConfigError(fmt::format("--summary {}: accepted values are auto, bootstrap and streaming", opts.summary));
+  if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
+    throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
+                                  opts.shard_index, opts.shard_count, opts.shard_count - 1));
+  const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
+  const bool had_files = io::prepare_run_directory(opts.out_dir, mode);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  const std::size_t total = cfg.templates.size() * per_template;
+  auto key = run_key(plan, total, opts.shard_count);
+  // The resume check also compares the shard; a merge compares every field but this one.
+  key.emplace_back("shard_index", std::to_string(opts.shard_index));
+  // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
+  const std::size_t lo = opts.shard_count > 0 ? total * opts.shard_index / opts.shard_count : 0;
+  const std::size_t hi = opts.shard_count > 0 ? total * (opts.shard_index + 1) / opts.shard_count : total;
+
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
+
+  // The rubric layer grades the plans this run makes: keep them when it will run in this process (studies on,
+  // no shard, summaries in memory), and only then, so memory stays independent of the corpus at scale.
+  {
+    const bool in_memory = opts.summary == "bootstrap" ||
+                           (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
+    plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
+    // The rubric layer and the framing study's base arm read the whole corpus: keep the run's scenarios for them.
+    // (The framing study reads it under metadata framing alone: under applied framing its base is not the run's.)
+    plan.corpus->enable((rubric::rubric_layer_enabled(cfg) ||
+                         (cfg.studies.framing && cfg.framing_mode == FramingMode::metadata)) &&
+                            opts.studies && opts.shard_count == 0 && in_memory,
+                        total);
+    // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
+    // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
+    // "baseline" stream, as the study does) plays its games, when no map changes the qualities.
+    plan.framing_base->enable(cfg.studies.framing && opts.studies && opts.shard_count == 0 && in_memory &&
+                                  cfg.framing_mode == FramingMode::metadata && !cfg.terrain_geo,
+                              cfg.studies.framing_blue, cfg.studies.framing_red);
+  }
+
+  RunSummary summary;
+  const std::size_t count = hi - lo;  // scenarios of this process
+  summary.scenarios = count;
+  std::size_t start = 0;
+  const std::string journal_path = (work / kJournal).string();
+  bool resuming = false;
+  if (had_files) {
+    // Work directories of a run killed before its first journal entry hold nothing to keep.
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
+    resuming = fs::exists(work / kJournal);
+    if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
+      // Complete; a kill may have left the work directory half removed.
+      fs::remove_all(work);
+      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string()), nullptr, false);
+      if (meta.is_object()) {
+        summary.rows = meta.value("rows", std::size_t{0});
+        summary.failed_rows = meta.value("failed_rows", std::size_t{0});
+        summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
+      }
+      summary.resumed_from = count;
+      summary.already_complete = true;
+      return summary;
+    }
+    if (!resuming && fs::directory_iterator(dir) != fs::directory_iterator())
+      throw IoError(fmt::format("{}: --resume: no interrupted advplan run here ({} is missing)", opts.out_dir,
+                                journal_path));
+  }
+  std::size_t done = start;
+  int journal_fd = -1;
+  auto journal_line = [&] {
+    std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
+    for (const Stream& st : streams) line += fmt::format(" {} {}", st.size, st.rows);
+    return line + '\n';
+  };
+  if (resuming) {
+    // The interrupted run must be the same run: compare its key field by field.
+    const std::string recorded = io::read_text_file((work / kKey).string());
+    std::istringstream in(recorded);
+    std::map<std::string, std::string> was;
+    for (std::string line; std::getline(in, line);)
+      if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
+    for (const auto& [k, v] : key)
+      if (was[k] != v)
+        throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
+                                      "with its own config, or pass --force to start over",
+                                      (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
+    const std::string journal_text = io::read_text_file(journal_path);
+    const auto entry = last_journal_entry(journal_text, streams.size());
+    if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+    // A torn last line is cut off, so the next entry starts on a line of its own.
+    const auto nl = journal_text.rfind('\n');
+    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
+      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
+    start = done = entry->done;
+    summary.resumed_from = start;
+    summary.rows = entry->rows;
+    summary.failed_rows = entry->failed;
+    summary.scenarios_with_blue_plan = entry->with_plan;
+    remove_stale_temporaries(opts.out_dir);
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      Stream& st = streams[i];
+      st.size = entry->files[i].first;
+      st.rows = entry->files[i].second;
+      const bool moved = start == count && !st.name.empty() && !fs::exists(st.work);
+      if (moved) continue;  // finalisation had already moved it into place
+      st.fd = ::open(st.work.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
+      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0 || ::lseek(st.fd, 0, SEEK_END) < 0)
+        throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
+    }
+    journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
+  } else {
+    // Built under a fresh random name (mkdtemp) with the key, the headers and journal entry 0, then renamed, so
+    // .advplan-work is always resumable.
+    std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    if (::mkdtemp(name.data()) == nullptr)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+    const fs::path staging(name.data());
+    io::write_file_atomic((staging / kKey).string(), key_text(key));
+    for (Stream& st : streams) {
+      const std::string p = (staging / fs::path(st.work).filename()).string();
+      st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
+      const std::string h = header_text(st);
+      write_all(st.fd, h, st.work);
+      st.size = h.size();
+      st.header_bytes = h.size();
+    }
+    const std::string jp = (staging / kJournal).string();
+    journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
+    write_all(journal_fd, journal_line(), journal_path);
+    if (std::rename(staging.c_str(), work.c_str()) != 0)
+      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  }
+
+  auto flush = [&] {
+    for (Stream& st : streams) {
+      if (st.buf.empty()) continue;
+      write_all(st.fd, st.buf, st.work);
+      st.size += st.buf.size();
+      st.rows += st.buf_rows;
+      st.buf.clear();
+      st.buf_rows = 0;
+    }
+    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
+    // resumed run truncates and writes again.
+    write_all(journal_fd, journal_line(), journal_path);
+  };
+
+  if (start < count) {
+    const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
+    Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
+                      start, opts.progress_interval_s);
+    const auto per_header = schema::per_scenario();
+    const auto col = [&](const char* name) {
+      return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
+    };
+    const std::size_t c_status = col("status"), c_reason = col("failure_reason"), c_scenario = col("scenario_id"),
+                      c_condition = col("condition");
+    std::size_t next = start;
+    auto last_flush = std::chrono::steady_clock::now();
+    // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
+    const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
+    // A scenario's rows are rendered as CSV text per stream in the parallel stage, so the in-order stage only
+    // appends text (the same bytes: append_csv_row writes a row the same wherever it is called).
+    struct Rendered {
+      std::shared_ptr<ScenarioOutcome> o;
+      std::vector<std::string> text;          // per stream
+      std::vector<std::uint64_t> rows;        // per stream
+    };
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                            [&](tbb::flow_control& fc) -> std::size_t {
+                                              if (next >= count) {
+                                                fc.stop();
+                                                return 0;
+                                              }
+                                              return next++;
+                                            }) &
+            tbb::make_filter<std::size_t, std::shared_ptr<Rendered>>(
+                tbb::filter_mode::parallel,
+                [&](std::size_t i) {
+                  const std::size_t c = lo + i;  // corpus index
+                  Scenario sc = generate_scenario(cfg.templates[c / per_template], cfg.seed_from + c % per_template,
+                                                  gen);
+                  auto r = std::make_shared<Rendered>();
+                  r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+                  if (plan.corpus->enabled()) plan.corpus->put(c, std::move(sc));
+                  r->text.resize(streams.size());
+                  r->rows.assign(streams.size(), 0);
+                  const ScenarioOutcome& o = *r->o;
+                  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
+                    io::append_csv_row(r->text[s], row);
+                    ++r->rows[s];
+                  };
+                  add(0, o.scenario_row);
+                  for (const auto& row : o.per_scenario) add(1, row);
+                  for (const auto& row : o.candidates) add(2, row);
+                  for (std::size_t e = 0; e < extra_names.size(); ++e)
+                    if (auto it = o.extra.find(extra_names[e]); it != o.extra.end())
+                      for (const auto& row : it->second) add(3 + e, row);
+                  if (plan.cfg->candidate_plans) {
+                    std::string& cp = r->text[rubric_stream - 1];
+                    for (const auto& line : o.candidate_plans) {
+                      cp += line;
+                      cp += '\n';
+                      ++r->rows[rubric_stream - 1];
+                    }
+                  }
+                  for (const auto& row : o.rubric_records) add(rubric_stream, row);
+                  return r;
+                }) &
+            tbb::make_filter<std::shared_ptr<Rendered>, void>(
+                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<Rendered> r) {
+                  for (std::size_t s = 0; s < streams.size(); ++s) {
+                    streams[s].buf += r->text[s];
+                    streams[s].buf_rows += r->rows[s];
+                  }
+                  const std::shared_ptr<ScenarioOutcome>& o = r->o;
+                  summary.rows += o->per_scenario.size();
+                  summary.failed_rows += o->failed_rows;
+                  summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
+                  ++done;
+                  for (const auto& row : o->per_scenario)
+                    if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
+                  progress.scenario_done(o->failed_rows);
+                  std::size_t bytes = 0;
+                  for (const Stream& st : streams) bytes += st.buf.size();
+                  const auto now = std::chrono::steady_clock::now();
+                  const bool due = opts.checkpoint_every > 0
+                                       ? (done - start) % opts.checkpoint_every == 0
+                                       : now - last_flush > std::chrono::milliseconds(200);
+                  if (bytes > (4u << 20) || due) {
+                    flush();
+                    last_flush = now;
+                  }
+                }));
+    flush();
+  }
+  ::close(journal_fd);
+  for (Stream& st : streams)
+    if (st.fd >= 0) {
+      if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
+      st.fd = -1;
+    }
+
+  return finish_run(plan, opts, streams, summary, threads, t0, key);
+}
+
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
+  return run_key(plan, cfg.templates.size() * per_template, shard_count);
+}
+
+RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  io::prepare_run_directory(opts.out_dir, opts.force ? io::DirMode::force : io::DirMode::fresh);
+  const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const fs::path dir(opts.out_dir), work = dir / kWork;
+  if (::mkdir(work.c_str(), 0755) != 0)
+    throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  std::vector<std::string> extra_names;
+  std::vector<Stream> streams = make_streams(plan, work, extra_names);
+  const std::size_t rubric_stream = streams.size() - 1;
+  RunSummary summary;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    Stream& st = streams[i];
+    const std::string shard_name = i == rubric_stream ? kRubric : st.name;
+    st.fd = ::open(st.work.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", st.work, std::strerror(errno)));
+    const std::string h = header_text(st);
+    write_all(st.fd, h, st.work);
+    st.size = h.size();
+    // Each shard's rows after its header line, in shard order: the contiguous blocks make the corpus order.
+    for (const auto& sd : shard_dirs) {
+      const std::string path = (fs::path(sd) / shard_name).string();
+      if (!fs::exists(path)) continue;  // an optional file the shard had no rows for
+      const std::string text = io::read_text_file(path);
+      if (text.compare(0, h.size(), h) != 0)
+        throw CsvError(fmt::format("{}: line 1: the header is not the one this run writes", path));
+      write_all(st.fd, text.substr(h.size()), st.work);
+      st.size += text.size() - h.size();
+    }
+    ::close(st.fd);
+    st.fd = -1;
+  }
+  for (const auto& sd : shard_dirs) {
+    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string()));
+    summary.scenarios += meta.value("scenarios", std::size_t{0});
+    summary.rows += meta.value("rows", std::size_t{0});
+    summary.failed_rows += meta.value("failed_rows", std::size_t{0});
+    summary.scenarios_with_blue_plan += meta.value("scenarios_with_blue_plan", std::size_t{0});
+  }
+  RunOptions merged = opts;
+  merged.shard_count = 0;
+  merged.shard_index = 0;
+  auto key = run_identity(plan, 0);
+  key.emplace_back("shard_index", "0");
+  return finish_run(plan, merged, streams, summary, threads, t0, key);
+}
+
+}  // namespace advplan

@@ -1,0 +1,399 @@
+#include "advplan/run/scenario_eval.hpp"
+#include "advplan/rubric/plans.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/run/geo_eval.hpp"
+#include "advplan/run/trace_schema.hpp"
+#include "advplan/geo/map.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/rubric.hpp"
+#include "advplan/metrics/structure.hpp"
+#include "advplan/sim/advantage.hpp"
+#include "advplan/sim/wargame.hpp"
+
+namespace advplan {
+using io::fmt_real;
+
+namespace {
+
+
+struct BlueEval {
+  BluePlanResult result;
+  QualityParts q;
+  CoherenceParts d;
+  StructureParts st;
+  double raw = 0;
+  GeoPlanEffect geo;  ///< terrain: geo only
+};
+
+BlueEval eval_blue(BluePlanResult r, const Scenario& sc, const QualityWeights& w) {
+  BlueEval e;
+  e.result = std::move(r);
+  if (e.result.plan) {
+    const auto layout = layout_plan(*e.result.plan, sc);
+    std::vector<double> cov;
+    coverage_into(layout, cov);  // once, for q's risk and D's risk mitigation
+    e.q = quality(layout, sc, Side::Blue, w, cov);
+    e.d = coherence(*e.result.plan, layout, sc, cov);
+    e.st = structure(*e.result.plan);
+    e.raw = raw_capability(*e.result.plan, sc);
+  }
+  return e;
+}
+
+std::string i2s(long long v) { return std::to_string(v); }
+
+/// The row in schema::per_scenario() order; `fields` fills the named columns, the rest stay empty.
+class RowBuilder {
+ public:
+  RowBuilder() : row_(schema::per_scenario().size()) {}
+  RowBuilder& set(std::string_view col, std::string v) {
+    // The column's index from a table built once (the schema is a static list): a row sets every column.
+    static const std::unordered_map<std::string_view, std::size_t> index = [] {
+      std::unordered_map<std::string_view, std::size_t> m;
+      const auto& h = schema::per_scenario();
+      for (std::size_t i = 0; i < h.size(); ++i) m.emplace(h[i], i);
+      return m;
+    }();
+    const auto it = index.find(col);
+    if (it == index.end()) throw std::logic_error(fmt::format("per_scenario has no column {}", col));
+    row_[it->second] = std::move(v);
+    return *this;
+  }
+  RowBuilder& set(std::string_view col, double v) { return set(col, fmt_real(v)); }
+  Row take() { return std::move(row_); }
+
+ private:
+  Row row_;
+};
+
+Row scenario_row(const Scenario& sc) {
+  std::size_t n_blue = 0, n_red = 0;
+  for (const auto& a : sc.assets) (a.side == Side::Blue ? n_blue : n_red) += 1;
+  return {sc.id,
+          sc.template_id,
+          std::to_string(sc.seed),
+          sc.terrain.family,
+          std::string(to_string(sc.framing)),
+          std::to_string(n_blue),
+          std::to_string(n_red),
+          std::to_string(sc.blue_seed_plans.size()),
+          fmt_real(sc.terrain.mobility),
+          fmt_real(sc.terrain.visibility),
+          fmt_real(sc.terrain.exposure),
+          sc.blue_objective};
+}
+
+/// One plan per distinct BLUE policy of the conditions, each from its own keyed stream.
+std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, bool& produced_plan,
+                                           const geo::GeoMap* map) {
+  std::map<std::string, BlueEval> blues;
+  for (const auto& c : plan.conditions) {
+    if (blues.contains(c.blue)) continue;
+    Rng rng = Rng::keyed(plan.cfg->seed, sc.id, "blue/" + c.blue);
+    BluePlanResult r;
+    try {
+      std::unique_lock<std::mutex> serial;
+      if (std::mutex* m = plan.lock_for("blue:" + c.blue)) serial = std::unique_lock(*m);
+      r = plan.blues.at(c.blue)->plan(sc, rng);
+    } catch (const std::exception& e) {
+      r.plan.reset();
+      r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
+    }
+    if (r.plan && c.group != "reference") produced_plan = true;
+    if (plan.blue_plans && plan.blue_plans->enabled() && rubric::rubric_grades_blue(c.blue))
+      plan.blue_plans->put(sc.id, c.blue, r.plan);
+    BlueEval be = eval_blue(std::move(r), sc, plan.cfg->quality);
+    if (map != nullptr && be.result.plan) {  // terrain: geo (docs/GEO.md "Plans on the map")
+      be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);
+      be.q = apply_geo(be.q, be.geo, plan.cfg->quality);
+    }
+    blues.emplace(c.blue, std::move(be));
+  }
+  return blues;
+}
+
+/// What one condition leaves behind besides its rows: the plan outcome and the RED plan's coherence parts.
+struct ConditionResult {
+  std::optional<PlanOutcome> outcome;
+  std::optional<CoherenceParts> red_parts;
+};
+
+/// Candidate diagnostics over the set the RED policy chose among (docs/METRICS.md "Candidate diagnostics").
+struct CandidateDiagnostics {
+  std::vector<double> qs, ds;
+  std::vector<CategorySet> cats;
+  int greedy = 0, constraint = 0;
+  std::vector<bool> front;
+  std::size_t n_front = 0;
+};
+
+CandidateDiagnostics diagnose(const RedResponse& resp, double lambda) {
+  CandidateDiagnostics d;
+  for (const auto& x : resp.candidates) {
+    d.qs.push_back(x.q.q);
+    d.ds.push_back(x.d.D);
+    d.cats.push_back(x.categories);
+  }
+  d.greedy = select_quality_greedy(d.qs);
+  d.constraint = select_constraint_aware(d.qs, d.ds, lambda);
+  d.front = pareto_front(d.qs, d.ds);
+  for (bool b : d.front) d.n_front += b ? 1 : 0;
+  return d;
+}
+
+void set_contract(RowBuilder& row, const ContractStats& c) {
+  row.set("contract_parsed", i2s(c.parsed))
+      .set("contract_repaired", i2s(c.repaired))
+      .set("contract_failed", i2s(c.failed))
+      .set("contract_retries", i2s(c.retries));
+}
+
+/// The identifying columns every row of a condition starts with.
+RowBuilder base_row(const Scenario& sc, const Condition& c, const RedPolicy& red) {
+  RowBuilder row;
+  row.set("scenario_id", sc.id)
+      .set("template", sc.template_id)
+      .set("terrain_family", sc.terrain.family)
+      .set("framing", std::string(to_string(sc.framing)))
+      .set("condition", c.label)
+      .set("condition_group", c.group)
+      .set("blue_policy", c.blue)
+      .set("red_policy", red.label())
+      .set("k", i2s(red.k()));
+  return row;
+}
+
+/// Everything one scenario task shares across its conditions.
+struct ScenarioTask {
+  const Scenario& sc;
+  const RunPlan& plan;
+  const std::map<std::string, BlueEval>& blues;
+  const SimNoise& noise;  // common random numbers across conditions
+  CandidateCache& cache;
+  ScenarioOutcome& out;
+  /// The labels of the conditions that are the last of their BLUE policy (in condition order).
+  std::set<std::string> last_of_blue;
+  const geo::GeoMap* map = nullptr;  // terrain: geo
+  /// The wargames played so far, by their forces' bits. simulate() is a function of the two forces, the noise
+  /// and the settings, and the last two are the task's, so conditions whose RED policies chose the same plan
+  /// (greedy@4 and greedy@8 often do) play it once; the result is the same bits.
+  std::vector<std::pair<std::array<double, 8>, SimResult>> games;
+
+  SimResult play(const Force& blue, const Force& red) {
+    const std::array<double, 8> key{blue.raw, blue.q, blue.D, blue.readiness, red.raw, red.q, red.D, red.readiness};
+    for (const auto& [k, r] : games)
+      if (std::memcmp(k.data(), key.data(), sizeof key) == 0) return r;
+    games.emplace_back(key, simulate(blue, red, noise, plan.cfg->sim));
+    return games.back().second;
+  }
+};
+
+ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
+  const Scenario& sc = t.sc;
+  const RedPolicy& red = *t.plan.reds.at(c.red);
+  const BlueEval& be = t.blues.at(c.blue);
+  RowBuilder row = base_row(sc, c, red);
+  auto fail = [&](const std::string& why) {
+    row.set("status", "failed").set("failure_reason", why);
+    set_contract(row, be.result.contract);
+    t.out.per_scenario.push_back(row.take());
+    ++t.out.failed_rows;
+    return ConditionResult{};
+  };
+  if (!be.result.plan) return fail("blue: " + be.result.failure);
+  const Plan& blue = *be.result.plan;
+  const RedRequest req = red_request(sc, blue, t.plan.ctx, "baseline");
+  // The last condition of this BLUE policy takes the cached candidates instead of a copy (CandidateCache::last_use).
+  if (t.last_of_blue.count(c.label)) t.cache.last_use(req.stream, blue);
+  RedResponse resp;
+  try {
+    std::unique_lock<std::mutex> serial;
+    if (std::mutex* m = t.plan.lock_for("red:" + c.red)) serial = std::unique_lock(*m);
+    resp = red.respond(req, &t.cache);
+  } catch (const Error& e) {
+    resp.failure = e.what();
+    resp.selected = -1;
+  }
+  ContractStats contract = be.result.contract;
+  contract += resp.contract;
+  const RedCandidate* rc = resp.chosen();
+  if (!rc) return fail("red: " + resp.failure);
+
+  const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
+  QualityParts red_q = rc->q;
+  Force fb{be.raw, be.q.q, be.d.D};
+  // A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
+  auto raw_of = [&](const RedCandidate& x) {
+    return std::isnan(x.raw_capability) ? raw_capability(x.plan, sc) : x.raw_capability;
+  };
+  Force fr{raw_of(*rc), rc->q.q, rc->d.D};
+  if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
+    const GeoPlanEffect rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
+    red_q = apply_geo(rc->q, rg, t.plan.cfg->quality);
+    fr.q = red_q.q;
+    fb.readiness = be.geo.readiness;
+    fr.readiness = rg.readiness;
+    auto& rows = t.out.extra[kGeoMovesFile];
+    append_geo_rows(rows, sc.id, c.label, Side::Blue, blue.plan_id, be.geo);
+    append_geo_rows(rows, sc.id, c.label, Side::Red, rc->plan.plan_id, rg);
+  }
+  const SimResult sim = t.play(fb, fr);
+  const double adv = advantage(be.q.q, red_q.q);
+  const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
+
+  row.set("status", "ok")
+      .set("blue_plan_id", blue.plan_id)
+      .set("red_plan_id", rc->plan.plan_id)
+      .set("blue_quality", be.q.q)
+      .set("blue_e", be.q.e)
+      .set("blue_c", be.q.c)
+      .set("blue_r", be.q.r)
+      .set("blue_coherence", be.d.D)
+      .set("red_quality", red_q.q)
+      .set("red_coherence", rc->d.D)
+      .set("advantage", adv)
+      .set("nash_gap", nash_gap(be.q.q, red_q.q))
+      .set("blue_win_rate", sim.win_rate)
+      .set("blue_final_strength", sim.blue_final)
+      .set("red_final_strength", sim.red_final)
+      .set("diversity", action_type_diversity(d.cats))
+      .set("quality_spread", quality_spread(d.qs))
+      .set("pareto_count", i2s(static_cast<long long>(d.n_front)))
+      .set("changed_choice", i2s(g != cd ? 1 : 0))
+      .set("quality_regret", d.qs[g] - d.qs[cd])
+      .set("structural_gain", d.ds[cd] - d.ds[g])
+      .set("blue_O", be.st.O)
+      .set("blue_PV", be.st.P_V)
+      .set("blue_W", be.st.W)
+      .set("red_pressure", rc->pressure.magnitude)
+      .set("red_pressure_category", std::string(to_string(rc->pressure.category)))
+      .set("candidates_valid", i2s(static_cast<long long>(resp.candidates.size())))
+      .set("candidates_dropped", i2s(resp.dropped))
+      .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
+      .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "")
+      .set("blue_raw_capability", fb.raw)
+      .set("red_raw_capability", fr.raw)
+      .set("blue_effective_power", effective_power(fb))
+      .set("red_effective_power", effective_power(fr));
+  set_contract(row, contract);
+  t.out.per_scenario.push_back(row.take());
+
+  for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
+    const auto& x = resp.candidates[i];
+    t.out.candidates.push_back({sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q),
+                                fmt_real(x.d.D), fmt_real(x.pressure.magnitude),
+                                std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0", i == g ? "1" : "0",
+                                i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
+                                format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
+    if (t.plan.cfg->candidate_plans) {
+      nlohmann::ordered_json j;
+      j["scenario_id"] = sc.id;
+      j["condition"] = c.label;
+      j["index"] = x.index;
+      j["k"] = red.k();
+      j["plan_id"] = x.plan.plan_id;
+      j["selected"] = static_cast<int>(i) == resp.selected;
+      j["plan"] = to_json(x.plan);
+      t.out.candidate_plans.push_back(j.dump());
+    }
+  }
+  // Kept for the framing study once the condition's rows are complete (FramingBaseMemo).
+  if (t.plan.framing_base && t.plan.framing_base->wants(c.blue, c.red)) t.plan.framing_base->put(sc.id, be.q.q, adv);
+  return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d};
+}
+
+/// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.
+ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) {
+  const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
+                    plans_before = t.out.candidate_plans.size();
+  const auto geo_rows = t.out.extra.find(kGeoMovesFile);
+  const std::size_t geo_before = geo_rows == t.out.extra.end() ? 0 : geo_rows->second.size();
+  try {
+    return evaluate_condition(t, c);
+  } catch (const std::exception& e) {
+    t.out.per_scenario.resize(rows_before);
+    t.out.candidates.resize(cand_before);
+    t.out.candidate_plans.resize(plans_before);
+    if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
+    RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
+    row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
+    t.out.per_scenario.push_back(row.take());
+    ++t.out.failed_rows;
+    return {};
+  }
+}
+
+/// Rubric-sensitivity records: for each configured source, the coherence parts of that side's plan in that
+/// condition, scored by every validator.
+void rubric_records(ScenarioTask& t, const std::map<std::string, ConditionResult>& results) {
+  for (const auto& src : t.plan.cfg->studies.rubric_records) {
+    const CoherenceParts* parts = nullptr;
+    for (const auto& c : t.plan.conditions) {
+      if (c.label != src.condition) continue;
+      if (src.side == Side::Blue) {
+        const BlueEval& be = t.blues.at(c.blue);
+        if (be.result.plan) parts = &be.d;
+      } else if (auto it = results.find(c.label); it != results.end() && it->second.red_parts) {
+        parts = &*it->second.red_parts;
+      }
+    }
+    if (!parts) continue;
+    for (const auto& v : rubric_validators())
+      t.out.rubric_records.push_back(
+          {t.sc.id + "/" + src.kind, t.sc.id, src.kind, v.name, fmt_real(weighted_coherence(*parts, v.weights))});
+  }
+}
+
+}  // namespace
+
+ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
+  ScenarioOutcome out;
+  out.scenario_row = scenario_row(sc);
+  std::optional<geo::GeoMap> map;
+  if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
+  const auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
+  const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
+  CandidateCache cache;
+  ScenarioTask task{sc, plan, blues, noise, cache, out, {}, map ? &*map : nullptr};
+  {
+    std::set<std::string> seen;
+    for (auto it = plan.conditions.rbegin(); it != plan.conditions.rend(); ++it)
+      if (seen.insert(it->blue).second) task.last_of_blue.insert(it->label);
+  }
+
+  std::map<std::string, ConditionResult> results;                // by condition label
+  std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result
+  for (const auto& c : plan.conditions) {
+    ConditionResult r = evaluate_condition_guarded(task, c);
+    auto& first = first_outcome[c.blue];
+    if (!first && r.outcome) first = r.outcome;
+    results.emplace(c.label, std::move(r));
+  }
+  // Policies that trace their own process (the council) add their rows through the generic hook.
+  for (const auto& [spec, be] : blues) {
+    const BluePolicy& policy = *plan.blues.at(spec);
+    if (policy.info().traces.empty()) continue;
+    const auto& first = first_outcome[spec];
+    policy.trace_rows(sc, be.result, first ? &*first : nullptr, out.extra);
+  }
+  if (plan.cfg->studies.rubric) rubric_records(task, results);
+  return out;
+}
+
+}  // namespace advplan

@@ -1,0 +1,258 @@
+#include "advplan/tables/tables.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "advplan/core/error.hpp"
+#include "advplan/stats/text_table.hpp"
+#include "advplan/run/trace_schema.hpp"
+#include "advplan/stats/statistics.hpp"
+
+namespace advplan {
+using io::CsvTable;
+using io::fmt_real;
+namespace fs = std::filesystem;
+
+namespace {
+
+
+std::string cell(const Interval& i) { return interval_cell(i); }
+using Row = std::vector<std::string>;
+
+
+
+
+/// The BLUE and RED policy of each condition, from its first row.
+std::map<std::string, std::pair<std::string, std::string>> condition_policies(const CsvTable& per) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy");
+  for (const auto& r : per.rows()) out.emplace(r[cc], std::make_pair(r[cb], r[cr]));
+  return out;
+}
+
+std::vector<std::string> conditions_in_group(const CsvTable& per, std::initializer_list<std::string_view> groups) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  const auto cc = per.col("condition"), cg = per.col("condition_group");
+  for (const auto& r : per.rows())
+    for (auto g : groups)
+      if (r[cg] == g && seen.insert(r[cc]).second) out.push_back(r[cc]);
+  return out;
+}
+
+}  // namespace
+
+
+RunCsvs read_run(const std::string& dir) {
+  RunCsvs r;
+  static_cast<RunTraces&>(r) = read_run_traces(dir);
+  auto path = [&](const char* f) { return (fs::path(dir) / f).string(); };
+  auto optional = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
+    if (!fs::exists(path(f))) return std::nullopt;
+    return CsvTable::read(path(f), cols);
+  };
+  r.council_trace = optional("council_trace.csv", schema::council_trace());
+  r.council_candidates = optional("council_candidates.csv", schema::council_candidates());
+  r.rubric_records = optional("studies/rubric_records.csv", schema::rubric_records());
+  r.rubric_sensitivity = optional("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
+  r.framing = optional("studies/framing.csv", schema::framing());
+  r.components = optional("studies/components.csv", schema::components());
+  return r;
+}
+
+namespace {
+CsvTable filter_rows(const CsvTable& t, std::string_view col, const std::set<std::string>& keep) {
+  CsvTable out(t.header());
+  const auto c = t.col(col);
+  for (const auto& r : t.rows())
+    if (keep.contains(r[c])) out.add(r);
+  return out;
+}
+}  // namespace
+
+RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::string& value) {
+  if (column != "template" && column != "terrain_family")
+    throw CsvError(fmt::format("cannot slice by '{}' (accepted: template, terrain_family)", column));
+  std::set<std::string> ids;
+  const auto cc = run.scenarios.col(column), ci = run.scenarios.col("scenario_id");
+  for (const auto& r : run.scenarios.rows())
+    if (r[cc] == value) ids.insert(r[ci]);
+  RunCsvs out = run;
+  out.scenarios = filter_rows(run.scenarios, "scenario_id", ids);
+  out.per_scenario = filter_rows(run.per_scenario, "scenario_id", ids);
+  if (run.council_trace) out.council_trace = filter_rows(*run.council_trace, "scenario_id", ids);
+  if (run.council_candidates) out.council_candidates = filter_rows(*run.council_candidates, "scenario_id", ids);
+  if (run.rubric_records) out.rubric_records = filter_rows(*run.rubric_records, "scenario_id", ids);
+  // Study summaries are corpus-level; they are not re-sliced.
+  out.rubric_sensitivity.reset();
+  out.framing.reset();
+  out.components.reset();
+  // The slice's intervals are the slice's own joint bootstrap, with the run's recorded settings.
+  out.bootstrap_summary = bootstrap_summary_table(out.per_scenario, recorded_bootstrap(run.bootstrap_summary));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs) {
+  CsvTable storage;
+  const CsvTable& per = ok_rows(run.per_scenario, storage);
+  const SummaryIntervals iv(run.bootstrap_summary, per, bs);
+  std::vector<std::pair<std::string, std::string>> files;
+  auto emit = [&](const TextTable& t) {
+    files.emplace_back(t.name + ".md", t.markdown());
+    files.emplace_back(t.name + ".tex", t.latex());
+  };
+
+  // Table 3: policy comparison. The title and the policy columns follow from the conditions in the run.
+  {
+    const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
+    const auto policies = condition_policies(per);
+    std::set<std::string> blues;
+    for (const auto& c : conds) blues.insert(policies.at(c).first);
+    TextTable t{"table3_policy_comparison",
+                blues.size() == 1 ? fmt::format("Table 3: RED policy comparison (BLUE {} against each RED policy)",
+                                                *blues.begin())
+                                  : "Table 3: policy comparison (each condition's BLUE policy against its RED policy)",
+                {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"},
+                {}};
+    for (const auto& cond : conds) {
+      std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
+      bool first = true;
+      for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence"}) {
+        const auto i = iv.get("all", cond, m);
+        if (first) row.push_back(std::to_string(i.n));
+        first = false;
+        row.push_back(cell(i));
+      }
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // Candidate diagnostics beside Table 3.
+  {
+    TextTable t{"table3b_candidate_diagnostics", "Candidate-set diagnostics per condition",
+                {"Condition", "Diversity", "Quality spread", "Pareto count", "Changed choice", "Quality regret",
+                 "Structural gain"},
+                {}};
+    for (const auto& cond : conditions_in_group(per, {"main", "sweep", "evaluate", "reference"})) {
+      std::vector<std::string> row{cond};
+      for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
+                            "structural_gain"})
+        row.push_back(cell(iv.get("all", cond, m)));
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // Table 4: response budget.
+  {
+    TextTable t{"table4_response_budget",
+                fmt::format("Table 4: response-budget sweep (BLUE {} against greedy@k)", sweep_blue(per)),
+                {"k", "n", "BLUE advantage", "RED quality", "Pareto count", "Diversity", "BLUE win rate"}, {}};
+    const auto sweep = sweep_conditions(per);
+    for (const auto& [k, cond] : sweep) {
+      std::vector<std::string> row{std::to_string(k)};
+      const auto adv = iv.get("all", cond, "advantage");
+      row.push_back(std::to_string(adv.n));
+      row.push_back(cell(adv));
+      for (const char* m : {"red_quality", "pareto_count", "diversity", "blue_win_rate"})
+        row.push_back(cell(iv.get("all", cond, m)));
+      t.rows.push_back(row);
+    }
+    if (!sweep.empty()) emit(t);
+  }
+  // Table 5: template slice.
+  {
+    TextTable t{"table5_template_slice", "Table 5: policy comparison by scenario template",
+                {"Template", "Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality"}, {}};
+    for (const auto& tpl : distinct_values(per, "template")) {
+      const std::string scope = "template=" + tpl;
+      for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
+        const auto adv = iv.get(scope, cond, "advantage");
+        if (adv.n == 0) continue;
+        t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),
+                          cell(iv.get(scope, cond, "blue_win_rate")),
+                          cell(iv.get(scope, cond, "red_quality"))});
+      }
+    }
+    emit(t);
+  }
+  // Terrain-family summary.
+  {
+    TextTable t{"terrain_summary", "Terrain-family summary",
+                {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
+    const CsvTable ts = terrain_summary_table(per, iv);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
+      Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};
+      t.rows.push_back({ts.at(i, "terrain_family"), ts.at(i, "condition"), ts.at(i, "n"), cell(a), cell(w)});
+    }
+    emit(t);
+  }
+  for (auto& f : build_extra_tables(run, per, iv, bs)) files.push_back(std::move(f));
+  return files;
+}
+
+std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
+                                                                  const BootstrapSettings& bs,
+                                                                  const std::map<std::string, std::string>& blue_map) {
+  const CsvTable pa = ok_rows(a.per_scenario), pb = ok_rows(b.per_scenario);
+  // Rows pair by (scenario, BLUE policy, RED policy); run A's BLUE policy is renamed through blue_map first.
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::size_t> ib;
+  {
+    const auto cs = pb.col("scenario_id"), cb = pb.col("blue_policy"), cr = pb.col("red_policy");
+    for (std::size_t i = 0; i < pb.size(); ++i) ib.emplace(Key{pb.rows()[i][cs], pb.rows()[i][cb], pb.rows()[i][cr]}, i);
+  }
+  // Pairings of run A in order of appearance: (BLUE in A, BLUE in B, RED) -> row pairs.
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::size_t, std::size_t>>> pairs;
+  {
+    const auto cs = pa.col("scenario_id"), cb = pa.col("blue_policy"), cr = pa.col("red_policy");
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+      const auto& r = pa.rows()[i];
+      auto m = blue_map.find(r[cb]);
+      const std::string blue_b = m == blue_map.end() ? r[cb] : m->second;
+      auto j = ib.find(Key{r[cs], blue_b, r[cr]});
+      if (j == ib.end()) continue;
+      const auto key = std::make_tuple(r[cb], blue_b, r[cr]);
+      auto [it, fresh] = pairs.try_emplace(key);
+      if (fresh) order.push_back(key);
+      it->second.emplace_back(i, j->second);
+    }
+  }
+  if (order.empty())
+    throw CsvError(fmt::format("{} and {}: no row pairs: no (scenario, BLUE policy, RED policy) of the first run is in "
+                               "the second{}",
+                               a.dir, b.dir, blue_map.empty() ? " (--blue-map A=B pairs BLUE policies with other names)" : ""));
+  CsvTable csv({"blue_a", "blue_b", "red_policy", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi"});
+  TextTable t{"comparison", fmt::format("Paired differences, run A ({}) minus run B ({}), by scenario, BLUE and RED policy", a.dir, b.dir),
+              {"BLUE in A", "BLUE in B", "RED", "Metric", "n", "A", "B", "A - B [95% CI]"}, {}};
+  for (const auto& key : order) {
+    const auto& [blue_a, blue_b, red] = key;
+    for (const char* m : {"advantage", "blue_win_rate", "blue_quality", "red_quality", "blue_coherence", "red_coherence"}) {
+      std::vector<double> va, vb;
+      for (const auto& [i, j] : pairs.at(key)) {
+        const double x = pa.real(i, m), y = pb.real(j, m);
+        if (std::isnan(x) || std::isnan(y)) continue;
+        va.push_back(x);
+        vb.push_back(y);
+      }
+      if (va.empty()) continue;
+      const auto d = bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
+                                                 fmt::format("paired|{}|{}|{}|{}", blue_a, blue_b, red, m));
+      csv.add({blue_a, blue_b, red, m, std::to_string(d.n), fmt_real(mean(va)), fmt_real(mean(vb)), fmt_real(d.mean),
+               fmt_real(d.lo), fmt_real(d.hi)});
+      t.rows.push_back({blue_a, blue_b, red, m, std::to_string(d.n), fmt::format("{:.3f}", mean(va)),
+                        fmt::format("{:.3f}", mean(vb)), fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, d.lo, d.hi)});
+    }
+  }
+  return {{"comparison.csv", csv.to_string()}, {"comparison.md", t.markdown()}, {"comparison.tex", t.latex()}};
+}
+
+}  // namespace advplan

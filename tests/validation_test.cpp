@@ -14,6 +14,7 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
+#include "core/validation_reference.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"

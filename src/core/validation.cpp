@@ -1,4 +1,5 @@
 #include "advplan/core/validation.hpp"
+#include "core/validation_reference.hpp"
 
 #include <fmt/format.h>
 

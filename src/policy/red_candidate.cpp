@@ -10,6 +10,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
+#include "core/validation_reference.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
 #include "core/resolved_plan.hpp"

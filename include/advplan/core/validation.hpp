@@ -33,11 +33,6 @@ struct PlanParse {
 std::vector<Violation> validate_plan(const Plan& plan, const Scenario& scenario,
                                      std::optional<Side> expected_side = std::nullopt);
 
-/// The full check alone, building the Boost.Graph action graph (cycles, reachability) and every message. A
-/// valid plan (the common case) is accepted by an allocation-free fast check first; validate_plan runs this one
-/// only to name the violations. Exposed as the oracle of that fast check (tests/validation_test.cpp).
-std::vector<Violation> validate_plan_reference(const Plan& plan, const Scenario& scenario,
-                                               std::optional<Side> expected_side = std::nullopt);
 
 /// Decode a JSON value and validate; never throws.
 PlanParse parse_plan_json(const nlohmann::json& j, const Scenario& scenario,

@@ -143,6 +143,21 @@ TEST_P(TablesRefuse, ADirectoryThatIsNotOneCompleteRunNamingTheFile) {
   expect_one_line_error(x);
   EXPECT_THAT(x.err, HasSubstr(run + "/" + t.must_name));
   EXPECT_FALSE(fs::exists(run + "/tables")) << "nothing may be written from a refused directory";
+  // `advplan check` is the same check as a command: the same sentence, and exit 1.
+  const auto c = advplan("check " + quote(run), dir);
+  expect_one_line_error(c);
+  EXPECT_EQ(c.err, x.err);
+}
+
+TEST(RunStore, CheckAcceptsOneCompleteRunWithItsDerivedFoldersRebuilt) {
+  TempDir dir("rs-check");
+  const std::string run = dir / "run";
+  fs::copy(kSource + "/tests/golden/small", run, fs::copy_options::recursive);
+  fs::remove_all(run + "/tables");  // derived: may be deleted and rebuilt
+  const auto x = advplan("check " + quote(run), dir);
+  EXPECT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(x.out, run + ": MANIFEST holds\n");
+  EXPECT_EQ(advplan("check " + quote(dir / "nowhere"), dir).status, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(

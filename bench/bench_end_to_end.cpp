@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/metrics/coherence.hpp"
@@ -58,6 +59,7 @@ void run_config(benchmark::State& state, const ExperimentConfig& cfg) {
   std::size_t scenarios = 0;
   double seconds = 0;
   for (auto _ : state) {
+    opts.observers = standard_observers(opts.studies);
     const RunSummary s = run_experiment(plan, opts);
     scenarios += s.scenarios;
     seconds += s.seconds;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/tables/tables.hpp"
@@ -38,6 +39,7 @@ struct PaperRun {
     RunOptions opts;
     opts.out_dir = dir.string();
     opts.progress = false;
+    opts.observers = standard_observers(opts.studies);
     (void)run_experiment(plan, opts);
   }
   ~PaperRun() {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/metagame/metagame.hpp"
 #include "advplan/run/runner.hpp"
@@ -31,6 +32,7 @@ const std::string& matrix_run() {
     RunOptions opts;
     opts.out_dir = bench_dir("matrix").string();
     opts.progress = false;
+    opts.observers = standard_observers(opts.studies);
     run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
     return opts.out_dir;
   }();
@@ -47,6 +49,7 @@ void BM_MetagameEndToEnd(benchmark::State& state) {
   metagame::MetaGameOptions mo;
   mo.resamples = 1000;
   for (auto _ : state) {
+    opts.observers = standard_observers(opts.studies);
     run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
     const auto data = metagame::read_metagame_data({dir.string()}, metagame::Payoff::advantage);
     benchmark::DoNotOptimize(metagame::write_metagame(data, mo, (dir / "metagame").string()));

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
@@ -380,6 +381,7 @@ py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py
   opts.threads = threads;
   opts.progress = false;
   opts.studies = studies;
+  opts.observers = standard_observers(opts.studies);
   RunSummary s;
   {
     py::gil_scoped_release nogil;
@@ -406,6 +408,7 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
   opts.threads = threads;
   opts.progress = false;
   opts.studies = false;
+  opts.observers = standard_observers(opts.studies);
   opts.command = "evaluate";
   RunSummary s;
   {
@@ -426,7 +429,7 @@ void tables_impl(const std::string& dir, const std::string& out) {
   py::gil_scoped_release nogil;
   const RunCsvs r = read_run(dir);
   const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
-  io::write_files(out.empty() ? (fs::path(dir) / "tables").string() : out, build_tables(r, bs));
+  io::write_files(out.empty() ? (fs::path(dir) / "tables").string() : out, run_tables(r, bs));
 }
 
 }  // namespace

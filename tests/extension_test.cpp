@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/evaluation/evaluation.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
@@ -106,6 +107,7 @@ io::CsvTable run_into(const ExperimentConfig& cfg, const std::vector<Condition>&
   opts.out_dir = dir / "run";
   opts.progress = false;
   opts.studies = false;
+  opts.observers = standard_observers(opts.studies);
   const RunSummary s = run_experiment(plan, opts);
   EXPECT_EQ(s.failed_rows, 0u);
   return io::CsvTable::read(dir / "run/per_scenario.csv");
@@ -168,6 +170,7 @@ studies: {rubric: true, framing: false, components: false}
   opts.out_dir = dir / "run";
   opts.progress = false;
   g_counting_calls = 0;
+  opts.observers = standard_observers(opts.studies);
   const RunSummary s = run_experiment(plan, opts);
   EXPECT_EQ(s.failed_rows, 0u);
   ASSERT_TRUE(std::filesystem::exists(dir / "run/rubric/verdicts.jsonl")) << "the rubric layer ran";

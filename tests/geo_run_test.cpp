@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/geo_eval.hpp"
@@ -87,6 +88,7 @@ TEST(GeoRun, WritesMapsAndMovesAndAdjustsTheMetrics) {
     opts.out_dir = tmp / dir;
     opts.progress = false;
     opts.threads = 2;
+    opts.observers = standard_observers(opts.studies);
     run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
     return opts.out_dir;
   };

@@ -6,7 +6,6 @@
 // source under include/advplan/, src/ and python/.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -52,27 +51,6 @@ std::optional<std::string> included_module(std::string_view line) {
   return module;
 }
 
-/// Upward includes that are known and waiting for the run-observer hook (docs/ARCHITECTURE.md "Known debt"): the
-/// runner still calls the studies, the rubric layer and the tables itself, and the studies run the rubric layer.
-/// This list may only shrink: KnownDebtIsStillThere fails when an entry no longer occurs, so a fixed one is
-/// removed here, and no new entry may be added.
-const std::vector<std::pair<std::string, std::string>>& known_debt() {
-  static const std::vector<std::pair<std::string, std::string>> d{
-      {"src/run/runner.cpp", "run includes tables/"},    {"src/run/runner.cpp", "run includes studies/"},
-      {"src/run/runner.cpp", "run includes rubric/"},    {"src/run/scenario_eval.cpp", "run includes rubric/"},
-      {"src/studies/studies.cpp", "studies includes rubric/"}};
-  return d;
-}
-
-/// Whether `violation` ("<path>:<line>: <what>") is the known one of `file`.
-bool is_debt(const std::string& violation, const std::pair<std::string, std::string>& debt) {
-  return violation.find("/" + debt.first + ":") != std::string::npos && violation.ends_with(debt.second);
-}
-
-bool is_known_debt(const std::string& violation) {
-  return std::any_of(known_debt().begin(), known_debt().end(), [&](const auto& d) { return is_debt(violation, d); });
-}
-
 /// "file:line: layer includes X/" for every include that points up or sideways.
 std::vector<std::string> violations_in(const fs::path& file, const std::string& layer) {
   std::vector<std::string> out;
@@ -113,17 +91,10 @@ std::vector<std::string> unranked_folders(const fs::path& root) {
 }
 
 TEST(Layering, NoFileIncludesAHigherOrSiblingLayer) {
-  std::string all;
-  for (const auto& x : layering_violations(ADVPLAN_SOURCE_DIR))
-    if (!is_known_debt(x)) all += x + "\n";
-  EXPECT_TRUE(all.empty()) << all;
-}
-
-TEST(Layering, KnownDebtIsStillThere) {
   const auto v = layering_violations(ADVPLAN_SOURCE_DIR);
-  for (const auto& d : known_debt())
-    EXPECT_TRUE(std::any_of(v.begin(), v.end(), [&](const std::string& x) { return is_debt(x, d); }))
-        << d.first << ": " << d.second << " no longer occurs: remove it from known_debt()";
+  std::string all;
+  for (const auto& x : v) all += x + "\n";
+  EXPECT_TRUE(v.empty()) << all;
 }
 
 TEST(Layering, EveryModuleFolderHasARank) {

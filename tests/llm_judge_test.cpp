@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/rubric/judge.hpp"
@@ -499,6 +500,7 @@ RunSummary run_once(const ExperimentConfig& cfg, const std::string& out, bool re
   opts.threads = 2;
   opts.progress = false;
   opts.resume = resume;
+  opts.observers = standard_observers(opts.studies);
   return run_experiment(plan, opts);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
 #include "test_fixtures.hpp"
@@ -62,6 +63,7 @@ TEST(Runner, SerialisesAPolicyThatIsNotThreadSafe) {
   opts.progress = false;
   opts.studies = false;
   g_max_inside = 0;
+  opts.observers = standard_observers(opts.studies);
   const RunSummary s = run_experiment(plan, opts);
   EXPECT_EQ(s.failed_rows, 0u);
   EXPECT_EQ(g_max_inside.load(), 1);

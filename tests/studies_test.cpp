@@ -1,11 +1,17 @@
 // The rubric-sensitivity and framing-sensitivity studies (docs/METRICS.md "Rubric validators" and "Framing").
 #include <gtest/gtest.h>
+
+#include <atomic>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
 #include <set>
 
+#include "advplan/council/council.hpp"
+#include "advplan/run/scenario_eval.hpp"
+#include "advplan/rubric/plans.hpp"
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/studies/studies.hpp"
 #include "advplan/run/trace_schema.hpp"
@@ -118,11 +124,17 @@ class FramingStudy : public ::testing::Test {
     blue_ = make_blue_policy("seed", plan_.ctx);
   }
   /// Runs `plan` into `out` without a progress bar (threads 0: all cores); returns `out`.
-  static std::string run_into(const RunPlan& plan, const std::string& out, int threads = 0) {
+  /// Runs `plan` into `out` with the standard observers, `studies` (when given) in place of the standard studies
+  /// observer, and `extra` after them.
+  static std::string run_into(const RunPlan& plan, const std::string& out, int threads = 0,
+                              std::shared_ptr<StudiesObserver> studies = nullptr, RunObservers extra = {}) {
     RunOptions opts;
     opts.out_dir = out;
     opts.threads = threads;
     opts.progress = false;
+    opts.observers = standard_observers(opts.studies);
+    if (studies) opts.observers.front() = studies;
+    for (auto& o : extra) opts.observers.push_back(std::move(o));
     run_experiment(plan, opts);
     return out;
   }
@@ -233,8 +245,8 @@ TEST_F(FramingStudy, APolicyThatReadsTheLabelIsReplayedUnderEveryMetadataLabel) 
 }
 
 // The framing study's base arm comes from the run's own condition pairing the study's policies when the run has
-// one (FramingBaseMemo); a run without it plays every game of the arm in the study. The study's file must be the
-// same either way, at 1 and 2 threads.
+// one (the studies observer keeps those games); a run without it plays every game of the arm in the study. The
+// study's file must be the same either way, at 1 and 2 threads.
 TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
   ExperimentConfig cfg = cfg_;
   cfg.studies.rubric = cfg.studies.components = false;
@@ -250,24 +262,30 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
         << threads << " threads";
   // Bit for bit, below the file's six decimals: what the run kept is the arm played again, for every scenario.
   const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
-  const std::string kept_dir = run_into(plan, dir / "kept");
-  ASSERT_TRUE(plan.framing_base->enabled());
+  const auto observer = std::make_shared<StudiesObserver>();
+  const std::string kept_dir = run_into(plan, dir / "kept", 0, observer);
+  ASSERT_TRUE(observer->played());
+  const FramingPlayed kept = *observer->played();
   const auto again = framing_outcome(plan, FramingMode::metadata, Framing::neutral, *blue_, *red_);
   const auto corpus = generate_corpus(cfg);
   ASSERT_EQ(corpus.size(), again.advantage.size());
+  ASSERT_EQ(kept.size(), corpus.size());
   for (std::size_t i = 0; i < corpus.size(); ++i) {
-    const auto kept = plan.framing_base->get(corpus[i].id);
-    ASSERT_TRUE(kept) << corpus[i].id;
-    EXPECT_EQ(std::memcmp(&kept->first, &again.blue_quality[i], sizeof(double)), 0) << corpus[i].id;
-    EXPECT_EQ(std::memcmp(&kept->second, &again.advantage[i], sizeof(double)), 0) << corpus[i].id;
+    const auto it = kept.find(corpus[i].id);
+    ASSERT_NE(it, kept.end()) << corpus[i].id;
+    EXPECT_EQ(std::memcmp(&it->second.first, &again.blue_quality[i], sizeof(double)), 0) << corpus[i].id;
+    EXPECT_EQ(std::memcmp(&it->second.second, &again.advantage[i], sizeof(double)), 0) << corpus[i].id;
   }
   // And the study reads them: the run's file is the study over the kept values, and other kept values change it.
   const CsvTable per(schema::per_scenario()), records(schema::rubric_records());
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-  const auto study = [&] { return run_studies(plan, per, records, nullptr, bs).at(0).second; };
-  EXPECT_EQ(study(), testing::read_file(kept_dir + "/studies/framing.csv"));
-  for (const auto& sc : corpus) plan.framing_base->put(sc.id, 0.5, 0.25);
-  EXPECT_NE(study(), testing::read_file(kept_dir + "/studies/framing.csv"));
+  const auto study = [&](const FramingPlayed& p) {
+    return run_studies(plan, per, records, nullptr, bs, nullptr, &p).at(0).second;
+  };
+  EXPECT_EQ(study(kept), testing::read_file(kept_dir + "/studies/framing.csv"));
+  FramingPlayed other_values;
+  for (const auto& sc : corpus) other_values[sc.id] = {0.5, 0.25};
+  EXPECT_NE(study(other_values), testing::read_file(kept_dir + "/studies/framing.csv"));
   // Where the run's games are not the arm's (applied framing changes the scenarios, a map changes the
   // qualities), the run keeps nothing for the study.
   for (const bool applied : {true, false}) {
@@ -276,31 +294,58 @@ TEST_F(FramingStudy, TheBaseArmTakenFromTheRunIsTheArmPlayedAgain) {
     if (applied) other.framing_mode = FramingMode::applied;
     else other.terrain_geo = true;
     const RunPlan p = prepare_run(other, {{"greedy@8", "seed", "greedy@8", "main"}});
-    run_into(p, dir / (applied ? "applied" : "geo"));
-    EXPECT_FALSE(p.framing_base->enabled()) << (applied ? "applied framing" : "terrain: geo");
+    const auto o = std::make_shared<StudiesObserver>();
+    run_into(p, dir / (applied ? "applied" : "geo"), 0, o);
+    EXPECT_FALSE(o->played()) << (applied ? "applied framing" : "terrain: geo");
   }
 }
 
-// The studies that read the whole corpus take the run's scenarios (CorpusMemo) instead of generating them again:
-// the kept corpus is generate_corpus's, a memo missing some scenarios (a resumed run) generates them, and under
-// applied framing, where the run's scenarios are not the framing study's base, the base is generated as before.
+namespace {
+/// An observer that takes the run's corpus (wants_corpus) and keeps a copy; with `fail_after`, its scenario() throws
+/// on that many scenarios' notice, which interrupts the run as a kill would (the journal stays resumable).
+class CorpusProbe final : public RunObserver {
+ public:
+  explicit CorpusProbe(std::size_t fail_after = SIZE_MAX) : fail_after_(fail_after) {}
+  std::string name() const override { return "corpus_probe"; }
+  bool wants_corpus() const override { return true; }
+  void scenario(std::size_t, const Scenario&, const ScenarioOutcome&, std::vector<std::vector<TraceRow>>&) override {
+    if (++seen_ > fail_after_) throw std::runtime_error("probe: interrupted");
+  }
+  std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& run) override {
+    if (run.corpus) corpus = *run.corpus;
+    got_corpus = run.corpus != nullptr;
+    return {};
+  }
+  std::vector<Scenario> corpus;
+  bool got_corpus = false;
+
+ private:
+  std::size_t fail_after_;
+  std::atomic<std::size_t> seen_{0};
+};
+}  // namespace
+
+// The runner keeps the run's scenarios for the observers that ask (wants_corpus) instead of their generating them
+// again: the kept corpus is generate_corpus's, also after a resume (the scenarios the interrupted run evaluated are
+// generated then), and the framing study's arms on it are those on a generated corpus. Under applied framing,
+// where the run's scenarios are not the framing study's base, only the rubric layer asks for them.
 TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
   ExperimentConfig cfg = cfg_;
   cfg.seed_to = cfg.seed_from + 1;  // 10 scenarios
   cfg.studies.rubric = cfg.studies.components = false;
-  testing::TempDir dir("corpus-memo");
+  testing::TempDir dir("corpus-kept");
   const auto corpus = generate_corpus(cfg);
+  const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
   {
-    const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
-    run_into(plan, dir / "metadata");
-    ASSERT_TRUE(plan.corpus->corpus());
-    EXPECT_EQ(*plan.corpus->corpus(), corpus);
-    // The framing study's base is then the kept corpus relabelled: the arms are those of a plan without the memo.
-    const RunPlan fresh = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});
-    ASSERT_FALSE(fresh.corpus->corpus());
+    const auto probe = std::make_shared<CorpusProbe>();
+    run_into(plan, dir / "metadata", 0, nullptr, {probe});
+    ASSERT_TRUE(probe->got_corpus);
+    EXPECT_EQ(probe->corpus, corpus);
+    // The framing study's base is then the kept corpus relabelled: the arms are those without it.
     for (const FramingMode mode : {FramingMode::metadata, FramingMode::applied})
       for (const Framing f : {Framing::neutral, Framing::blue_favorable}) {
-        const auto a = framing_outcome(plan, mode, f, *blue_, *red_), b = framing_outcome(fresh, mode, f, *blue_, *red_);
+        const auto a = framing_outcome(plan, mode, f, *blue_, *red_, &probe->corpus);
+        const auto b = framing_outcome(plan, mode, f, *blue_, *red_);
         ASSERT_EQ(a.advantage.size(), corpus.size());
         for (std::size_t i = 0; i < a.advantage.size(); ++i) {
           EXPECT_EQ(std::memcmp(&a.advantage[i], &b.advantage[i], sizeof(double)), 0) << i;
@@ -309,34 +354,40 @@ TEST_F(FramingStudy, TheStudiesTakeTheRunsCorpusWhereItIsTheirs) {
       }
   }
   {
-    CorpusMemo memo;
-    EXPECT_FALSE(memo.corpus());
-    memo.enable(true, corpus.size());
-    for (std::size_t i = 0; i < corpus.size(); i += 3) memo.put(i, corpus[i]);
-    memo.complete(cfg);
-    ASSERT_TRUE(memo.corpus());
-    EXPECT_EQ(*memo.corpus(), corpus);
-    memo.enable(false, corpus.size());
-    EXPECT_FALSE(memo.corpus());
+    // Interrupted after 4 scenarios, then resumed: the kept corpus is still the whole corpus, in order.
+    RunOptions opts;
+    opts.out_dir = dir / "resumed";
+    opts.threads = 1;
+    opts.progress = false;
+    opts.checkpoint_every = 1;
+    opts.observers = standard_observers(true);
+    opts.observers.push_back(std::make_shared<CorpusProbe>(4));
+    EXPECT_THROW(run_experiment(plan, opts), std::exception);
+    const auto probe = std::make_shared<CorpusProbe>();
+    opts.observers.back() = probe;
+    opts.resume = true;
+    const RunSummary s = run_experiment(plan, opts);
+    EXPECT_GT(s.resumed_from, 0u);
+    ASSERT_TRUE(probe->got_corpus);
+    EXPECT_EQ(probe->corpus, corpus);
+    EXPECT_EQ(testing::read_file(dir / "resumed/studies/framing.csv"), testing::read_file(dir / "metadata/studies/framing.csv"));
   }
-  // Under applied framing the memo is kept for the rubric layer alone, and the framing study generates its base.
+  // Who asks for the corpus: the framing study under metadata framing only, the rubric layer whenever it grades.
   ExperimentConfig applied = cfg;
   applied.framing_mode = FramingMode::applied;
   applied.studies.rubric = true;
   const RunPlan ran = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
-  run_into(ran, dir / "applied");
-  ASSERT_TRUE(ran.corpus->corpus());
-  const RunPlan fresh = prepare_run(applied, {{"greedy@8", "seed", "greedy@8", "main"}});
-  ASSERT_FALSE(fresh.corpus->corpus());
-  for (Framing f : {Framing::neutral, Framing::red_favorable}) {
-    const auto a = framing_outcome(ran, FramingMode::applied, f, *blue_, *red_);
-    const auto b = framing_outcome(fresh, FramingMode::applied, f, *blue_, *red_);
-    ASSERT_EQ(a.advantage.size(), b.advantage.size());
-    for (std::size_t i = 0; i < a.advantage.size(); ++i) {
-      EXPECT_EQ(std::memcmp(&a.advantage[i], &b.advantage[i], sizeof(double)), 0) << i;
-      EXPECT_EQ(std::memcmp(&a.blue_quality[i], &b.blue_quality[i], sizeof(double)), 0) << i;
-    }
-  }
+  const RunScope whole{corpus.size(), true};
+  StudiesObserver studies;
+  studies.begin(ran, whole);
+  EXPECT_FALSE(studies.wants_corpus());
+  studies.begin(plan, whole);
+  EXPECT_TRUE(studies.wants_corpus());
+  studies.begin(plan, RunScope{corpus.size(), false});
+  EXPECT_FALSE(studies.wants_corpus()) << "a shard or a merge keeps nothing";
+  const auto rubric = rubric::make_rubric_observer();
+  rubric->begin(ran, whole);
+  EXPECT_EQ(rubric->wants_corpus(), rubric::rubric_layer_enabled(applied));
 }
 
 // Table 6's council diagnostics and the studies take each table's intervals from one joint bootstrap over the

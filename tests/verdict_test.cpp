@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/evaluation/evaluation.hpp"
 #include "advplan/evaluation/leaderboard.hpp"
@@ -168,6 +169,7 @@ Evaluated evaluate(const std::string& blue, int seeds, const testing::TempDir& d
   opts.out_dir = dir / sub;
   opts.progress = false;
   opts.studies = false;
+  opts.observers = standard_observers(opts.studies);
   run_experiment(plan, opts);
   return {io::CsvTable::read(dir / (sub + "/per_scenario.csv")), io::CsvTable::read(dir / (sub + "/candidates.csv"))};
 }

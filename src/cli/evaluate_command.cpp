@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/evaluation/evaluation.hpp"
@@ -95,6 +96,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.out_dir = *out;
       opts.threads = *threads;
       opts.studies = false;
+      opts.observers = standard_observers(opts.studies);
       opts.command = "evaluate";
       dir_flags->apply(opts);
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};

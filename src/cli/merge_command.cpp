@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/io/atomic_file.hpp"
@@ -120,6 +121,7 @@ void add_merge_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.force = *force;
       opts.studies = first.meta.value("studies", true);
+      opts.observers = standard_observers(opts.studies);
       opts.command = first.meta.value("command", "run");
       const RunSummary s = merge_shards(plan, ordered, opts);
       fmt::print(stderr, "advplan: merged {} shards: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", n,

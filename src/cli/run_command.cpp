@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
 
@@ -161,6 +162,7 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       dir_flags->apply(opts);
       opts.summary = *summary;
+      opts.observers = standard_observers(opts.studies);
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "advplan/pipeline/standard_run.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/tables/tables.hpp"
@@ -100,7 +101,7 @@ void add_tables_command(CLI::App& app, Action& run) {
         return 0;
       }
       const std::string dest = out->empty() ? tables.string() : *out;
-      io::write_files(dest, build_tables(r, bs));
+      io::write_files(dest, run_tables(r, bs));
       fmt::print(stderr, "advplan: wrote tables to {}\n", dest);
       return 0;
     };

@@ -16,6 +16,7 @@
 #include "advplan/run/config.hpp"
 #include "advplan/rubric/judge.hpp"
 #include "advplan/run/runner.hpp"
+#include "advplan/run/scenario_eval.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
@@ -327,7 +328,9 @@ void append_rule_verdict_line(std::string& out, const Verdict& v) {
 
 }  // namespace detail
 
-std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs) {
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                                    const std::vector<Scenario>* kept_corpus,
+                                                                    KeptBluePlans* kept_plans) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::map<std::string, std::vector<std::string>> kinds;
   bool any = false;
@@ -341,7 +344,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
     if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
   // The run's scenarios when it kept them (CorpusMemo), else generated here.
   std::vector<Scenario> generated;
-  const std::vector<Scenario>* kept = plan.corpus ? plan.corpus->corpus() : nullptr;
+  const std::vector<Scenario>* kept = kept_corpus;
   if (!kept) generated = generate_corpus(cfg);
   const std::vector<Scenario>& corpus = kept ? *kept : generated;
   // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
@@ -368,9 +371,10 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
     for (std::size_t b = 0; b < blues.size(); ++b) {
       // The plan the run made (same policy, same stream), when it kept it; otherwise the policy is asked again.
-      auto kept = plan.blue_plans ? plan.blue_plans->take(sc.id, blues[b].first) : std::nullopt;
-      if (kept) {
-        plans[i][b] = std::move(*kept);
+      // (Scenarios are distinct across tasks, so each task moves out entries no other task touches.)
+      const auto kept = kept_plans ? kept_plans->find({sc.id, blues[b].first}) : KeptBluePlans::iterator{};
+      if (kept_plans && kept != kept_plans->end()) {
+        plans[i][b] = std::move(kept->second);
       } else {
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
         std::unique_lock<std::mutex> lock;
@@ -486,5 +490,48 @@ std::vector<std::pair<std::string, std::string>> rubric_metadata(const Experimen
   }
   return out;
 }
+
+namespace {
+
+class RubricObserver final : public RunObserver {
+ public:
+  std::string name() const override { return "rubric"; }
+
+  void begin(const RunPlan& plan, const RunScope& scope) override {
+    std::lock_guard lock(m_);
+    kept_.clear();
+    enabled_ = rubric_layer_enabled(*plan.cfg);
+    keep_ = enabled_ && scope.whole_run_here;  // the plans reach finish() only then
+  }
+
+  bool wants_corpus() const override { return keep_; }
+
+  void scenario(std::size_t, const Scenario& sc, const ScenarioOutcome& o, std::vector<std::vector<TraceRow>>&) override {
+    if (!keep_) return;
+    for (const auto& [spec, p] : o.blue_plans)
+      if (rubric_grades_blue(spec)) {
+        std::lock_guard lock(m_);
+        kept_.insert_or_assign({sc.id, spec}, p);
+      }
+  }
+
+  std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& run) override {
+    if (!enabled_) return {};
+    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, &kept_);
+  }
+
+  std::vector<std::pair<std::string, std::string>> metadata(const ExperimentConfig& cfg) const override {
+    return rubric_metadata(cfg);
+  }
+
+ private:
+  std::mutex m_;
+  KeptBluePlans kept_;
+  bool enabled_ = false, keep_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<RunObserver> make_rubric_observer() { return std::make_shared<RubricObserver>(); }
 
 }  // namespace advplan::rubric

@@ -19,19 +19,16 @@
 #include <thread>
 
 #include "advplan/core/error.hpp"
-#include "advplan/council/council.hpp"
 #include "advplan/run/summaries.hpp"
-#include "advplan/tables/tables.hpp"
+#include "advplan/run/observer.hpp"
 #include "advplan/run/geo_eval.hpp"
 #include "advplan/run/progress.hpp"
 #include "advplan/run/scenario_eval.hpp"
 #include "advplan/run/stream_summary.hpp"
-#include "advplan/studies/studies.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
-#include "advplan/rubric/plans.hpp"
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
@@ -45,61 +42,34 @@ namespace {
 std::string parse_policy_spec_name(const std::string& spec) { return spec.substr(0, spec.find_first_of("@:")); }
 }  // namespace
 
-void BluePlanMemo::put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan) {
-  if (!enabled_) return;
-  std::lock_guard lock(m_);
-  plans_.insert_or_assign({scenario, spec}, plan);
-}
+namespace {
 
-void CorpusMemo::enable(bool on, std::size_t total) {
-  enabled_ = on;
-  complete_ = false;
-  scenarios_.clear();
-  kept_.clear();
-  if (on) {
-    scenarios_.resize(total);
-    kept_.assign(total, 0);
+/// The scenarios the run generated, kept for the observers that read the whole corpus (wants_corpus), so that
+/// they do not generate it again. Filled from the scenario tasks (distinct indices); complete() generates what a
+/// resumed run did not evaluate itself.
+class KeptCorpus {
+ public:
+  explicit KeptCorpus(std::size_t total) : scenarios_(total), kept_(total, 0) {}
+  void put(std::size_t index, Scenario sc) {
+    scenarios_[index] = std::move(sc);
+    kept_[index] = 1;
   }
-}
-
-void CorpusMemo::put(std::size_t index, Scenario sc) {
-  if (!enabled_ || index >= scenarios_.size()) return;
-  scenarios_[index] = std::move(sc);
-  kept_[index] = 1;
-}
-
-void CorpusMemo::complete(const ExperimentConfig& cfg) {
-  if (!enabled_) return;
-  if (!complete_) {
+  /// The whole corpus of `cfg`, in corpus order (call from one thread, after the scenarios).
+  const std::vector<Scenario>& complete(const ExperimentConfig& cfg) {
     if (scenarios_.size() != corpus_size(cfg)) throw Error("the kept corpus is not this config's");
     tbb::parallel_for(std::size_t{0}, scenarios_.size(), [&](std::size_t i) {
-      if (!kept_[i]) scenarios_[i] = corpus_scenario(cfg, i);  // scenarios a resumed run did not generate
+      if (!kept_[i]) scenarios_[i] = corpus_scenario(cfg, i);
     });
-    complete_ = true;
+    std::fill(kept_.begin(), kept_.end(), 1);
+    return scenarios_;
   }
-}
 
-std::optional<std::optional<Plan>> BluePlanMemo::take(const std::string& scenario, const std::string& spec) {
-  std::lock_guard lock(m_);
-  auto it = plans_.find({scenario, spec});
-  if (it == plans_.end()) return std::nullopt;
-  std::optional<Plan> p = std::move(it->second);
-  plans_.erase(it);
-  return p;
-}
+ private:
+  std::vector<Scenario> scenarios_;
+  std::vector<unsigned char> kept_;
+};
 
-void FramingBaseMemo::put(const std::string& scenario, double blue_quality, double advantage) {
-  if (!enabled_) return;
-  std::lock_guard lock(m_);
-  outcomes_.insert_or_assign(scenario, std::pair{blue_quality, advantage});
-}
-
-std::optional<std::pair<double, double>> FramingBaseMemo::get(const std::string& scenario) const {
-  std::lock_guard lock(m_);
-  const auto it = outcomes_.find(scenario);
-  if (it == outcomes_.end()) return std::nullopt;
-  return it->second;
-}
+}  // namespace
 
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
@@ -189,7 +159,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
     j["llm_cache"] = {{"dir", cache->dir()}, {"hits", st.hits}, {"misses", st.misses}, {"corrupt", st.corrupt},
                       {"writes", st.writes}, {"write_errors", st.write_errors}};
   }
-  for (const auto& [name, value] : rubric::rubric_metadata(cfg)) j["rubric"][name] = value;
+  for (const auto& obs : opts.observers)
+    for (const auto& [name, value] : obs->metadata(cfg)) j[obs->name()][name] = value;
   j["manifest_sha256"] = manifest_sha;
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
@@ -201,7 +172,6 @@ namespace {
 constexpr const char* kWork = ".advplan-work";
 constexpr const char* kJournal = "journal";
 constexpr const char* kKey = "run_key";
-constexpr const char* kRubric = "rubric_records.csv";
 
 void write_all(int fd, const std::string& data, const std::string& path) {
   const char* p = data.data();
@@ -224,7 +194,8 @@ struct Stream {
   std::uint64_t size = 0;  ///< bytes on disk after the last flush
   std::uint64_t header_bytes = 0;
   bool jsonl = false;     ///< candidate_plans.jsonl: JSON lines, no header
-  bool optional = false;  ///< not written when it has no rows (extra trace files, rubric records)
+  bool optional = false;  ///< not written when it has no rows (extra trace files, observers' traces)
+  bool shard_only = false;  ///< an observer's trace: kept under its name by a shard, handed to finish() otherwise
   std::uint64_t rows = 0;  ///< rows on disk after the last flush
   std::string buf;
   std::uint64_t buf_rows = 0;
@@ -298,14 +269,23 @@ void remove_stale_temporaries(const std::string& dir) {
 
 
 /// The streamed files, in a fixed order: scenarios, per_scenario, candidates, the BLUE policies' extra trace
-/// files (in the order the conditions first name them), and the rubric records (input of the studies).
+/// files (in the order the conditions first name them), geo_moves, candidate_plans, then each observer's traces.
 std::string header_text(const Stream& st) {
   std::string h;
   if (!st.jsonl) io::append_csv_row(h, st.header);
   return h;
 }
 
-std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std::vector<std::string>& extra_names) {
+/// Where make_streams put the streams that are not the fixed three.
+struct StreamLayout {
+  std::vector<std::string> extra_names;  ///< the extra trace files (and geo_moves), streams 3, 4, ...
+  std::size_t candidate_plans = SIZE_MAX;  ///< candidate_plans.jsonl's stream, when written
+  std::vector<std::size_t> observer_first;  ///< per observer, its first trace's stream
+};
+
+std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observers, const fs::path& work,
+                                 StreamLayout& layout) {
+  std::vector<std::string>& extra_names = layout.extra_names;
   std::vector<Stream> streams;
   auto add_stream = [&](const std::string& name, const std::vector<std::string>& header, const std::string& work_name,
                         bool optional = false, bool jsonl = false) {
@@ -331,8 +311,17 @@ std::vector<Stream> make_streams(const RunPlan& plan, const fs::path& work, std:
     extra_names.push_back(kGeoMovesFile);
     add_stream(kGeoMovesFile, schema::geo_moves(), kGeoMovesFile, true);
   }
-  if (plan.cfg->candidate_plans) add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
-  add_stream("", schema::rubric_records(), kRubric, true);  // a shard keeps it; a run's studies write their own copy
+  if (plan.cfg->candidate_plans) {
+    layout.candidate_plans = streams.size();
+    add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
+  }
+  for (const auto& obs : observers) {
+    layout.observer_first.push_back(streams.size());
+    for (const auto& t : obs->traces(plan)) {
+      add_stream(t.name, t.header, t.name, true);
+      streams.back().shard_only = true;
+    }
+  }
   return streams;
 }
 
@@ -361,21 +350,19 @@ RunSummary seal_run(const RunPlan& plan, const RunOptions& opts, RunSummary summ
 
 /// Every scenario is on disk in the work directory: moves the traces into place and writes what derives from
 /// them.
-RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams, RunSummary summary,
-                      int threads, std::chrono::steady_clock::time_point t0,
-                      const std::vector<std::pair<std::string, std::string>>& key) {
+RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<Stream>& streams,
+                      const StreamLayout& layout, KeptCorpus* corpus, RunSummary summary, int threads,
+                      std::chrono::steady_clock::time_point t0, const std::vector<std::pair<std::string, std::string>>& key) {
   mark_phase(summary, "scenarios", t0);
   const ExperimentConfig& cfg = *plan.cfg;
   const fs::path dir(opts.out_dir);
   // Every scenario is on disk: move the traces into place (an extra trace file without rows is not written).
-  // A shard keeps its rubric records (the merge runs the studies) and stops there: summaries, studies and tables
-  // are corpus-level.
+  // A shard keeps the observers' traces too (the merge hands them on) and stops there: the summaries and the
+  // observers' files are corpus-level.
   const bool shard = opts.shard_count > 0;
-  const std::size_t rubric_stream = streams.size() - 1;
-  if (shard) streams[rubric_stream].name = kRubric;
   for (std::size_t i = 0; i < streams.size(); ++i) {
     const Stream& st = streams[i];
-    if (st.name.empty() || !fs::exists(st.work)) continue;
+    if ((st.shard_only && !shard) || !fs::exists(st.work)) continue;
     if (st.optional && st.size == st.header_bytes) continue;
     if (std::rename(st.work.c_str(), (dir / st.name).c_str()) != 0)
       throw IoError(fmt::format("{}: cannot move into place ({})", (dir / st.name).string(), std::strerror(errno)));
@@ -399,24 +386,25 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   }
 
   // Everything derived is computed from the written CSVs, through the same functions `advplan tables` uses.
-  RunCsvs run;
+  RunTraces run;
   run.dir = opts.out_dir;
   run.scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
   run.per_scenario = CsvTable::read((dir / "per_scenario.csv").string(), schema::per_scenario());
+  const CsvTable& per = run.per_scenario;
   {
-    const auto cs = run.per_scenario.col("status"), cr = run.per_scenario.col("failure_reason");
-    for (const auto& r : run.per_scenario.rows())
+    const auto cs = per.col("status"), cr = per.col("failure_reason");
+    for (const auto& r : per.rows())
       if (r[cs] != "ok") {
         summary.first_failure = r[cr];
         break;
       }
   }
   std::vector<std::pair<std::string, std::string>> files;
-  const CsvTable boot = bootstrap_summary_table(run.per_scenario, bs);
+  const CsvTable boot = bootstrap_summary_table(per, bs);
   files.emplace_back("bootstrap_summary.csv", boot.to_string());
   {
     CsvTable storage;
-    const CsvTable& ok = ok_rows(run.per_scenario, storage);
+    const CsvTable& ok = ok_rows(per, storage);
     const SummaryIntervals iv(boot, ok, bs);
     files.emplace_back("budget_curve.csv", budget_curve_table(ok, iv).to_string());
     files.emplace_back("terrain_summary.csv", terrain_summary_table(ok, iv).to_string());
@@ -424,29 +412,19 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   io::write_files(opts.out_dir, files);
   run.bootstrap_summary = boot;
   mark_phase(summary, "summaries", t0);
-  if (fs::exists(dir / "council_trace.csv"))
-    run.council_trace = CsvTable::read((dir / "council_trace.csv").string(), schema::council_trace());
-  if (fs::exists(dir / "council_candidates.csv"))
-    run.council_candidates = CsvTable::read((dir / "council_candidates.csv").string(), schema::council_candidates());
-  const bool any_ok = summary.rows > summary.failed_rows;
-  if (opts.studies && any_ok) {
-    const CsvTable rubric = CsvTable::read(streams[rubric_stream].work, schema::rubric_records());
-    const CsvTable* council_trace = run.council_trace ? &*run.council_trace : nullptr;
-    const auto study_files = run_studies(plan, run.per_scenario, rubric, council_trace, bs);
-    io::write_files(opts.out_dir, study_files);
-    auto opt = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
-      if (!fs::exists(dir / f)) return std::nullopt;
-      return CsvTable::read((dir / f).string(), cols);
-    };
-    run.rubric_records = opt("studies/rubric_records.csv", schema::rubric_records());
-    run.rubric_sensitivity = opt("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
-    run.framing = opt("studies/framing.csv", schema::framing());
-    run.components = opt("studies/components.csv", schema::components());
-    mark_phase(summary, "studies", t0);
+  // A run in which every row failed keeps its rows and reasons, but has nothing for the analyses to derive.
+  if (summary.rows > summary.failed_rows) {
+    const std::vector<Scenario>* whole = corpus ? &corpus->complete(cfg) : nullptr;
+    for (std::size_t o = 0; o < opts.observers.size(); ++o) {
+      RunObserver& obs = *opts.observers[o];
+      RunArtifacts a{plan, run, bs, {}, whole};
+      const auto traces = obs.traces(plan);
+      for (std::size_t t = 0; t < traces.size(); ++t)
+        a.traces.push_back(CsvTable::read(streams[layout.observer_first[o] + t].work, traces[t].header));
+      io::write_files(opts.out_dir, obs.finish(a));
+      mark_phase(summary, obs.name().c_str(), t0);
+    }
   }
-  // A run in which every row failed keeps its rows and reasons, but has no tables to build.
-  if (any_ok) io::write_files((dir / "tables").string(), build_tables(run, bs));
-  mark_phase(summary, "tables", t0);
   if (opts.before_manifest) opts.before_manifest(opts.out_dir);
   return seal_run(plan, opts, summary, threads, t0, key);
 }
@@ -478,29 +456,21 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const std::size_t lo = opts.shard_count > 0 ? total * opts.shard_index / opts.shard_count : 0;
   const std::size_t hi = opts.shard_count > 0 ? total * (opts.shard_index + 1) / opts.shard_count : total;
 
-  std::vector<std::string> extra_names;
-  std::vector<Stream> streams = make_streams(plan, work, extra_names);
-  const std::size_t rubric_stream = streams.size() - 1;
+  StreamLayout layout;
+  std::vector<Stream> streams = make_streams(plan, opts.observers, work, layout);
 
-  // The rubric layer grades the plans this run makes: keep them when it will run in this process (studies on,
-  // no shard, summaries in memory), and only then, so memory stays independent of the corpus at scale.
-  {
-    const bool in_memory = opts.summary == "bootstrap" ||
-                           (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
-    plan.blue_plans->enable(rubric::rubric_layer_enabled(cfg) && opts.studies && opts.shard_count == 0 && in_memory);
-    // The rubric layer and the framing study's base arm read the whole corpus: keep the run's scenarios for them.
-    // (The framing study reads it under metadata framing alone: under applied framing its base is not the run's.)
-    plan.corpus->enable((rubric::rubric_layer_enabled(cfg) ||
-                         (cfg.studies.framing && cfg.framing_mode == FramingMode::metadata)) &&
-                            opts.studies && opts.shard_count == 0 && in_memory,
-                        total);
-    // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
-    // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
-    // "baseline" stream, as the study does) plays its games, when no map changes the qualities.
-    plan.framing_base->enable(cfg.studies.framing && opts.studies && opts.shard_count == 0 && in_memory &&
-                                  cfg.framing_mode == FramingMode::metadata && !cfg.terrain_geo,
-                              cfg.studies.framing_blue, cfg.studies.framing_red);
+  // State an observer keeps from the scenarios reaches its finish() only when this process runs the whole corpus
+  // with its summaries in memory; only then is the corpus kept, so memory stays independent of the corpus at scale.
+  const bool in_memory = opts.summary == "bootstrap" ||
+                         (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
+  const RunScope scope{total, opts.shard_count == 0 && in_memory};
+  bool wants_corpus = false;
+  for (const auto& obs : opts.observers) {
+    obs->begin(plan, scope);
+    wants_corpus = wants_corpus || obs->wants_corpus();
   }
+  std::optional<KeptCorpus> corpus;
+  if (scope.whole_run_here && wants_corpus) corpus.emplace(total);
 
   RunSummary summary;
   const std::size_t count = hi - lo;  // scenarios of this process
@@ -655,7 +625,6 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                                                   gen);
                   auto r = std::make_shared<Rendered>();
                   r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
-                  if (plan.corpus->enabled()) plan.corpus->put(c, std::move(sc));
                   r->text.resize(streams.size());
                   r->rows.assign(streams.size(), 0);
                   const ScenarioOutcome& o = *r->o;
@@ -666,18 +635,28 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                   add(0, o.scenario_row);
                   for (const auto& row : o.per_scenario) add(1, row);
                   for (const auto& row : o.candidates) add(2, row);
-                  for (std::size_t e = 0; e < extra_names.size(); ++e)
-                    if (auto it = o.extra.find(extra_names[e]); it != o.extra.end())
+                  for (std::size_t e = 0; e < layout.extra_names.size(); ++e)
+                    if (auto it = o.extra.find(layout.extra_names[e]); it != o.extra.end())
                       for (const auto& row : it->second) add(3 + e, row);
-                  if (plan.cfg->candidate_plans) {
-                    std::string& cp = r->text[rubric_stream - 1];
+                  if (layout.candidate_plans != SIZE_MAX) {
+                    std::string& cp = r->text[layout.candidate_plans];
                     for (const auto& line : o.candidate_plans) {
                       cp += line;
                       cp += '\n';
-                      ++r->rows[rubric_stream - 1];
+                      ++r->rows[layout.candidate_plans];
                     }
                   }
-                  for (const auto& row : o.rubric_records) add(rubric_stream, row);
+                  // The observers see the scenario before it is kept (or dropped); their rows follow the traces'.
+                  std::vector<std::vector<TraceRow>> observer_rows;
+                  for (std::size_t k = 0; k < opts.observers.size(); ++k) {
+                    const std::size_t first = layout.observer_first[k];
+                    const std::size_t n = (k + 1 < opts.observers.size() ? layout.observer_first[k + 1] : streams.size()) - first;
+                    observer_rows.assign(n, {});
+                    opts.observers[k]->scenario(c, sc, o, observer_rows);
+                    for (std::size_t t = 0; t < n; ++t)
+                      for (const auto& row : observer_rows[t]) add(first + t, row);
+                  }
+                  if (corpus) corpus->put(c, std::move(sc));
                   return r;
                 }) &
             tbb::make_filter<std::shared_ptr<Rendered>, void>(
@@ -714,7 +693,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       st.fd = -1;
     }
 
-  return finish_run(plan, opts, streams, summary, threads, t0, key);
+  return finish_run(plan, opts, streams, layout, corpus ? &*corpus : nullptr, summary, threads, t0, key);
 }
 
 std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, std::size_t shard_count) {
@@ -731,13 +710,14 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
   const fs::path dir(opts.out_dir), work = dir / kWork;
   if (::mkdir(work.c_str(), 0755) != 0)
     throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
-  std::vector<std::string> extra_names;
-  std::vector<Stream> streams = make_streams(plan, work, extra_names);
-  const std::size_t rubric_stream = streams.size() - 1;
+  StreamLayout layout;
+  std::vector<Stream> streams = make_streams(plan, opts.observers, work, layout);
+  // The merge evaluates no scenario: the observers keep nothing, and the corpus is theirs to generate.
+  for (const auto& obs : opts.observers) obs->begin(plan, RunScope{corpus_size(*plan.cfg), false});
   RunSummary summary;
   for (std::size_t i = 0; i < streams.size(); ++i) {
     Stream& st = streams[i];
-    const std::string shard_name = i == rubric_stream ? kRubric : st.name;
+    const std::string& shard_name = st.name;
     st.fd = ::open(st.work.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", st.work, std::strerror(errno)));
     const std::string h = header_text(st);
@@ -768,7 +748,7 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
   merged.shard_index = 0;
   auto key = run_identity(plan, 0);
   key.emplace_back("shard_index", "0");
-  return finish_run(plan, merged, streams, summary, threads, t0, key);
+  return finish_run(plan, merged, streams, layout, nullptr, summary, threads, t0, key);
 }
 
 }  // namespace advplan

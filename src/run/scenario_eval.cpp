@@ -1,5 +1,4 @@
 #include "advplan/run/scenario_eval.hpp"
-#include "advplan/rubric/plans.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +20,6 @@
 #include "advplan/geo/map.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
-#include "advplan/metrics/rubric.hpp"
 #include "advplan/metrics/structure.hpp"
 #include "advplan/sim/advantage.hpp"
 #include "advplan/sim/wargame.hpp"
@@ -116,8 +114,6 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
     }
     if (r.plan && c.group != "reference") produced_plan = true;
-    if (plan.blue_plans && plan.blue_plans->enabled() && rubric::rubric_grades_blue(c.blue))
-      plan.blue_plans->put(sc.id, c.blue, r.plan);
     BlueEval be = eval_blue(std::move(r), sc, plan.cfg->quality);
     if (map != nullptr && be.result.plan) {  // terrain: geo (docs/GEO.md "Plans on the map")
       be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);
@@ -128,10 +124,12 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
   return blues;
 }
 
-/// What one condition leaves behind besides its rows: the plan outcome and the RED plan's coherence parts.
+/// What one condition leaves behind besides its rows: the plan outcome, the RED plan's coherence parts and the
+/// BLUE plan's (quality, advantage).
 struct ConditionResult {
   std::optional<PlanOutcome> outcome;
   std::optional<CoherenceParts> red_parts;
+  std::optional<std::pair<double, double>> quality_advantage;
 };
 
 /// Candidate diagnostics over the set the RED policy chose among (docs/METRICS.md "Candidate diagnostics").
@@ -313,9 +311,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       t.out.candidate_plans.push_back(j.dump());
     }
   }
-  // Kept for the framing study once the condition's rows are complete (FramingBaseMemo).
-  if (t.plan.framing_base && t.plan.framing_base->wants(c.blue, c.red)) t.plan.framing_base->put(sc.id, be.q.q, adv);
-  return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d};
+  return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d, std::pair{be.q.q, adv}};
 }
 
 /// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.
@@ -339,27 +335,6 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
   }
 }
 
-/// Rubric-sensitivity records: for each configured source, the coherence parts of that side's plan in that
-/// condition, scored by every validator.
-void rubric_records(ScenarioTask& t, const std::map<std::string, ConditionResult>& results) {
-  for (const auto& src : t.plan.cfg->studies.rubric_records) {
-    const CoherenceParts* parts = nullptr;
-    for (const auto& c : t.plan.conditions) {
-      if (c.label != src.condition) continue;
-      if (src.side == Side::Blue) {
-        const BlueEval& be = t.blues.at(c.blue);
-        if (be.result.plan) parts = &be.d;
-      } else if (auto it = results.find(c.label); it != results.end() && it->second.red_parts) {
-        parts = &*it->second.red_parts;
-      }
-    }
-    if (!parts) continue;
-    for (const auto& v : rubric_validators())
-      t.out.rubric_records.push_back(
-          {t.sc.id + "/" + src.kind, t.sc.id, src.kind, v.name, fmt_real(weighted_coherence(*parts, v.weights))});
-  }
-}
-
 }  // namespace
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
@@ -367,7 +342,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   out.scenario_row = scenario_row(sc);
   std::optional<geo::GeoMap> map;
   if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
-  const auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
+  auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
   CandidateCache cache;
   ScenarioTask task{sc, plan, blues, noise, cache, out, {}, map ? &*map : nullptr};
@@ -392,7 +367,23 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
     const auto& first = first_outcome[spec];
     policy.trace_rows(sc, be.result, first ? &*first : nullptr, out.extra);
   }
-  if (plan.cfg->studies.rubric) rubric_records(task, results);
+  // What the observers read: every condition's outcome, then the plans, moved out now that the rows are made.
+  out.played.reserve(plan.conditions.size());
+  for (const auto& c : plan.conditions) {
+    ScenarioOutcome::Played p;
+    p.condition = &c;
+    if (const BlueEval& be = blues.at(c.blue); be.result.plan) p.blue_parts = be.d;
+    if (auto it = results.find(c.label); it != results.end()) {
+      p.red_parts = it->second.red_parts;
+      p.quality_advantage = it->second.quality_advantage;
+    }
+    out.played.push_back(std::move(p));
+  }
+  for (const auto& c : plan.conditions)
+    if (auto it = blues.find(c.blue); it != blues.end()) {  // each BLUE policy once, where it is first named
+      out.blue_plans.emplace_back(c.blue, std::move(it->second.result.plan));
+      blues.erase(it);
+    }
   return out;
 }
 

@@ -1,6 +1,5 @@
 #include "advplan/run/trace_schema.hpp"
 
-#include "advplan/council/council.hpp"
 
 namespace advplan::schema {
 
@@ -57,34 +56,10 @@ const std::vector<std::string>& terrain_summary() {
   return c;
 }
 
-const std::vector<std::string>& council_trace() { return council_trace_file().header; }
-
 const std::vector<std::string>& geo_moves() {
   static const std::vector<std::string> h{"scenario_id", "condition", "side",  "plan_id",  "action_id", "asset",  "target",
                                           "tool",        "status",    "length_km", "hours", "exposure", "reason"};
   return h;
-}
-
-const std::vector<std::string>& council_candidates() { return council_candidates_file().header; }
-
-const std::vector<std::string>& rubric_records() {
-  static const std::vector<std::string> c{"record_id", "scenario_id", "record_kind", "validator", "score"};
-  return c;
-}
-
-const std::vector<std::string>& rubric_sensitivity() {
-  static const std::vector<std::string> c{"statistic", "validator_a", "validator_b", "n", "mean", "ci_lo", "ci_hi"};
-  return c;
-}
-
-const std::vector<std::string>& framing() {
-  static const std::vector<std::string> c{"framing_mode", "framing", "metric", "delta", "ci_lo", "ci_hi"};
-  return c;
-}
-
-const std::vector<std::string>& components() {
-  static const std::vector<std::string> c{"component", "comparison", "metric", "n", "value", "ci_lo", "ci_hi"};
-  return c;
 }
 
 const std::vector<std::string>& summarised_metrics() {

@@ -5,14 +5,18 @@
 #include <tbb/task_group.h>
 
 #include <cmath>
+#include <filesystem>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <set>
 #include <tuple>
 
 #include "advplan/core/error.hpp"
-#include "advplan/rubric/plans.hpp"
+#include "advplan/council/council.hpp"
+#include "advplan/run/scenario_eval.hpp"
 #include "advplan/run/trace_schema.hpp"
+#include "advplan/stats/text_table.hpp"
 #include "advplan/metrics/rubric.hpp"
 #include "advplan/stats/statistics.hpp"
 #include "advplan/scenario/framing.hpp"
@@ -221,11 +225,10 @@ CsvTable components_table(const CsvTable& per, const CsvTable* trace, const Stud
 namespace {
 
 /// The run's corpus under FramingMode::metadata with the neutral framing: the framing study's common base.
-std::vector<Scenario> framing_base_corpus(const RunPlan& plan) {
+std::vector<Scenario> framing_base_corpus(const RunPlan& plan, const std::vector<Scenario>* kept) {
   // Under metadata framing the run's scenarios are the base corpus but for the label (the framing has its own
   // stream and changes nothing else): a copy of the kept corpus, relabelled.
-  if (const std::vector<Scenario>* kept = plan.corpus ? plan.corpus->corpus() : nullptr;
-      kept && plan.cfg->framing_mode == FramingMode::metadata) {
+  if (kept && plan.cfg->framing_mode == FramingMode::metadata) {
     std::vector<Scenario> base(kept->size());
     tbb::parallel_for(std::size_t{0}, kept->size(), [&](std::size_t i) {
       base[i] = (*kept)[i];
@@ -257,7 +260,7 @@ std::vector<Scenario> reframed_corpus(const RunPlan& plan, const std::vector<Sce
 /// The pairing's outcome on every scenario of `corpus`; with `known`, a scenario the run already played (known
 /// returns its blue quality and advantage) is taken from there instead.
 FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corpus, const BluePolicy& blue,
-                          const RedPolicy& red, const FramingBaseMemo* known = nullptr) {
+                          const RedPolicy& red, const FramingPlayed* known = nullptr) {
   const ExperimentConfig& cfg = *plan.cfg;
   FramingOutcome out;
   out.blue_quality.resize(corpus.size());
@@ -266,8 +269,8 @@ FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corp
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
     if (known)
-      if (const auto o = known->get(sc.id)) {
-        std::tie(out.blue_quality[i], out.advantage[i]) = *o;
+      if (const auto o = known->find(sc.id); o != known->end()) {
+        std::tie(out.blue_quality[i], out.advantage[i]) = o->second;
         return;
       }
     Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + spec);  // the stream the run's conditions use
@@ -289,27 +292,26 @@ FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corp
 }  // namespace
 
 FramingOutcome framing_outcome(const RunPlan& plan, FramingMode mode, Framing framing, const BluePolicy& blue,
-                               const RedPolicy& red) {
-  return outcome_on(plan, reframed_corpus(plan, framing_base_corpus(plan), mode, framing), blue, red);
+                               const RedPolicy& red, const std::vector<Scenario>* corpus) {
+  return outcome_on(plan, reframed_corpus(plan, framing_base_corpus(plan, corpus), mode, framing), blue, red);
 }
 
 std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan, const CsvTable& per,
                                                              const CsvTable& records, const CsvTable* council_trace,
-                                                             const BootstrapSettings& bs) {
+                                                             const BootstrapSettings& bs, const std::vector<Scenario>* corpus,
+                                                             const FramingPlayed* played_games) {
   const ExperimentConfig& cfg = *plan.cfg;
   // The studies are independent (their own keyed streams, their own policy instances or the run's with its
   // locks), so they run concurrently, each into its own list; the lists are joined in a fixed order, so the files
   // do not depend on the thread count. Each has serial parts that the others' parallel loops fill.
   using Files = std::vector<std::pair<std::string, std::string>>;
-  Files sensitivity, rubric_layer, framing, components;
-  if (plan.corpus) plan.corpus->complete(cfg);  // before the studies read it concurrently
+  Files sensitivity, framing, components;
   tbb::task_group group;
   if (cfg.studies.rubric && records.size() > 0)
     group.run([&] {
       sensitivity.emplace_back("studies/rubric_records.csv", records.to_string());
       sensitivity.emplace_back("studies/rubric_sensitivity.csv", rubric_sensitivity_table(records, bs).to_string());
     });
-  if (rubric::rubric_layer_enabled(cfg)) group.run([&] { rubric_layer = rubric::rubric_layer_files(plan, bs); });
   if (cfg.studies.framing)
     group.run([&] {
       // The framing study replays one configured pairing (the paper: the seed plan against greedy@8).
@@ -322,14 +324,12 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       // framing changes anything), or differ from them in the framing label alone (every metadata arm) while
       // neither policy reads the label (PolicyInfo::reads_framing). Live models are asked again. One reframed
       // corpus is alive at a time, besides the base.
-      const std::vector<Scenario> base = framing_base_corpus(plan);
+      const std::vector<Scenario> base = framing_base_corpus(plan, corpus);
       const bool reuse = blue->info().reproducible && red->info().reproducible;
       const bool label_blind = reuse && !blue->info().reads_framing && !red->info().reads_framing;
-      // The base arm's games the run already played (FramingBaseMemo: same policies, streams and scenarios up to
+      // The base arm's games the run already played (the observer's: same policies, streams and scenarios up to
       // the label), when the label cannot matter; the rest are played here.
-      const FramingBaseMemo* played = label_blind && plan.framing_base && plan.framing_base->enabled()
-                                          ? plan.framing_base.get()
-                                          : nullptr;
+      const FramingPlayed* played = label_blind ? played_games : nullptr;
       const FramingOutcome base_outcome = outcome_on(plan, base, *blue, *red, played);
       auto arm = [&](FramingMode mode, Framing f) -> FramingOutcome {
         if (mode == FramingMode::metadata && (f == Framing::neutral || label_blind)) return base_outcome;
@@ -370,9 +370,139 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
     });
   group.wait();
   Files files;
-  for (Files* part : {&sensitivity, &rubric_layer, &framing, &components})
+  for (Files* part : {&sensitivity, &framing, &components})
     for (auto& f : *part) files.push_back(std::move(f));
   return files;
+}
+
+namespace schema {
+
+const std::vector<std::string>& rubric_records() {
+  static const std::vector<std::string> c{"record_id", "scenario_id", "record_kind", "validator", "score"};
+  return c;
+}
+
+const std::vector<std::string>& rubric_sensitivity() {
+  static const std::vector<std::string> c{"statistic", "validator_a", "validator_b", "n", "mean", "ci_lo", "ci_hi"};
+  return c;
+}
+
+const std::vector<std::string>& framing() {
+  static const std::vector<std::string> c{"framing_mode", "framing", "metric", "delta", "ci_lo", "ci_hi"};
+  return c;
+}
+
+const std::vector<std::string>& components() {
+  static const std::vector<std::string> c{"component", "comparison", "metric", "n", "value", "ci_lo", "ci_hi"};
+  return c;
+}
+
+}  // namespace schema
+
+namespace {
+
+TextTable csv_table(const std::string& name, const std::string& caption, const CsvTable& csv) {
+  TextTable t{name, caption, csv.header(), {}};
+  for (const auto& r : csv.rows()) t.rows.push_back(r);
+  return t;
+}
+
+/// The study tables of the study CSVs given (nullptr: that study is not in the run).
+std::vector<std::pair<std::string, std::string>> study_tables_of(const CsvTable* sensitivity, const CsvTable* framing,
+                                                                 const CsvTable* components) {
+  std::vector<std::pair<std::string, std::string>> files;
+  auto emit = [&](const TextTable& t) {
+    files.emplace_back(t.name + ".md", t.markdown());
+    files.emplace_back(t.name + ".tex", t.latex());
+  };
+  if (sensitivity) emit(csv_table("study_rubric_sensitivity", "Rubric-sensitivity study", *sensitivity));
+  if (framing) emit(csv_table("study_framing", "Framing-sensitivity study", *framing));
+  if (components) emit(csv_table("study_components", "Component diagnostics", *components));
+  return files;
+}
+
+/// The study CSVs' schemas by file name.
+const std::vector<std::string>* study_schema(const std::string& file) {
+  if (file == "studies/rubric_sensitivity.csv") return &schema::rubric_sensitivity();
+  if (file == "studies/framing.csv") return &schema::framing();
+  if (file == "studies/components.csv") return &schema::components();
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<ObserverTrace> StudiesObserver::traces(const RunPlan&) const {
+  return {{"rubric_records.csv", schema::rubric_records()}};
+}
+
+void StudiesObserver::begin(const RunPlan& plan, const RunScope& scope) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::lock_guard lock(m_);
+  cfg_ = &cfg;
+  played_.clear();
+  // The framing study's base arm is the metadata neutral corpus; under metadata framing the run's scenarios
+  // differ from it in the label alone, so the run's condition pairing the study's policies (answering the
+  // "baseline" stream, as the study does) plays its games, when no map changes the qualities. The study reads
+  // the run's corpus under metadata framing alone: under applied framing its base is not the run's.
+  keep_played_ = scope.whole_run_here && cfg.studies.framing && cfg.framing_mode == FramingMode::metadata &&
+                 !cfg.terrain_geo;
+  wants_corpus_ = scope.whole_run_here && cfg.studies.framing && cfg.framing_mode == FramingMode::metadata;
+}
+
+void StudiesObserver::scenario(std::size_t, const Scenario& sc, const ScenarioOutcome& o,
+                             std::vector<std::vector<TraceRow>>& rows) {
+  const StudiesConfig& st = cfg_->studies;
+  // Rubric-sensitivity records: for each configured source, the coherence parts of that side's plan in that
+  // condition, scored by every validator.
+  if (st.rubric)
+    for (const auto& src : st.rubric_records) {
+      const CoherenceParts* parts = nullptr;
+      for (const auto& p : o.played) {
+        if (p.condition->label != src.condition) continue;
+        const auto& side = src.side == Side::Blue ? p.blue_parts : p.red_parts;
+        if (side) parts = &*side;
+      }
+      if (!parts) continue;
+      for (const auto& v : rubric_validators())
+        rows[0].push_back({sc.id + "/" + src.kind, sc.id, src.kind, v.name,
+                           fmt_real(weighted_coherence(*parts, v.weights))});
+    }
+  if (keep_played_)
+    for (const auto& p : o.played)
+      if (p.quality_advantage && p.condition->blue == st.framing_blue && p.condition->red == st.framing_red) {
+        std::lock_guard lock(m_);
+        played_.insert_or_assign(sc.id, *p.quality_advantage);
+      }
+}
+
+std::vector<std::pair<std::string, std::string>> StudiesObserver::finish(const RunArtifacts& run) {
+  namespace fs = std::filesystem;
+  const fs::path trace_path = fs::path(run.run.dir) / council_trace_file().name;
+  std::optional<CsvTable> council_trace;
+  if (fs::exists(trace_path)) council_trace = CsvTable::read(trace_path.string(), schema::council_trace());
+  auto files = run_studies(run.plan, run.run.per_scenario, run.traces.at(0), council_trace ? &*council_trace : nullptr,
+                           run.bootstrap, run.corpus, keep_played_ ? &played_ : nullptr);
+  // The study tables, from the files as written.
+  std::map<std::string, CsvTable> csv;
+  for (const auto& [file, text] : files)
+    if (const auto* cols = study_schema(file)) csv.emplace(file, CsvTable::parse(text, file, *cols));
+  auto of = [&](const char* f) { return csv.contains(f) ? &csv.at(f) : nullptr; };
+  for (auto& [name, text] :
+       study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"), of("studies/components.csv")))
+    files.emplace_back("tables/" + name, std::move(text));
+  return files;
+}
+
+
+std::shared_ptr<RunObserver> make_studies_observer() { return std::make_shared<StudiesObserver>(); }
+
+std::vector<std::pair<std::string, std::string>> study_tables(const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, CsvTable> csv;
+  for (const char* f : {"studies/rubric_sensitivity.csv", "studies/framing.csv", "studies/components.csv"})
+    if (const fs::path p = fs::path(run_dir) / f; fs::exists(p)) csv.emplace(f, CsvTable::read(p.string(), *study_schema(f)));
+  auto of = [&](const char* f) { return csv.contains(f) ? &csv.at(f) : nullptr; };
+  return study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"), of("studies/components.csv"));
 }
 
 }  // namespace advplan

@@ -1,4 +1,4 @@
-// Table 6 (council) and the study tables; each appears when its CSVs are in the run.
+// Table 6 (council), when the council's trace is in the run.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -79,15 +79,10 @@ TextTable table6(const CsvTable& per, const CsvTable& trace, const SummaryInterv
   return t;
 }
 
-TextTable csv_table(const std::string& name, const std::string& caption, const CsvTable& csv) {
-  TextTable t{name, caption, csv.header(), {}};
-  for (const auto& r : csv.rows()) t.rows.push_back(r);
-  return t;
-}
-
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> build_extra_tables(const RunCsvs& run, const CsvTable& per,
+std::vector<std::pair<std::string, std::string>> build_extra_tables(const std::optional<CsvTable>& council_trace,
+                                                                    const CsvTable& per,
                                                                     const SummaryIntervals& iv,
                                                                     const BootstrapSettings& bs) {
   std::vector<std::pair<std::string, std::string>> files;
@@ -95,10 +90,7 @@ std::vector<std::pair<std::string, std::string>> build_extra_tables(const RunCsv
     files.emplace_back(t.name + ".md", t.markdown());
     files.emplace_back(t.name + ".tex", t.latex());
   };
-  if (run.council_trace && run.council_trace->size() > 0) emit(table6(per, *run.council_trace, iv, bs));
-  if (run.rubric_sensitivity) emit(csv_table("study_rubric_sensitivity", "Rubric-sensitivity study", *run.rubric_sensitivity));
-  if (run.framing) emit(csv_table("study_framing", "Framing-sensitivity study", *run.framing));
-  if (run.components) emit(csv_table("study_components", "Component diagnostics", *run.components));
+  if (council_trace && council_trace->size() > 0) emit(table6(per, *council_trace, iv, bs));
   return files;
 }
 

@@ -12,6 +12,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/stats/text_table.hpp"
+#include "advplan/council/council.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/stats/statistics.hpp"
 
@@ -50,20 +51,23 @@ std::vector<std::string> conditions_in_group(const CsvTable& per, std::initializ
 }  // namespace
 
 
+namespace {
+/// The council's trace files into `r`, those present in r.dir.
+void read_council_traces(RunCsvs& r) {
+  auto optional = [&](const TraceFile& f) -> std::optional<CsvTable> {
+    const std::string path = (fs::path(r.dir) / f.name).string();
+    if (!fs::exists(path)) return std::nullopt;
+    return CsvTable::read(path, f.header);
+  };
+  r.council_trace = optional(council_trace_file());
+  r.council_candidates = optional(council_candidates_file());
+}
+}  // namespace
+
 RunCsvs read_run(const std::string& dir) {
   RunCsvs r;
   static_cast<RunTraces&>(r) = read_run_traces(dir);
-  auto path = [&](const char* f) { return (fs::path(dir) / f).string(); };
-  auto optional = [&](const char* f, const std::vector<std::string>& cols) -> std::optional<CsvTable> {
-    if (!fs::exists(path(f))) return std::nullopt;
-    return CsvTable::read(path(f), cols);
-  };
-  r.council_trace = optional("council_trace.csv", schema::council_trace());
-  r.council_candidates = optional("council_candidates.csv", schema::council_candidates());
-  r.rubric_records = optional("studies/rubric_records.csv", schema::rubric_records());
-  r.rubric_sensitivity = optional("studies/rubric_sensitivity.csv", schema::rubric_sensitivity());
-  r.framing = optional("studies/framing.csv", schema::framing());
-  r.components = optional("studies/components.csv", schema::components());
+  read_council_traces(r);
   return r;
 }
 
@@ -89,17 +93,18 @@ RunCsvs slice_run(const RunCsvs& run, const std::string& column, const std::stri
   out.per_scenario = filter_rows(run.per_scenario, "scenario_id", ids);
   if (run.council_trace) out.council_trace = filter_rows(*run.council_trace, "scenario_id", ids);
   if (run.council_candidates) out.council_candidates = filter_rows(*run.council_candidates, "scenario_id", ids);
-  if (run.rubric_records) out.rubric_records = filter_rows(*run.rubric_records, "scenario_id", ids);
-  // Study summaries are corpus-level; they are not re-sliced.
-  out.rubric_sensitivity.reset();
-  out.framing.reset();
-  out.components.reset();
   // The slice's intervals are the slice's own joint bootstrap, with the run's recorded settings.
   out.bootstrap_summary = bootstrap_summary_table(out.per_scenario, recorded_bootstrap(run.bootstrap_summary));
   return out;
 }
 
 std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run, const BootstrapSettings& bs) {
+  return build_tables(run, run.council_trace, bs);
+}
+
+std::vector<std::pair<std::string, std::string>> build_tables(const RunTraces& run,
+                                                              const std::optional<CsvTable>& council_trace,
+                                                              const BootstrapSettings& bs) {
   CsvTable storage;
   const CsvTable& per = ok_rows(run.per_scenario, storage);
   const SummaryIntervals iv(run.bootstrap_summary, per, bs);
@@ -194,7 +199,7 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
     }
     emit(t);
   }
-  for (auto& f : build_extra_tables(run, per, iv, bs)) files.push_back(std::move(f));
+  for (auto& f : build_extra_tables(council_trace, per, iv, bs)) files.push_back(std::move(f));
   return files;
 }
 
@@ -254,5 +259,24 @@ std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs&
   }
   return {{"comparison.csv", csv.to_string()}, {"comparison.md", t.markdown()}, {"comparison.tex", t.latex()}};
 }
+
+namespace {
+
+class TablesObserver final : public RunObserver {
+ public:
+  std::string name() const override { return "tables"; }
+  std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& a) override {
+    RunCsvs council;  // the council's traces alone: the run's own traces are read already
+    council.dir = a.run.dir;
+    read_council_traces(council);
+    auto files = build_tables(a.run, council.council_trace, a.bootstrap);
+    for (auto& f : files) f.first = "tables/" + f.first;
+    return files;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<RunObserver> make_tables_observer() { return std::make_shared<TablesObserver>(); }
 
 }  // namespace advplan

@@ -88,6 +88,12 @@ struct CouncilRecord {
 const TraceFile& council_trace_file();       ///< council_trace.csv: one row per scenario
 const TraceFile& council_candidates_file();  ///< council_candidates.csv: one row per candidate
 
+namespace schema {
+/// The council's trace files' columns, as their readers check them.
+inline const std::vector<std::string>& council_trace() { return council_trace_file().header; }
+inline const std::vector<std::string>& council_candidates() { return council_candidates_file().header; }
+}  // namespace schema
+
 class CouncilPolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info();

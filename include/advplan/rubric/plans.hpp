@@ -2,6 +2,9 @@
 // The rubric layer for plans (docs/RUBRIC.md): each scenario's rubric items, derived from the item kinds its
 // template declares (`rubric:` in the template YAML) and from the scenario's content; deterministic rule judges
 // (the exact check, and the three role validators as stricter or looser judges); and the run's rubric/ directory.
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +13,7 @@
 #include "advplan/core/scenario.hpp"
 #include "advplan/rubric/score.hpp"
 #include "advplan/metrics/coherence.hpp"
+#include "advplan/run/observer.hpp"
 
 namespace advplan {
 
@@ -44,12 +48,23 @@ std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& ju
 /// The judges are the rule judges, then the config's LLM judges (rubric.judges); an LLM judge's calls are
 /// recorded in rubric/judge_calls.csv, and a judge that fails on a plan after its retries is a verdict with
 /// error set and the reason, never a pass.
-std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs);
+/// `corpus`: the run's scenarios when it kept them (else they are generated); `kept`: the plans the run made, by
+/// (scenario id, BLUE spec) (see make_rubric_observer), moved out as they are graded; a plan not there is made
+/// again from the policy's stream.
+using KeptBluePlans = std::map<std::pair<std::string, std::string>, std::optional<Plan>>;
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                                    const std::vector<Scenario>* corpus = nullptr,
+                                                                    KeptBluePlans* kept = nullptr);
+
+/// The rubric layer as a run observer: it keeps the BLUE plans the run played (those rubric_grades_blue names,
+/// when this process runs the whole corpus), so it grades the same plans without asking the policies again, and
+/// writes rubric/ and its metadata when the run ends.
+std::shared_ptr<RunObserver> make_rubric_observer();
 
 /// Whether a run writes the rubric layer: studies.rubric is on and some template declares rubric items.
 bool rubric_layer_enabled(const ExperimentConfig& cfg);
 /// Whether the rubric layer grades BLUE policy `spec`: every policy but `exec:` and `llm:` ones, which it would
-/// have to ask again. The run keeps exactly these plans for it (BluePlanMemo).
+/// have to ask again. The rubric observer keeps exactly these plans.
 bool rubric_grades_blue(const std::string& spec);
 
 /// What run_metadata.json records of the rubric layer: mean_over, the judges, judge_retries and, when an LLM judge

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "advplan/run/config.hpp"
+#include "advplan/run/observer.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_policy.hpp"
 
@@ -27,13 +28,16 @@ struct RunOptions {
   /// pass over per_scenario.csv, normal-approximation intervals, no studies or tables: docs/RESULTS.md), or
   /// "auto" (streaming above kStreamingSummaryRows ok rows).
   std::string summary = "auto";
-  bool studies = true;     ///< run the configured studies (advplan run); evaluate turns them off
+  bool studies = true;     ///< whether the run's analyses include the studies (recorded in run_metadata.json)
+  /// The analyses that take part in the run (observer.hpp), called in this order; the runner names none of them.
+  /// pipeline/standard_run.hpp gives the ones `advplan run` and `advplan evaluate` use.
+  RunObservers observers;
   std::string command = "run";  ///< recorded in run_metadata.json
   /// An existing non-empty output directory is refused unless `force` (clear it first) or `resume` (continue
   /// the interrupted run in it from its last complete scenario; the config must be the same).
   bool force = false;
   bool resume = false;
-  /// Called with the run directory after the traces, summaries and tables are written and before the
+  /// Called with the run directory after the traces, summaries and the observers' files are written and before the
   /// MANIFEST, to add files of the command's own (evaluate's summary.md).
   std::function<void(const std::string& dir)> before_manifest;
   /// Scenarios between journal entries (checkpoints a --resume continues from); 0: every 200 ms or 4 MiB.
@@ -59,75 +63,6 @@ struct RunSummary {
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
-/// The BLUE plans a run made, kept for the rubric layer, which grades the same plans (same policy, same keyed
-/// stream) instead of asking the policies again. Filled only while enabled (a run with studies and rubric items);
-/// a scenario the process did not plan itself (resumed, or a shard merge) is simply not there. Thread-safe.
-class BluePlanMemo {
- public:
-  void enable(bool on) { enabled_ = on; }
-  bool enabled() const { return enabled_; }
-  /// Keeps scenario's plan of BLUE policy `spec` (nullopt: the policy failed).
-  void put(const std::string& scenario, const std::string& spec, const std::optional<Plan>& plan);
-  /// Takes the stored plan out; nullopt when none was stored.
-  std::optional<std::optional<Plan>> take(const std::string& scenario, const std::string& spec);
-
- private:
-  bool enabled_ = false;
-  std::mutex m_;
-  std::map<std::pair<std::string, std::string>, std::optional<Plan>> plans_;
-};
-
-/// The framing study's base arm taken from the run itself: per scenario, the BLUE plan's quality and its advantage
-/// in the run's condition that pairs the study's two policies. The runner enables it only where that condition
-/// plays the base arm's game (metadata framing, so the run's scenarios differ from the base corpus in the label
-/// alone; no map); the study uses it only when neither policy reads the label, and plays every scenario it lacks.
-class FramingBaseMemo {
- public:
-  /// Starts a run: keeps the condition pairing `blue` with `red` when `on`, and forgets any earlier run's values.
-  void enable(bool on, std::string blue = {}, std::string red = {}) {
-    std::lock_guard lock(m_);
-    enabled_ = on;
-    blue_ = std::move(blue);
-    red_ = std::move(red);
-    outcomes_.clear();
-  }
-  bool enabled() const { return enabled_; }
-  /// Whether a condition pairing `blue` with `red` is the one kept.
-  bool wants(const std::string& blue, const std::string& red) const {
-    return enabled_ && blue == blue_ && red == red_;
-  }
-  void put(const std::string& scenario, double blue_quality, double advantage);
-  /// (blue quality, advantage) of the scenario, when the run kept them.
-  std::optional<std::pair<double, double>> get(const std::string& scenario) const;
-
- private:
-  bool enabled_ = false;
-  std::string blue_, red_;
-  mutable std::mutex m_;
-  std::map<std::string, std::pair<double, double>> outcomes_;
-};
-
-/// The scenarios the run generated, kept for the studies that read the whole corpus (the rubric layer, the framing
-/// study's base arm) so that they do not generate it again. The runner enables it where it enables BluePlanMemo.
-class CorpusMemo {
- public:
-  /// Starts a run of `total` scenarios: keeps them when `on`, and forgets any earlier run's.
-  void enable(bool on, std::size_t total);
-  bool enabled() const { return enabled_; }
-  /// Keeps scenario `index` of the corpus (concurrent calls take distinct indices).
-  void put(std::size_t index, Scenario sc);
-  /// Makes the memo generate_corpus(cfg): the kept scenarios, and the rest generated now (in parallel). Call it
-  /// from one thread before the studies read it; nothing when the memo is not enabled.
-  void complete(const ExperimentConfig& cfg);
-  /// The whole corpus once complete() made it; nullptr before, or when the memo is not enabled.
-  const std::vector<Scenario>* corpus() const { return enabled_ && complete_ ? &scenarios_ : nullptr; }
-
- private:
-  bool enabled_ = false, complete_ = false;
-  std::vector<Scenario> scenarios_;
-  std::vector<unsigned char> kept_;
-};
-
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
@@ -138,12 +73,6 @@ struct RunPlan {
   double lambda = 0.7;  ///< the constraint-aware selector's lambda, used for the candidate diagnostics
   /// One lock per policy that declares ThreadSafety::none: its calls are serialised across scenario tasks.
   std::map<std::string, std::unique_ptr<std::mutex>> serial;
-  /// The BLUE plans made during the run, for the rubric layer (see BluePlanMemo).
-  std::unique_ptr<BluePlanMemo> blue_plans = std::make_unique<BluePlanMemo>();
-  /// The framing study's base arm as the run played it (see FramingBaseMemo).
-  std::unique_ptr<FramingBaseMemo> framing_base = std::make_unique<FramingBaseMemo>();
-  /// The run's scenarios, for the studies (see CorpusMemo).
-  std::unique_ptr<CorpusMemo> corpus = std::make_unique<CorpusMemo>();
   /// The lock for "red:<spec>" or "blue:<spec>", or nullptr when the policy may be called concurrently.
   std::mutex* lock_for(const std::string& spec) const {
     auto it = serial.find(spec);
@@ -155,16 +84,16 @@ struct RunPlan {
 /// condition.
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions);
 
-/// Runs and writes the run directory (docs/TRACES.md). Throws IoError when the directory cannot be written or
-/// is not empty (before any work), PolicyError / ConfigError on bad names, ConfigError when --resume meets a
-/// different config. Rows stream to .advplan-work/ with a journal of complete scenarios; when every scenario
-/// is done, the traces move into place, the summaries and tables are computed from the written CSVs, and
-/// MANIFEST and run_metadata.json are written last.
+/// Runs and writes the run directory (docs/TRACES.md), calling opts.observers as observer.hpp says. Throws
+/// IoError when the directory cannot be written or is not empty (before any work), PolicyError / ConfigError on
+/// bad names, ConfigError when --resume meets a different config. Rows stream to .advplan-work/ with a journal of
+/// complete scenarios; when every scenario is done, the traces move into place, the summaries are computed from
+/// the written CSVs, the observers write their files, and MANIFEST and run_metadata.json are written last.
 RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts);
 
 /// The shard directories' recorded run key (run_metadata.json "run_key") and shard index, checked by the caller.
 /// merge_shards concatenates their trace files in the given order (shard 0 first) into opts.out_dir and writes
-/// the summaries, studies, tables, MANIFEST and run_metadata.json, byte-identical to a single-process run.
+/// the summaries, the observers' files, MANIFEST and run_metadata.json, byte-identical to a single-process run.
 /// Throws CsvError naming a shard's file when one is unreadable.
 RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& shard_dirs, const RunOptions& opts);
 

@@ -1,10 +1,14 @@
 #pragma once
 // Evaluation of one scenario under every condition of a run: the rows it contributes to each trace file.
 // Pure in (scenario, run plan): no shared state, so scenarios run in parallel and rows are collected by index.
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
+#include "advplan/metrics/coherence.hpp"
 #include "advplan/run/runner.hpp"
 
 namespace advplan {
@@ -17,9 +21,21 @@ struct ScenarioOutcome {
   std::vector<Row> candidates;
   std::vector<std::string> candidate_plans;  ///< lines of candidate_plans.jsonl (when cfg.candidate_plans)
   TraceRows extra;  ///< rows of the BLUE policies' extra trace files (PolicyInfo::traces), by file name
-  std::vector<Row> rubric_records;
   std::size_t failed_rows = 0;
   bool produced_plan = false;  ///< some condition's BLUE policy produced a plan
+
+  // What the run's observers read of the scenario (RunObserver::scenario); none of it is a trace.
+  /// The plan each distinct BLUE policy made (nullopt: it failed), in the order the conditions first name them.
+  std::vector<std::pair<std::string, std::optional<Plan>>> blue_plans;
+  /// What one condition played.
+  struct Played {
+    const Condition* condition = nullptr;
+    std::optional<CoherenceParts> blue_parts;  ///< the BLUE plan's coherence parts, when it made one
+    std::optional<CoherenceParts> red_parts;   ///< the selected RED plan's, when the condition was played
+    /// (BLUE plan quality q_B, BLUE advantage) when the condition was played to the end.
+    std::optional<std::pair<double, double>> quality_advantage;
+  };
+  std::vector<Played> played;  ///< one per condition, in the run's order
 };
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan);

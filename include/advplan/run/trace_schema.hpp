@@ -1,5 +1,6 @@
 #pragma once
-// The columns of every trace file, in one place (docs/TRACES.md describes each). Writers and readers both use
+// The columns of the run's own trace files, in one place (docs/TRACES.md describes each; a policy's or an
+// analysis's files have their columns with it: PolicyInfo::traces, studies/studies.hpp). Writers and readers both use
 // these lists, so a reader rejects a file whose columns are not the expected ones.
 #include <string>
 #include <vector>
@@ -12,14 +13,8 @@ const std::vector<std::string>& candidates();
 const std::vector<std::string>& bootstrap_summary();
 const std::vector<std::string>& budget_curve();
 const std::vector<std::string>& terrain_summary();
-const std::vector<std::string>& council_trace();
 /// geo_moves.csv (terrain: geo): one row per movement bound to a route or map tool call, per condition and side.
 const std::vector<std::string>& geo_moves();
-const std::vector<std::string>& council_candidates();
-const std::vector<std::string>& rubric_records();
-const std::vector<std::string>& rubric_sensitivity();
-const std::vector<std::string>& framing();
-const std::vector<std::string>& components();
 
 /// Metrics of per_scenario.csv summarised with bootstrap intervals in bootstrap_summary.csv.
 const std::vector<std::string>& summarised_metrics();

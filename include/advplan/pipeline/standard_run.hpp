@@ -1,0 +1,26 @@
+#pragma once
+// The standard composition of a run's analyses, above every analysis and below the command line and the Python
+// module (docs/ARCHITECTURE.md "Layers"): which run observers `advplan run`, `evaluate` and `merge` register, and
+// which tables `advplan tables` rebuilds. The analyses do not know each other; this is the one place that names
+// them together.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "advplan/run/observer.hpp"
+#include "advplan/stats/statistics.hpp"
+#include "advplan/tables/tables.hpp"
+
+namespace advplan {
+
+/// The observers of a standard run, in order: the studies and the rubric layer (when `studies`), then the tables,
+/// which read the studies' files.
+RunObservers standard_observers(bool studies);
+
+/// Every table of a run as `advplan run` writes it into tables/, rebuilt from its files alone: build_tables, and
+/// the study tables when `with_studies` (a slice of a run has no study tables: the studies are corpus-level).
+/// Names are relative to tables/.
+std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
+                                                            bool with_studies = true);
+
+}  // namespace advplan

@@ -1,0 +1,26 @@
+#include "advplan/pipeline/standard_run.hpp"
+
+#include "advplan/rubric/plans.hpp"
+#include "advplan/studies/studies.hpp"
+
+namespace advplan {
+
+RunObservers standard_observers(bool studies) {
+  RunObservers out;
+  if (studies) {
+    out.push_back(make_studies_observer());
+    out.push_back(rubric::make_rubric_observer());
+  }
+  out.push_back(make_tables_observer());
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
+                                                            bool with_studies) {
+  auto files = build_tables(run, bs);
+  if (with_studies)
+    for (auto& f : study_tables(run.dir)) files.push_back(std::move(f));
+  return files;
+}
+
+}  // namespace advplan

@@ -1,6 +1,7 @@
 #include "advplan/pipeline/standard_run.hpp"
 
 #include "advplan/rubric/plans.hpp"
+#include "advplan/rubric/score.hpp"
 #include "advplan/studies/studies.hpp"
 
 namespace advplan {
@@ -18,8 +19,10 @@ RunObservers standard_observers(bool studies) {
 std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
                                                             bool with_studies) {
   auto files = build_tables(run, bs);
-  if (with_studies)
+  if (with_studies) {
     for (auto& f : study_tables(run.dir)) files.push_back(std::move(f));
+    for (auto& f : rubric::rubric_tables(run.dir)) files.push_back(std::move(f));
+  }
   return files;
 }
 

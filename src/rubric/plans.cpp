@@ -470,8 +470,12 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   AgreementReport agreement;
   tbb::parallel_invoke([&] { scores = score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed); },
                        [&] { agreement = judge_agreement(set, verdicts, bs.resamples, bs.seed); });
-  for (auto& [name, text] : scores.files) files.emplace_back("rubric/" + name, std::move(text));
-  for (auto& [name, text] : agreement.files) files.emplace_back("rubric/" + name, std::move(text));
+  // The tables go with the run's other tables (tables/rubric/), which `advplan tables` rebuilds from the CSVs.
+  for (auto* report_files : {&scores.files, &agreement.files})
+    for (auto& [name, text] : *report_files) {
+      const bool table = name.ends_with(".md") || name.ends_with(".tex");
+      files.emplace_back((table ? "tables/rubric/" : "rubric/") + name, std::move(text));
+    }
   return files;
 }
 

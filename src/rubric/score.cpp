@@ -1,6 +1,9 @@
 #include "advplan/rubric/score.hpp"
 
 #include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -248,11 +251,6 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   }
   io::CsvTable policy({"judge", "model", "mean_over", "units", "weighted_score", "weighted_lo", "weighted_hi",
                        "items_correct", "items_correct_lo", "items_correct_hi"});
-  TextTable md;
-  md.name = "scores_per_policy";
-  md.caption = fmt::format("Rubric score per judge and policy (mean over {}s of the mean brief score; 95% bootstrap "
-                           "intervals)", mean_over == MeanOver::group ? "group" : "brief");
-  md.header = {"judge", "policy", "units", "weighted score", "items correct"};
   auto unit_means = [](const std::map<std::string, std::vector<double>>& m) {
     std::vector<double> out;
     for (const auto& [u, xs] : m) out.push_back(mean(xs));
@@ -264,7 +262,6 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
                                "rubric/correct/" + key.first + "/" + key.second);
     policy.add({key.first, key.second, mean_over == MeanOver::group ? "group" : "brief", std::to_string(w.n),
                 real(w.mean), real(w.lo), real(w.hi), real(c.mean), real(c.lo), real(c.hi)});
-    md.rows.push_back({key.first, key.second, std::to_string(w.n), interval_cell(w), interval_cell(c)});
   }
   io::CsvTable deco_csv({"judge", "model", "dimension", "group", "briefs", "items_per_brief", "items_correct",
                          "mean_contribution"});
@@ -272,6 +269,7 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
     deco_csv.add({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
                   std::to_string(static_cast<long long>(d.briefs)), real(d.items / d.briefs),
                   real(d.items > 0 ? d.correct / d.items : kNaN), real(d.contribution / d.briefs)});
+  const TextTable md = scores_per_policy_table(policy, "scores_per_policy");
   rep.files = {{"scores_per_brief.csv", briefs.to_string()},
                {"scores_per_policy.csv", policy.to_string()},
                {"scores_per_policy.md", md.markdown()},
@@ -318,16 +316,11 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
   io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
                       "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means", "spearman_lo",
                       "spearman_hi"});
-  TextTable pmd;
-  pmd.name = "agreement_pairs";
-  pmd.caption = "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
-                "over cases; Spearman of per-policy means, with its interval)";
-  pmd.header = {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman [95% CI]"};
   // Pairs are independent (own keyed streams, read-only inputs): computed in parallel, rows added in pair order.
   std::vector<std::pair<std::size_t, std::size_t>> judge_pairs;
   for (std::size_t a = 0; a < judges.size(); ++a)
     for (std::size_t b = a + 1; b < judges.size(); ++b) judge_pairs.emplace_back(a, b);
-  std::vector<std::vector<std::string>> pair_csv(judge_pairs.size()), pair_md(judge_pairs.size());
+  std::vector<std::vector<std::string>> pair_csv(judge_pairs.size());
   tbb::parallel_for(std::size_t{0}, judge_pairs.size(), [&](std::size_t pi) {
       const auto [a, b] = judge_pairs[pi];
       // Per case: the item verdicts both judges gave.
@@ -456,23 +449,12 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
       pair_csv[pi] = {judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
                       real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
                       real(rho), real(r_lo), real(r_hi)};
-      pair_md[pi] = {judges[a], judges[b], std::to_string(n_items), fmt::format("{:.3f}", pct),
-                     fmt::format("{:.3f} ({:.3f})", kap.kappa, kap.se),
-                     fmt::format("[{:.3f}, {:.3f}]", k_lo, k_hi),
-                     std::isnan(rho) ? "n/a" : fmt::format("{:.3f} [{:.3f}, {:.3f}]", rho, r_lo, r_hi)};
   });
-  for (std::size_t pi = 0; pi < judge_pairs.size(); ++pi) {
-    pairs.add(pair_csv[pi]);
-    pmd.rows.push_back(pair_md[pi]);
-  }
+  for (std::size_t pi = 0; pi < judge_pairs.size(); ++pi) pairs.add(pair_csv[pi]);
 
   // Panel statistics over the briefs every judge graded, each with a bootstrap interval over cases (scenarios):
   // a replicate draws the cases with replacement and takes every brief of a drawn case as often as it was drawn.
   io::CsvTable panel({"statistic", "judges", "briefs", "items", "value", "lo", "hi"});
-  TextTable qmd;
-  qmd.name = "agreement_panel";
-  qmd.caption = "Agreement across all judges (briefs every judge graded; 95% bootstrap intervals over cases)";
-  qmd.header = {"statistic", "judges", "briefs", "value", "95% CI"};
   struct PanelStat {
     std::string name;
     std::size_t judges = 0, briefs = 0, items = 0;
@@ -782,16 +764,93 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
                                                                            : percent_bounds_copy(reps->second);
     panel.add({st.name, std::to_string(st.judges), std::to_string(st.briefs), std::to_string(st.items), real(st.value),
                real(lo), real(hi)});
-    qmd.rows.push_back({st.name, std::to_string(st.judges), std::to_string(st.briefs),
-                        std::isnan(st.value) ? "n/a" : fmt::format("{:.3f}", st.value),
-                        std::isnan(lo) || std::isnan(hi) ? "n/a" : fmt::format("[{:.3f}, {:.3f}]", lo, hi)});
   }
+  const TextTable pmd = agreement_pairs_table(pairs, "agreement_pairs"), qmd = agreement_panel_table(panel, "agreement_panel");
   AgreementReport rep;
   rep.files = {{"agreement_pairs.csv", pairs.to_string()}, {"agreement_pairs.md", pmd.markdown()},
                {"agreement_pairs.tex", pmd.latex()},       {"agreement_panel.csv", panel.to_string()},
                {"agreement_panel.md", qmd.markdown()},     {"agreement_panel.tex", qmd.latex()}};
   rep.markdown = pmd.markdown() + "\n" + qmd.markdown();
   return rep;
+}
+
+namespace {
+std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+}  // namespace
+
+TextTable scores_per_policy_table(const io::CsvTable& policy, const std::string& name) {
+  // The caption names what the scores are means over: the column mean_over (a file without rows: briefs).
+  const bool groups = policy.size() > 0 && policy.at(0, "mean_over") == "group";
+  TextTable t{name,
+              fmt::format("Rubric score per judge and policy (mean over {}s of the mean brief score; 95% bootstrap "
+                          "intervals)", groups ? "group" : "brief"),
+              {"judge", "policy", "units", "weighted score", "items correct"},
+              {}};
+  for (std::size_t i = 0; i < policy.size(); ++i) {
+    Interval w, c;
+    const auto [end, ec] = std::from_chars(policy.at(i, "units").data(),
+                                           policy.at(i, "units").data() + policy.at(i, "units").size(), w.n);
+    if (ec != std::errc() || end != policy.at(i, "units").data() + policy.at(i, "units").size())
+      throw CsvError(fmt::format("{}: line {}: column 'units' is not a count: '{}'", policy.source(), i + 2,
+                                 policy.at(i, "units")));
+    c.n = w.n;  // every unit of the weighted score has its items correct
+    w.mean = policy.real(i, "weighted_score");
+    w.lo = policy.real(i, "weighted_lo");
+    w.hi = policy.real(i, "weighted_hi");
+    c.mean = policy.real(i, "items_correct");
+    c.lo = policy.real(i, "items_correct_lo");
+    c.hi = policy.real(i, "items_correct_hi");
+    t.rows.push_back({policy.at(i, "judge"), policy.at(i, "model"), policy.at(i, "units"), interval_cell(w), interval_cell(c)});
+  }
+  return t;
+}
+
+TextTable agreement_pairs_table(const io::CsvTable& pairs, const std::string& name) {
+  TextTable t{name,
+              "Judge agreement per pair on item verdicts (percent and Cohen's kappa with 95% bootstrap intervals "
+              "over cases; Spearman of per-policy means, with its interval)",
+              {"judge A", "judge B", "items", "percent", "kappa (ASE)", "kappa 95% CI", "Spearman [95% CI]"},
+              {}};
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const double rho = pairs.real(i, "spearman_model_means");
+    t.rows.push_back({pairs.at(i, "judge_a"), pairs.at(i, "judge_b"), pairs.at(i, "items"),
+                      fixed3(pairs.real(i, "percent_agreement")),
+                      fmt::format("{} ({})", fixed3(pairs.real(i, "kappa")), fixed3(pairs.real(i, "kappa_se"))),
+                      fmt::format("[{}, {}]", fixed3(pairs.real(i, "kappa_lo")), fixed3(pairs.real(i, "kappa_hi"))),
+                      std::isnan(rho) ? "n/a"
+                                      : fmt::format("{} [{}, {}]", fixed3(rho), fixed3(pairs.real(i, "spearman_lo")),
+                                                    fixed3(pairs.real(i, "spearman_hi")))});
+  }
+  return t;
+}
+
+TextTable agreement_panel_table(const io::CsvTable& panel, const std::string& name) {
+  TextTable t{name, "Agreement across all judges (briefs every judge graded; 95% bootstrap intervals over cases)",
+              {"statistic", "judges", "briefs", "value", "95% CI"}, {}};
+  for (std::size_t i = 0; i < panel.size(); ++i) {
+    const double value = panel.real(i, "value"), lo = panel.real(i, "lo"), hi = panel.real(i, "hi");
+    t.rows.push_back({panel.at(i, "statistic"), panel.at(i, "judges"), panel.at(i, "briefs"),
+                      std::isnan(value) ? "n/a" : fixed3(value),
+                      std::isnan(lo) || std::isnan(hi) ? "n/a" : fmt::format("[{}, {}]", fixed3(lo), fixed3(hi))});
+  }
+  return t;
+}
+
+std::vector<std::pair<std::string, std::string>> rubric_tables(const std::string& run_dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  auto emit = [&](const TextTable& t) {
+    files.emplace_back("rubric/" + t.name + ".md", t.markdown());
+    files.emplace_back("rubric/" + t.name + ".tex", t.latex());
+  };
+  const std::string dir = run_dir + "/rubric/";
+  auto present = [&](const char* f) { return std::filesystem::exists(dir + f); };
+  if (present("scores_per_policy.csv"))
+    emit(scores_per_policy_table(io::CsvTable::read(dir + "scores_per_policy.csv"), "scores_per_policy"));
+  if (present("agreement_pairs.csv"))
+    emit(agreement_pairs_table(io::CsvTable::read(dir + "agreement_pairs.csv"), "agreement_pairs"));
+  if (present("agreement_panel.csv"))
+    emit(agreement_panel_table(io::CsvTable::read(dir + "agreement_panel.csv"), "agreement_panel"));
+  return files;
 }
 
 }  // namespace advplan::rubric

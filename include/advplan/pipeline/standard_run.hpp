@@ -18,7 +18,7 @@ namespace advplan {
 RunObservers standard_observers(bool studies);
 
 /// Every table of a run as `advplan run` writes it into tables/, rebuilt from its files alone: build_tables, and
-/// the study tables when `with_studies` (a slice of a run has no study tables: the studies are corpus-level).
+/// the study and rubric tables when `with_studies` (a slice of a run has neither: they are corpus-level).
 /// Names are relative to tables/.
 std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
                                                             bool with_studies = true);

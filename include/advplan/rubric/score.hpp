@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "advplan/io/csv.hpp"
 #include "advplan/stats/statistics.hpp"
+#include "advplan/stats/text_table.hpp"
 
 namespace advplan::rubric {
 
@@ -100,5 +102,16 @@ struct AgreementReport {
 };
 AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict> verdicts, int resamples = 1000,
                                 std::uint64_t seed = 1);
+
+/// The rubric's Markdown and LaTeX tables, each rendered from its CSV alone (scores_per_policy.csv,
+/// agreement_pairs.csv, agreement_panel.csv), so a run's tables can be rebuilt from its CSVs byte for byte;
+/// `name` is the table's file stem.
+TextTable scores_per_policy_table(const io::CsvTable& scores_per_policy, const std::string& name);
+TextTable agreement_pairs_table(const io::CsvTable& agreement_pairs, const std::string& name);
+TextTable agreement_panel_table(const io::CsvTable& agreement_panel, const std::string& name);
+
+/// The rubric layer's tables of a run (tables/rubric/scores_per_policy, agreement_pairs and agreement_panel, .md
+/// and .tex; names relative to tables/), from the run's rubric/ CSVs, those present.
+std::vector<std::pair<std::string, std::string>> rubric_tables(const std::string& run_dir);
 
 }  // namespace advplan::rubric

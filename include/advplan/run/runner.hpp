@@ -43,7 +43,7 @@ struct RunOptions {
   /// Scenarios between journal entries (checkpoints a --resume continues from); 0: every 200 ms or 4 MiB.
   std::size_t checkpoint_every = 0;
   /// A shard (`--shard i/N`, shard_count > 0): this process runs the contiguous block
-  /// [total * i / N, total * (i + 1) / N) of the corpus and writes its traces and rubric records only;
+  /// [total * i / N, total * (i + 1) / N) of the corpus and writes its traces (the observers' included) only;
   /// merge_shards combines the N shard directories into the run a single process writes.
   std::size_t shard_index = 0;
   std::size_t shard_count = 0;
@@ -57,9 +57,9 @@ struct RunSummary {
   std::size_t resumed_from = 0;  ///< scenarios already complete when a --resume run started
   std::string first_failure;     ///< the failure_reason of the first failed row ("" when none failed)
   bool already_complete = false;  ///< --resume found a complete run: nothing was done
-  bool streamed_summaries = false;  ///< the summaries were streamed; no studies or tables were built
+  bool streamed_summaries = false;  ///< the summaries were streamed; no observer derived files
   double seconds = 0;
-  /// Wall seconds per phase, in order (scenarios, summaries, studies, tables, manifest), for run_metadata.json.
+  /// Wall seconds per phase, in order (scenarios, summaries, each observer by name, manifest), for run_metadata.json.
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 

@@ -192,7 +192,7 @@ py::dict candidate_dict(const RedCandidate& c) {
   d["e"] = c.q.e;
   d["c"] = c.q.c;
   d["r"] = c.q.r;
-  d["D"] = c.d.D;
+  if (c.d) d["D"] = c.d->D;
   d["pressure"] = c.pressure.magnitude;
   py::list cats;
   for (std::size_t i = 0; i < kNumCategories; ++i)

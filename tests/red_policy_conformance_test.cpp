@@ -112,8 +112,11 @@ TEST_P(RedPolicyConformance, ResponseValidatesRoundTripsAndScoresInUnitInterval)
       EXPECT_EQ(*back, x.plan);
       EXPECT_TRUE(in_unit(x.q.q)) << x.q.q;
       EXPECT_TRUE(in_unit(x.q.e) && in_unit(x.q.c) && in_unit(x.q.r));
-      EXPECT_TRUE(in_unit(x.d.D)) << x.d.D;
-      for (double part : x.d.part) EXPECT_TRUE(in_unit(part)) << part;
+      ASSERT_TRUE(x.d) << "a full answer has every candidate's coherence";
+      EXPECT_TRUE(in_unit(x.d->D)) << x.d->D;
+      for (double part : x.d->part) EXPECT_TRUE(in_unit(part)) << part;
+      ASSERT_TRUE(x.raw_capability);
+      EXPECT_EQ(*x.raw_capability, raw_capability(x.plan, sc));
       EXPECT_TRUE(in_unit(x.pressure.magnitude)) << x.pressure.magnitude;
     }
   }
@@ -138,7 +141,7 @@ TEST_P(RedPolicyConformance, SameRequestSameOutput) {
       ASSERT_EQ(r->candidates.size(), a.candidates.size());
       for (std::size_t i = 0; i < a.candidates.size(); ++i) {
         EXPECT_EQ(r->candidates[i].q.q, a.candidates[i].q.q);
-        EXPECT_EQ(r->candidates[i].d.D, a.candidates[i].d.D);
+        EXPECT_EQ(r->candidates[i].d->D, a.candidates[i].d->D);
         EXPECT_EQ(r->candidates[i].pressure.magnitude, a.candidates[i].pressure.magnitude);
       }
     }
@@ -300,7 +303,7 @@ TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
     std::vector<double> q, D;
     for (const auto& x : g.candidates) {
       q.push_back(x.q.q);
-      D.push_back(x.d.D);
+      D.push_back(x.d->D);
     }
     EXPECT_EQ(g.selected, select_quality_greedy(q));
     EXPECT_EQ(c.selected, select_constraint_aware(q, D, lambda));
@@ -310,103 +313,79 @@ TEST(RedPolicyStreams, SelectorsPickTheirArgmax) {
   }
 }
 
-// RedRequest::reads_quality = false (the council's stress test): single and greedy score each candidate's pressure
-// alone (q.e, the pressure's input, by the same function; q's other parts and d NaN) on the lean draw, and the
-// candidates' plan ids, validity, pressure and categories are those of a full request (the plans are their ids);
-// constraint, whose choice reads q and D, and any cached candidate are still fully scored.
-TEST(RedPolicyStreams, UnreadQualityLeavesThePressureOfEveryCandidate) {
+// RedPolicy::pressures (the council's stress test): every policy's pressures are its full answer's valid
+// candidates reduced to their ids, pressures and categories, bit for bit; single and greedy draw them lean
+// (sample_red_pressures), constraint and the LLM contract through respond().
+TEST(RedPolicyStreams, PressuresAreTheFullAnswersCandidatesReduced) {
   const auto ctx = policy_context(paper());
-  std::size_t compared = 0, full_plans = 0;
-  for (const Scenario& sc : scenarios()) {
-    SCOPED_TRACE(sc.id);
-    const RedRequest full = request_for(sc, paper().seed);
-    RedRequest lean = full;
-    lean.reads_coherence = lean.reads_quality = false;
-    for (const char* spec : {"single", "greedy@8", "constraint@8", "llm_offline"}) {
-      SCOPED_TRACE(spec);
-      const auto policy = make_red_policy(spec, ctx);
-      const RedResponse a = policy->respond(full), b = policy->respond(lean);
-      ASSERT_EQ(a.candidates.size(), b.candidates.size());
-      EXPECT_EQ(a.dropped, b.dropped);
-      if (std::string(spec) == "single") {  // its selection stands, though respond does not validate an id-only plan
-        EXPECT_EQ(a.selected, b.selected);
-        EXPECT_EQ(b.failure, "");
-      }
-      const bool skips = std::string(spec) == "single" || std::string(spec) == "greedy@8";
-      for (std::size_t i = 0; i < a.candidates.size(); ++i) {
-        const RedCandidate &x = a.candidates[i], &y = b.candidates[i];
-        if (skips && !y.plan.actions.empty()) ++full_plans;
-        if (skips && y.plan.actions.empty()) {  // the lean draw: the plan's id and side alone
-          Plan id_only;
-          id_only.plan_id = x.plan.plan_id;
-          id_only.side = Side::Red;
-          EXPECT_EQ(y.plan, id_only) << i;
-        } else {
-          EXPECT_EQ(x.plan, y.plan);
-        }
-        EXPECT_EQ(x.valid, y.valid);
-        EXPECT_EQ(std::memcmp(&x.q.e, &y.q.e, sizeof(double)), 0) << i;
-        EXPECT_EQ(std::memcmp(&x.pressure.magnitude, &y.pressure.magnitude, sizeof(double)), 0) << i;
-        EXPECT_EQ(x.pressure.category, y.pressure.category);
-        EXPECT_EQ(x.categories, y.categories);
-        if (skips) {
-          EXPECT_TRUE(std::isnan(y.q.q) && std::isnan(y.q.c) && std::isnan(y.q.r) && std::isnan(y.d.D)) << i;
-        } else {
-          EXPECT_EQ(x.q.q, y.q.q) << i;
-          EXPECT_EQ(x.d.D, y.d.D) << i;
-        }
-        ++compared;
-      }
-      CandidateCache cache;
-      for (const auto& c : policy->respond(lean, &cache).candidates) EXPECT_TRUE(std::isfinite(c.q.q));
+  std::size_t compared = 0;
+  auto expect_reduced = [&](const RedResponse& a, const RedPressures& b, const std::string& where) {
+    ASSERT_EQ(a.candidates.size(), b.candidates.size()) << where;
+    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+      const RedCandidate& x = a.candidates[i];
+      const RedPressureCandidate& y = b.candidates[i];
+      EXPECT_EQ(x.index, y.index) << where << " " << i;
+      EXPECT_EQ(x.plan.plan_id, y.plan_id) << where << " " << i;
+      EXPECT_EQ(std::memcmp(&x.pressure.magnitude, &y.pressure.magnitude, sizeof(double)), 0) << where << " " << i;
+      EXPECT_EQ(x.pressure.category, y.pressure.category) << where << " " << i;
+      EXPECT_EQ(x.categories, y.categories) << where << " " << i;
+      ++compared;
     }
-  }
+  };
+  for (const Scenario& sc : scenarios())
+    for (const char* spec : {"single", "greedy@8", "constraint@8", "llm_offline"}) {
+      const auto policy = make_red_policy(spec, ctx);
+      const RedRequest req = request_for(sc, paper().seed);
+      expect_reduced(policy->respond(req), policy->pressures(req), sc.id + " " + spec);
+    }
   EXPECT_GT(compared, 50u);
-  EXPECT_EQ(full_plans, 0u);  // every paper candidate is valid by construction: none drawn in full
-  // Where two assets share an id, no lean plan's layout stands for the full plan's (asset_ids_unique is false): the
-  // lean request draws every plan in full.
+  // Where two assets share an id, no lean plan's layout stands for the full plan's (asset_ids_unique is false): every
+  // plan is drawn in full, with the same result.
+  const auto greedy = make_red_policy("greedy@8", ctx);
   Scenario shared = scenarios().front();
   shared.assets.back().id = shared.assets.front().id;
-  const RedRequest full = request_for(shared, paper().seed);
-  RedRequest lean = full;
-  lean.reads_coherence = lean.reads_quality = false;
-  const auto greedy = make_red_policy("greedy@8", ctx);
-  const RedResponse a = greedy->respond(full), b = greedy->respond(lean);
-  ASSERT_EQ(a.candidates.size(), b.candidates.size());
-  ASSERT_FALSE(b.candidates.empty());
-  for (std::size_t i = 0; i < a.candidates.size(); ++i) {
-    EXPECT_EQ(a.candidates[i].plan, b.candidates[i].plan) << i;
-    EXPECT_FALSE(b.candidates[i].plan.actions.empty()) << i;
-    EXPECT_EQ(a.candidates[i].pressure.magnitude, b.candidates[i].pressure.magnitude) << i;
-  }
+  const RedRequest req = request_for(shared, paper().seed);
+  const RedResponse full = greedy->respond(req);
+  ASSERT_FALSE(full.candidates.empty());
+  expect_reduced(full, greedy->pressures(req), "shared asset id");
   // Where options may be empty, some plans are not valid by construction: those are drawn again in full and
-  // validated (a plan with an empty option is invalid, and dropped as a full request drops it); the others are
-  // their ids. Either way validity, pressure and ids are a full request's.
-  std::size_t dropped = 0, id_only = 0;
+  // validated (a plan with an empty option is invalid, and left out as respond drops it).
+  std::size_t dropped = 0;
   for (const Scenario& sc : scenarios()) {
-    RedRequest full_e = request_for(sc, paper().seed);
-    full_e.shape.option_min = 0;
-    full_e.shape.branch_probability = 1.0;
-    RedRequest lean_e = full_e;
-    lean_e.reads_coherence = lean_e.reads_quality = false;
-    const RedResponse x = greedy->respond(full_e), y = greedy->respond(lean_e);
-    ASSERT_EQ(x.candidates.size(), y.candidates.size()) << sc.id;
-    EXPECT_EQ(x.dropped, y.dropped) << sc.id;
-    dropped += static_cast<std::size_t>(y.dropped);
-    for (std::size_t i = 0; i < x.candidates.size(); ++i) {
-      const RedCandidate &p = x.candidates[i], &q = y.candidates[i];
-      EXPECT_EQ(p.plan.plan_id, q.plan.plan_id);
-      if (q.plan.actions.empty())
-        ++id_only;
-      else
-        EXPECT_EQ(p.plan, q.plan) << sc.id << " " << i;
-      EXPECT_EQ(p.valid, q.valid);
-      EXPECT_EQ(std::memcmp(&p.pressure.magnitude, &q.pressure.magnitude, sizeof(double)), 0) << sc.id << " " << i;
-      EXPECT_EQ(p.categories, q.categories);
-    }
+    RedRequest e = request_for(sc, paper().seed);
+    e.shape.option_min = 0;
+    e.shape.branch_probability = 1.0;
+    const RedResponse x = greedy->respond(e);
+    dropped += static_cast<std::size_t>(x.dropped);
+    expect_reduced(x, greedy->pressures(e), sc.id + " empty options");
   }
   EXPECT_GT(dropped, 0u);
-  EXPECT_GT(id_only, 0u);
+}
+
+// The checked entry point: a policy whose pressures are out of [0, 1] or unnamed has them left out, and one that
+// returns none says so.
+TEST(RedPolicyStreams, PressuresAreChecked) {
+  struct Bad final : RedPolicy {
+    Bad() : RedPolicy(PolicyInfo{"bad_pressures", Side::Red, false, 1, ThreadSafety::constant, {}, "test"}, 1, {}) {}
+    RedResponse do_respond(const RedRequest&, CandidateCache*) const override { return {}; }
+    RedPressures do_pressures(const RedRequest&) const override {
+      RedPressures r;
+      r.candidates.push_back({0, "ok", PressureResult{Pressure::direct, 0.5}, {}});
+      r.candidates.push_back({1, "", PressureResult{Pressure::direct, 0.5}, {}});
+      r.candidates.push_back({2, "nan", PressureResult{Pressure::direct, std::nan("")}, {}});
+      r.candidates.push_back({3, "big", PressureResult{Pressure::direct, 1.5}, {}});
+      return r;
+    }
+  };
+  const Scenario& sc = scenarios().front();
+  const RedPressures r = Bad().pressures(request_for(sc, paper().seed));
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].plan_id, "ok");
+  struct None final : RedPolicy {
+    None() : RedPolicy(PolicyInfo{"no_pressures", Side::Red, false, 1, ThreadSafety::constant, {}, "test"}, 1, {}) {}
+    RedResponse do_respond(const RedRequest&, CandidateCache*) const override { return {}; }
+  };
+  EXPECT_EQ(None().pressures(request_for(sc, paper().seed)).failure, "no_pressures returned no plan");
 }
 
 TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {
@@ -417,16 +396,16 @@ TEST(RedPolicyStreams, AnotherStreamNameDrawsOtherCandidates) {
             plans_of(make_red_policy("greedy@4", policy_context(paper()))->respond(b)));
 }
 
-// RedRequest::reads_coherence = false (the council's stress test, the framing study's arms): single and greedy skip
-// the candidates' coherence, and everything else they return is the same; constraint, whose choice reads
-// coherence, and any cached candidate are still fully scored.
-TEST(RedPolicyStreams, UnreadCoherenceIsSkippedOnlyWhereNothingReadsIt) {
+// RedDetail::quality (the framing study's arms): single and greedy leave the candidates' coherence and raw
+// capability absent, and everything else they return is the same; constraint, whose choice reads coherence, and
+// any cached candidate are still fully scored.
+TEST(RedPolicyStreams, QualityDetailLeavesCoherenceAbsentOnlyWhereNothingReadsIt) {
   const auto ctx = policy_context(paper());
   for (const Scenario& sc : scenarios()) {
     SCOPED_TRACE(sc.id);
     const RedRequest full = request_for(sc, paper().seed);
     RedRequest lazy = full;
-    lazy.reads_coherence = false;
+    lazy.detail = RedDetail::quality;
     for (const char* spec : {"single", "greedy@8", "constraint@8"}) {
       SCOPED_TRACE(spec);
       const auto policy = make_red_policy(spec, ctx);
@@ -442,22 +421,63 @@ TEST(RedPolicyStreams, UnreadCoherenceIsSkippedOnlyWhereNothingReadsIt) {
         EXPECT_EQ(x.pressure.magnitude, y.pressure.magnitude);
         EXPECT_EQ(x.pressure.category, y.pressure.category);
         EXPECT_EQ(x.categories, y.categories);
-        EXPECT_TRUE(std::isfinite(x.d.D));
+        ASSERT_TRUE(x.d && x.raw_capability);
         // The raw capability the rows report is kept with a fully scored candidate, and is the function's value.
-        EXPECT_EQ(x.raw_capability, raw_capability(x.plan, sc)) << "candidate " << i;
+        EXPECT_EQ(*x.raw_capability, raw_capability(x.plan, sc)) << "candidate " << i;
         if (skips) {
-          EXPECT_TRUE(std::isnan(y.d.D)) << "candidate " << i;
-          EXPECT_TRUE(std::isnan(y.raw_capability)) << "candidate " << i;
+          EXPECT_FALSE(y.d) << "candidate " << i;
+          EXPECT_FALSE(y.raw_capability) << "candidate " << i;
         } else {
-          EXPECT_EQ(x.d.D, y.d.D) << "candidate " << i;
+          ASSERT_TRUE(y.d);
+          EXPECT_EQ(x.d->D, y.d->D) << "candidate " << i;
         }
       }
       // Through a cache the candidates may serve a later request that reads coherence: always complete.
       CandidateCache cache;
-      for (const auto& c : policy->respond(lazy, &cache).candidates) EXPECT_TRUE(std::isfinite(c.d.D));
-      for (const auto& c : policy->respond(full, &cache).candidates) EXPECT_TRUE(std::isfinite(c.d.D));
+      for (const auto& c : policy->respond(lazy, &cache).candidates) EXPECT_TRUE(c.d && std::isfinite(c.d->D));
+      for (const auto& c : policy->respond(full, &cache).candidates) EXPECT_TRUE(c.d && std::isfinite(c.d->D));
     }
   }
+}
+
+// A full answer is complete whatever the policy returned: respond() scores the coherence and raw capability a
+// policy left out, and validates the selection it returns.
+TEST(RedPolicyStreams, AFullAnswerIsCompletedAndItsSelectionValidated) {
+  struct Sparse final : RedPolicy {
+    Sparse() : RedPolicy(PolicyInfo{"sparse", Side::Red, false, 1, ThreadSafety::constant, {}, "test"}, 1, {}) {}
+    RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+      RedResponse r;
+      r.candidates = sample_red_candidates(req, 2, nullptr);  // at the request's detail: quality here
+      r.candidates[0].d.reset();
+      r.candidates[0].raw_capability.reset();
+      r.selected = 0;
+      return r;
+    }
+  };
+  const Scenario& sc = scenarios().front();
+  RedRequest req = request_for(sc, paper().seed);
+  const RedResponse full = Sparse().respond(req);
+  ASSERT_FALSE(full.candidates.empty());
+  for (const auto& c : full.candidates) {
+    ASSERT_TRUE(c.d && c.raw_capability);
+    EXPECT_EQ(c.d->D, coherence(c.plan, sc).D);
+    EXPECT_EQ(*c.raw_capability, raw_capability(c.plan, sc));
+  }
+  req.detail = RedDetail::quality;
+  EXPECT_FALSE(Sparse().respond(req).candidates[0].d);
+  struct Liar final : RedPolicy {
+    Liar() : RedPolicy(PolicyInfo{"liar", Side::Red, false, 1, ThreadSafety::constant, {}, "test"}, 1, {}) {}
+    RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+      RedResponse r;
+      r.candidates = sample_red_candidates(req, 1, nullptr);
+      r.candidates[0].plan.actions.front().asset = "nobody";  // still flagged valid: respond must notice
+      r.selected = 0;
+      return r;
+    }
+  };
+  const RedResponse lie = Liar().respond(request_for(sc, paper().seed));
+  EXPECT_EQ(lie.selected, -1);
+  EXPECT_EQ(lie.failure, "liar selected an invalid plan");
 }
 
 // ---- make_red_policy errors ---------------------------------------------------------------------------------------

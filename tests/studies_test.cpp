@@ -208,7 +208,7 @@ TEST_F(FramingStudy, PoliciesThatDeclareThemselvesLabelBlindAnswerEveryFramingAl
         for (std::size_t c = 0; c < a.candidates.size(); ++c) {
           EXPECT_EQ(a.candidates[c].plan, b.candidates[c].plan) << name << " " << corpus[i].id << " candidate " << c;
           EXPECT_EQ(a.candidates[c].q.q, b.candidates[c].q.q) << name << " " << corpus[i].id << " candidate " << c;
-          EXPECT_EQ(a.candidates[c].d.D, b.candidates[c].d.D) << name << " " << corpus[i].id << " candidate " << c;
+          EXPECT_EQ(a.candidates[c].d->D, b.candidates[c].d->D) << name << " " << corpus[i].id << " candidate " << c;
           EXPECT_EQ(a.candidates[c].pressure.magnitude, b.candidates[c].pressure.magnitude) << name << " " << c;
         }
       }

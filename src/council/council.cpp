@@ -69,17 +69,15 @@ CouncilPolicy::CouncilPolicy(Params p, const PolicyContext& ctx)
       weights_(ctx.quality), ctx_(ctx), red_(make_red_policy(council_.red, ctx)) {}
 
 void CouncilPolicy::stress(CouncilCandidate& c, const Scenario& sc, const std::string& stream) const {
-  RedRequest req = red_request(sc, c.plan, ctx_, stream);
-  req.reads_coherence = req.reads_quality = false;  // the critique reads the candidates' validity and pressure alone
-  const RedResponse r = red_->respond(req);
-  // The critique is the highest-pressure response among the k sampled.
+  // The critique is the highest-pressure response among the valid candidates: it reads their pressures alone.
+  const RedPressures r = red_->pressures(red_request(sc, c.plan, ctx_, stream));
   std::vector<double> magnitudes;
   for (const auto& rc : r.candidates) magnitudes.push_back(rc.pressure.magnitude);
   if (const int best = select_highest_pressure(magnitudes); best >= 0) {
     const auto& rc = r.candidates[static_cast<std::size_t>(best)];
     c.pressure = rc.pressure.magnitude;
     c.critique = rc.pressure.category;
-    c.critique_red_id = rc.plan.plan_id;
+    c.critique_red_id = rc.plan_id;
   }
   const auto layout = layout_plan(c.plan, sc);
   std::vector<double> cov;

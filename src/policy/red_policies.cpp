@@ -15,7 +15,7 @@ std::vector<double> qualities(const std::vector<RedCandidate>& c) {
 }
 std::vector<double> coherences(const std::vector<RedCandidate>& c) {
   std::vector<double> d;
-  for (const auto& x : c) d.push_back(x.valid ? x.d.D : std::numeric_limits<double>::quiet_NaN());
+  for (const auto& x : c) d.push_back(x.valid && x.d ? x.d->D : std::numeric_limits<double>::quiet_NaN());
   return d;
 }
 
@@ -32,10 +32,11 @@ class SinglePolicy final : public RedPolicy {
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
     RedResponse r;
-    r.candidates = sample_red_candidates(req, 1, cache, /*coherence_optional=*/true);
+    r.candidates = sample_red_candidates(req, 1, cache);  // the choice reads nothing
     r.selected = r.candidates.front().valid ? 0 : -1;
     return r;
   }
+  RedPressures do_pressures(const RedRequest& req) const override { return {sample_red_pressures(req, 1), {}}; }
 };
 
 /// Quality-greedy best-of-k: c_q = argmax q (docs/METRICS.md).
@@ -51,10 +52,11 @@ class GreedyPolicy final : public RedPolicy {
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
     RedResponse r;
-    r.candidates = sample_red_candidates(req, k(), cache, /*coherence_optional=*/true);  // the choice reads q alone
+    r.candidates = sample_red_candidates(req, k(), cache);  // the choice reads q alone
     r.selected = select_quality_greedy(qualities(r.candidates));
     return r;
   }
+  RedPressures do_pressures(const RedRequest& req) const override { return {sample_red_pressures(req, k()), {}}; }
 };
 
 /// Constraint-aware best-of-k: c_D = argmax lambda q + (1 - lambda) D (docs/METRICS.md).
@@ -71,7 +73,7 @@ class ConstraintPolicy final : public RedPolicy {
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const override {
     RedResponse r;
-    r.candidates = sample_red_candidates(req, k(), cache);
+    r.candidates = sample_red_candidates(req, k(), cache, RedDetail::full);  // the choice reads D
     r.selected = select_constraint_aware(qualities(r.candidates), coherences(r.candidates), params().at("lambda"));
     return r;
   }

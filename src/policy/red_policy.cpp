@@ -4,6 +4,8 @@
 
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/metrics/coherence.hpp"
+#include "advplan/metrics/quality.hpp"
 
 namespace advplan {
 
@@ -17,10 +19,7 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
   // Drop invalid candidates, keeping the selection pointing at the same candidate.
   const RedCandidate* sel = r.chosen();
   const int sel_index = sel ? sel->index : -1;
-  // A caller that reads no selection (RedRequest::reads_quality false) may be answered with plans that are their
-  // ids alone: the selection is then taken as the policy flagged it, not validated again.
-  const bool sel_valid =
-      sel && sel->valid && (!req.reads_quality || validate_plan(sel->plan, *req.scenario, Side::Red).empty());
+  const bool sel_valid = sel && sel->valid && validate_plan(sel->plan, *req.scenario, Side::Red).empty();
   // In place, keeping the order: nothing moves when every candidate is valid (the usual case).
   std::size_t kept = 0;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
@@ -32,6 +31,12 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
     ++kept;
   }
   r.candidates.erase(r.candidates.begin() + static_cast<std::ptrdiff_t>(kept), r.candidates.end());
+  // A full answer has every candidate's coherence and raw capability, whatever the policy filled in.
+  if (req.detail == RedDetail::full)
+    for (RedCandidate& c : r.candidates) {
+      if (!c.d) c.d = coherence(c.plan, *req.scenario);
+      if (!c.raw_capability) c.raw_capability = raw_capability(c.plan, *req.scenario);
+    }
   r.selected = -1;
   if (sel_valid)
     for (std::size_t i = 0; i < r.candidates.size(); ++i)
@@ -39,6 +44,28 @@ RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) con
   if (r.selected < 0 && r.failure.empty())
     r.failure = sel ? fmt::format("{} selected an invalid plan", label()) : fmt::format("{} returned no plan", label());
   return r;
+}
+
+RedPressures RedPolicy::pressures(const RedRequest& req) const {
+  if (!req.scenario || !req.blue) throw std::invalid_argument("RedPolicy::pressures: request without scenario or BLUE plan");
+  RedPressures r = do_pressures(req);
+  std::erase_if(r.candidates, [](const RedPressureCandidate& c) {
+    const double m = c.pressure.magnitude;
+    return c.plan_id.empty() || !(m >= 0.0 && m <= 1.0);
+  });
+  if (r.candidates.empty() && r.failure.empty()) r.failure = fmt::format("{} returned no valid plan", label());
+  return r;
+}
+
+RedPressures RedPolicy::do_pressures(const RedRequest& req) const {
+  RedRequest quality = req;
+  quality.detail = RedDetail::quality;  // nothing here reads D
+  RedResponse full = respond(quality);
+  RedPressures out;
+  out.failure = std::move(full.failure);
+  for (RedCandidate& c : full.candidates)
+    out.candidates.push_back({c.index, std::move(c.plan.plan_id), c.pressure, c.categories});
+  return out;
 }
 
 RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,

@@ -145,7 +145,7 @@ CandidateDiagnostics diagnose(const RedResponse& resp, double lambda) {
   CandidateDiagnostics d;
   for (const auto& x : resp.candidates) {
     d.qs.push_back(x.q.q);
-    d.ds.push_back(x.d.D);
+    d.ds.push_back(x.d->D);
     d.cats.push_back(x.categories);
   }
   d.greedy = select_quality_greedy(d.qs);
@@ -238,9 +238,9 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   Force fb{be.raw, be.q.q, be.d.D};
   // A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
   auto raw_of = [&](const RedCandidate& x) {
-    return std::isnan(x.raw_capability) ? raw_capability(x.plan, sc) : x.raw_capability;
+    return x.raw_capability ? *x.raw_capability : raw_capability(x.plan, sc);
   };
-  Force fr{raw_of(*rc), rc->q.q, rc->d.D};
+  Force fr{raw_of(*rc), rc->q.q, rc->d->D};
   if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
     const GeoPlanEffect rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
     red_q = apply_geo(rc->q, rg, t.plan.cfg->quality);
@@ -264,7 +264,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       .set("blue_r", be.q.r)
       .set("blue_coherence", be.d.D)
       .set("red_quality", red_q.q)
-      .set("red_coherence", rc->d.D)
+      .set("red_coherence", rc->d->D)
       .set("advantage", adv)
       .set("nash_gap", nash_gap(be.q.q, red_q.q))
       .set("blue_win_rate", sim.win_rate)
@@ -295,7 +295,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
     const auto& x = resp.candidates[i];
     t.out.candidates.push_back({sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q),
-                                fmt_real(x.d.D), fmt_real(x.pressure.magnitude),
+                                fmt_real(x.d->D), fmt_real(x.pressure.magnitude),
                                 std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0", i == g ? "1" : "0",
                                 i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
                                 format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
@@ -311,7 +311,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       t.out.candidate_plans.push_back(j.dump());
     }
   }
-  return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d.D, sim.win_rate}, rc->d, std::pair{be.q.q, adv}};
+  return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d->D, sim.win_rate}, rc->d, std::pair{be.q.q, adv}};
 }
 
 /// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.

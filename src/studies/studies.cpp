@@ -281,7 +281,7 @@ FramingOutcome outcome_on(const RunPlan& plan, const std::vector<Scenario>& corp
     }
     const double qb = quality(*b.plan, sc, cfg.quality).q;
     RedRequest req = red_request(sc, *b.plan, plan.ctx, "baseline");
-    req.reads_coherence = false;  // the arm reads the chosen response's quality alone
+    req.detail = RedDetail::quality;  // the arm reads the chosen response's quality alone
     const RedResponse r = red.respond(req);
     out.blue_quality[i] = qb;
     out.advantage[i] = r.chosen() ? advantage(qb, r.chosen()->q.q) : std::nan("");

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,24 +20,33 @@
 
 namespace advplan {
 
+/// How much of each RED candidate a caller reads (RedRequest::detail). A property of the request, as
+/// pagmo's thread_safety is of a problem: the caller says what it reads, and what it does not read is absent from
+/// the candidates it gets, never a placeholder.
+enum class RedDetail {
+  quality,  ///< q, pressure and categories; d and raw_capability may be absent
+  full,     ///< everything: d and raw_capability too
+};
+
 struct RedCandidate {
   int index = 0;
   Plan plan;
   QualityParts q;
-  CoherenceParts d;
+  /// Coherence D and its parts: present on every valid candidate of a RedDetail::full answer.
+  std::optional<CoherenceParts> d;
   PressureResult pressure;
   CategorySet categories{};
   bool valid = true;
   std::string invalid_reason;
-  /// raw_capability(plan, scenario), when score_red_plan computed it (fully scored candidates); NaN otherwise.
-  double raw_capability = std::numeric_limits<double>::quiet_NaN();
+  /// raw_capability(plan, scenario), when the scoring computed it (every valid candidate of a full answer).
+  std::optional<double> raw_capability;
 };
 
 /// Scores a RED plan answering `blue_vulnerability` (validates it first; an invalid plan is returned with
-/// valid = false and its violations in invalid_reason). Without `with_coherence` the candidate's coherence d and
-/// raw capability are not computed and hold NaN (its q, pressure and categories are the same).
+/// valid = false and its violations in invalid_reason), to `detail`: at RedDetail::quality the candidate's
+/// coherence d and raw capability are left absent (its q, pressure and categories are the same).
 RedCandidate score_red_plan(Plan plan, const Scenario& sc, const std::array<double, kNumPressures>& blue_vulnerability,
-                            const QualityWeights& weights, int index, bool with_coherence = true);
+                            const QualityWeights& weights, int index, RedDetail detail = RedDetail::full);
 
 /// Everything a RED policy needs to answer one BLUE plan.
 struct RedRequest {
@@ -49,19 +59,10 @@ struct RedRequest {
   QualityWeights weights;
   PlanShape shape;  ///< RED plan shape (chain length, branches)
   std::vector<BranchKind> branch_kinds;
-  /// False when the caller reads no candidate's coherence (the council's stress test reads only validity and
-  /// pressure). A hint: a policy whose own choice does not use coherence (single, greedy) may then leave every
-  /// candidate's d as NaN; one that needs it (constraint) computes it anyway. A candidate cache never holds such
-  /// candidates.
-  bool reads_coherence = true;
-  /// False when the caller reads only the candidates' validity, pressure and plan ids, and no selection (the
-  /// council's stress test takes the highest-pressure candidate). A hint, as reads_coherence, and implies it: a
-  /// policy whose choice reads q alone (single, greedy) may then leave each candidate's q.c, q.r, q.q and d as NaN
-  /// (q.e stays: the pressure reads it), and return each candidate's plan as its plan_id and side alone (the
-  /// built-in sampler draws such candidates without building their plans); its selection is then not meaningful
-  /// (greedy selects none) and RedPolicy::respond does not validate it. A policy that needs more (constraint)
-  /// computes it anyway. A candidate cache never holds such candidates.
-  bool reads_quality = true;
+  /// What the caller reads of each candidate. At RedDetail::quality (the framing study's arms read the chosen
+  /// response's q alone) a candidate's d and raw_capability may be absent; RedPolicy::respond fills them in at
+  /// RedDetail::full whatever the policy returned. A caller that reads only pressures asks RedPolicy::pressures.
+  RedDetail detail = RedDetail::full;
 };
 
 /// The request for answering `blue` in `sc` from candidate stream `stream`, with the run seed, quality weights
@@ -94,12 +95,24 @@ class CandidateCache {
 
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);
 /// RED category weights lean towards the pressures the BLUE plan leaves uncovered: w_c * (1 + v_p(c)(B)).
-/// With `coherence_optional`, candidates drawn for this call alone (no cache) skip their coherence when the
-/// request says nobody reads it (RedRequest::reads_coherence), and all of q but e when it says nobody reads q
-/// either (RedRequest::reads_quality), and then carry no plan but its id (plan_id and side; a candidate not valid
-/// by construction, or any candidate of a scenario where two assets share an id, keeps its full plan); cached
-/// candidates are always fully scored.
+/// Candidates drawn for this call alone are scored to the larger of the request's detail and `reads`, what the
+/// calling policy's own choice reads (constraint reads D: RedDetail::full); cached candidates are always full,
+/// since the cache may answer a later request that reads everything.
 std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, CandidateCache* cache = nullptr,
-                                                bool coherence_optional = false);
+                                                RedDetail reads = RedDetail::quality);
+
+/// A RED response reduced to what a pressure test reads: which candidate, and the pressure it puts on the BLUE
+/// plan.
+struct RedPressureCandidate {
+  int index = 0;
+  std::string plan_id;
+  PressureResult pressure;
+  CategorySet categories{};
+};
+
+/// The pressures of candidates 0..k-1 of the request's stream: the same draws as sample_red_candidates (the same
+/// plan ids and pressures, bit for bit), each plan drawn lean when it is valid by construction (the plan itself is
+/// never built); invalid candidates are left out. For the built-in sampling policies' RedPolicy::pressures.
+std::vector<RedPressureCandidate> sample_red_pressures(const RedRequest& req, int k);
 
 }  // namespace advplan

@@ -22,6 +22,12 @@ struct RedResponse {
   const RedCandidate* chosen() const { return selected >= 0 ? &candidates[static_cast<std::size_t>(selected)] : nullptr; }
 };
 
+/// The pressures of a policy's valid candidates (RedPolicy::pressures).
+struct RedPressures {
+  std::vector<RedPressureCandidate> candidates;
+  std::string failure;  ///< why there are none, when the policy failed
+};
+
 class RedPolicy {
  public:
   virtual ~RedPolicy() = default;
@@ -29,6 +35,11 @@ class RedPolicy {
   /// selection, so no policy can return an invalid plan unnoticed. Never throws for a policy's bad output: the
   /// failure is recorded in the response.
   RedResponse respond(const RedRequest& req, CandidateCache* cache = nullptr) const;
+  /// The pressures the policy's valid candidates put on the BLUE plan (the council's stress test takes the
+  /// highest): the candidates respond() would return, reduced to their ids and pressures. Checked as respond is:
+  /// a candidate without a plan id or with a pressure outside [0, 1] is left out. Never throws for a policy's bad
+  /// output.
+  RedPressures pressures(const RedRequest& req) const;
   const PolicyInfo& info() const { return info_; }
   int k() const { return k_; }
   const Params& params() const { return params_; }
@@ -38,6 +49,9 @@ class RedPolicy {
  protected:
   RedPolicy(PolicyInfo info, int k, Params params) : info_(std::move(info)), k_(k), params_(std::move(params)) {}
   virtual RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const = 0;
+  /// The default answers through respond() and reduces its candidates; a policy that can draw pressures more
+  /// cheaply (the built-in samplers, sample_red_pressures) overrides it, with the same result.
+  virtual RedPressures do_pressures(const RedRequest& req) const;
 
  private:
   PolicyInfo info_;

@@ -128,6 +128,29 @@ TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
   EXPECT_NE(bad.err.find("carrier-pigeon"), std::string::npos) << bad.err;
 }
 
+// A hostile agent's answer of \\boxed{ and 30,000 digits to every question is graded (wrong), not a crash: the quiz
+// once ran std::regex over it, which recursed per character and overflowed the stack. The real binary, a real
+// exec: agent.
+TEST(GeoCli, AQuizAnswerOfThirtyThousandDigitsIsGradedNotACrash) {
+  testing::TempDir dir("geo-digits");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const std::string agent = dir / "digits.py";
+  std::ofstream(agent) << "import json, sys\n"
+                          "for line in sys.stdin:\n"
+                          "    print(json.dumps({'answer': '\\\\boxed{' + '7' * 30000 + '}'}), flush=True)\n";
+  const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") + " --agent " +
+                         shell_quote("exec:/usr/bin/python3 " + agent) + " --out " + shell_quote(dir / "r.jsonl"),
+                     dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto qs = lines(testing::read_file(dir / "q.jsonl"));
+  const auto rs = lines(testing::read_file(dir / "r.jsonl"));
+  ASSERT_EQ(rs.size(), qs.size());
+  for (const auto& l : rs) EXPECT_FALSE(json::parse(l)["correct"].get<bool>()) << l.substr(0, 200);
+}
+
 /// llm:MODEL through a chat-completions server in the test process: it asks for list_features first (wrapped
 /// in prose, as models do), then answers \\boxed{unsolvable} once it has seen an observation.
 TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {

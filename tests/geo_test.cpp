@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <queue>
+#include <regex>
 #include <set>
 
 #include "advplan/core/error.hpp"
@@ -624,6 +625,57 @@ TEST(GeoQuiz, NormalisationAndComparison) {
   const auto [lo, hi] = wilson(8, 10);
   EXPECT_NEAR(lo, 0.4902, 1e-4);  // Wilson 95% for 8/10
   EXPECT_NEAR(hi, 0.9433, 1e-4);
+}
+
+// The hand-written number scan is the pattern it replaced, match for match: compared with std::regex (trusted test
+// strings here; never untrusted text in the program) on every short string over a small alphabet and on random
+// longer ones. A 30,000-digit answer or reference, which overflowed std::regex's recursion, is graded.
+TEST(GeoQuiz, TheNumberScanIsThePatternItReplaced) {
+  const std::regex re(R"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)");
+  auto expect_same = [&](const std::string& t) {
+    std::smatch m;
+    const auto mine = first_number_text(t);
+    if (!std::regex_search(t, m, re)) {
+      EXPECT_FALSE(mine) << "'" << t << "'";
+      return;
+    }
+    ASSERT_TRUE(mine) << "'" << t << "'";
+    EXPECT_EQ(*mine, m.str()) << "'" << t << "'";
+    EXPECT_EQ(mine->data() - t.data(), m.position(0)) << "'" << t << "'";
+  };
+  const std::string alphabet = "1.-+eEx";
+  std::size_t n = 0;
+  for (std::size_t len = 0; len <= 6; ++len) {
+    std::vector<std::size_t> idx(len, 0);
+    while (true) {
+      std::string t;
+      for (auto k : idx) t += alphabet[k];
+      expect_same(t);
+      ++n;
+      std::size_t p = 0;
+      while (p < len && ++idx[p] == alphabet.size()) idx[p++] = 0;
+      if (p == len) break;
+    }
+  }
+  EXPECT_GT(n, 100000u);
+  Rng rng(11);
+  const std::string wide = "0123456789.+-eE xa";
+  for (int k = 0; k < 5000; ++k) {
+    std::string t;
+    for (auto c = rng.uniform_int(0, 40); c > 0; --c) t += wide[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(wide.size()) - 1))];
+    expect_same(t);
+  }
+  const std::string digits(30000, '7');
+  Question q;
+  q.format = "numeric";
+  q.answer = digits;
+  q.tolerance = 0.01;
+  EXPECT_FALSE(answer_matches(q, "\\boxed{12}"));
+  EXPECT_FALSE(answer_matches(q, digits)) << "a number that overflows to inf is within no tolerance, even of itself";
+  q.answer = "12";
+  EXPECT_TRUE(answer_matches(q, std::string(30000, '.') + "\\boxed{12}"));
+  EXPECT_FALSE(answer_matches(q, "\\boxed{" + digits + "}"));
+  EXPECT_TRUE(answer_matches(q, "about 12.004 km"));
 }
 
 TEST(GeoQuiz, TheScriptedAgentScoresByTheRules) {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "advplan/core/untrusted.hpp"
 #include "advplan/geo/tools.hpp"
@@ -64,10 +63,9 @@ class ExecAgent final : public QuizAgent {
 };
 
 std::string first_number(const std::string& s, double& v) {
-  static const std::regex re(R"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)");
-  std::smatch m;
-  if (!std::regex_search(s, m, re)) return "no number";
-  v = std::strtod(m.str().c_str(), nullptr);
+  const auto text = first_number_text(s);
+  if (!text) return "no number";
+  v = std::strtod(std::string(*text).c_str(), nullptr);
   return "";
 }
 
@@ -82,6 +80,37 @@ std::unique_ptr<QuizAgent> make_scripted_agent(const std::vector<Question>& ques
 
 std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s) {
   return std::make_unique<ExecAgent>(command, timeout_s);
+}
+
+std::optional<std::string_view> first_number_text(std::string_view s) {
+  // One pass from each start, no backtracking beyond the one character the pattern can give back: linear in the
+  // text for a match, and quadratic at worst only over runs of signs and dots, which an answer cap bounds.
+  const auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::size_t j = i;
+    if (s[j] == '+' || s[j] == '-') ++j;
+    const std::size_t int_begin = j;
+    while (digit(j)) ++j;
+    std::size_t end;
+    if (j < s.size() && s[j] == '.' && digit(j + 1)) {  // [0-9]*\.[0-9]+
+      j += 1;
+      while (digit(j)) ++j;
+      end = j;
+    } else if (j > int_begin) {  // [0-9]+, giving back a trailing '.' as the pattern's backtracking does
+      end = j;
+    } else {
+      continue;  // no digit here: the match starts later
+    }
+    if (end < s.size() && (s[end] == 'e' || s[end] == 'E')) {  // (?:[eE][-+]?[0-9]+)?, greedy
+      std::size_t k = end + 1;
+      if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+      const std::size_t exp_begin = k;
+      while (digit(k)) ++k;
+      if (k > exp_begin) end = k;
+    }
+    return s.substr(i, end - i);
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> boxed(const std::string& answer) {

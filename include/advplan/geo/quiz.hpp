@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "advplan/geo/map.hpp"
@@ -54,6 +55,10 @@ struct QuizOutcome {
 /// Runs one question on its map. Never throws for anything the agent does.
 QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, int budget = 10);
 
+/// The first decimal number in `s`, as the pattern [-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)? finds it (the leftmost
+/// match, each part greedy), or nullopt. A hand-written scan: answers and reference answers are untrusted, and
+/// std::regex recurses per character (a 30,000-digit answer overflowed the stack).
+std::optional<std::string_view> first_number_text(std::string_view s);
 /// `\boxed{...}` content of an answer (the last one), or nullopt.
 std::optional<std::string> boxed(const std::string& answer);
 /// Lowercase, every character that is not a letter or a digit removed.

@@ -4,10 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -276,6 +280,51 @@ TEST(HardeningCli, EvaluateSummarisesFailuresByCauseAndFailOnSetsTheStatus) {
   EXPECT_THAT(r.err, HasSubstr("failed on 2 of 10 rows, more than --fail-on 0.1 allows"));
   r = cli(base + " --fail-on 0.2 --out " + shell_quote(dir / "c"), dir);
   EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// An output path that is a character device, a FIFO or a symbolic link is never replaced by a regular file (as root,
+// `advplan map urban-100 --out /dev/null` once replaced the system's /dev/null). A character device (a private
+// node made with mknod, as /dev/null is made) and a FIFO with a reader are written through; a FIFO nobody reads is a
+// sentence, not a hang; a symbolic link to a file and a directory are refused, naming the path, and left as they were.
+// Every output option goes through the one writer (map, questions, scenarios, quiz); map stands for them here.
+TEST(HardeningCli, AnOutputThatIsNotARegularFileIsWrittenThroughOrRefusedNeverReplaced) {
+  TempDir dir("out-kinds");
+  const std::string dev = dir / "null";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    const auto x = cli("map urban-100 --out " + shell_quote(dev), dir);
+    EXPECT_EQ(x.status, 0) << x.err;
+    EXPECT_TRUE(fs::is_character_file(dev)) << "the device was replaced";
+  } else {
+    ADD_FAILURE() << "mknod: " << std::strerror(errno) << " (the tests run as root, as CI does)";
+  }
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto nobody = cli("map urban-100 --out " + shell_quote(fifo), dir);
+  EXPECT_EQ(nobody.status, 1);
+  EXPECT_THAT(nobody.err, HasSubstr(fifo + ": a FIFO that nobody reads"));
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    got.assign(std::istreambuf_iterator<char>(in), {});
+  });
+  const auto through = cli("map urban-100 --out " + shell_quote(fifo), dir);
+  reader.join();
+  EXPECT_EQ(through.status, 0) << through.err;
+  EXPECT_THAT(got, ::testing::StartsWith("{\"type\":\"FeatureCollection\""));
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  const std::string target = dir / "target.json", link = dir / "link.json";
+  testing::write_file(target, "keep\n");
+  fs::create_symlink(target, link);
+  const auto l = cli("map urban-100 --out " + shell_quote(link), dir);
+  EXPECT_EQ(l.status, 1);
+  EXPECT_THAT(l.err, HasSubstr(link + ": is a symbolic link; advplan does not replace one"));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(testing::read_file(target), "keep\n");
+  fs::create_directory(dir / "adir");
+  const auto d = cli("scenarios --out " + shell_quote(dir / "adir"), dir);
+  EXPECT_EQ(d.status, 1);
+  EXPECT_THAT(d.err, HasSubstr(dir / "adir" + ": is not a regular file"));
+  EXPECT_TRUE(fs::is_directory(dir / "adir"));
 }
 
 }  // namespace

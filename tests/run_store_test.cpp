@@ -234,12 +234,20 @@ TEST(AtomicFile, TemporaryIsCreatedExclusivelyAndAPlantedSymlinkIsNeverFollowed)
     a.commit();
   }
   EXPECT_EQ(read_file(target), "one\n");
-  // A symlink at the target itself is replaced, not written through.
+  // A symlink at the target itself is neither written through nor renamed over: refused, naming it, and left.
   fs::remove(target);
   fs::create_symlink(victim, target);
-  io::write_file_atomic(target, "two\n");
-  EXPECT_FALSE(fs::is_symlink(target));
-  EXPECT_EQ(read_file(target), "two\n");
+  EXPECT_THROW(
+      {
+        try {
+          io::write_file_atomic(target, "two\n");
+        } catch (const IoError& e) {
+          EXPECT_THAT(e.what(), HasSubstr(target + ": is a symbolic link"));
+          throw;
+        }
+      },
+      IoError);
+  EXPECT_TRUE(fs::is_symlink(target));
   EXPECT_EQ(read_file(victim), "precious\n") << "the symlink's target was overwritten";
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename().string().find(".out.csv.tmp-") == 0 && !fs::is_symlink(e.symlink_status()), false)

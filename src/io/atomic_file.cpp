@@ -69,7 +69,47 @@ std::streamsize FdStreambuf::xsputn(const char* s, std::streamsize n) {
   return done;
 }
 
+namespace {
+/// How a path that exists is written: a regular file is replaced atomically; a FIFO or character device (/dev/null,
+/// /dev/stdout, a terminal) is written through, whether named directly or by a symbolic link; anything else (a
+/// directory, a socket, a block device, a symbolic link to a file) is refused, so a rename never replaces what is
+/// not a regular file.
+enum class Target { absent_or_regular, write_through };
+Target classify(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return Target::absent_or_regular;  // missing: created by the rename
+  if (S_ISREG(st.st_mode)) return Target::absent_or_regular;
+  const bool link = S_ISLNK(st.st_mode);
+  if (link && ::stat(path.c_str(), &st) != 0)
+    throw IoError(fmt::format("{}: is a symbolic link to nothing ({}); advplan does not replace a symbolic link", path,
+                              std::strerror(errno)));
+  if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return Target::write_through;
+  if (link)
+    throw IoError(fmt::format("{}: is a symbolic link; advplan does not replace one (name the file it points to)", path));
+  throw IoError(fmt::format("{}: is not a regular file (a directory, socket or block device), so advplan does not "
+                            "write it", path));
+}
+}  // namespace
+
 AtomicWriter::AtomicWriter(std::string path) : path_(std::move(path)), out_(nullptr) {
+  if (classify(path_) == Target::write_through) {
+    // O_NONBLOCK on open: a FIFO nobody reads is an error now, not a hang; then writes block as usual.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd_ < 0) {
+      const int err = errno;
+      throw IoError(err == ENXIO ? fmt::format("{}: a FIFO that nobody reads", path_)
+                                 : fmt::format("{}: cannot write ({})", path_, std::strerror(err)));
+    }
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      throw IoError(fmt::format("{}: cannot write ({})", path_, std::strerror(err)));
+    }
+    buf_ = std::make_unique<FdStreambuf>(fd_);
+    out_.rdbuf(buf_.get());
+    return;
+  }
   const std::filesystem::path target(path_);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string base = ".";
@@ -90,7 +130,7 @@ AtomicWriter::~AtomicWriter() {
     out_.rdbuf(nullptr);
     buf_.reset();
     if (fd_ >= 0) ::close(fd_);
-    ::unlink(tmp_.c_str());
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
   }
 }
 
@@ -99,6 +139,13 @@ void AtomicWriter::commit() {
   const bool ok = static_cast<bool>(out_) && !buf_->failed() && buf_->pubsync() == 0;
   out_.rdbuf(nullptr);
   buf_.reset();
+  if (tmp_.empty()) {  // written through (a FIFO or character device): nothing to rename
+    const bool close_ok = ::close(fd_) == 0;
+    fd_ = -1;
+    committed_ = true;
+    if (!ok || !close_ok) throw IoError(fmt::format("{}: write failed", path_));
+    return;
+  }
   // mkstemp creates the file 0600; give it the mode an ordinary file would get (0666 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);

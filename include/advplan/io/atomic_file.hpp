@@ -35,7 +35,10 @@ class FdStreambuf : public std::streambuf {
 class AtomicWriter {
  public:
   /// Creates a temporary file ".<name>.tmp-XXXXXX" in `path`'s directory with mkstemp; throws IoError naming
-  /// `path` when it cannot be created.
+  /// `path` when it cannot be created. A `path` that is a FIFO or a character device (/dev/null, /dev/stdout), or a
+  /// symbolic link to one, is written through instead (a FIFO nobody reads is an IoError, not a hang); one that is
+  /// any other kind of non-regular file, a symbolic link to a regular file included, is refused with an IoError
+  /// naming it: a rename never replaces what is not a regular file.
   explicit AtomicWriter(std::string path);
   ~AtomicWriter();  ///< removes the temporary file unless commit() ran
   AtomicWriter(const AtomicWriter&) = delete;
@@ -43,8 +46,7 @@ class AtomicWriter {
 
   std::ostream& stream() { return out_; }
   const std::string& temp_path() const { return tmp_; }
-  /// Flushes, closes and renames onto the target (rename replaces a symlink at `path`, it never follows it);
-  /// throws IoError on failure.
+  /// Flushes, closes and renames onto the target (or, written through, just closes); throws IoError on failure.
   void commit();
 
  private:

@@ -85,11 +85,59 @@ TEST(RunStore, ARerunWithForceLeavesNothingOfTheEarlierRun) {
   write_file(out + "/studies/framing.csv", "stale\n");
   write_file(out + "/figures/old.png", "stale\n");
   write_file(out + "/slice_old.csv", "stale\n");
+  write_file(out + "/MANIFEST", "stale\n");  // what makes it a run that --force may clear
   const auto x = advplan("run " + quote(cfg) + " --out " + quote(out) + " --threads 2 --force", dir);
   ASSERT_EQ(x.status, 0) << x.err;
   EXPECT_EQ(compare_runs(ref, out), "");
   EXPECT_FALSE(fs::exists(out + "/figures/old.png"));
   EXPECT_FALSE(fs::exists(out + "/slice_old.csv"));
+}
+
+// --force clears only a directory that holds a run, and never one holding the current directory or an input:
+// `run --out .. --force` from a subdirectory once deleted the parent, the working directory and the config; `merge
+// SHARDS --out DIR --force` with the shards inside DIR deleted them before reading them.
+TEST(RunStore, ForceClearsOnlyARunAndNeverTheWorkingDirectoryOrAnInput) {
+  TempDir dir("rs-force-guard");
+  const std::string cfg = small_config(dir);
+  fs::create_directories(dir / "sub");
+  write_file(dir / "sub/notes.txt", "mine\n");
+  // The parent of the working directory: holds the cwd, the config and no run.
+  const auto up = testing::run_command("cd " + quote(dir / "sub") + " && " + quote(kBinary) + " run " + quote(cfg) +
+                                           " --out .. --force",
+                                       dir);
+  EXPECT_EQ(up.status, 1) << up.err;
+  EXPECT_THAT(up.err, HasSubstr("--force will not clear"));
+  EXPECT_TRUE(fs::exists(cfg));
+  EXPECT_EQ(read_file(dir / "sub/notes.txt"), "mine\n");
+  // A directory that holds no run.
+  fs::create_directories(dir / "papers");
+  write_file(dir / "papers/draft.tex", "precious\n");
+  const auto other = advplan("run " + quote(cfg) + " --out " + quote(dir / "papers") + " --force", dir);
+  EXPECT_EQ(other.status, 1);
+  EXPECT_THAT(other.err, HasSubstr(dir / "papers" + ": --force clears only a directory that holds an advplan run"));
+  EXPECT_EQ(read_file(dir / "papers/draft.tex"), "precious\n");
+  // A run whose directory holds the config.
+  const std::string inner = dir / "withcfg";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(inner), dir).status, 0);
+  fs::copy_file(cfg, inner + "/my.yaml");
+  const auto own = advplan("run " + quote(inner + "/my.yaml") + " --out " + quote(inner) + " --force", dir);
+  EXPECT_EQ(own.status, 1);
+  EXPECT_THAT(own.err, HasSubstr("holds an input of this command (" + inner + "/my.yaml)"));
+  EXPECT_TRUE(fs::exists(inner + "/my.yaml"));
+  // Shards inside the merge's output directory, which holds a run too.
+  for (int s = 0; s < 2; ++s)
+    ASSERT_EQ(advplan("run " + quote(cfg) + " --shard " + std::to_string(s) + "/2 --out " +
+                          quote(inner + "/shard-" + std::to_string(s)),
+                      dir)
+                  .status,
+              0);
+  const auto m = advplan("merge " + quote(inner + "/shard-0") + " " + quote(inner + "/shard-1") + " --out " +
+                             quote(inner) + " --force",
+                         dir);
+  EXPECT_EQ(m.status, 1) << m.err;
+  EXPECT_THAT(m.err, HasSubstr("holds an input of this command"));
+  EXPECT_TRUE(fs::exists(inner + "/shard-0/MANIFEST"));
+  EXPECT_TRUE(fs::exists(inner + "/shard-1/MANIFEST"));
 }
 
 TEST(RunStore, ManifestListsEveryFileWithItsSha256) {

@@ -39,7 +39,33 @@ std::string hex(const unsigned char* md, unsigned int len) {
 }
 }  // namespace
 
-bool prepare_run_directory(const std::string& dir, DirMode mode) {
+namespace {
+/// Whether `inner` is `outer` or lies below it (both made canonical as far as they exist; component by component).
+bool contains(const fs::path& outer, const fs::path& inner) {
+  std::error_code ec;
+  const fs::path o = fs::weakly_canonical(outer, ec), i = fs::weakly_canonical(inner, ec);
+  auto oi = o.begin(), ii = i.begin();
+  for (; oi != o.end() && ii != i.end(); ++oi, ++ii)
+    if (*oi != *ii) break;
+  // A trailing empty component (a path ending in '/') is no component.
+  while (oi != o.end() && oi->empty()) ++oi;
+  return oi == o.end();
+}
+
+/// Whether `d` holds an advplan run: its MANIFEST, its work directory, or a work directory being set up.
+bool holds_a_run(const fs::path& d) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(d / kManifestFile, ec))) return true;
+  for (const auto& e : fs::directory_iterator(d, ec)) {
+    const std::string n = e.path().filename().string();
+    if ((n == ".advplan-work" || n.rfind(".advplan-work-", 0) == 0) && e.is_directory(ec) && !e.is_symlink(ec))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs) {
   std::error_code ec;
   const fs::path d(dir);
   if (fs::exists(fs::symlink_status(d, ec)) && !fs::is_directory(d, ec))
@@ -54,9 +80,18 @@ bool prepare_run_directory(const std::string& dir, DirMode mode) {
     // --force: refuse the obviously wrong targets before clearing.
     const fs::path canon = fs::weakly_canonical(d, ec);
     const char* home = std::getenv("HOME");
-    if (canon == canon.root_path() || canon == fs::weakly_canonical(fs::current_path(), ec) ||
+    if (canon == canon.root_path() || contains(canon, fs::current_path(ec)) ||
         (home && canon == fs::weakly_canonical(home, ec)))
-      throw IoError(fmt::format("{}: --force will not clear the root, home or current directory", dir));
+      throw IoError(fmt::format("{}: --force will not clear the root, the home directory or one that holds the current "
+                                "directory", dir));
+    for (const auto& in : inputs)
+      if (fs::exists(fs::symlink_status(in, ec)) && contains(canon, in))
+        throw IoError(fmt::format("{}: --force will not clear a directory that holds an input of this command ({})",
+                                  dir, in));
+    if (!holds_a_run(d))
+      throw IoError(fmt::format("{}: --force clears only a directory that holds an advplan run (a MANIFEST or "
+                                ".advplan-work/), and this one holds neither; it is left as it is",
+                                dir));
     for (const auto& e : fs::directory_iterator(d)) {
       fs::remove_all(e.path(), ec);  // removes symlinks themselves, never their targets
       if (ec) throw IoError(fmt::format("{}: cannot clear ({})", e.path().string(), ec.message()));

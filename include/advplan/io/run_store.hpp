@@ -21,8 +21,10 @@ enum class DirMode {
 };
 
 /// Creates `dir` (and its parents) per `mode`; throws IoError naming the directory. Returns true when the
-/// directory already held files (only possible with DirMode::resume).
-bool prepare_run_directory(const std::string& dir, DirMode mode);
+/// directory already held files (only possible with DirMode::resume). DirMode::force clears a non-empty directory
+/// only when it holds a run (a MANIFEST or a work directory), and never one that is the root or the home
+/// directory, or that holds the current directory or one of `inputs` (the command's config, a merge's shards).
+bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs = {});
 
 /// SHA-256 of a file's bytes, read in blocks; throws IoError naming the file.
 std::string sha256_file(const std::string& path);

@@ -88,6 +88,24 @@ TEST_F(ConfigTest, SyntaxErrorNamesFileAndLine) {
   EXPECT_THAT(msg, ::testing::StartsWith(file() + ": "));
 }
 
+// A key named twice in one mapping is refused, naming its line (yaml-cpp keeps both and a lookup found the first,
+// so a second simulator: block was silently ignored), at any depth; so is a template listed twice, which ran every
+// scenario twice and then failed in the summaries with a half-written directory.
+TEST_F(ConfigTest, DuplicateKeysAndTemplatesAreRefused) {
+  EXPECT_EQ(error_of("name: tiny\nsimulator: {replications: 10}\nsimulator: {replications: 20}\n"),
+            file() + ": line 3, column 1: key 'simulator' appears twice in one mapping (the second would be "
+                     "ignored); keep one");
+  EXPECT_EQ(error_of("name: tiny\ncorpus:\n  templates: [urban]\n  seeds: [100, 101]\n  seeds: [1, 2]\n"),
+            file() + ": line 5, column 3: key 'seeds' appears twice in one mapping (the second would be ignored); "
+                     "keep one");
+  EXPECT_EQ(error_of("name: tiny\nconditions:\n  - {label: a, blue: seed, red: single, red: greedy@8}\n"),
+            file() + ": line 3, column 41: key 'red' appears twice in one mapping (the second would be ignored); "
+                     "keep one");
+  EXPECT_EQ(error_of("name: tiny\ncorpus:\n  templates: [urban, maritime, urban]\n  seeds: [100, 101]\n"),
+            file() + ": key 'corpus.templates': template 'urban' is listed twice (every scenario would run twice); "
+                     "list it once");
+}
+
 TEST_F(ConfigTest, MissingKey) {
   EXPECT_EQ(error_of("name: tiny\ncorpus:\n  templates: [urban]\n"), file() + ": missing required key 'corpus.seeds'");
   EXPECT_EQ(error_of("name: tiny\n"), file() + ": missing required key 'corpus'");

@@ -4,10 +4,38 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
+#include <vector>
 
 #include "advplan/core/untrusted.hpp"
 
 namespace advplan::io {
+
+namespace {
+/// A mapping that names one key twice is refused: yaml-cpp keeps both pairs and a lookup finds the first, so a
+/// second `simulator:` block would be ignored without a word. An explicit stack, not recursion: the depth of a
+/// hostile file costs memory, not the call stack.
+void refuse_duplicate_keys(const YAML::Node& root, const std::string& file) {
+  std::vector<YAML::Node> todo{root};
+  while (!todo.empty()) {
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (n.IsMap()) {
+      std::set<std::string> seen;
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+          throw ConfigError(fmt::format("{}: line {}, column {}: key '{}' appears twice in one mapping (the second "
+                                        "would be ignored); keep one",
+                                        file, kv.first.Mark().line + 1, kv.first.Mark().column + 1,
+                                        untrusted::excerpt(kv.first.Scalar(), 80)));
+        todo.push_back(kv.second);
+      }
+    } else if (n.IsSequence()) {
+      for (const auto& c : n) todo.push_back(c);
+    }
+  }
+}
+}  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   if (const auto bad = untrusted::first_invalid_utf8(text); bad != std::string::npos) {
@@ -19,7 +47,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
                                   file, line, bad == 0 ? 1 : column, static_cast<unsigned char>(text[bad])));
   }
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    refuse_duplicate_keys(root, file);
+    return root;
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error at line {}, column {}: {}", file, e.mark.line + 1,
                                   e.mark.column + 1, e.msg));

@@ -30,6 +30,11 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
   const auto ids = corpus.at("templates");
   cfg.template_ids = ids.as_strings();
   if (cfg.template_ids.empty()) ids.fail("must name at least one template");
+  for (std::size_t i = 0; i < cfg.template_ids.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (cfg.template_ids[i] == cfg.template_ids[j])
+        ids.fail(fmt::format("template '{}' is listed twice (every scenario would run twice); list it once",
+                             untrusted::excerpt(cfg.template_ids[i], 80)));
   const std::string dir = corpus.get_string("template_dir", "../templates");
   for (std::size_t i = 0; i < cfg.template_ids.size(); ++i) {
     const std::string& id = cfg.template_ids[i];

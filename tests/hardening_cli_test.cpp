@@ -327,5 +327,19 @@ TEST(HardeningCli, AnOutputThatIsNotARegularFileIsWrittenThroughOrRefusedNeverRe
   EXPECT_TRUE(fs::is_directory(dir / "adir"));
 }
 
+// A file handed in without end is refused at its kind's limit, not read until memory runs out: `validate
+// /dev/zero` once read without bound and died by SIGABRT. Configs, plans, templates and metadata are documents
+// (64 MiB); a MANIFEST, a journal and a questions file are lists (512 MiB).
+TEST(HardeningCli, AFileWithoutEndIsRefusedAtItsLimit) {
+  TempDir dir("no-end");
+  const auto v = cli("validate /dev/zero --scenario urban-100", dir);
+  EXPECT_EQ(v.status, 1) << v.err;
+  EXPECT_THAT(v.err, HasSubstr("/dev/zero: larger than the limit of 67108864 bytes"));
+  const auto c = cli("run /dev/zero --out " + shell_quote(dir / "r"), dir);
+  EXPECT_EQ(c.status, 1) << c.err;
+  EXPECT_THAT(c.err, HasSubstr("/dev/zero: is not a regular file, so it is not read as a config"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r"));
+}
+
 }  // namespace
 }  // namespace advplan

@@ -178,7 +178,7 @@ void add_geo_commands(CLI::App& app, Action& run) {
           if (!ec && bytes > kMaxQuestionFile)
             throw ConfigError(fmt::format("{}: {} bytes, over the {} MiB a question file may have", *questions, bytes,
                                           kMaxQuestionFile >> 20));
-          const std::string text = io::read_text_file(*questions);
+          const std::string text = io::read_text_file(*questions, io::kMaxListBytes);
           std::size_t pos = 0, line_no = 0;
           while (pos < text.size()) {
             auto nl = text.find('\n', pos);

@@ -31,7 +31,7 @@ Shard read_shard(const std::string& dir) {
   s.dir = dir;
   const std::string path = (fs::path(dir) / io::kMetadataFile).string();
   if (!fs::exists(path)) throw CsvError(fmt::format("{}: missing, so {} is not a complete shard", path, dir));
-  s.meta = nlohmann::ordered_json::parse(io::read_text_file(path), nullptr, false);
+  s.meta = nlohmann::ordered_json::parse(io::read_text_file(path, io::kMaxDocumentBytes), nullptr, false);
   if (!s.meta.is_object()) throw CsvError(fmt::format("{}: not a JSON object", path));
   if (!s.meta.contains("shard") || !s.meta["shard"].is_object())
     throw ConfigError(fmt::format("{}: shard: missing, so {} is not a shard (write shards with advplan run --shard "

@@ -62,7 +62,7 @@ void add_validate_command(CLI::App& app, Action& run) {
     run = [plan_path, scenario_id, config, json_out] {
       const auto cfg = config_or_default(*config);
       const Scenario sc = find_scenario(cfg, *scenario_id);
-      const std::string text = io::read_text_file(*plan_path);
+      const std::string text = io::read_text_file(*plan_path, io::kMaxDocumentBytes);
       const PlanParse parsed = parse_plan_text(text, sc);
       if (!parsed.ok() && *json_out) {
         nlohmann::ordered_json j{{"plan", *plan_path}, {"scenario", sc.id}, {"valid", false}};

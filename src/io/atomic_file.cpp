@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -178,6 +179,22 @@ std::string read_text_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(fmt::format("{}: cannot read file", path));
+  // Read in blocks up to one byte past the limit: a device (/dev/zero) or a FIFO has no size to look at first.
+  std::string out;
+  std::array<char, 1 << 16> block{};
+  while (in && out.size() <= max_bytes) {
+    in.read(block.data(), static_cast<std::streamsize>(std::min<std::size_t>(block.size(), max_bytes + 1 - out.size())));
+    out.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (out.size() > max_bytes)
+    throw IoError(fmt::format("{}: larger than the limit of {} bytes for this kind of file", path, max_bytes));
+  if (in.bad()) throw IoError(fmt::format("{}: cannot read file", path));
+  return out;
 }
 
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {

@@ -52,7 +52,7 @@ RunMeta read_run_meta(const std::string& dir) {
   const std::string path = (fs::path(dir) / "run_metadata.json").string();
   json j;
   try {
-    j = json::parse(io::read_text_file(path));
+    j = json::parse(io::read_text_file(path, io::kMaxDocumentBytes));
   } catch (const json::exception& e) {
     throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
   }

@@ -57,7 +57,7 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
       if (ec && ec != std::errc::no_such_file_or_directory)
         ids.at(i).fail(fmt::format("template '{}': cannot read {} ({})", id, untrusted::excerpt(source, 200), ec.message()));
       if (!there) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, untrusted::excerpt(source, 200)));
-      text = io::read_text_file(source);
+      text = io::read_text_file(source, io::kMaxDocumentBytes);
     }
     ScenarioTemplate t = parse_template(text, source);
     if (t.id != id) ids.at(i).fail(fmt::format("template file {} declares id '{}', not '{}'", source, t.id, id));
@@ -444,8 +444,10 @@ ExperimentConfig load_experiment_config(const std::string& path) {
   const bool there = fs::is_regular_file(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory)
     throw IoError(fmt::format("{}: config file cannot be read ({})", untrusted::excerpt(path, 200), ec.message()));
+  if (!there && fs::exists(path, ec))
+    throw IoError(fmt::format("{}: is not a regular file, so it is not read as a config", untrusted::excerpt(path, 200)));
   if (!there) throw IoError(fmt::format("{}: config file not found", untrusted::excerpt(path, 200)));
-  const std::string text = io::read_text_file(path);
+  const std::string text = io::read_text_file(path, io::kMaxDocumentBytes);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
   return parse_experiment_config(text, path, base);

@@ -486,7 +486,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
       // Complete; a kill may have left the work directory half removed.
       fs::remove_all(work);
-      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string()), nullptr, false);
+      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string(), io::kMaxDocumentBytes), nullptr, false);
       if (meta.is_object()) {
         summary.rows = meta.value("rows", std::size_t{0});
         summary.failed_rows = meta.value("failed_rows", std::size_t{0});
@@ -509,7 +509,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   };
   if (resuming) {
     // The interrupted run must be the same run: compare its key field by field.
-    const std::string recorded = io::read_text_file((work / kKey).string());
+    const std::string recorded = io::read_text_file((work / kKey).string(), io::kMaxDocumentBytes);
     std::istringstream in(recorded);
     std::map<std::string, std::string> was;
     for (std::string line; std::getline(in, line);)
@@ -519,7 +519,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
         throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
                                       "with its own config, or pass --force to start over",
                                       (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
-    const std::string journal_text = io::read_text_file(journal_path);
+    const std::string journal_text = io::read_text_file(journal_path, io::kMaxListBytes);
     const auto entry = last_journal_entry(journal_text, streams.size());
     if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
     // A torn last line is cut off, so the next entry starts on a line of its own.
@@ -739,7 +739,7 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
     st.fd = -1;
   }
   for (const auto& sd : shard_dirs) {
-    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string()));
+    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string(), io::kMaxDocumentBytes));
     summary.scenarios += meta.value("scenarios", std::size_t{0});
     summary.rows += meta.value("rows", std::size_t{0});
     summary.failed_rows += meta.value("failed_rows", std::size_t{0});

@@ -499,6 +499,6 @@ ScenarioTemplate parse_template(const std::string& yaml_text, const std::string&
   return t;
 }
 
-ScenarioTemplate load_template_file(const std::string& path) { return parse_template(io::read_text_file(path), path); }
+ScenarioTemplate load_template_file(const std::string& path) { return parse_template(io::read_text_file(path, io::kMaxDocumentBytes), path); }
 
 }  // namespace advplan

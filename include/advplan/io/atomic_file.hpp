@@ -59,8 +59,15 @@ class AtomicWriter {
 
 /// Writes `content` to `path` atomically; throws IoError.
 void write_file_atomic(const std::string& path, const std::string& content);
-/// Reads a whole file; throws IoError naming `path`.
+/// Reads a whole file; throws IoError naming `path`. For trace files, whose size the run itself bounds.
 std::string read_text_file(const std::string& path);
+/// The same, refusing a file of more than `max_bytes` (IoError naming it and the limit) after reading at most one
+/// byte past the limit, so a device or FIFO without end (/dev/zero) is refused, not read forever.
+std::string read_text_file(const std::string& path, std::size_t max_bytes);
+/// The limits for files a user or a hostile directory hands in: configs, templates, plans, run metadata and
+/// other single documents; and lists (a MANIFEST, a journal, a questions file).
+inline constexpr std::size_t kMaxDocumentBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxListBytes = std::size_t{512} << 20;
 
 /// Writes each (relative path, content) into `dir` (created when missing, with the files' subfolders), each
 /// atomically, in the given order; throws IoError naming the directory or file.

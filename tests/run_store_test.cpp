@@ -423,6 +423,26 @@ TEST(RunStore, ResumeWithAChangedConfigIsRefusedNamingTheField) {
   EXPECT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out) + " --resume", dir).status, 0);
 }
 
+// --resume on a complete run compares its key too: another config, the built-in default or a shard is refused,
+// naming the field, where it was once answered "already a complete run; nothing to resume" with exit 0.
+TEST(RunStore, ResumeOfACompleteRunComparesItsKey) {
+  TempDir dir("rs-resume-complete");
+  const std::string cfg = small_config(dir), out = dir / "run";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(out), dir).status, 0);
+  const std::string other = small_config(dir, "[100, 103]", "other.yaml");
+  const auto x = advplan("run " + quote(other) + " --out " + quote(out) + " --resume", dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr(out + "/run_metadata.json: --resume: the complete run here has a different scenarios"));
+  const auto d = advplan("run --out " + quote(out) + " --resume", dir);  // the built-in default
+  expect_one_line_error(d);
+  const auto sh = advplan("run " + quote(cfg) + " --out " + quote(out) + " --resume --shard 1/4", dir);
+  expect_one_line_error(sh);
+  EXPECT_THAT(sh.err, HasSubstr("different shards (0, now 4)"));
+  const auto same = advplan("run " + quote(cfg) + " --out " + quote(out) + " --resume", dir);
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_THAT(same.err, HasSubstr("already a complete run"));
+}
+
 }  // namespace
 }  // namespace advplan
 

@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "advplan/core/untrusted.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/run/summaries.hpp"
 #include "advplan/run/observer.hpp"
@@ -484,9 +485,22 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
     resuming = fs::exists(work / kJournal);
     if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
-      // Complete; a kill may have left the work directory half removed.
+      // Complete: but only this run is "already complete", so its recorded key is compared field by field first.
+      const std::string meta_path = (dir / io::kMetadataFile).string();
+      const auto meta = nlohmann::json::parse(io::read_text_file(meta_path, io::kMaxDocumentBytes), nullptr, false);
+      const nlohmann::json* recorded =
+          meta.is_object() && meta.contains("run_key") && meta["run_key"].is_object() ? &meta["run_key"] : nullptr;
+      for (const auto& [k, v] : key) {
+        const std::string was = recorded && recorded->contains(k) && (*recorded)[k].is_string()
+                                    ? (*recorded)[k].get<std::string>()
+                                    : std::string();
+        if (was != v)
+          throw ConfigError(fmt::format("{}: --resume: the complete run here has a different {} ({}, now {}); resume "
+                                        "only the run it is, or pass --force to start over",
+                                        meta_path, k, was.empty() ? "none" : untrusted::excerpt(was, 80), v));
+      }
+      // A kill may have left the work directory half removed.
       fs::remove_all(work);
-      const auto meta = nlohmann::json::parse(io::read_text_file((dir / io::kMetadataFile).string(), io::kMaxDocumentBytes), nullptr, false);
       if (meta.is_object()) {
         summary.rows = meta.value("rows", std::size_t{0});
         summary.failed_rows = meta.value("failed_rows", std::size_t{0});

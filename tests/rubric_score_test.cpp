@@ -169,6 +169,36 @@ TEST(RubricScore, PolicyScoreAveragesGroupsThenBriefs) {
   EXPECT_EQ(by_brief.at(0, "units"), "3");
 }
 
+// Two conflicting verdicts of one judge on one brief are refused by the scorer as by the agreement (the scorer once
+// counted both: exact/council 0.736801 became 0.723085); the same brief under another judge is fine.
+TEST(RubricScore, TwoVerdictsOfOneJudgeOnOneBriefAreRefused) {
+  RubricSet set{{"c1", worked_items()}};
+  auto v = [](std::string judge, std::vector<std::string> failed) {
+    Verdict x;
+    x.brief_id = "b1";
+    x.judge = std::move(judge);
+    x.case_id = "c1";
+    x.model = "m";
+    x.group = "g";
+    x.failed_items = std::move(failed);
+    return x;
+  };
+  const std::vector<Verdict> two{v("j", {"c"}), v("j", {})};
+  for (const bool agreement : {false, true}) {
+    try {
+      if (agreement)
+        (void)judge_agreement(set, two, 10);
+      else
+        (void)score_verdicts(set, two, MeanOver::brief, 10);
+      ADD_FAILURE() << (agreement ? "agreement" : "score") << " accepted two verdicts";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "judge 'j' has two verdicts on brief 'b1' of case 'c1'");
+    }
+  }
+  const std::vector<Verdict> judges{v("j", {"c"}), v("k", {})};
+  EXPECT_NO_THROW((void)score_verdicts(set, judges, MeanOver::brief, 10));
+}
+
 TEST(RubricMabench, ScoreCommandReproducesTheWorkedExample) {
   TempDir dir("rubric-score");
   const auto r = run_command(shell_quote(ADVPLAN_BINARY) + " rubric score " + shell_quote(kWorked + "/rubric_items.jsonl") +

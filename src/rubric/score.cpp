@@ -217,7 +217,11 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   // Looked up by views (a transparent order: the views' order is the strings'), so a key's four strings are copied
   // once, when it is first seen.
   std::map<DecoKey, DecoSum, DecoLess> deco;
+  // One verdict per (judge, brief), as judge_agreement requires: two would count the brief twice.
+  std::set<std::tuple<std::string_view, std::string_view, std::string_view>> judged;
   for (const auto& v : verdicts) {
+    if (!judged.emplace(v.judge, v.case_id, v.brief_id).second)
+      throw Error(fmt::format("judge '{}' has two verdicts on brief '{}' of case '{}'", v.judge, v.brief_id, v.case_id));
     const auto& its = case_items(items, v);
     const auto passed = passed_of(its, v);
     const BriefScore s = score_brief(its, passed);

@@ -25,6 +25,7 @@ constexpr const char* kGoodConfig =
     "corpus:\n"
     "  templates: [urban]\n"
     "  seeds: [100, 101]\n"
+    "  template_dir: ../templates\n"
     "simulator: {replications: 10}\n";
 
 std::string source_template(const std::string& id) {
@@ -164,14 +165,28 @@ TEST_F(ConfigTest, MissingTemplateFile) {
   std::string text = kGoodConfig;
   text.replace(text.find("[urban]"), 7, "[urban, nope]");
   const std::string missing = (dir_.path() / "templates" / "nope.yaml").string();
-  EXPECT_EQ(error_of(text), file() + ": key 'corpus.templates[1]': template 'nope' not found: no file " + missing);
+  EXPECT_EQ(error_of(text), file() + ": key 'corpus.templates[1]': template 'nope' not found: no file " + missing +
+                                " (corpus.template_dir '../templates' is relative to the config's folder " + base() +
+                                "; leave template_dir out to use the built-in templates)");
+}
+
+// Without template_dir a config uses the built-in templates wherever it is (README: "copy paper.yaml and run it"),
+// and a template that is not built in is named with the built-in ones.
+TEST_F(ConfigTest, WithoutTemplateDirTheBuiltInTemplatesServe) {
+  std::string text = kGoodConfig;
+  text.erase(text.find("  template_dir: ../templates\n"), 29);
+  set_template("not a template at all");  // the file beside it is not read
+  const auto cfg = parse_experiment_config(text, file(), base());
+  ASSERT_EQ(cfg.templates.size(), 1u);
+  EXPECT_EQ(cfg.template_texts.at(0).first, "<built-in>/configs/templates/urban.yaml");
+  text.replace(text.find("[urban]"), 7, "[urban, nope]");
+  EXPECT_THAT(error_of(text), HasSubstr("template 'nope' is not built in (built-in: air-defense, humanitarian"));
 }
 
 TEST_F(ConfigTest, AnOverlongTemplateDirIsASentenceNotAFilesystemError) {
   // Found by the config fuzzer: std::filesystem threw "File name too long" out of the loader.
   std::string text = std::string(kGoodConfig);
-  const auto pos = text.find("corpus:\n") + 8;
-  text.insert(pos, "  template_dir: " + std::string(5000, 'x') + "\n");
+  text.replace(text.find("  template_dir: ../templates\n"), 29, "  template_dir: " + std::string(5000, 'x') + "\n");
   const std::string msg = error_of(text);
   EXPECT_NE(msg.find("key 'corpus.templates[0]': template 'urban': cannot read"), std::string::npos) << msg;
   EXPECT_NE(msg.find("File name too long"), std::string::npos) << msg;

@@ -35,11 +35,14 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
       if (cfg.template_ids[i] == cfg.template_ids[j])
         ids.fail(fmt::format("template '{}' is listed twice (every scenario would run twice); list it once",
                              untrusted::excerpt(cfg.template_ids[i], 80)));
-  const std::string dir = corpus.get_string("template_dir", "../templates");
+  // Without template_dir the built-in templates serve, wherever the config is; with it, the templates are files in
+  // that folder, relative to the config's own folder.
+  const bool from_files = !base_dir.empty() && corpus.has("template_dir");
+  const std::string dir = from_files ? corpus.get_string("template_dir", "") : std::string();
   for (std::size_t i = 0; i < cfg.template_ids.size(); ++i) {
     const std::string& id = cfg.template_ids[i];
     std::string text, source;
-    if (base_dir.empty()) {
+    if (!from_files) {
       source = io::embedded_template_path(id);
       auto emb = io::embedded_file(source);
       if (!emb) {
@@ -56,7 +59,11 @@ void read_templates(ExperimentConfig& cfg, const YamlReader& corpus, const std::
       const bool there = fs::is_regular_file(p, ec);
       if (ec && ec != std::errc::no_such_file_or_directory)
         ids.at(i).fail(fmt::format("template '{}': cannot read {} ({})", id, untrusted::excerpt(source, 200), ec.message()));
-      if (!there) ids.at(i).fail(fmt::format("template '{}' not found: no file {}", id, untrusted::excerpt(source, 200)));
+      if (!there)
+        ids.at(i).fail(fmt::format("template '{}' not found: no file {} (corpus.template_dir '{}' is relative to the "
+                                   "config's folder {}; leave template_dir out to use the built-in templates)",
+                                   id, untrusted::excerpt(source, 200), untrusted::excerpt(dir, 100),
+                                   untrusted::excerpt(fs::path(base_dir).lexically_normal().string(), 200)));
       text = io::read_text_file(source, io::kMaxDocumentBytes);
     }
     ScenarioTemplate t = parse_template(text, source);

@@ -2,16 +2,19 @@
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/table4.py [RUN_DIR]
 
-Without RUN_DIR it first runs the built-in paper config into runs/python-paper. The means equal the run's
+RUN_DIR defaults to runs/python-paper, relative to the directory it is run from; when it holds no run yet, the
+built-in paper config is run into it first (so a second call reads the same run). The means equal the run's
 tables/table4_response_budget.md and budget_curve.csv (the bracketed intervals there are the bootstrap's).
 """
+import os
 import sys
 
 import numpy as np
 
 import advplan
 
-run = advplan.Run(sys.argv[1]) if len(sys.argv) > 1 else advplan.run(out="runs/python-paper")
+target = sys.argv[1] if len(sys.argv) > 1 else "runs/python-paper"
+run = advplan.Run(target) if os.path.exists(os.path.join(target, "MANIFEST")) else advplan.run(out=target)
 per = run.trace("per_scenario", pandas=False)
 sweep = per[(per["condition_group"] == "sweep") | np.char.startswith(per["red_policy"], "greedy@")]
 sweep = sweep[(sweep["status"] == "ok") & (sweep["blue_policy"] == "seed")]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Submits an advplan run as a Slurm array of N shards and a merge job that starts when every shard succeeded.
 #
-#   experiments/slurm/submit.sh [--dry-run] CONFIG OUT_DIR SHARDS
+#   experiments/slurm/submit.sh [--dry-run] CONFIG OUT_DIR SHARDS   (--dry-run may come anywhere)
 #
 # Shard i writes OUT_DIR.shards/shard-i (advplan run --shards N, the index from SLURM_ARRAY_TASK_ID); the merge job
 # writes OUT_DIR (advplan merge), byte-identical to a single-process `advplan run CONFIG --out OUT_DIR`.
@@ -11,10 +11,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dry=0
-if [[ "${1:-}" == "--dry-run" ]]; then
-  dry=1
-  shift
-fi
+args=()
+for a in "$@"; do  # --dry-run is accepted anywhere among the arguments
+  if [[ "$a" == "--dry-run" ]]; then dry=1; else args+=("$a"); fi
+done
+set -- "${args[@]+"${args[@]}"}"
 if [[ $# -ne 3 ]]; then
   echo "usage: submit.sh [--dry-run] CONFIG OUT_DIR SHARDS" >&2
   exit 2

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake g++ make pkg-config git
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libssl-dev libpagmo-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev libssl-dev libpagmo-dev
   python3 python3-numpy python3-matplotlib
   libglpk-dev libgmp-dev lrslib libopenmpi-dev openmpi-bin libmimalloc-dev libsleef-dev)
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
 #include <vector>
 
 namespace advplan::untrusted {
@@ -163,10 +165,146 @@ std::string json_excerpt(const nlohmann::json& j, std::size_t max_chars) {
   return excerpt(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), max_chars);
 }
 
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// Four hex digits at text[i..i+4), or -1.
+long hex4(std::string_view text, std::size_t i) {
+  if (i + 4 > text.size()) return -1;
+  long v = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int d = hex_digit(text[i + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+void append_utf8(std::string& out, unsigned long cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// One level of JSON string escapes decoded wherever they stand (inside a string literal or not), with the
+/// source range of every decoded byte: decoded byte k came from text[begin[k], end[k]).
+struct Decoded {
+  std::string text;
+  std::vector<std::size_t> begin, end;
+};
+
+Decoded decode_escapes(std::string_view text) {
+  Decoded d;
+  d.text.reserve(text.size());
+  d.begin.reserve(text.size());
+  d.end.reserve(text.size());
+  auto emit = [&](const std::string& bytes, std::size_t b, std::size_t e) {
+    for (const char c : bytes) {
+      d.text += c;
+      d.begin.push_back(b);
+      d.end.push_back(e);
+    }
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      const char c = text[i + 1];
+      const char* simple = nullptr;
+      switch (c) {
+        case '"': simple = "\""; break;
+        case '\\': simple = "\\"; break;
+        case '/': simple = "/"; break;
+        case 'b': simple = "\b"; break;
+        case 'f': simple = "\f"; break;
+        case 'n': simple = "\n"; break;
+        case 'r': simple = "\r"; break;
+        case 't': simple = "\t"; break;
+        default: break;
+      }
+      if (simple) {
+        emit(simple, i, i + 2);
+        i += 2;
+        continue;
+      }
+      if (c == 'u') {
+        long cp = hex4(text, i + 2);
+        std::size_t e = i + 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF && e + 1 < text.size() && text[e] == '\\' && text[e + 1] == 'u') {
+          const long lo = hex4(text, e + 2);
+          if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            e += 6;
+          }
+        }
+        if (cp >= 0) {
+          std::string bytes;
+          append_utf8(bytes, static_cast<unsigned long>(cp));
+          emit(bytes, i, e);
+          i = e;
+          continue;
+        }
+      }
+    }
+    emit(std::string(1, text[i]), i, i + 1);
+    ++i;
+  }
+  return d;
+}
+
+}  // namespace
+
 std::string redact(std::string text, std::string_view secret) {
   if (secret.empty()) return text;
   for (auto p = text.find(secret); p != std::string::npos; p = text.find(secret, p))
     text.replace(p, secret.size(), "[redacted]");
+  if (text.find('\\') == std::string::npos) return text;
+  // The secret may also stand JSON-escaped (\u0073\u006b..., or escaped twice or three times), which a parser
+  // would decode into clear text: find it in each decoded level and redact the source bytes it came from.
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // in `text`
+  std::string level = text;
+  std::vector<std::size_t> lb(text.size()), le(text.size());  // level byte -> source range in `text`
+  for (std::size_t k = 0; k < text.size(); ++k) lb[k] = k, le[k] = k + 1;
+  for (int depth = 0; depth < 3 && level.find('\\') != std::string::npos; ++depth) {
+    const Decoded d = decode_escapes(level);
+    std::vector<std::size_t> nb(d.text.size()), ne(d.text.size());
+    for (std::size_t k = 0; k < d.text.size(); ++k) {
+      nb[k] = lb[d.begin[k]];
+      ne[k] = le[d.end[k] - 1];
+    }
+    for (auto p = d.text.find(secret); p != std::string::npos; p = d.text.find(secret, p + 1))
+      ranges.emplace_back(nb[p], ne[p + secret.size() - 1]);
+    level = d.text;
+    lb = std::move(nb);
+    le = std::move(ne);
+  }
+  if (ranges.empty()) return text;
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<std::size_t, std::size_t>> merged;
+  for (const auto& r : ranges) {
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  }
+  for (auto it = merged.rbegin(); it != merged.rend(); ++it)
+    text.replace(it->first, it->second - it->first, "[redacted]");
   return text;
 }
 

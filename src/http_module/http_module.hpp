@@ -1,7 +1,7 @@
 #pragma once
 // The interface of libadvplan_http.so (src/http_module), the one HTTP POST the OpenAI-compatible client makes,
-// with cpp-httplib behind it. libadvplan loads the module on first use (io::open_module): linking cpp-httplib
-// loads OpenSSL's TLS library and runs its initialisation in every process. Both sides are built together, by
+// with libcurl behind it. libadvplan loads the module on first use (io::open_module): linking libcurl loads
+// OpenSSL's TLS library and runs its initialisation in every process. Both sides are built together, by
 // the same compiler and standard library, so the interface passes C++ types; the entry point has C linkage so
 // that dlsym finds it by name.
 #include <cstddef>
@@ -16,7 +16,7 @@ struct Post {
   std::string origin, path;  ///< scheme://host[:port] and the request path
   std::vector<std::pair<std::string, std::string>> headers;
   std::string payload;       ///< the JSON body (sent as application/json)
-  double timeout_s = 60;     ///< total deadline (a watchdog stops the client when it passes)
+  double timeout_s = 60;     ///< total deadline: connection, request and the whole response
   std::size_t max_body = 0;  ///< larger bodies are refused, by Content-Length or while reading
 };
 
@@ -28,8 +28,8 @@ struct Reply {
   std::optional<double> retry_after;  ///< response: Retry-After in seconds, when given as a number >= 0
   std::string encoding;               ///< compressed: the Content-Encoding the server sent
   std::string size;                   ///< too_big: the size, as the server declared it or "more than N"
-  std::string transport_error;        ///< transport: cpp-httplib's name of the error
-  bool transport_timed_out = false;   ///< transport: a timeout-like error near the deadline
+  std::string transport_error;        ///< transport: libcurl's sentence, or why the response head was refused
+  bool transport_timed_out = false;   ///< transport: a timeout-like error near the deadline (unused with libcurl)
   double elapsed_s = 0;
 };
 

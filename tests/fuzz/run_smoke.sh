@@ -21,7 +21,7 @@ cmake --build "$build" -j"${JOBS:-2}" --target fuzz_all
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 status=0
-for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_tool; do
+for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_tool http_head quiz_answer; do
   exe="$build/tests/fuzz/fuzz_$target"
   mkdir -p "$scratch/$target" "$scratch/artifacts-$target"
   echo "== fuzz_$target: ${seconds}s"
@@ -40,5 +40,5 @@ for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_to
     grep -E "stat::number_of_executed_units|cov:" "$scratch/$target.log" | tail -2 || true
   fi
 done
-[ "$status" -eq 0 ] && echo "fuzz smoke: 7 passed, 0 failed" || echo "fuzz smoke: failures above"
+[ "$status" -eq 0 ] && echo "fuzz smoke: 9 passed, 0 failed" || echo "fuzz smoke: failures above"
 exit "$status"

@@ -46,7 +46,9 @@ inline bool valid_utf8(std::string_view text) { return first_invalid_utf8(text) 
 /// `text` with every ill-formed byte replaced by U+FFFD; valid text is returned unchanged.
 std::string to_valid_utf8(std::string_view text);
 
-/// `text` with every occurrence of `secret` replaced by "[redacted]" (no-op for an empty secret).
+/// `text` with every occurrence of `secret` replaced by "[redacted]" (no-op for an empty secret): literal
+/// occurrences, and occurrences spelt with JSON string escapes (\u0073\u006b..., up to three levels deep), which
+/// a JSON parser would decode into the clear key. The escaped bytes are replaced as a whole.
 std::string redact(std::string text, std::string_view secret);
 
 /// A single directory-name component made from data: keeps [A-Za-z0-9._-], maps anything else to '_',

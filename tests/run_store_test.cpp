@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 
+#include "advplan/core/error.hpp"
 #include "advplan/run/progress.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
@@ -73,6 +74,28 @@ TEST(RunStore, ANonEmptyDirectoryIsRefusedNamingForceAndResume) {
   EXPECT_THAT(x.err, HasSubstr("--resume"));
   EXPECT_EQ(read_file(out + "/notes.txt"), "mine\n") << "a refused run must leave the directory alone";
   EXPECT_FALSE(fs::exists(out + "/per_scenario.csv"));
+}
+
+// Two runs into one directory would mix their work files: the second one is refused while the first holds the
+// directory's lock, whatever its mode, and the lock ends with the holder.
+TEST(RunStore, ASecondRunIntoALockedDirectoryIsRefused) {
+  TempDir dir("rs-lock");
+  const std::string cfg = small_config(dir), out = dir / "out";
+  fs::create_directories(out);
+  {
+    const io::DirectoryLock held(out);  // stands for a run in another process: flock is per open directory
+    EXPECT_THROW(io::DirectoryLock{out}, IoError);
+    for (const std::string mode : {"", " --force", " --resume"}) {
+      const auto r = advplan("run " + quote(cfg) + " --out " + quote(out) + mode + " --progress none", dir);
+      expect_one_line_error(r);
+      EXPECT_THAT(r.err, HasSubstr("another advplan run or merge is writing into this directory")) << mode;
+    }
+    EXPECT_TRUE(fs::is_empty(out));
+  }
+  const auto r = advplan("run " + quote(cfg) + " --out " + quote(out) + " --progress none", dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const io::DirectoryLock again(out);  // the finished run released it
+  EXPECT_TRUE(again.held());
 }
 
 TEST(RunStore, ARerunWithForceLeavesNothingOfTheEarlierRun) {
@@ -138,6 +161,82 @@ TEST(RunStore, ForceClearsOnlyARunAndNeverTheWorkingDirectoryOrAnInput) {
   EXPECT_THAT(m.err, HasSubstr("holds an input of this command"));
   EXPECT_TRUE(fs::exists(inner + "/shard-0/MANIFEST"));
   EXPECT_TRUE(fs::exists(inner + "/shard-1/MANIFEST"));
+}
+
+// A hostile run directory whose tables/ or frontier/ is a link to elsewhere is not written through, and an analysis
+// --out inside a run must be a derived folder (the README's frontier example once broke the next `tables`).
+TEST(RunStore, AnalysesWriteOnlyIntoRealDerivedFoldersOfARun) {
+  TempDir dir("rs-derived");
+  const std::string cfg = small_config(dir, "[100, 100]"), run = dir / "run", outside = dir / "outside";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(run) + " --progress none", dir).status, 0);
+  fs::create_directories(outside);
+  for (const std::string folder : {"tables", "frontier"}) {
+    fs::remove_all(run + "/" + folder);
+    fs::create_directory_symlink(outside, run + "/" + folder);
+    const auto r = advplan(folder + " " + quote(run), dir);
+    expect_one_line_error(r);
+    EXPECT_THAT(r.err, HasSubstr("is a symbolic link inside the run")) << folder;
+    EXPECT_TRUE(fs::is_empty(outside)) << folder << " wrote through the link";
+    fs::remove(run + "/" + folder);
+  }
+  // a link one level down (tables/by_template) is refused too
+  fs::create_directories(run + "/tables");
+  fs::create_directory_symlink(outside, run + "/tables/by_template");
+  expect_one_line_error(advplan("tables " + quote(run) + " --by template", dir));
+  EXPECT_TRUE(fs::is_empty(outside));
+  fs::remove(run + "/tables/by_template");
+
+  const auto bad = advplan("frontier " + quote(run) + " --out " + quote(run + "/frontier4"), dir);
+  expect_one_line_error(bad);
+  EXPECT_THAT(bad.err, HasSubstr("frontier-frontier4"));
+  EXPECT_FALSE(fs::exists(run + "/frontier4"));
+  const auto good = advplan("frontier " + quote(run) + " --out " + quote(run + "/frontier-4d"), dir);
+  EXPECT_EQ(good.status, 0) << good.err;
+  const auto tables = advplan("tables " + quote(run), dir);
+  EXPECT_EQ(tables.status, 0) << tables.err;
+  EXPECT_EQ(advplan("check " + quote(run), dir).status, 0);
+}
+
+// A forged run (its MANIFEST rewritten to match) with impossible numbers is refused on read, naming the cell: once
+// Table 3 printed "inf [0.447, inf]" and the meta-game took an advantage of -5.
+TEST(RunStore, ReadersRefuseNumbersOutsideTheirDocumentedRange) {
+  TempDir dir("rs-ranges");
+  const std::string cfg = small_config(dir, "[100, 100]"), run = dir / "run";
+  ASSERT_EQ(advplan("run " + quote(cfg) + " --out " + quote(run) + " --progress none", dir).status, 0);
+  const std::string per = run + "/per_scenario.csv", original = testing::read_file(per);
+  io::CsvTable t = io::CsvTable::read(per);
+  const std::size_t adv = t.col("advantage");
+  for (const std::string bad : {"inf", "nan", "1e308", "-5", "1.5"}) {
+    io::CsvTable forged(t.header());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      auto row = t.rows()[i];
+      if (i == 0) row[adv] = bad;
+      forged.add(row);
+    }
+    testing::write_file(per, forged.to_string());
+    io::write_manifest(run);
+    for (const std::string cmd : {"tables", "metagame", "frontier"}) {
+      const auto r = advplan(cmd + " " + quote(run), dir);
+      expect_one_line_error(r);
+      EXPECT_THAT(r.err, HasSubstr("column 'advantage' is " + bad + ", outside its documented range [0, 1]"))
+          << cmd << " " << bad;
+    }
+  }
+  testing::write_file(per, original);
+  io::write_manifest(run);
+  ASSERT_EQ(advplan("tables " + quote(run), dir).status, 0);
+
+  // a candidate set of more rows than any run writes
+  const std::string cand = run + "/candidates.csv";
+  io::CsvTable c = io::CsvTable::read(cand);
+  ASSERT_GT(c.size(), 0u);
+  const auto first = c.rows()[0];
+  for (int i = 0; i < 1025; ++i) c.add(first);
+  testing::write_file(cand, c.to_string());
+  io::write_manifest(run);
+  const auto r = advplan("frontier " + quote(run), dir);
+  expect_one_line_error(r);
+  EXPECT_THAT(r.err, HasSubstr("has more than 1024 rows"));
 }
 
 TEST(RunStore, ManifestListsEveryFileWithItsSha256) {

@@ -6,6 +6,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/frontier/frontier_analysis.hpp"
 #include "commands.hpp"
@@ -57,6 +58,7 @@ void add_frontier_command(CLI::App& app, Action& run) {
       if (!against->empty()) b = read_frontier_inputs(*against);
       const auto files = build_frontier(r, opts, against->empty() ? nullptr : &b);
       const std::string dest = out->empty() ? (fs::path(*dir) / "frontier").string() : *out;
+      io::check_analysis_output_dir(dest);
       io::write_files(dest, files);
       fmt::print(stderr, "advplan: wrote {} frontier files to {}\n", files.size(), dest);
       return 0;

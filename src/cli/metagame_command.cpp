@@ -64,6 +64,7 @@ void add_metagame_command(CLI::App& app, Action& run) {
       const metagame::MetaGameData data = metagame::read_metagame_data(*dirs, p);
       opt.seed = seed->value_or(data.bootstrap_seed);
       const std::string dest = out->empty() ? (std::filesystem::path(dirs->front()) / "metagame").string() : *out;
+      io::check_analysis_output_dir(dest);
       const std::string md = metagame::write_metagame(data, opt, dest);
       fmt::print("{}", md);
       fmt::print(stderr, "advplan: {} BLUE x {} RED policies over {} scenarios; wrote {}\n", data.blue.size(),

@@ -6,6 +6,7 @@
 
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -58,6 +59,7 @@ void add_tables_command(CLI::App& app, Action& run) {
         }
         const auto files = build_comparison(r, b, bs, rename);
         const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
+        io::check_analysis_output_dir(dest);
         io::write_files(dest, files);
         fmt::print(stderr, "advplan: wrote paired differences to {}\n", dest);
         return 0;
@@ -75,6 +77,7 @@ void add_tables_command(CLI::App& app, Action& run) {
         const fs::path dest = out->empty() ? tables / ("by_" + *by) : fs::path(*out);
         // Cell values are data: each becomes one safe directory name under dest (never "..", "/" or an
         // absolute path); values that map to the same name get -2, -3, ...
+        io::check_analysis_output_dir(dest.string());
         std::set<std::string> used;
         for (const auto& [v, files] : all) {
           const std::string base = untrusted::safe_path_component(v);
@@ -96,11 +99,13 @@ void add_tables_command(CLI::App& app, Action& run) {
                                         distinct_values_note(r, col)));
         const std::string dest =
             out->empty() ? (tables / untrusted::safe_path_component("only_" + col + "_" + val)).string() : *out;
+        io::check_analysis_output_dir(dest);
         io::write_files(dest, build_tables(s, bs));
         fmt::print(stderr, "advplan: wrote tables over {} to {}\n", *only, dest);
         return 0;
       }
       const std::string dest = out->empty() ? tables.string() : *out;
+      io::check_analysis_output_dir(dest);
       io::write_files(dest, run_tables(r, bs));
       fmt::print(stderr, "advplan: wrote tables to {}\n", dest);
       return 0;

@@ -203,8 +203,17 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
   if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", dir, ec.message()));
   for (const auto& [name, content] : files) {
     const std::filesystem::path target = std::filesystem::path(dir) / name;
-    std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", target.parent_path().string(), ec.message()));
+    // Each folder between dir and the file: created when missing, refused when a symbolic link stands there.
+    std::filesystem::path at(dir);
+    const std::filesystem::path rel = std::filesystem::path(name).parent_path();
+    for (const auto& part : rel) {
+      at /= part;
+      if (std::filesystem::is_symlink(std::filesystem::symlink_status(at, ec)))
+        throw IoError(fmt::format("{}: is a symbolic link; advplan writes into real folders only, never through a link",
+                                  at.string()));
+      std::filesystem::create_directory(at, ec);
+      if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", at.string(), ec.message()));
+    }
     write_file_atomic(target.string(), content);
   }
 }

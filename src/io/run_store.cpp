@@ -5,6 +5,7 @@
 #include <exception>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/core/untrusted.hpp"
 
 namespace advplan::io {
 namespace fs = std::filesystem;
@@ -65,13 +67,55 @@ bool holds_a_run(const fs::path& d) {
 }
 }  // namespace
 
-bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs) {
+DirectoryLock::DirectoryLock(const std::string& dir) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw IoError(fmt::format("{}: cannot open the output directory to lock it ({})", dir, std::strerror(errno)));
+  int rc;
+  do rc = ::flock(fd_, LOCK_EX | LOCK_NB);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw IoError(fmt::format("{}: another advplan run or merge is writing into this directory (it holds its lock); "
+                                "wait for it to end, or choose another --out",
+                                dir));
+    throw IoError(fmt::format("{}: cannot lock the output directory ({})", dir, std::strerror(err)));
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+DirectoryLock& DirectoryLock::operator=(DirectoryLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs) {
   std::error_code ec;
   const fs::path d(dir);
   if (fs::exists(fs::symlink_status(d, ec)) && !fs::is_directory(d, ec))
     throw IoError(fmt::format("{}: output directory cannot be created (a file is in the way)", dir));
-  if (fs::is_directory(d, ec) && !is_empty_dir(d)) {
-    if (mode == DirMode::resume) return true;
+  PreparedDirectory out;
+  if (!fs::is_directory(d, ec)) {
+    fs::create_directories(d, ec);
+    if (ec || !fs::is_directory(d))
+      throw IoError(fmt::format("{}: output directory cannot be created ({})", dir, ec ? ec.message() : "not a directory"));
+  }
+  // The lock comes before any look inside: two runs started together cannot both find the directory empty.
+  out.lock = DirectoryLock(dir);
+  if (!is_empty_dir(d)) {
+    if (mode == DirMode::resume) {
+      out.had_files = true;
+      return out;
+    }
     if (mode == DirMode::fresh)
       throw IoError(fmt::format(
           "{}: output directory is not empty; a run writes into a fresh directory (pass --force to clear it first, "
@@ -96,11 +140,8 @@ bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vect
       fs::remove_all(e.path(), ec);  // removes symlinks themselves, never their targets
       if (ec) throw IoError(fmt::format("{}: cannot clear ({})", e.path().string(), ec.message()));
     }
-    return false;
+    return out;
   }
-  fs::create_directories(d, ec);
-  if (ec || !fs::is_directory(d))
-    throw IoError(fmt::format("{}: output directory cannot be created ({})", dir, ec ? ec.message() : "not a directory"));
   // Probe writability with an exclusively created temporary file.
   std::string probe = (d / ".advplan-write-test-XXXXXX").string();
   std::vector<char> name(probe.begin(), probe.end());
@@ -109,7 +150,7 @@ bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vect
   if (fd < 0) throw IoError(fmt::format("{}: output directory is not writable ({})", dir, std::strerror(errno)));
   ::close(fd);
   ::unlink(name.data());
-  return false;
+  return out;
 }
 
 std::string sha256_file(const std::string& path) {
@@ -140,11 +181,45 @@ namespace {
 /// `advplan metagame`): they may be deleted, rebuilt or added after the run without breaking its MANIFEST.
 constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame"};
 bool is_derived_dir(const std::string& rel) {
-  for (const char* d : kDerivedDirs)
-    if (rel == d) return true;
+  for (const char* d : kDerivedDirs) {
+    const std::size_t n = std::strlen(d);
+    if (rel == d || (rel.size() > n + 1 && rel.compare(0, n, d) == 0 && rel[n] == '-' && rel.find('/') == std::string::npos))
+      return true;
+  }
   return false;
 }
 }  // namespace
+
+void check_analysis_output_dir(const std::string& dest) {
+  std::error_code ec;
+  fs::path d = fs::path(dest).lexically_normal();
+  if (d.filename().empty()) d = d.parent_path();
+  // The nearest enclosing run (a folder with a MANIFEST), by the path as written.
+  fs::path run;
+  for (fs::path a = d.parent_path(); !a.empty(); a = a.parent_path()) {
+    if (fs::is_regular_file(fs::symlink_status(a / kManifestFile, ec))) {
+      run = a;
+      break;
+    }
+    if (a == a.parent_path()) break;
+  }
+  if (run.empty()) return;
+  const fs::path rel = d.lexically_relative(run);
+  const std::string first = rel.begin()->string();
+  if (!is_derived_dir(first))
+    throw IoError(fmt::format("{}: inside the run {}, an analysis writes only into a derived folder (tables, figures, "
+                              "frontier, metagame, or a name that starts with one of them and '-', e.g. {}/frontier-{}), "
+                              "so that the run's MANIFEST still checks out",
+                              d.string(), run.string(), run.string(), untrusted::safe_path_component(first)));
+  fs::path at = run;
+  for (const auto& part : rel) {
+    at /= part;
+    if (fs::is_symlink(fs::symlink_status(at, ec)))
+      throw IoError(fmt::format("{}: is a symbolic link inside the run {}; advplan writes a run's derived results into "
+                                "real folders only (remove the link, or pass --out elsewhere)",
+                                at.string(), run.string()));
+  }
+}
 
 bool is_derived_path(const std::string& rel) {
   const auto slash = rel.find('/');

@@ -443,7 +443,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
                                   opts.shard_index, opts.shard_count, opts.shard_count - 1));
   const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
-  const bool had_files = io::prepare_run_directory(opts.out_dir, mode, {cfg.source});
+  // Held until the run returns: no second run or merge writes into this directory meanwhile.
+  const io::PreparedDirectory prepared = io::prepare_run_directory(opts.out_dir, mode, {cfg.source});
+  const bool had_files = prepared.had_files;
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -720,7 +722,8 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> inputs = shard_dirs;
   inputs.push_back(plan.cfg->source);
-  io::prepare_run_directory(opts.out_dir, opts.force ? io::DirMode::force : io::DirMode::fresh, inputs);
+  const io::PreparedDirectory prepared =
+      io::prepare_run_directory(opts.out_dir, opts.force ? io::DirMode::force : io::DirMode::fresh, inputs);
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const fs::path dir(opts.out_dir), work = dir / kWork;

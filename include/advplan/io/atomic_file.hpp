@@ -70,7 +70,9 @@ inline constexpr std::size_t kMaxDocumentBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxListBytes = std::size_t{512} << 20;
 
 /// Writes each (relative path, content) into `dir` (created when missing, with the files' subfolders), each
-/// atomically, in the given order; throws IoError naming the directory or file.
+/// atomically, in the given order; throws IoError naming the directory or file. A subfolder below `dir` that is a
+/// symbolic link is refused, never written through (`dir` itself is the caller's choice: see
+/// run_store.hpp's analysis_output_dir for a folder inside a run).
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace advplan::io

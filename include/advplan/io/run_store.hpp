@@ -20,17 +20,50 @@ enum class DirMode {
   resume,  ///< an existing directory is kept (the runner continues an interrupted run in it)
 };
 
-/// Creates `dir` (and its parents) per `mode`; throws IoError naming the directory. Returns true when the
-/// directory already held files (only possible with DirMode::resume). DirMode::force clears a non-empty directory
-/// only when it holds a run (a MANIFEST or a work directory), and never one that is the root or the home
-/// directory, or that holds the current directory or one of `inputs` (the command's config, a merge's shards).
-bool prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs = {});
+/// An exclusive flock(2) on a directory, held until it is destroyed: one run or merge at a time writes into a
+/// run directory. The lock belongs to the open directory, so it ends with the process however the process ends.
+class DirectoryLock {
+ public:
+  DirectoryLock() = default;
+  /// Throws IoError naming `dir` when it cannot be opened, or when another process (or another lock in this
+  /// one) holds it: "another advplan run or merge is writing into it".
+  explicit DirectoryLock(const std::string& dir);
+  ~DirectoryLock();
+  DirectoryLock(DirectoryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirectoryLock& operator=(DirectoryLock&& o) noexcept;
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+/// A run directory made ready by prepare_run_directory, locked for as long as this lives.
+struct PreparedDirectory {
+  bool had_files = false;  ///< the directory already held files (only possible with DirMode::resume)
+  DirectoryLock lock;
+};
+
+/// Creates `dir` (and its parents) per `mode` and locks it (DirectoryLock) before looking inside; throws IoError
+/// naming the directory. DirMode::force clears a non-empty directory only when it holds a run (a MANIFEST or a work
+/// directory), and never one that is the root or the home directory, or that holds the current directory or one
+/// of `inputs` (the command's config, a merge's shards).
+PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode,
+                                        const std::vector<std::string>& inputs = {});
 
 /// SHA-256 of a file's bytes, read in blocks; throws IoError naming the file.
 std::string sha256_file(const std::string& path);
 
-/// Whether a path relative to the run directory is derived (tables/..., figures/...).
+/// Whether a path relative to the run directory is derived: it lies in a top-level folder named tables, figures,
+/// frontier or metagame, or whose name starts with one of these and '-' (frontier-4d/..., tables-by-hand/...).
 bool is_derived_path(const std::string& relative);
+
+/// Checks the output folder `dest` of an analysis (tables, frontier, metagame). When it lies directly inside a run
+/// directory (its parent holds a MANIFEST), it must be a derived folder (is_derived_path) so that the run still
+/// checks out, and it must not be a symbolic link (a hostile run could point tables/ anywhere). Throws IoError
+/// naming the folder and what to use instead.
+void check_analysis_output_dir(const std::string& dest);
 
 /// (relative path, sha256) of every regular file under `dir`, sorted by path, except MANIFEST,
 /// run_metadata.json and the run's work directory (.advplan-work/).

@@ -295,7 +295,7 @@ void write_run(const TempDir& dir, int n, int R, std::uint64_t seed, bool fail_o
       for (std::size_t r = 0; r < reds.size(); ++r) {
         std::uniform_int_distribution<int> w(0, R);
         const int wins = std::min(R, w(gen) / 2 + static_cast<int>(b) * R / 3 + static_cast<int>(r == 0) * R / 4);
-        std::uniform_int_distribution<int> adv(-200000, 800000);
+        std::uniform_int_distribution<int> adv(0, 1000000);  // A lies in [0, 1]; readers refuse anything else
         const bool failed = fail_one && s == 1 && b == 1 && r == 2;
         std::string id = "s";  // not "s" + to_string: GCC 12 warns falsely (-Wrestrict) on that form
         id += std::to_string(s);

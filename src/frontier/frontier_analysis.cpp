@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/run/summaries.hpp"
 #include "advplan/stats/text_table.hpp"
 #include "advplan/run/trace_schema.hpp"
@@ -257,8 +259,24 @@ FrontierInputs read_frontier_inputs(const std::string& dir) {
   in.candidates = CsvTable::read(path("candidates.csv"));
   for (const char* c : {"scenario_id", "condition", "k", "index", "selected_greedy", "selected_constraint"})
     (void)in.candidates.col(c);
+  schema::check_ranges(in.candidates, schema::candidates_ranges());
+  // A set is one (scenario, condition): a run writes at most k <= 1024 rows of one, and the analysis holds a set's
+  // points in memory, so a larger set is refused before any work (200,000 rows once took 4.7 GB).
+  {
+    const std::size_t cs = in.candidates.col("scenario_id"), cc = in.candidates.col("condition");
+    std::unordered_map<std::string, std::size_t> rows_of;  // "scenario \x1f condition" -> rows so far
+    for (std::size_t i = 0; i < in.candidates.size(); ++i) {
+      const auto& row = in.candidates.rows()[i];
+      if (++rows_of[row[cs] + '\x1f' + row[cc]] > schema::kMaxCandidateSet)
+        throw CsvError(fmt::format("{}: line {}: the candidate set of scenario {} and condition {} has more than {} rows, "
+                                   "more than any run writes (k is at most 1024)",
+                                   in.candidates.source(), i + 2, untrusted::excerpt(row[cs], 40),
+                                   untrusted::excerpt(row[cc], 40), schema::kMaxCandidateSet));
+    }
+  }
   in.per_scenario = CsvTable::read(path("per_scenario.csv"));
   for (const char* c : {"condition", "blue_policy", "red_policy", "k"}) (void)in.per_scenario.col(c);
+  schema::check_ranges(in.per_scenario, schema::per_scenario_ranges());
   in.bootstrap_summary = CsvTable::read(path("bootstrap_summary.csv"), schema::bootstrap_summary());
   return in;
 }

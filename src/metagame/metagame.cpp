@@ -14,6 +14,7 @@
 #include "advplan/metagame/metagame.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/run/trace_schema.hpp"
 
 namespace advplan::metagame {
 namespace {
@@ -133,6 +134,7 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
     unit = u;
     const std::string path = (fs::path(run_dirs[r]) / "per_scenario.csv").string();
     const io::CsvTable t = io::CsvTable::read(path);
+    schema::check_ranges(t, schema::per_scenario_ranges());
     const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
     const std::size_t cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
                       cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);

@@ -23,9 +23,9 @@ RunTraces read_run_traces(const std::string& dir) {
   r.scenarios = CsvTable::read(path("scenarios.csv"), schema::scenarios());
   r.per_scenario = CsvTable::read(path("per_scenario.csv"), schema::per_scenario());
   r.bootstrap_summary = CsvTable::read(path("bootstrap_summary.csv"), schema::bootstrap_summary());
-  // Every numeric cell must parse: a malformed number is named now rather than mid-table.
-  for (std::size_t i = 0; i < r.per_scenario.size(); ++i)
-    for (const auto& m : schema::summarised_metrics()) (void)r.per_scenario.real(i, m);
+  // Every numeric cell must parse and lie in its documented range: a malformed or impossible number (inf, nan, an
+  // advantage of -5) is named now rather than printed in a table.
+  schema::check_ranges(r.per_scenario, schema::per_scenario_ranges());
   // A BLUE policy in per_scenario.csv that declares extra trace files (PolicyInfo::traces) means they must be
   // there.
   std::set<std::string> blues;

@@ -1,5 +1,12 @@
 #include "advplan/run/trace_schema.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/csv.hpp"
 
 namespace advplan::schema {
 
@@ -69,6 +76,51 @@ const std::vector<std::string>& summarised_metrics() {
                                           "structural_gain", "red_pressure",  "blue_O",         "blue_PV",
                                           "blue_W"};
   return c;
+}
+
+const std::vector<ColumnRange>& per_scenario_ranges() {
+  static const std::vector<ColumnRange> r{
+      {"k", 1, 1024, true},
+      {"blue_quality", 0, 1, false},     {"blue_e", 0, 1, false},          {"blue_c", 0, 1, false},
+      {"blue_r", 0, 1, false},           {"blue_coherence", 0, 1, false},  {"red_quality", 0, 1, false},
+      {"red_coherence", 0, 1, false},    {"advantage", 0, 1, false},       {"nash_gap", 0, 1, false},
+      {"blue_win_rate", 0, 1, false},    {"blue_final_strength", 0, 1, false},
+      {"red_final_strength", 0, 1, false}, {"diversity", 0, 1, false},    {"quality_spread", 0, 1, false},
+      {"pareto_count", 0, 1024, true},   {"changed_choice", 0, 1, true},   {"quality_regret", 0, 1, false},
+      {"structural_gain", 0, 1, false},  {"blue_O", 0, 1, false},          {"blue_PV", 0, 1, false},
+      {"blue_W", 0, 1, false},           {"red_pressure", 0, 1, false},    {"candidates_valid", 0, 1024, true},
+      {"candidates_dropped", 0, 1024, true}, {"contract_parsed", 0, 1e9, true}, {"contract_repaired", 0, 1e9, true},
+      {"contract_failed", 0, 1e9, true}, {"contract_retries", 0, 1e9, true}, {"prompt_tokens", 0, 2147483647, true},
+      {"completion_tokens", 0, 2147483647, true}, {"blue_raw_capability", 0, 1e12, false},
+      {"red_raw_capability", 0, 1e12, false}, {"blue_effective_power", 0, 1e12, false},
+      {"red_effective_power", 0, 1e12, false}};
+  return r;
+}
+
+const std::vector<ColumnRange>& candidates_ranges() {
+  static const std::vector<ColumnRange> r{
+      {"k", 1, 1024, true},           {"index", 0, 1023, true},        {"quality", 0, 1, false},
+      {"coherence", 0, 1, false},     {"pressure", 0, 1, false},       {"on_frontier", 0, 1, true},
+      {"selected_greedy", 0, 1, true}, {"selected_constraint", 0, 1, true}, {"selected", 0, 1, true},
+      {"cost", 0, 1, false},          {"raw_capability", 0, 1e12, false}};
+  return r;
+}
+
+void check_ranges(const io::CsvTable& t, const std::vector<ColumnRange>& ranges) {
+  constexpr double kSlack = 1e-9;
+  for (const auto& r : ranges) {
+    if (!t.has_col(r.column)) continue;
+    const std::size_t c = t.col(r.column);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string& cell = t.rows()[i][c];
+      if (cell.empty()) continue;
+      const double v = t.real(i, c);  // throws on text that is not a number, and on 1e400
+      if (std::isfinite(v) && v >= r.lo - kSlack && v <= r.hi + kSlack && (!r.integer || v == std::floor(v))) continue;
+      throw CsvError(fmt::format("{}: line {}: column '{}' is {}, outside its documented range [{}, {}]{}", t.source(),
+                                 i + 2, r.column, untrusted::excerpt(cell, 40), r.lo, r.hi,
+                                 r.integer ? " of whole numbers" : ""));
+    }
+  }
 }
 
 }  // namespace advplan::schema

@@ -2,8 +2,13 @@
 // The columns of the run's own trace files, in one place (docs/TRACES.md describes each; a policy's or an
 // analysis's files have their columns with it: PolicyInfo::traces, studies/studies.hpp). Writers and readers both use
 // these lists, so a reader rejects a file whose columns are not the expected ones.
+#include <cstddef>
 #include <string>
 #include <vector>
+
+namespace advplan::io {
+class CsvTable;
+}
 
 namespace advplan::schema {
 
@@ -18,5 +23,22 @@ const std::vector<std::string>& geo_moves();
 
 /// Metrics of per_scenario.csv summarised with bootstrap intervals in bootstrap_summary.csv.
 const std::vector<std::string>& summarised_metrics();
+
+/// The documented range of a numeric trace column (docs/TRACES.md "Ranges").
+struct ColumnRange {
+  const char* column;
+  double lo, hi;
+  bool integer;
+};
+/// The ranges of per_scenario.csv's and candidates.csv's numeric columns.
+const std::vector<ColumnRange>& per_scenario_ranges();
+const std::vector<ColumnRange>& candidates_ranges();
+/// The largest candidate set a run writes (k is at most 1024); a reader refuses a larger one.
+inline constexpr std::size_t kMaxCandidateSet = 1024;
+
+/// Checks every non-empty cell of each column of `ranges` that `t` has: a finite number (inf, nan and 1e400 are
+/// refused) within [lo, hi] (a slack of 1e-9 for rounding), and whole where the column is an integer. Throws
+/// CsvError "<file>: line N: column 'c' is X, outside its documented range [lo, hi]".
+void check_ranges(const io::CsvTable& t, const std::vector<ColumnRange>& ranges);
 
 }  // namespace advplan::schema

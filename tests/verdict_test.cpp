@@ -258,6 +258,23 @@ TEST(Leaderboard, ThreePoliciesRankAsTheirConstructionImplies) {
   EXPECT_NE(files[1].second.find("test_protect_exposed"), std::string::npos);
 }
 
+TEST(Leaderboard, ExactlyTiedPoliciesShareTheirRankAndItsInterval) {
+  // The disguised seed plan is the seed plan under another name: every score is equal, so neither outranks the
+  // other on any resample, and the table must not claim an order ([3, 3] and [4, 4] once).
+  testing::TempDir dir("leaderboard-tie");
+  evaluate("test_disguised_seed", 10, dir, "tie");
+  const Leaderboard lb = build_leaderboard({read_run_traces(dir / "tie")}, "advantage", {200, 7});
+  ASSERT_EQ(lb.entries.size(), 2u);
+  EXPECT_EQ(lb.entries[0].mean.mean, lb.entries[1].mean.mean);
+  EXPECT_EQ(lb.entries[0].rank, 1u);
+  EXPECT_EQ(lb.entries[1].rank, 1u);
+  EXPECT_EQ(lb.entries[0].rank_lo, 1.0);
+  EXPECT_EQ(lb.entries[0].rank_hi, 2.0);
+  EXPECT_EQ(lb.entries[1].rank_lo, lb.entries[0].rank_lo);
+  EXPECT_EQ(lb.entries[1].rank_hi, lb.entries[0].rank_hi);
+  EXPECT_EQ(lb.entries[0].separated_from_next, "no");
+}
+
 TEST(Leaderboard, RunsOfDifferentCorporaAreRefused) {
   testing::TempDir dir("leaderboard-corpus");
   evaluate("test_protect_first", 2, dir, "a");

@@ -129,12 +129,28 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return sort_key(mean[a]) > sort_key(mean[b]); });
-  std::vector<std::size_t> rank_of(np);
-  for (std::size_t r = 0; r < np; ++r) rank_of[order[r]] = r;
+  // Tied policies (equal scores) share their ranks: a group at sorted positions r..r+g-1 has best rank r+1 and
+  // worst rank r+g. The point rank is the best rank (competition ranking, 1 2 2 4).
+  auto tied_ranks = [&](const std::vector<std::size_t>& ord_, const std::vector<double>& score,
+                        std::vector<double>& best, std::vector<double>& worst_rank) {
+    for (std::size_t r = 0; r < np;) {
+      std::size_t e = r + 1;
+      while (e < np && sort_key(score[ord_[e]]) == sort_key(score[ord_[r]])) ++e;
+      for (std::size_t i = r; i < e; ++i) {
+        best[ord_[i]] = static_cast<double>(r + 1);
+        worst_rank[ord_[i]] = static_cast<double>(e);
+      }
+      r = e;
+    }
+  };
+  std::vector<double> point_best(np), point_worst(np);
+  tied_ranks(order, mean, point_best, point_worst);
 
   // Joint bootstrap over scenarios: every policy's score on the same resample.
   const auto B = static_cast<std::size_t>(std::max(bs.resamples, 1));
-  std::vector<std::vector<double>> bmean(np, std::vector<double>(B)), bworst(bmean), brank(bmean), bgap(bmean);
+  std::vector<std::vector<double>> bmean(np, std::vector<double>(B)), bworst(bmean), brank(bmean), brank_hi(bmean),
+      bgap(bmean);
+  std::vector<double> best(np), worst_rank(np);
   Rng rng = Rng::keyed(bs.seed, "bootstrap", "leaderboard|" + metric);
   std::vector<std::uint32_t> counts(scenarios.size());
   std::vector<double> m(np), wv(np);
@@ -145,7 +161,11 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
     std::iota(ord.begin(), ord.end(), 0);
     std::stable_sort(ord.begin(), ord.end(),
                      [&](std::size_t x, std::size_t y) { return sort_key(m[x]) > sort_key(m[y]); });
-    for (std::size_t r = 0; r < np; ++r) brank[ord[r]][b] = static_cast<double>(r + 1);
+    tied_ranks(ord, m, best, worst_rank);
+    for (std::size_t p = 0; p < np; ++p) {
+      brank[p][b] = best[p];
+      brank_hi[p][b] = worst_rank[p];
+    }
     for (std::size_t p = 0; p < np; ++p) {
       bmean[p][b] = m[p];
       bworst[p][b] = wv[p];
@@ -157,13 +177,16 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
     LeaderboardEntry e;
     e.blue = policies[p].blue;
     e.run = policies[p].run;
-    e.rank = r + 1;
+    e.rank = static_cast<std::size_t>(point_best[p]);
     e.mean = {mean[p], 0, 0, scenarios.size()};
     std::tie(e.mean.lo, e.mean.hi) = percentile_bounds(bmean[p]);
     e.worst = {worst[p], 0, 0, scenarios.size()};
     std::tie(e.worst.lo, e.worst.hi) = percentile_bounds(bworst[p]);
     e.worst_red = lb.reds[worst_red[p]];
-    std::tie(e.rank_lo, e.rank_hi) = percentile_bounds(brank[p]);
+    // The interval runs from the lower bound of the best rank to the upper bound of the worst rank: exactly tied
+    // policies get one interval.
+    e.rank_lo = percentile_bounds(brank[p]).first;
+    e.rank_hi = percentile_bounds(brank_hi[p]).second;
     e.validity = policies[p].validity;
     const RobustnessSummary rs = robustness_summary(runs[policies[p].run_index].per_scenario, e.blue, metric, bs);
     e.slope = rs.slope;

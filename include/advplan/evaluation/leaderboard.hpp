@@ -18,8 +18,8 @@ struct LeaderboardEntry {
   std::string worst_red;          ///< the baseline of the worst case
   Interval slope;                 ///< robustness slope of the metric per doubling of k (NaN without a sweep)
   double validity = 0;            ///< share of scenarios where the policy produced a valid plan
-  std::size_t rank = 0;           ///< 1 = best, by the mean
-  double rank_lo = 0, rank_hi = 0;  ///< 95% bootstrap interval of the rank
+  std::size_t rank = 0;           ///< 1 = best, by the mean; tied policies share the best rank of their group
+  double rank_lo = 0, rank_hi = 0;  ///< 95% bootstrap interval: best rank's lower bound, worst rank's upper
   std::string separated_from_next;  ///< "yes"/"no": the paired interval of (this - next) excludes 0; "" for the last
   Interval gap_to_next;           ///< paired bootstrap interval of this policy's mean minus the next one's
 };

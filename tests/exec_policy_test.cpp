@@ -63,6 +63,9 @@ int child_processes() {
     std::getline(in, stat);
     const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
     if (close == std::string::npos) continue;
+    // The guard (src/io/process_pool.cpp) is a child for the life of the process, by design: it ends the workers
+    // should this process be killed.
+    if (stat.find("(advplan-guard)") != std::string::npos) continue;
     char state = 0;
     long ppid = 0;
     if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == ::getpid()) ++n;

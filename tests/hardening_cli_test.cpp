@@ -261,6 +261,47 @@ TEST(HardeningCli, CtrlCEndsABusyPolicy) {
   if (alive(static_cast<pid_t>(policy))) ::kill(static_cast<pid_t>(policy), SIGKILL);
 }
 
+// A policy that never reads its stdin, and the grandchild it detached, do not outlive a kill -9 of advplan: the
+// guard process sees advplan's end and kills every process that carries one of its worker tokens.
+TEST(HardeningCli, NoPolicyProcessOutlivesAKillDashNineOfAdvplan) {
+  TempDir dir("h-kill9");
+  const std::string cfg = tiny_config(dir, 2, "exec: {timeout_s: 120}\n");
+  const std::string pidfile = dir / "policy.pid";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string blue = python_policy("deaf " + pidfile);
+    const std::string out = dir / "out";
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    ::execl(kBinary.c_str(), kBinary.c_str(), "evaluate", "--config", cfg.c_str(), "--red", "single", "--no-reference",
+            "--workers", "1", "--blue", blue.c_str(), "--out", out.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto read_pid = [](const std::string& path) {
+    long pid = 0;
+    for (int i = 0; i < 1500 && pid == 0; ++i) {
+      std::ifstream in(path);
+      if (!(in >> pid)) pid = 0;
+      if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return static_cast<pid_t>(pid);
+  };
+  const pid_t policy = read_pid(pidfile), grandchild = read_pid(pidfile + ".grand");
+  ASSERT_GT(policy, 0) << "the policy never started";
+  ASSERT_GT(grandchild, 0) << "the policy's grandchild never started";
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const auto t0 = Clock::now();
+  while ((alive(policy) || alive(grandchild)) && std::chrono::duration<double>(Clock::now() - t0).count() < 5.0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(alive(policy)) << "the policy outlived a kill -9 of advplan";
+  EXPECT_FALSE(alive(grandchild)) << "the policy's detached grandchild outlived a kill -9 of advplan";
+  for (const pid_t p : {policy, grandchild})
+    if (alive(p)) ::kill(p, SIGKILL);
+}
+
 // ---- 12. evaluate: one row per cause, --fail-on ---------------------------------------------------------------
 
 TEST(HardeningCli, EvaluateSummarisesFailuresByCauseAndFailOnSetsTheStatus) {

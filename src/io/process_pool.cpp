@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "advplan/core/error.hpp"
@@ -119,6 +121,123 @@ int open_pidfd(pid_t pid) {
 #endif
   (void)pid;
   return -1;
+}
+
+// ---- The guard: a process that outlives us only to end our policy processes. ----
+//
+// A policy that ignores its stdin would survive a kill -9 of advplan (nothing is left to close its pipes or kill
+// its group). So before the first worker starts, advplan forks a guard that holds the read end of a pipe whose
+// write end only advplan holds. However advplan ends (exit, crash, SIGKILL), the kernel closes the write end; the
+// guard reads end-of-file, kills every process whose environment carries one of our worker tokens
+// ("ADVPLAN_POLICY_TOKEN=<our pid>-"), the workers and their descendants, and exits. PR_SET_PDEATHSIG would not
+// do: it follows the thread that forked the child (a TBB worker may exit first), and descendants do not inherit
+// it. The guard is forked from a threaded process, so it runs async-signal-safe system calls only: no allocation.
+
+/// Reads /proc/PID/environ into `buf`; returns the bytes read (0 on any error).
+std::size_t read_environ(const char* pid, char* buf, std::size_t cap) {
+  char path[64] = "/proc/";
+  std::size_t n = 6;
+  for (const char* c = pid; *c && n < 40; ++c) path[n++] = *c;
+  const char tail[] = "/environ";
+  for (const char* c = tail; *c; ++c) path[n++] = *c;
+  path[n] = '\0';
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::size_t got = 0;
+  while (got < cap) {
+    const ssize_t r = ::read(fd, buf + got, cap - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  return got;
+}
+
+/// Kills (SIGKILL) every process but ourselves whose environment has an entry starting with `needle`.
+/// Returns how many it killed.
+int guard_sweep(const char* needle, std::size_t needle_len, pid_t self) {
+  static char env[1 << 20];
+  alignas(8) static char dents[1 << 15];
+  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  int killed = 0;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, dents, sizeof dents);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(dents + off);
+      off += d->d_reclen;
+      const char* name = d->d_name;
+      if (name[0] < '0' || name[0] > '9') continue;
+      pid_t pid = 0;
+      for (const char* c = name; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      if (pid == self) continue;
+      const std::size_t len = read_environ(name, env, sizeof env);
+      for (std::size_t i = 0; i < len;) {  // entries are NUL-terminated
+        std::size_t j = i;
+        while (j < len && env[j] != '\0') ++j;
+        if (j - i >= needle_len && std::memcmp(env + i, needle, needle_len) == 0) {
+          ::kill(pid, SIGKILL);
+          ++killed;
+          break;
+        }
+        i = j + 1;
+      }
+    }
+  }
+  ::close(dir);
+  return killed;
+}
+
+[[noreturn]] void guard_main(int read_end, const char* needle, std::size_t needle_len) {
+  ::prctl(PR_SET_NAME, "advplan-guard", 0, 0, 0);  // what ps and /proc/PID/stat show
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_IGN);
+  // Nothing of ours stays open here (a worker's pipe held by the guard would never reach end of file).
+  if (read_end > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(read_end - 1), 0u);
+  if (::syscall(SYS_close_range, static_cast<unsigned>(read_end + 1), ~0u, 0u) != 0)
+    for (int fd = 3; fd < 65536; ++fd)
+      if (fd != read_end) ::close(fd);
+  char b;
+  for (;;) {
+    const ssize_t r = ::read(read_end, &b, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;  // end of file: advplan has ended
+  }
+  const pid_t self = ::getpid();
+  // Again while a sweep still finds someone: a process may fork while it is being killed.
+  for (int round = 0; round < 8 && guard_sweep(needle, needle_len, self) > 0; ++round) {
+  }
+  ::_exit(0);
+}
+
+/// Starts the guard once per process (again after a fork: the guard watches the process that started it).
+void start_guard_once() {
+  static pid_t guarded = 0;
+  static std::mutex mu;
+  const std::lock_guard lock(mu);
+  const pid_t me = ::getpid();
+  if (guarded == me) return;
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return;  // no guard: workers are still ended on every exit we live through
+  static char needle[64];
+  const std::string text = fmt::format("ADVPLAN_POLICY_TOKEN={}-", me);
+  std::memcpy(needle, text.c_str(), text.size() + 1);
+  const std::size_t needle_len = text.size();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(p[1]);
+    ::setpgid(0, 0);  // out of our process group: a Ctrl-C to the terminal's group reaches advplan, not the guard
+    guard_main(p[0], needle, needle_len);
+  }
+  ::close(p[0]);
+  if (pid < 0) {
+    ::close(p[1]);
+    return;
+  }
+  // p[1] stays open, unused, until this process ends; O_CLOEXEC keeps it out of every program we start. The guard
+  // is reaped by whoever inherits it; it never holds a worker's pipe.
+  guarded = me;
 }
 
 /// A write to a child that has died must return EPIPE, not kill us. An existing handler is left alone.
@@ -227,6 +346,7 @@ std::string spawn(const std::string& command, ProcessPool::Worker& w) {
     ::close(in[1]);
     return fmt::format("cannot create a pipe: {}", std::strerror(e));
   }
+  start_guard_once();
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);

@@ -10,6 +10,8 @@
   one-in-five garbage on every scenario whose seed is a multiple of 5, a valid plan otherwise
   latin1      answers with an "error" holding Latin-1 bytes (not UTF-8)
   busy PIDFILE  writes its pid to PIDFILE, then takes 60 s over every request (a busy policy)
+  deaf PIDFILE  starts a detached grandchild (its pid in PIDFILE.grand), writes its own pid to PIDFILE, then
+              sleeps 60 s without reading its stdin
 
 Standard library only; every loop ends with its input.
 """
@@ -50,6 +52,13 @@ def main():
     mode = sys.argv[1]
     if mode == "escape":
         detach(sys.argv[2])
+    if mode == "deaf":
+        detach(sys.argv[2] + ".grand")
+        with open(sys.argv[2] + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+        time.sleep(60)
+        return 0
     if mode == "busy":
         with open(sys.argv[2] + ".tmp", "w") as f:
             f.write(str(os.getpid()))

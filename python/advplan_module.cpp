@@ -334,21 +334,31 @@ void check_name(const std::string& name) {
     throw PolicyError(fmt::format("policy name '{}': use letters, digits, '_' or '-' (no ':', '@', ',' or space)", name));
 }
 
+/// A name already registered (built in, by a plug-in or by an earlier call) is refused unless `override_existing`.
+void check_new(bool exists, const std::string& kind, const std::string& name, bool override_existing) {
+  if (exists && !override_existing)
+    throw PolicyError(fmt::format("{} policy '{}' is already registered (built in, by a plug-in or by an earlier call); "
+                                  "pass override=True to replace it",
+                                  kind, name));
+}
+
 void register_blue(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
-                   const std::map<std::string, std::tuple<double, double, double>>& params) {
+                   const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
   check_name(name);
+  check_new(blue_registry().contains(name), "BLUE", name, override_existing);
   if (!py::hasattr(cls, "plan")) throw PolicyError(fmt::format("BLUE policy '{}': the class has no plan(scenario) method", name));
   python_classes()[py::str("blue:" + name)] = cls;
   blue_registry().add(python_info(name, Side::Blue, thread_safe, description, params),
                                [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
                                  auto info = blue_registry().info(name, "BLUE");
                                  return std::make_unique<PyBluePolicy>(info, p, instantiate("blue:" + name, p));
-                               });
+                               }, override_existing);
 }
 
 void register_red(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
-                  const std::map<std::string, std::tuple<double, double, double>>& params) {
+                  const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
   check_name(name);
+  check_new(red_registry().contains(name), "RED", name, override_existing);
   if (!py::hasattr(cls, "respond"))
     throw PolicyError(fmt::format("RED policy '{}': the class has no respond(scenario, plan) method", name));
   python_classes()[py::str("red:" + name)] = cls;
@@ -356,7 +366,7 @@ void register_red(const std::string& name, py::object cls, bool thread_safe, con
                               [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                                 auto info = red_registry().info(name, "RED");
                                 return std::make_unique<PyRedPolicy>(info, p, instantiate("red:" + name, p));
-                              });
+                              }, override_existing);
 }
 
 // ------------------------------------------------------------------------------------------------ runs
@@ -600,9 +610,11 @@ PYBIND11_MODULE(_advplan, m) {
   m.def("nash_gap", &nash_gap, py::arg("q_blue"), py::arg("q_red"));
 
   m.def("register_blue", &register_blue, py::arg("name"), py::arg("cls"), py::arg("thread_safe") = false,
-        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{});
+        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{},
+        py::arg("override") = false);
   m.def("register_red", &register_red, py::arg("name"), py::arg("cls"), py::arg("thread_safe") = false,
-        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{});
+        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{},
+        py::arg("override") = false);
   m.def("blue_policies", [] { return blue_registry().names(); });
   m.def("red_policies", [] { return red_registry().names(); });
 

@@ -6,10 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/plugins.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/policy/registry.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/version.hpp"
@@ -100,6 +102,37 @@ TEST(Version, PrintsVersionAndCommit) {
   EXPECT_EQ(r.out, "advplan " + std::string(version_string()) + " (commit " + std::string(git_commit()) + ")\n");
   EXPECT_THAT(std::string(version_string()), ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
   EXPECT_FALSE(git_commit().empty());
+}
+
+// A plug-in that registers the built-in's name is refused (the rows would still say blue_policy=seed); one that
+// asks to override it is loaded, and the run records it by sha256 in run_metadata.json and in its run key, so its
+// shard does not merge with a genuine one.
+TEST(PluginCli, ADuplicateNameIsRefusedUnlessThePluginOverridesItAndTheRunRecordsIt) {
+  testing::TempDir dir("plugin-dup");
+  const std::string dup = ADVPLAN_TEST_DUPLICATE_PLUGIN, over = ADVPLAN_TEST_OVERRIDE_PLUGIN;
+  const auto r = run_cli("--plugin " + shell_quote(dup) + " list", dir, "env -u ADVPLAN_PLUGINS ");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("registers BLUE policy 'seed', a name already registered"));
+  EXPECT_THAT(r.err, HasSubstr("ADVPLAN_OVERRIDE_BLUE_POLICY"));
+
+  const std::string cfg = shell_quote(kSmall);
+  const auto a = run_cli("--plugin " + shell_quote(over) + " run " + cfg + " --shard 0/2 --progress none --out " +
+                             shell_quote(dir / "s0"),
+                         dir, "env -u ADVPLAN_PLUGINS ");
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b = run_cli("run " + cfg + " --shard 1/2 --progress none --out " + shell_quote(dir / "s1"), dir,
+                         "env -u ADVPLAN_PLUGINS ");
+  ASSERT_EQ(b.status, 0) << b.err;
+  const auto meta = nlohmann::json::parse(testing::read_file(dir / "s0/run_metadata.json"));
+  ASSERT_EQ(meta["plugins"].size(), 1u) << meta.dump();
+  EXPECT_EQ(meta["plugins"][0]["path"], over);
+  EXPECT_EQ(meta["plugins"][0]["sha256"], io::sha256_file(over));
+  EXPECT_TRUE(nlohmann::json::parse(testing::read_file(dir / "s1/run_metadata.json"))["plugins"].empty());
+  const auto m = run_cli("merge " + shell_quote(dir / "s0") + " " + shell_quote(dir / "s1") + " --out " +
+                             shell_quote(dir / "merged"),
+                         dir, "env -u ADVPLAN_PLUGINS ");
+  EXPECT_EQ(m.status, 1) << m.err;
+  EXPECT_THAT(m.err, HasSubstr("plugins_sha256"));
 }
 
 }  // namespace

@@ -7,10 +7,11 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/plugins.hpp"
+#include "advplan/policy/registry_access.hpp"
 
 int main(int argc, char** argv) {
   try {
-    advplan::io::load_plugin(ADVPLAN_EXAMPLE_PLUGIN);
+    advplan::load_policy_plugin(ADVPLAN_EXAMPLE_PLUGIN);
   } catch (const advplan::Error& e) {
     std::fprintf(stderr, "advplan_tests: %s\n", e.what());
     return 1;

@@ -71,24 +71,26 @@ def _policy_options(cls, thread_safe, description, params):
     return thread_safe, description, spec
 
 
-def blue_policy(name, thread_safe=None, description=None, params=None):
+def blue_policy(name, thread_safe=None, description=None, params=None, override=False):
     """Class decorator: registers a BLUE policy class (a method plan(scenario) -> plan dict) under `name`.
 
     thread_safe (or the class attribute `thread_safe`): True lets the runner call one object from several
     threads at once; False (the default) serialises its calls. params: {name: default} or {name: (default, lo,
-    hi)}, set per run from the config's `policies.<name>` section and passed to the constructor as keywords."""
+    hi)}, set per run from the config's `policies.<name>` section and passed to the constructor as keywords.
+    A name already registered (built in, by a plug-in or earlier) raises advplan.PolicyError unless override=True."""
     def wrap(cls):
         ts, desc, spec = _policy_options(cls, thread_safe, description, params)
-        register_blue(name, cls, ts, desc, spec)
+        register_blue(name, cls, ts, desc, spec, override)
         return cls
     return wrap
 
 
-def red_policy(name, thread_safe=None, description=None, params=None):
-    """Class decorator: registers a RED policy class (a method respond(scenario, blue_plan) -> plan dict)."""
+def red_policy(name, thread_safe=None, description=None, params=None, override=False):
+    """Class decorator: registers a RED policy class (a method respond(scenario, blue_plan) -> plan dict).
+    A name already registered raises advplan.PolicyError unless override=True."""
     def wrap(cls):
         ts, desc, spec = _policy_options(cls, thread_safe, description, params)
-        register_red(name, cls, ts, desc, spec)
+        register_red(name, cls, ts, desc, spec, override)
         return cls
     return wrap
 

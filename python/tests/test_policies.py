@@ -62,6 +62,20 @@ def normalised(path, old, new):
 
 
 class Policies(unittest.TestCase):
+    def test_a_duplicate_name_is_refused_unless_overridden(self):
+        # The built-in seed would be silently replaced, its rows still saying blue_policy=seed.
+        with self.assertRaisesRegex(advplan.PolicyError, "BLUE policy 'seed' is already registered"):
+            advplan.register_blue("seed", PySeed)
+        with self.assertRaisesRegex(advplan.PolicyError, "RED policy 'greedy' is already registered"):
+            advplan.register_red("greedy", PyGreedy4)
+
+        @advplan.blue_policy("py_twice")
+        class Once(PySeed):
+            pass
+        with self.assertRaisesRegex(advplan.PolicyError, "pass override=True"):
+            advplan.register_blue("py_twice", PySeed)
+        advplan.register_blue("py_twice", PySeed, override=True)  # asked for: allowed
+
     def test_python_seed_policy_is_byte_identical_to_seed_on_the_paper_run(self):
         cfg = advplan.Config()
         conds = cfg.conditions()

@@ -9,6 +9,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/plugins.hpp"
+#include "advplan/policy/registry_access.hpp"
 #include "advplan/version.hpp"
 #include "commands.hpp"
 
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
   }
   try {
     // Before the subcommand runs, so a plug-in's policies are selectable by name (--blue, config conditions).
-    for (const auto& file : plugins) advplan::io::load_plugin(file);
+    for (const auto& file : plugins) advplan::load_policy_plugin(file);
     return run ? run() : 2;
   } catch (const advplan::Error& e) {
     fmt::print(stderr, "advplan: {}\n", e.what());

@@ -30,6 +30,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
+#include "advplan/io/plugins.hpp"
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
@@ -117,6 +118,9 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["program"] = "advplan";
   j["version"] = std::string(version_string());
   j["git_commit"] = std::string(git_commit());
+  nlohmann::ordered_json plugins = nlohmann::ordered_json::array();
+  for (const auto& p : io::loaded_plugins()) plugins.push_back({{"path", p.path}, {"sha256", p.sha256}});
+  j["plugins"] = plugins;
   j["command"] = opts.command;
   j["config_source"] = cfg.source;
   j["config_sha256"] = io::sha256_hex(cfg.text);
@@ -209,8 +213,16 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
   for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
   std::string tpls;
   for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+  // Loaded plug-ins by content: a shard whose policies came from a plug-in never mixes with one that had none.
+  std::vector<std::string> plugin_sums;
+  for (const auto& p : io::loaded_plugins()) plugin_sums.push_back(p.sha256);
+  std::sort(plugin_sums.begin(), plugin_sums.end());
+  std::string plugins;
+  for (const auto& s : plugin_sums) plugins += s + "\n";
   // The most specific fields first, so an error names the seed rather than the config hash that it changes.
   return {{"program_version", std::string(version_string())},
+          {"program_commit", std::string(git_commit())},
+          {"plugins_sha256", plugin_sums.empty() ? std::string("none") : io::sha256_hex(plugins)},
           {"seed", std::to_string(cfg.seed)},
           {"scenarios", std::to_string(total)},
           {"shards", std::to_string(shards)},

@@ -73,3 +73,11 @@ std::unique_ptr<BluePolicy> make_blue_policy(const std::string& spec, const Poli
   namespace {                                       \
   const bool ADVPLAN_CONCAT(advplan_blue_registered_, __LINE__) = ::advplan::BlueRegistry::instance().add(INFO, FACTORY); \
   }
+/// The same for a plug-in that means to replace a policy of the same name (a built-in one, say). Without it a
+/// duplicate name is refused when the plug-in is loaded. Either way the run records the plug-in's sha256 in
+/// run_metadata.json and in its run key.
+#define ADVPLAN_OVERRIDE_BLUE_POLICY(INFO, FACTORY) \
+  namespace {                                       \
+  const bool ADVPLAN_CONCAT(advplan_blue_overridden_, __LINE__) =   \
+      ::advplan::BlueRegistry::instance().add(INFO, FACTORY, true); \
+  }

@@ -78,3 +78,9 @@ std::unique_ptr<RedPolicy> make_red_policy(const std::string& spec, const Policy
   namespace {                                      \
   const bool ADVPLAN_CONCAT(advplan_red_registered_, __LINE__) = ::advplan::RedRegistry::instance().add(INFO, FACTORY); \
   }
+/// The same for a plug-in that means to replace a RED policy of the same name (see ADVPLAN_OVERRIDE_BLUE_POLICY).
+#define ADVPLAN_OVERRIDE_RED_POLICY(INFO, FACTORY) \
+  namespace {                                      \
+  const bool ADVPLAN_CONCAT(advplan_red_overridden_, __LINE__) =   \
+      ::advplan::RedRegistry::instance().add(INFO, FACTORY, true); \
+  }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "advplan/core/error.hpp"
@@ -27,11 +28,21 @@ class Registry {
     static Registry r;
     return r;
   }
-  bool add(PolicyInfo info, Factory f) {
+  /// Registers a policy under info.short_name. A name that is already registered is kept as it is and noted in
+  /// conflicts() (a registration object runs during static initialisation, where nothing may throw), unless
+  /// `override_existing` says the newcomer means to replace it (ADVPLAN_OVERRIDE_BLUE_POLICY). Returns whether it
+  /// was registered.
+  bool add(PolicyInfo info, Factory f, bool override_existing = false) {
     const std::string name = info.short_name;
+    if (entries_.contains(name) && !override_existing) {
+      conflicts_.push_back(name);
+      return false;
+    }
     entries_[name] = {std::move(info), std::move(f)};
     return true;
   }
+  /// The names refused by add() since the last call, then forgotten (the plug-in loader reports them).
+  std::vector<std::string> take_conflicts() { return std::exchange(conflicts_, {}); }
   std::vector<std::string> names() const {
     std::vector<std::string> out;
     for (const auto& [k, v] : entries_) out.push_back(k);
@@ -60,6 +71,7 @@ class Registry {
     return it->second;
   }
   std::map<std::string, Entry> entries_;
+  std::vector<std::string> conflicts_;
 };
 
 }  // namespace advplan

@@ -12,4 +12,9 @@ namespace advplan {
 BlueRegistry& blue_registry();
 RedRegistry& red_registry();
 
+/// Loads a policy plug-in (io::load_plugin) and refuses it when it registered a name that was already registered
+/// without asking to override it (ADVPLAN_OVERRIDE_BLUE_POLICY / ADVPLAN_OVERRIDE_RED_POLICY): PolicyError naming
+/// the file and the policy. The existing policy stays as it was.
+void load_policy_plugin(const std::string& path);
+
 }  // namespace advplan

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "advplan/io/csv.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -93,6 +94,37 @@ TEST_P(MergedShards, AreByteIdenticalToASingleProcessRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(N, MergedShards, ::testing::Values(1, 2, 3, 7));
+
+// The merge orders shards by the index in run_metadata.json, which the MANIFEST does not cover: swapping two
+// shards' indices must not merge their rows out of corpus order.
+TEST_F(Shards, SwappedShardIndicesAreRefused) {
+  TempDir dir("shards-swap");
+  for (int i = 0; i < 3; ++i) fs::copy(shard(i), dir / fmt::format("s{}", i), fs::copy_options::recursive);
+  for (const auto& [i, j] : {std::pair{0, 1}, std::pair{1, 0}}) {
+    const std::string path = dir / fmt::format("s{}/run_metadata.json", i);
+    auto meta = nlohmann::json::parse(testing::read_file(path));
+    meta["shard"]["index"] = j;
+    testing::write_file(path, meta.dump(2));
+  }
+  const auto m = advplan("merge " + quote(dir / "s0") + " " + quote(dir / "s1") + " " + quote(dir / "s2") + " --out " +
+                             quote(dir / "merged"),
+                         dir);
+  EXPECT_EQ(m.status, 1) << m.err;
+  EXPECT_THAT(m.err, HasSubstr("the shard's index in its run_metadata.json does not match its rows"));
+}
+
+// --shard i/N for N near 2^64 once overflowed total * i / N: the last shard of such a split holds the last scenario.
+TEST_F(Shards, AShardCountNearTwoToTheSixtyFourDoesNotOverflow) {
+  TempDir dir("shards-huge");
+  const auto r = advplan("run " + quote(config_) + " --out " + quote(dir / "s") +
+                             " --shard 18446744073709551614/18446744073709551615 --progress none",
+                         dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const io::CsvTable sc = io::CsvTable::read(dir / "s/scenarios.csv");
+  const io::CsvTable all = io::CsvTable::read(*dir_ / "ref/scenarios.csv");
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc.at(0, "scenario_id"), all.at(all.size() - 1, "scenario_id"));
+}
 
 TEST_F(Shards, MergedShardsKeepTheCandidatePlansOfTheFlag) {
   TempDir dir("shards-cp");

@@ -28,6 +28,7 @@
 #include "advplan/run/stream_summary.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/io/plugins.hpp"
@@ -207,6 +208,17 @@ struct Stream {
 };
 
 /// What identifies a run for --resume: a resumed run must be the same run.
+/// total * i / n without overflow (a shard count near 2^64 once wrapped the product).
+std::size_t shard_bound(std::size_t total, std::size_t i, std::size_t n) {
+  return static_cast<std::size_t>(static_cast<unsigned __int128>(total) * i / n);
+}
+
+/// The id of scenario i of the corpus order (generate_corpus: templates in order, seeds ascending).
+std::string corpus_id(const ExperimentConfig& cfg, std::size_t i) {
+  const auto per_template = static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
+  return fmt::format("{}-{}", cfg.templates.at(i / per_template).id, cfg.seed_from + i % per_template);
+}
+
 std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::string conds;
@@ -468,8 +480,8 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   // The resume check also compares the shard; a merge compares every field but this one.
   key.emplace_back("shard_index", std::to_string(opts.shard_index));
   // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
-  const std::size_t lo = opts.shard_count > 0 ? total * opts.shard_index / opts.shard_count : 0;
-  const std::size_t hi = opts.shard_count > 0 ? total * (opts.shard_index + 1) / opts.shard_count : total;
+  const std::size_t lo = opts.shard_count > 0 ? shard_bound(total, opts.shard_index, opts.shard_count) : 0;
+  const std::size_t hi = opts.shard_count > 0 ? shard_bound(total, opts.shard_index + 1, opts.shard_count) : total;
 
   StreamLayout layout;
   std::vector<Stream> streams = make_streams(plan, opts.observers, work, layout);
@@ -741,6 +753,27 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
   const fs::path dir(opts.out_dir), work = dir / kWork;
   if (::mkdir(work.c_str(), 0755) != 0)
     throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  // The shards' order is their index in run_metadata.json, which the MANIFEST does not cover: each shard's
+  // scenarios.csv (which it does) must hold exactly its slice of the corpus order, so swapped indices are refused.
+  {
+    const std::size_t total = corpus_size(*plan.cfg), n = shard_dirs.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::string path = (fs::path(shard_dirs[k]) / "scenarios.csv").string();
+      const io::CsvTable t = io::CsvTable::read(path, schema::scenarios());
+      const std::size_t lo = shard_bound(total, k, n), hi = shard_bound(total, k + 1, n);
+      if (t.size() != hi - lo)
+        throw CsvError(fmt::format("{}: {} scenarios, while shard {}/{} of this corpus has {}; the shard's index in its "
+                                   "run_metadata.json does not match its rows",
+                                   path, t.size(), k, n, hi - lo));
+      const std::size_t cid = t.col("scenario_id");
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t.rows()[i][cid] != corpus_id(*plan.cfg, lo + i))
+          throw CsvError(fmt::format("{}: line {}: scenario {}, while shard {}/{} of this corpus has {} there; the "
+                                     "shard's index in its run_metadata.json does not match its rows",
+                                     path, i + 2, untrusted::excerpt(t.rows()[i][cid], 60), k, n,
+                                     corpus_id(*plan.cfg, lo + i)));
+    }
+  }
   StreamLayout layout;
   std::vector<Stream> streams = make_streams(plan, opts.observers, work, layout);
   // The merge evaluates no scenario: the observers keep nothing, and the corpus is theirs to generate.

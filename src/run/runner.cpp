@@ -203,6 +203,7 @@ struct Stream {
   bool optional = false;  ///< not written when it has no rows (extra trace files, observers' traces)
   bool shard_only = false;  ///< an observer's trace: kept under its name by a shard, handed to finish() otherwise
   std::uint64_t rows = 0;  ///< rows on disk after the last flush
+  io::Sha256 sha;          ///< of the bytes on disk, header included (each journal entry records it)
   std::string buf;
   std::uint64_t buf_rows = 0;
 };
@@ -250,32 +251,78 @@ std::string key_text(const std::vector<std::pair<std::string, std::string>>& key
   return t;
 }
 
-/// The journal's last complete entry: "<done> <rows> <failed> <with_plan> <size rows>..." per stream.
+/// One journal entry: "<done> <rows> <failed> <with_plan>", then "<bytes> <rows> <sha256>" per stream (the
+/// sha256 of the file's first <bytes> bytes).
 struct JournalEntry {
   std::size_t done = 0, rows = 0, failed = 0, with_plan = 0;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> files;  ///< (bytes, rows) per stream
+  struct File {
+    std::uint64_t bytes = 0, rows = 0;
+    std::string sha256;
+  };
+  std::vector<File> files;  ///< per stream
+  std::size_t end = 0;      ///< offset just past the entry's line in the journal
 };
 
-std::optional<JournalEntry> last_journal_entry(const std::string& text, std::size_t nfiles) {
-  std::optional<JournalEntry> last;
+/// Every well-formed entry of the journal, in order. A torn last line (kill -9 mid-write) and malformed lines are
+/// skipped; entries whose counts go backwards are skipped too (each entry covers at least its predecessor).
+std::vector<JournalEntry> journal_entries(const std::string& text, std::size_t nfiles) {
+  std::vector<JournalEntry> out;
   std::size_t pos = 0;
   while (true) {
     const auto nl = text.find('\n', pos);
-    if (nl == std::string::npos) break;  // a torn last line (kill -9 mid-write) is ignored
+    if (nl == std::string::npos) break;
     std::istringstream ls(text.substr(pos, nl - pos));
     pos = nl + 1;
     JournalEntry e;
+    e.end = pos;
     if (!(ls >> e.done >> e.rows >> e.failed >> e.with_plan)) continue;
     bool ok = true;
     for (std::size_t i = 0; i < nfiles && ok; ++i) {
-      std::uint64_t b = 0, r = 0;
-      ok = static_cast<bool>(ls >> b >> r);
-      e.files.emplace_back(b, r);
+      JournalEntry::File f;
+      ok = static_cast<bool>(ls >> f.bytes >> f.rows >> f.sha256) && f.sha256.size() == 64 &&
+           f.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
+      e.files.push_back(std::move(f));
     }
     std::string extra;
-    if (ok && !(ls >> extra)) last = e;
+    if (!ok || (ls >> extra)) continue;
+    if (!out.empty()) {
+      bool backwards = e.done < out.back().done;
+      for (std::size_t i = 0; i < nfiles; ++i) backwards = backwards || e.files[i].bytes < out.back().files[i].bytes;
+      if (backwards) continue;
+    }
+    out.push_back(std::move(e));
   }
-  return last;
+  return out;
+}
+
+/// Whether each entry's files match `path`: its first bytes hash to the recorded sha256. One pass over the file;
+/// `ok[j]` is cleared for entry j when they do not (or the file is shorter).
+void verify_journal_file(const std::string& path, const std::vector<JournalEntry>& entries, std::size_t stream,
+                         std::vector<bool>& ok) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    std::fill(ok.begin(), ok.end(), false);
+    return;
+  }
+  io::Sha256 sha;
+  std::uint64_t fed = 0;
+  std::vector<char> buf(1 << 16);
+  bool eof = false;
+  for (std::size_t j = 0; j < entries.size(); ++j) {
+    const std::uint64_t want = entries[j].files[stream].bytes;
+    while (fed < want && !eof) {
+      const auto n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), want - fed)));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        eof = true;
+        break;
+      }
+      sha.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+      fed += static_cast<std::uint64_t>(n);
+    }
+    if (fed != want || sha.hex() != entries[j].files[stream].sha256) ok[j] = false;
+  }
+  ::close(fd);
 }
 
 /// Removes temporary files an interrupted atomic write left behind (".<name>.tmp-XXXXXX").
@@ -544,7 +591,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   int journal_fd = -1;
   auto journal_line = [&] {
     std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
-    for (const Stream& st : streams) line += fmt::format(" {} {}", st.size, st.rows);
+    for (const Stream& st : streams) line += fmt::format(" {} {} {}", st.size, st.rows, st.sha.hex());
     return line + '\n';
   };
   if (resuming) {
@@ -560,11 +607,44 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                                       "with its own config, or pass --force to start over",
                                       (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
     const std::string journal_text = io::read_text_file(journal_path, io::kMaxListBytes);
-    const auto entry = last_journal_entry(journal_text, streams.size());
-    if (!entry) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
-    // A torn last line is cut off, so the next entry starts on a line of its own.
-    const auto nl = journal_text.rfind('\n');
-    if (::truncate(journal_path.c_str(), static_cast<off_t>(nl == std::string::npos ? 0 : nl + 1)) != 0)
+    const std::vector<JournalEntry> entries = journal_entries(journal_text, streams.size());
+    if (entries.empty()) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+    // The latest entry that the files bear out: each file's first bytes hash to what the entry recorded, and the
+    // scenario and row counts agree with the rows (a power loss can leave a file shorter than its journal, or
+    // zero-filled; a forged "all done" line does not match the rows).
+    std::vector<bool> ok(entries.size(), true);
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const Stream& st = streams[i];
+      const bool moved = !st.name.empty() && !fs::exists(fs::symlink_status(st.work)) &&
+                         fs::exists(fs::symlink_status(dir / st.name));
+      verify_journal_file(moved ? (dir / st.name).string() : st.work, entries, i, ok);
+    }
+    for (std::size_t j = 0; j < entries.size(); ++j) {
+      const JournalEntry& e = entries[j];
+      // stream 0 is scenarios.csv (one row per scenario), stream 1 per_scenario.csv (every row)
+      if (e.files.size() < 2 || e.files[0].rows != e.done || e.files[1].rows != e.rows || e.done > count ||
+          e.failed > e.rows || e.with_plan > e.done)
+        ok[j] = false;
+    }
+    std::size_t pick = entries.size();
+    for (std::size_t j = entries.size(); j-- > 0;)
+      if (ok[j]) {
+        pick = j;
+        break;
+      }
+    if (pick == entries.size())
+      throw IoError(fmt::format("{}: no entry matches the trace files beside it (they were cut short or changed after "
+                                "it was written); pass --force to start over",
+                                journal_path));
+    const JournalEntry* entry = &entries[pick];
+    if (pick + 1 < entries.size())
+      fmt::print(stderr,
+                 "advplan: {}: the last {} journal entr{} do not match the trace files (a crash or power loss cut "
+                 "them short); resuming from scenario {} of {}\n",
+                 journal_path, entries.size() - 1 - pick, entries.size() - 1 - pick == 1 ? "y does" : "ies do",
+                 entry->done, count);
+    // The journal is cut back to that entry, so the next entry starts on a line of its own after it.
+    if (::truncate(journal_path.c_str(), static_cast<off_t>(entry->end)) != 0)
       throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
     start = done = entry->done;
     summary.resumed_from = start;
@@ -574,14 +654,26 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     remove_stale_temporaries(opts.out_dir);
     for (std::size_t i = 0; i < streams.size(); ++i) {
       Stream& st = streams[i];
-      st.size = entry->files[i].first;
-      st.rows = entry->files[i].second;
+      st.size = entry->files[i].bytes;
+      st.rows = entry->files[i].rows;
       const bool moved = start == count && !st.name.empty() && !fs::exists(st.work);
       if (moved) continue;  // finalisation had already moved it into place
-      st.fd = ::open(st.work.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+      st.fd = ::open(st.work.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
       if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
-      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0 || ::lseek(st.fd, 0, SEEK_END) < 0)
+      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0)
         throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
+      // The running digest again, over the bytes kept (verified above).
+      std::vector<char> b(1 << 16);
+      for (std::uint64_t at = 0; at < st.size;) {
+        const auto n = ::pread(st.fd, b.data(), static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), st.size - at)),
+                               static_cast<off_t>(at));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw IoError(fmt::format("{}: cannot read back ({})", st.work, std::strerror(errno)));
+        st.sha.update(std::string_view(b.data(), static_cast<std::size_t>(n)));
+        at += static_cast<std::uint64_t>(n);
+      }
+      if (::lseek(st.fd, 0, SEEK_END) < 0)
+        throw IoError(fmt::format("{}: cannot seek ({})", st.work, std::strerror(errno)));
     }
     journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
@@ -601,6 +693,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
       const std::string h = header_text(st);
       write_all(st.fd, h, st.work);
+      st.sha.update(h);
       st.size = h.size();
       st.header_bytes = h.size();
     }
@@ -616,14 +709,21 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     for (Stream& st : streams) {
       if (st.buf.empty()) continue;
       write_all(st.fd, st.buf, st.work);
+      st.sha.update(st.buf);
       st.size += st.buf.size();
       st.rows += st.buf_rows;
       st.buf.clear();
       st.buf_rows = 0;
+      // On disk before the journal says so: after a power loss the journal never claims rows the files lost.
+      if (::fdatasync(st.fd) != 0 && errno != EINVAL)
+        throw IoError(fmt::format("{}: cannot sync ({})", st.work, std::strerror(errno)));
     }
     // The journal line is written after the rows it counts: a kill between the two loses only rows that the
-    // resumed run truncates and writes again.
+    // resumed run truncates and writes again. Each entry carries every file's length and sha256, which a resume
+    // checks before it trusts the entry.
     write_all(journal_fd, journal_line(), journal_path);
+    if (::fdatasync(journal_fd) != 0 && errno != EINVAL)
+      throw IoError(fmt::format("{}: cannot sync ({})", journal_path, std::strerror(errno)));
   };
 
   if (start < count) {

@@ -416,6 +416,50 @@ TEST(CompletionCache, StoresLooksUpAndTreatsBadEntriesAsMisses) {
   EXPECT_EQ(st.writes, 1u);
 }
 
+// An entry edited with its key kept (blue_quality 0.550951 -> 0.435149 once went unnoticed), and an entry or folder
+// that is a symbolic link to elsewhere, are misses with a warning: the digest covers every field, and no link is
+// followed.
+TEST(CompletionCache, AnEditedOrLinkedEntryIsAMissAndAWarning) {
+  testing::TempDir dir("llm-cache-digest");
+  CompletionCache cache(dir / "c");
+  const std::string key = CompletionCache::key_of("e", "m", request("edit"));
+  Completion ok;
+  ok.ok = true;
+  ok.text = "the plan";
+  ok.prompt_tokens = 10;
+  ok.completion_tokens = 20;
+  cache.store(key, "m", ok);
+  const std::string path = cache.entry_path(key);
+  const json stored = json::parse(testing::read_file(path));
+  ASSERT_TRUE(cache.lookup(key));
+  for (const auto& [field, value] : std::vector<std::pair<std::string, json>>{
+           {"text", "another plan"}, {"prompt_tokens", 11}, {"completion_tokens", 2}, {"model", "n"}}) {
+    json edited = stored;
+    edited[field] = value;
+    testing::write_file(path, edited.dump());
+    EXPECT_FALSE(cache.lookup(key)) << field;
+  }
+  json undigested = stored;
+  undigested.erase("digest");
+  testing::write_file(path, undigested.dump());
+  EXPECT_FALSE(cache.lookup(key));
+  // a link at the entry, and at its folder, to a genuine entry elsewhere
+  testing::write_file(dir / "elsewhere.json", stored.dump());
+  fs::remove(path);
+  fs::create_symlink(dir / "elsewhere.json", path);
+  EXPECT_FALSE(cache.lookup(key));
+  const fs::path folder = fs::path(path).parent_path();
+  fs::remove_all(folder);
+  fs::create_directories(dir / "other" / folder.filename());
+  testing::write_file((dir / "other" / folder.filename() / fs::path(path).filename()).string(), stored.dump());
+  fs::create_directory_symlink(dir / "other" / folder.filename(), folder);
+  EXPECT_FALSE(cache.lookup(key));
+  cache.store(key, "m", ok);  // refused too: never written through the link
+  EXPECT_EQ(cache.stats().write_errors, 1u);
+  EXPECT_EQ(cache.stats().hits, 1u);
+  EXPECT_EQ(cache.stats().corrupt, 7u);
+}
+
 TEST(CompletionCache, AFifoOrDirectoryAtAnEntryPathIsAMissNotAHang) {
   testing::TempDir dir("llm-cache-fifo");
   CompletionCache cache(dir / "c");

@@ -22,11 +22,31 @@ namespace {
 
 constexpr const char* kFormat = "advplan-llm-cache/1";
 
-/// Reads at most `max` + 1 bytes of `path`; nullopt when it cannot be opened (no entry).
-std::optional<std::string> read_bounded(const std::string& path, std::size_t max) {
+/// The digest an entry carries: the sha256 of its fields in a fixed order (an edited text or token count with the key
+/// kept no longer matches).
+std::string entry_digest(const std::string& key, const std::string& model, const std::string& text, const json& prompt,
+                         const json& completion) {
+  const json material = json::array({kFormat, key, model, text, prompt, completion});
+  return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
+}
+
+/// Whether `p` is a symbolic link (lstat; false when it does not exist).
+bool is_link(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/// Reads at most `max` + 1 bytes of `path`; nullopt when it cannot be opened (no entry). A symbolic link, at the entry
+/// or at its two-letter folder, is never followed: "linked" is set and nothing is read.
+std::optional<std::string> read_bounded(const std::string& path, std::size_t max, bool& linked) {
+  linked = is_link(fs::path(path).parent_path().string()) || is_link(path);
+  if (linked) return std::nullopt;
   // O_NONBLOCK so a FIFO planted at an entry's path cannot block the open; only a regular file is an entry.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) {
+    linked = errno == ELOOP;
+    return std::nullopt;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -65,13 +85,15 @@ std::string CompletionCache::entry_path(const std::string& key) const {
 
 std::optional<Completion> CompletionCache::lookup(const std::string& key) const {
   const std::string path = entry_path(key);
-  const auto text = read_bounded(path, kMaxEntryBytes);
+  bool linked = false;
+  const auto text = read_bounded(path, kMaxEntryBytes, linked);
   auto corrupt = [&](const std::string& why) -> std::optional<Completion> {
     ++corrupt_;
     ++misses_;
     warn(fmt::format("LLM cache entry {} is ignored ({}); the model is asked again", path, why));
     return std::nullopt;
   };
+  if (linked) return corrupt("a symbolic link, which the cache never follows");
   if (!text) {
     ++misses_;
     return std::nullopt;
@@ -83,6 +105,15 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
     return corrupt("not an entry of this key");
   const auto t = j.find("text");
   if (t == j.end() || !t->is_string()) return corrupt("no text");
+  const auto model = j.find("model");
+  const auto digest = j.find("digest");
+  if (model == j.end() || !model->is_string() || digest == j.end() || !digest->is_string())
+    return corrupt("no model or digest");
+  const json none;
+  const json& pt = j.contains("prompt_tokens") ? j["prompt_tokens"] : none;
+  const json& ct = j.contains("completion_tokens") ? j["completion_tokens"] : none;
+  if (digest->get<std::string>() != entry_digest(key, model->get<std::string>(), t->get<std::string>(), pt, ct))
+    return corrupt("its content does not match its digest: it was changed after it was written");
   Completion c;
   c.ok = true;
   c.text = t->get<std::string>();
@@ -99,15 +130,19 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
 void CompletionCache::store(const std::string& key, std::string_view model, const Completion& c) const {
   if (!c.ok) return;
   const std::string path = entry_path(key);
+  const json pt = c.prompt_tokens, ct = c.completion_tokens;
   const json j = {{"format", kFormat},
                   {"key", key},
                   {"model", std::string(model)},
                   {"text", c.text},
-                  {"prompt_tokens", c.prompt_tokens},
-                  {"completion_tokens", c.completion_tokens}};
+                  {"prompt_tokens", pt},
+                  {"completion_tokens", ct},
+                  {"digest", entry_digest(key, std::string(model), c.text, pt, ct)}};
   try {
     std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
+    const std::string folder = fs::path(path).parent_path().string();
+    if (is_link(folder)) throw std::runtime_error("its folder is a symbolic link, which the cache never follows");
+    fs::create_directories(folder, ec);
     if (ec) throw std::runtime_error(ec.message());
     io::write_file_atomic(path, j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     ++writes_;

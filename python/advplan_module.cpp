@@ -15,6 +15,8 @@
 #include <pybind11/stl.h>
 #include <tbb/task_arena.h>
 
+#include <signal.h>
+
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -30,6 +32,7 @@
 #include "advplan/tables/tables.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/evaluation/evaluation.hpp"
+#include "advplan/run/interrupt.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_lookup.hpp"
 #include "advplan/io/csv.hpp"
@@ -257,6 +260,9 @@ class PyBluePolicy final : public BluePolicy {
         if (out.is_none()) throw PolicyError(fmt::format("{}: plan() returned None", label()));
         text = plan_text(out);
       } catch (py::error_already_set& e) {
+        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
+        // recording an interrupt as the policy's failure and going on.
+        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
         throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
       }
     });
@@ -299,6 +305,9 @@ class PyRedPolicy final : public RedPolicy {
         if (out.is_none()) throw PolicyError(fmt::format("{}: respond() returned None", label()));
         text = plan_text(out);
       } catch (py::error_already_set& e) {
+        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
+        // recording an interrupt as the policy's failure and going on.
+        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
         throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
       }
     });
@@ -371,6 +380,31 @@ void register_red(const std::string& name, py::object cls, bool thread_safe, con
 
 // ------------------------------------------------------------------------------------------------ runs
 
+/// While a run or evaluate runs without the GIL, Ctrl-C cannot reach Python's handler (it runs only when the main
+/// thread runs Python code, after the whole run). So for the duration SIGINT gets a C handler that asks the run to
+/// stop (request_run_interrupt); the previous handler comes back after, and a run that stopped raises
+/// KeyboardInterrupt (run_impl's caller sees RunInterrupted, translated below).
+class InterruptScope {
+ public:
+  InterruptScope() {
+    clear_run_interrupt();
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { request_run_interrupt(); };
+    sigemptyset(&sa.sa_mask);
+    installed_ = ::sigaction(SIGINT, &sa, &old_) == 0;
+  }
+  ~InterruptScope() {
+    if (installed_) ::sigaction(SIGINT, &old_, nullptr);
+    clear_run_interrupt();
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction old_ {};
+  bool installed_ = false;
+};
+
 py::dict summary_dict(const RunSummary& s) {
   py::dict d;
   d["scenarios"] = s.scenarios;
@@ -381,7 +415,8 @@ py::dict summary_dict(const RunSummary& s) {
   return d;
 }
 
-py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py::object& conditions, bool studies) {
+py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py::object& conditions, bool studies,
+                  bool resume) {
   if (out.empty()) throw ConfigError("run: out= names no run directory");
   std::vector<Condition> conds =
       conditions.is_none() ? run_conditions(*c.cfg) : conditions_from_py(*c.cfg, conditions.cast<py::list>());
@@ -391,9 +426,11 @@ py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py
   opts.threads = threads;
   opts.progress = false;
   opts.studies = studies;
+  opts.resume = resume;
   opts.observers = standard_observers(opts.studies);
   RunSummary s;
   {
+    const InterruptScope interrupt;
     py::gil_scoped_release nogil;
     s = run_experiment(plan, opts);
   }
@@ -422,6 +459,7 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
   opts.command = "evaluate";
   RunSummary s;
   {
+    const InterruptScope interrupt;
     py::gil_scoped_release nogil;
     s = run_experiment(plan, opts);
     const io::CsvTable per = io::CsvTable::read((fs::path(out) / "per_scenario.csv").string());
@@ -468,6 +506,9 @@ PYBIND11_MODULE(_advplan, m) {
       policy_error(e.what());
     } catch (const IoError& e) {
       io_error(e.what());
+    } catch (const RunInterrupted& e) {
+      // Ctrl-C during a run: Python's own exception, with the sentence that says how to resume.
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const Error& e) {
       error(e.what());
     }
@@ -619,7 +660,7 @@ PYBIND11_MODULE(_advplan, m) {
   m.def("red_policies", [] { return red_registry().names(); });
 
   m.def("_run", &run_impl, py::arg("config"), py::arg("out"), py::arg("threads"), py::arg("conditions"),
-        py::arg("studies"));
+        py::arg("studies"), py::arg("resume") = false);
   m.def("_evaluate", &evaluate_impl, py::arg("config"), py::arg("blue"), py::arg("out"), py::arg("reds"),
         py::arg("references"), py::arg("budget"), py::arg("threads"), py::arg("rerun"));
   m.def("_tables", &tables_impl, py::arg("dir"), py::arg("out"));

@@ -191,16 +191,18 @@ class Run:
         return self
 
 
-def run(config=None, out=None, threads=0, conditions=None, studies=True):
+def run(config=None, out=None, threads=0, conditions=None, studies=True, resume=False):
     """Runs an experiment as `advplan run CONFIG --out OUT --threads N` does and returns the Run.
 
     config: an advplan.Config, a path, or None for the built-in paper config. conditions (optional) replaces the
     config's: each a RED spec ("greedy@8", against the config's default BLUE policy) or a dict {red, blue, label,
-    group}. threads=0 uses every core; traces are byte-identical at any thread count."""
+    group}. threads=0 uses every core; traces are byte-identical at any thread count. Ctrl-C stops the run at
+    once and raises KeyboardInterrupt, leaving OUT resumable: run(..., resume=True) with the same arguments
+    continues it (as `--resume` does)."""
     if out is None:
         raise ConfigError("run: out= names no run directory")
     cfg = _config(config)
-    summary = _advplan._run(cfg, os.fspath(out), int(threads), conditions, bool(studies))
+    summary = _advplan._run(cfg, os.fspath(out), int(threads), conditions, bool(studies), bool(resume))
     return Run(out, summary)
 
 

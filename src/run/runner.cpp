@@ -26,6 +26,7 @@
 #include "advplan/run/progress.hpp"
 #include "advplan/run/scenario_eval.hpp"
 #include "advplan/run/stream_summary.hpp"
+#include "advplan/run/interrupt.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
@@ -751,7 +752,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
         tokens,
         tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
                                             [&](tbb::flow_control& fc) -> std::size_t {
-                                              if (next >= count) {
+                                              if (next >= count || run_interrupt_requested()) {
                                                 fc.stop();
                                                 return 0;
                                               }
@@ -801,6 +802,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                 }) &
             tbb::make_filter<std::shared_ptr<Rendered>, void>(
                 tbb::filter_mode::serial_in_order, [&](std::shared_ptr<Rendered> r) {
+                  // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a
+                  // policy that saw the interrupt. Its rows are computed again by the resume.
+                  if (run_interrupt_requested()) return;
                   for (std::size_t s = 0; s < streams.size(); ++s) {
                     streams[s].buf += r->text[s];
                     streams[s].buf_rows += r->rows[s];
@@ -825,6 +829,16 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
                   }
                 }));
     flush();
+    if (run_interrupt_requested()) {
+      ::close(journal_fd);
+      for (Stream& st : streams) {
+        if (st.fd >= 0) ::close(st.fd);
+        st.fd = -1;
+      }
+      throw RunInterrupted(fmt::format("{}: interrupted after {} of {} scenarios; the run is kept as it was, and "
+                                       "`advplan run ... --resume` (Python: resume=True) continues it",
+                                       opts.out_dir, done, count));
+    }
   }
   ::close(journal_fd);
   for (Stream& st : streams)

@@ -28,6 +28,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/run/config.hpp"
@@ -62,9 +63,29 @@ py::object json_module() { return py::module_::import("json"); }
 
 py::object to_py(const nlohmann::json& j) { return json_module().attr("loads")(j.dump()); }
 
-/// A plan given as a dict (or as JSON text) to JSON text.
-std::string plan_text(const py::handle& obj) {
-  if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
+/// A plan given as a dict (or as JSON text) to JSON text. Bounded before any conversion: a dict whose actions,
+/// chain or branches list is longer than untrusted::kMaxPlanActions, or a text longer than 64 MiB, is refused at once
+/// (a 1.2M-action plan once took 24 s and 2.2 GB on its way to the validator's refusal). `who` names the policy.
+std::string plan_text(const py::handle& obj, const std::string& who) {
+  constexpr std::size_t kMaxPlanText = std::size_t{64} << 20;
+  if (py::isinstance<py::str>(obj)) {
+    const auto n = static_cast<std::size_t>(PyUnicode_GetLength(obj.ptr()));
+    if (n > kMaxPlanText)
+      throw PolicyError(fmt::format("{}: the plan text has {} characters, more than the limit of {}", who, n, kMaxPlanText));
+    return obj.cast<std::string>();
+  }
+  if (py::isinstance<py::dict>(obj)) {
+    const py::dict d = py::reinterpret_borrow<py::dict>(obj);
+    for (const char* key : {"actions", "chain", "branches"}) {
+      if (!d.contains(key)) continue;
+      const py::handle v = d[key];
+      if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v)) continue;
+      const auto n = static_cast<std::size_t>(py::len(v));
+      if (n > untrusted::kMaxPlanActions)
+        throw PolicyError(fmt::format("{}: the plan has {} {}, more than the limit of {}", who, n, key,
+                                      untrusted::kMaxPlanActions));
+    }
+  }
   return json_module().attr("dumps")(obj).cast<std::string>();
 }
 
@@ -258,7 +279,7 @@ class PyBluePolicy final : public BluePolicy {
         scenario["rng_seed"] = seed;
         py::object out = holder_->obj.attr("plan")(scenario);
         if (out.is_none()) throw PolicyError(fmt::format("{}: plan() returned None", label()));
-        text = plan_text(out);
+        text = plan_text(out, label());
       } catch (py::error_already_set& e) {
         // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
         // recording an interrupt as the policy's failure and going on.
@@ -303,7 +324,7 @@ class PyRedPolicy final : public RedPolicy {
         scenario["rng_seed"] = seed;
         py::object out = holder_->obj.attr("respond")(scenario, loads(blue_json));
         if (out.is_none()) throw PolicyError(fmt::format("{}: respond() returned None", label()));
-        text = plan_text(out);
+        text = plan_text(out, label());
       } catch (py::error_already_set& e) {
         // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
         // recording an interrupt as the policy's failure and going on.
@@ -569,7 +590,7 @@ PYBIND11_MODULE(_advplan, m) {
       .def("parse_plan",
            [](ConfigHandle& c, const py::object& plan, const std::string& scenario, const std::string& side) {
              const Scenario sc = c.scenario(scenario);
-             return to_py(to_json(parse_or_throw(plan_text(plan), sc, side_from(side))));
+             return to_py(to_json(parse_or_throw(plan_text(plan, "plan"), sc, side_from(side))));
            },
            py::arg("plan"), py::arg("scenario"), py::arg("side") = "",
            "Parses and validates a plan (dict or JSON text); raises PlanError with every violation")
@@ -577,7 +598,7 @@ PYBIND11_MODULE(_advplan, m) {
            [](ConfigHandle& c, const py::object& plan, const std::string& scenario, const std::string& side) {
              const Scenario sc = c.scenario(scenario);
              std::vector<std::string> out;
-             for (const auto& v : parse_plan_text(plan_text(plan), sc, side_from(side)).violations) out.push_back(v.str());
+             for (const auto& v : parse_plan_text(plan_text(plan, "plan"), sc, side_from(side)).violations) out.push_back(v.str());
              return out;
            },
            py::arg("plan"), py::arg("scenario"), py::arg("side") = "",
@@ -585,15 +606,15 @@ PYBIND11_MODULE(_advplan, m) {
       .def("metrics",
            [](ConfigHandle& c, const py::object& plan, const std::string& scenario) {
              const Scenario sc = c.scenario(scenario);
-             return metrics_dict(parse_or_throw(plan_text(plan), sc, std::nullopt), sc, c.cfg->quality);
+             return metrics_dict(parse_or_throw(plan_text(plan, "plan"), sc, std::nullopt), sc, c.cfg->quality);
            },
            py::arg("plan"), py::arg("scenario"),
            "q, e, c, r, D, D_parts, O, P_V and W of a valid plan: the object of `advplan validate --json`")
       .def("simulate",
            [](ConfigHandle& c, const py::object& blue, const py::object& red, const std::string& scenario) {
              const Scenario sc = c.scenario(scenario);
-             const Plan b = parse_or_throw(plan_text(blue), sc, Side::Blue);
-             const Plan r = parse_or_throw(plan_text(red), sc, Side::Red);
+             const Plan b = parse_or_throw(plan_text(blue, "blue plan"), sc, Side::Blue);
+             const Plan r = parse_or_throw(plan_text(red, "red plan"), sc, Side::Red);
              const auto qb = quality(b, sc, c.cfg->quality);
              const auto qr = quality(r, sc, c.cfg->quality);
              const Force fb{raw_capability(b, sc), qb.q, coherence(b, sc).D};
@@ -617,7 +638,7 @@ PYBIND11_MODULE(_advplan, m) {
            [](ConfigHandle& c, const py::object& blue, const std::string& scenario, int k, const std::string& stream) {
              if (k < 1 || k > 1024) throw ConfigError(fmt::format("red_candidates: k {} is not in 1..1024", k));
              const Scenario sc = c.scenario(scenario);
-             const Plan b = parse_or_throw(plan_text(blue), sc, Side::Blue);
+             const Plan b = parse_or_throw(plan_text(blue, "blue plan"), sc, Side::Blue);
              const PolicyContext ctx = policy_context(*c.cfg);
              std::vector<RedCandidate> cands;
              {

@@ -126,10 +126,21 @@ def load_csv(path, pandas=None):
             if pandas:
                 raise
         else:
-            return pd.read_csv(path, keep_default_na=False, na_values=[""])
+            try:
+                return pd.read_csv(path, keep_default_na=False, na_values=[""], encoding="utf-8-sig")
+            except UnicodeDecodeError as e:
+                raise CsvError("%s: not UTF-8 text (byte %d)" % (path, e.start)) from None
+            except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+                raise CsvError("%s: not a CSV file (%s)" % (path, str(e).strip().split("\n")[0])) from None
     import numpy as np
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    # utf-8-sig: a byte-order mark (a spreadsheet's export) is not kept in the first column's name.
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+    except UnicodeDecodeError as e:
+        raise CsvError("%s: not UTF-8 text (byte %d)" % (path, e.start)) from None
+    except csv.Error as e:
+        raise CsvError("%s: not a CSV file (%s)" % (path, e)) from None
     if not rows:
         raise CsvError("%s: empty file, expected a header row" % path)
     header, body = rows[0], rows[1:]

@@ -1,5 +1,6 @@
 // End to end: `advplan map`, `tool`, `questions` and `quiz` (docs/GEO.md), with the offline scripted agent and
 // the example Python exec: agent (experiments/geo_agent.py).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #include "test_fixtures.hpp"
 
@@ -18,6 +21,8 @@ namespace advplan {
 namespace {
 using nlohmann::json;
 using testing::shell_quote;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 testing::CommandResult cli(const std::string& args, const testing::TempDir& dir) {
   return testing::run_command(shell_quote(ADVPLAN_BINARY) + " " + args, dir);
@@ -149,6 +154,47 @@ TEST(GeoCli, AQuizAnswerOfThirtyThousandDigitsIsGradedNotACrash) {
   const auto rs = lines(testing::read_file(dir / "r.jsonl"));
   ASSERT_EQ(rs.size(), qs.size());
   for (const auto& l : rs) EXPECT_FALSE(json::parse(l)["correct"].get<bool>()) << l.substr(0, 200);
+}
+
+// Unclear errors (the hardening issue, item 23): each of these once gave a misleading or no sentence.
+TEST(GeoCli, BadRepliesAndArgumentsGetTheirOwnSentence) {
+  testing::TempDir dir("geo-sentences");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  // a reply of bad UTF-8, and one nested 40 levels deep: not "not a JSON object" for both
+  for (const auto& [name, body, want] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"latin1", "sys.stdout.buffer.write(b'{\"answer\": \"caf\\xe9\"}\\n')",
+            "protocol: the reply is not valid UTF-8 (byte 15)"},
+           {"deep", "sys.stdout.write('[' * 40 + ']' * 40 + '\\n')", "protocol: the reply JSON nests deeper than 16 levels"}}) {
+    const std::string agent = dir / (name + ".py");
+    std::ofstream(agent) << "import sys\nfor line in sys.stdin:\n    " << body << "\n    sys.stdout.flush()\n";
+    const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") + " --agent " +
+                           shell_quote("exec:/usr/bin/python3 " + agent) + " --out " + shell_quote(dir / (name + ".jsonl")),
+                       dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto rs = lines(testing::read_file(dir / (name + ".jsonl")));
+    ASSERT_FALSE(rs.empty());
+    EXPECT_EQ(json::parse(rs[0])["reason"], want) << name;
+  }
+  // an empty questions file has nothing to grade (it once reported accuracy 0 in [0, 0])
+  testing::write_file(dir / "empty.jsonl", "");
+  const auto e = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "empty.jsonl") +
+                         " --agent scripted",
+                     dir);
+  EXPECT_EQ(e.status, 1);
+  EXPECT_THAT(e.err, HasSubstr("holds no question, so there is nothing to grade"));
+  // a speed of 5e-324 km/h once answered "hours": null
+  const auto t = cli("tool travel_time --scenario mixed-103 --config " + shell_quote(cfg) +
+                         " --args '{\"from\": \"place-1\", \"to\": \"place-2\", \"speed_kmh\": 5e-324}'",
+                     dir);
+  EXPECT_NE(t.status, 0);
+  EXPECT_THAT(t.out + t.err, HasSubstr("'speed_kmh' must be a number from 0.1 to 10000, while 5e-324 was given"));
+  EXPECT_THAT(t.out, Not(HasSubstr("null")));
+  // --resamples -1 was accepted
+  EXPECT_NE(cli("metagame " + shell_quote(dir.path().string()) + " --resamples -1", dir).status, 0);
+  EXPECT_THAT(cli("metagame " + shell_quote(dir.path().string()) + " --resamples -1", dir).err, HasSubstr("--resamples"));
 }
 
 /// llm:MODEL through a chat-completions server in the test process: it asks for list_features first (wrapped

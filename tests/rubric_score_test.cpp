@@ -266,7 +266,9 @@ TEST(RubricMabench, MalformedRecordsNameFileLineAndField) {
   EXPECT_EQ(message([&] { parse_rubric_items(ok + ok, "items.jsonl"); }),
             "items.jsonl line 2, field 'item_id': 'a' is repeated in case 'c'");
   EXPECT_EQ(message([&] { parse_rubric_items(R"({"case_id": "c", "item_id": "a", "step": "S1", "tier": 1, "severity": "CD", "weight": 9})", "i"); }),
-            "i line 1, field 'weight': severity CD has weight -9");
+            "i line 1, field 'weight': severity CD has weight -9, while 9 was given");
+  EXPECT_EQ(message([&] { parse_rubric_items(R"({"case_id": "c", "item_id": "a", "step": "S1", "tier": 1, "severity": "CD", "weight": "heavy"})", "i"); }),
+            "i line 1, field 'weight': severity CD has weight -9, while \"heavy\" was given");
   EXPECT_EQ(message([&] { parse_rubric_items(R"({"case_id": "c", "item_id": "a", "step": "S1", "tier": 1, "severity": "CD", "polarity": "positive"})", "i"); }),
             "i line 1, field 'polarity': severity CD needs polarity 'negative'");
   EXPECT_EQ(message([&] { parse_verdicts(R"({"brief_id": "b", "judge": "j", "case_id": "c"})", "v.jsonl"); }),

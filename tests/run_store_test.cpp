@@ -18,6 +18,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/run/progress.hpp"
+#include "advplan/run/summaries.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
@@ -237,6 +238,21 @@ TEST(RunStore, ReadersRefuseNumbersOutsideTheirDocumentedRange) {
   const auto r = advplan("frontier " + quote(run), dir);
   expect_one_line_error(r);
   EXPECT_THAT(r.err, HasSubstr("has more than 1024 rows"));
+}
+
+// A MANIFEST of 100 MB (a sparse file: no disk) is refused by its size, not read whole; a table filtered from a file
+// names that file in its errors (a duplicate-row error once said "advplan: : scenario ...").
+TEST(RunStore, AHugeManifestIsRefusedAndFilteredTablesKeepTheirFileName) {
+  TempDir dir("rs-huge-manifest");
+  const std::string run = dir / "run";
+  fs::create_directories(run);
+  { std::ofstream(run + "/MANIFEST"); }
+  fs::resize_file(run + "/MANIFEST", 100u << 20);
+  const auto r = advplan("check " + quote(run), dir);
+  expect_one_line_error(r);
+  EXPECT_THAT(r.err, HasSubstr("larger than the limit of"));
+  const io::CsvTable t = io::CsvTable::parse("scenario_id,status\na,ok\nb,failed\n", "per_scenario.csv");
+  EXPECT_EQ(ok_rows(t).source(), "per_scenario.csv");
 }
 
 TEST(RunStore, ManifestListsEveryFileWithItsSha256) {

@@ -26,7 +26,8 @@ void add_metagame_command(CLI::App& app, Action& run) {
   cmd->add_option("RUN_DIR", *dirs, "run directories written by `advplan run` (their cells are pooled)")->required();
   cmd->add_option("--payoff", *payoff, "advantage (default) or win_rate");
   cmd->add_option("--out", *out, "output directory (default: the first RUN_DIR/metagame)");
-  cmd->add_option("--resamples", *resamples, "bootstrap resamples over scenarios (default 1000; 0: none)");
+  cmd->add_option("--resamples", *resamples, "bootstrap resamples over scenarios (default 1000; 0: none)")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", *seed, "bootstrap seed (default: the first run's bootstrap seed)");
   cmd->add_option("--m", *m, "alpha-Rank population size (default 50)");
   cmd->add_option("--alpha", *alphas, "alpha-Rank selection intensities, 'inf' for the limit (default 0.01 0.1 1 10 100 inf)");

@@ -54,7 +54,9 @@ void add_rubric_command(CLI::App& app, Action& run) {
   score->add_option("--out", *out, "directory for scores_per_{brief,policy}.csv, decomposition.csv, item_verdicts.csv");
   score->add_option("--mean-over", *mean_over, "a policy's score is the mean over cases (case) or briefs (brief)")
       ->capture_default_str();
-  score->add_option("--resamples", *resamples, "bootstrap resamples for the intervals")->capture_default_str();
+  score->add_option("--resamples", *resamples, "bootstrap resamples for the intervals")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   score->callback([&run, items, verdicts, out, mean_over, resamples] {
     run = [items, verdicts, out, mean_over, resamples] {
       const auto mo = rubric::parse_mean_over(*mean_over);
@@ -83,7 +85,9 @@ void add_rubric_command(CLI::App& app, Action& run) {
   agree->add_option("VERDICTS", *a_verdicts, "verdicts.jsonl files; judges are told apart by their 'judge' field")
       ->required();
   agree->add_option("--out", *a_out, "directory for agreement_{pairs,panel}.{csv,md,tex}");
-  agree->add_option("--resamples", *a_resamples, "bootstrap resamples for the intervals")->capture_default_str();
+  agree->add_option("--resamples", *a_resamples, "bootstrap resamples for the intervals")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   agree->callback([&run, a_items, a_verdicts, a_out, a_resamples] {
     run = [a_items, a_verdicts, a_out, a_resamples] {
       std::vector<std::string> inputs{*a_items};

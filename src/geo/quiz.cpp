@@ -168,8 +168,14 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
       return o;
     }
     J r;
+    if (const std::size_t bad = untrusted::first_invalid_utf8(rep.line); bad != std::string::npos) {
+      o.reason = fmt::format("protocol: the reply is not valid UTF-8 (byte {})", bad);
+      return o;
+    }
     if (auto err = untrusted::parse_json_bounded(rep.line, r, 16); !err.empty() || !r.is_object()) {
-      o.reason = fmt::format("protocol: the reply is not a JSON object ({})", untrusted::excerpt(rep.line, 80));
+      o.reason = !err.empty() && err.find("deeper") != std::string::npos
+                     ? fmt::format("protocol: the reply {}", err)
+                     : fmt::format("protocol: the reply is not a JSON object ({})", untrusted::excerpt(rep.line, 80));
       return o;
     }
     if (r.contains("answer")) {

@@ -89,8 +89,10 @@ J run_route(const GeoMap& m, const Args& a, bool with_time) {
   }
   out["length_km"] = r3(r.length);
   if (with_time) {
-    if (a.has("speed_kmh") && !(a.num("speed_kmh", 0) > 0 && a.num("speed_kmh", 0) < 1e4))
-      throw Failure{"travel_time: argument 'speed_kmh' must be a number in (0, 10000)"};
+    // The same range as a template's speed_kmh: a speed of 5e-324 km/h once gave "hours": null (infinity).
+    if (a.has("speed_kmh") && !(a.num("speed_kmh", 0) >= 0.1 && a.num("speed_kmh", 0) <= 1e4))
+      throw Failure{fmt::format("travel_time: argument 'speed_kmh' must be a number from 0.1 to 10000, while {} was given",
+                                a.num("speed_kmh", std::nan("")))};
     const double speed = a.has("speed_kmh") ? a.num("speed_kmh", 0) : travel_speed(m, from);
     out["speed_kmh"] = r3(speed);
     out["hours"] = r3(r.length / speed);

@@ -264,7 +264,8 @@ std::vector<std::pair<std::string, std::string>> read_manifest(const std::string
   if (!fs::is_regular_file(path))
     throw CsvError(fmt::format("{}: missing, so {} is not a complete run (interrupted, or not written by advplan run)",
                                path, dir));
-  std::istringstream in(read_text_file(path, kMaxListBytes));
+  // A MANIFEST is a line per file (about 90 bytes): 64 MiB is 700,000 files, past any run.
+  std::istringstream in(read_text_file(path, kMaxDocumentBytes));
   std::vector<std::pair<std::string, std::string>> out;
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {

@@ -132,7 +132,8 @@ RubricSet parse_rubric_items(const std::string& text, const std::string& source)
     }
     if (const auto w = j.find("weight"); w != j.end()) {
       if (!w->is_number() || w->get<double>() != it.weight())
-        throw Error(fmt::format("{}: severity {} has weight {}", where(source, line, "weight"), sev, it.weight()));
+        throw Error(fmt::format("{}: severity {} has weight {}, while {} was given", where(source, line, "weight"), sev,
+                                it.weight(), w->is_number() ? fmt::format("{}", w->get<double>()) : untrusted::json_excerpt(*w, 40)));
     }
     it.question = text_field(j, "question", source, line);
     it.pass_condition = text_field(j, "pass_condition", source, line);

@@ -54,6 +54,7 @@ std::vector<std::pair<int, std::string>> sweep_conditions(const CsvTable& per) {
 
 CsvTable ok_rows(const CsvTable& per) {
   CsvTable t(per.header());
+  t.set_source(per.source());
   const auto cs = per.col("status");
   for (const auto& r : per.rows())
     if (r[cs] == "ok") t.add(r);

@@ -74,6 +74,7 @@ RunCsvs read_run(const std::string& dir) {
 namespace {
 CsvTable filter_rows(const CsvTable& t, std::string_view col, const std::set<std::string>& keep) {
   CsvTable out(t.header());
+  out.set_source(t.source());
   const auto c = t.col(col);
   for (const auto& r : t.rows())
     if (keep.contains(r[c])) out.add(r);

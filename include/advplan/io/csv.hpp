@@ -40,6 +40,8 @@ class CsvTable {
   /// The same by column index (col()), for loops that read one column in many rows.
   double real(std::size_t row, std::size_t column) const;
   const std::string& source() const { return source_; }
+  /// Names the file in errors: a table filtered from a file's rows keeps the file's name (set_source(t.source())).
+  void set_source(std::string source) { source_ = std::move(source); }
 
   std::string to_string() const;
   /// Writes atomically (temporary name, then rename).

@@ -125,17 +125,32 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunTraces& r
                 blues.size() == 1 ? fmt::format("Table 3: RED policy comparison (BLUE {} against each RED policy)",
                                                 *blues.begin())
                                   : "Table 3: policy comparison (each condition's BLUE policy against its RED policy)",
-                {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence"},
+                {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence",
+                 "Nash gap"},
                 {}};
     for (const auto& cond : conds) {
       std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
       bool first = true;
-      for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence"}) {
+      for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence", "nash_gap"}) {
         const auto i = iv.get("all", cond, m);
         if (first) row.push_back(std::to_string(i.n));
         first = false;
         row.push_back(cell(i));
       }
+      t.rows.push_back(row);
+    }
+    emit(t);
+  }
+  // The structure diagnostics of the BLUE plans beside Table 3 (the paper's structure paragraph): O, P_V and W.
+  {
+    const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
+    const auto policies = condition_policies(per);
+    TextTable t{"table3c_structure", "Structure diagnostics of the BLUE plans per condition (O, P_V, W)",
+                {"Condition", "BLUE", "O (path optionality)", "P_V (vertex parsimony)", "W (worldline completion)"},
+                {}};
+    for (const auto& cond : conds) {
+      std::vector<std::string> row{cond, policies.at(cond).first};
+      for (const char* m : {"blue_O", "blue_PV", "blue_W"}) row.push_back(cell(iv.get("all", cond, m)));
       t.rows.push_back(row);
     }
     emit(t);

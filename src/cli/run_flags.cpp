@@ -18,10 +18,14 @@ void RunDirFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--llm-cache", llm_cache,
                   "directory of the content-addressed LLM completion cache (config: llm.cache_dir); a rerun with it "
                   "asks the model nothing it was already asked");
+  cmd->add_option("--max-connections", max_connections,
+                  "LLM requests in flight at once, independent of --threads (config: llm.max_connections, default 16)")
+      ->check(CLI::Range(1, 1024));
 }
 
 void RunDirFlags::apply(ExperimentConfig& cfg) const {
   if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
+  if (max_connections > 0) cfg.llm.max_connections = max_connections;
 }
 
 void RunDirFlags::apply(RunOptions& opts) const {

@@ -36,4 +36,16 @@ struct Reply {
 using PostFn = void (*)(const Post&, Reply&) noexcept;
 inline constexpr const char* kPostSymbol = "advplan_http_post";
 
+/// The same POST, carried by the module's I/O thread (libcurl's multi interface, many transfers on one thread):
+/// returns at once; `done(arg)` is called on the I/O thread once `reply` is filled. `post` and `reply` must live
+/// until then. At most the connection limit of transfers run at once; the rest wait in submission order.
+using DoneFn = void (*)(void* arg) noexcept;
+using SubmitFn = void (*)(const Post&, Reply&, DoneFn done, void* arg) noexcept;
+inline constexpr const char* kSubmitSymbol = "advplan_http_submit";
+
+/// Sets the most transfers the I/O thread runs at once (at least 1). The limit adapts below it: a 429 halves the
+/// current limit (never below 1), and each success raises it by one again, up to the value set here.
+using LimitFn = void (*)(int max_connections) noexcept;
+inline constexpr const char* kLimitSymbol = "advplan_http_set_max_connections";
+
 }  // namespace advplan::http

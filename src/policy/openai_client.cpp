@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,9 @@
 #include "advplan/io/modules.hpp"
 #include "advplan/policy/policy_settings.hpp"
 #include "http_module/http_module.hpp"
+
+#include <tbb/task.h>
+#include <tbb/task_arena.h>
 
 namespace advplan {
 using nlohmann::json;
@@ -84,14 +88,44 @@ int token_count(const json& usage, const char* key) {
   return -1;
 }
 
-/// The POST of libadvplan_http.so (src/http_module), loaded on first use.
-http::PostFn http_post() {
-  static const http::PostFn fn = [] {
+/// The entry points of libadvplan_http.so (src/http_module), loaded on first use.
+struct HttpModule {
+  http::PostFn post = nullptr;
+  http::SubmitFn submit = nullptr;
+  http::LimitFn limit = nullptr;
+};
+const HttpModule& http_module() {
+  static const HttpModule m = [] {
     const std::string file = "libadvplan_http.so";
-    return reinterpret_cast<http::PostFn>(
-        io::module_symbol(io::open_module(file, /*global=*/false, "the HTTP client"), file, http::kPostSymbol));
+    void* h = io::open_module(file, /*global=*/false, "the HTTP client");
+    HttpModule out;
+    out.post = reinterpret_cast<http::PostFn>(io::module_symbol(h, file, http::kPostSymbol));
+    out.submit = reinterpret_cast<http::SubmitFn>(io::module_symbol(h, file, http::kSubmitSymbol));
+    out.limit = reinterpret_cast<http::LimitFn>(io::module_symbol(h, file, http::kLimitSymbol));
+    return out;
   }();
-  return fn;
+  return m;
+}
+http::PostFn http_post() { return http_module().post; }
+
+thread_local int t_no_suspend = 0;
+std::atomic<int> g_async_scopes{0};
+
+/// One POST: inside a TBB task (and outside a NoSuspendScope) the task is suspended while the I/O thread carries
+/// the request, so the worker thread runs other tasks; otherwise it blocks in libcurl's easy interface.
+void send(const http::Post& post, http::Reply& r) {
+  const HttpModule& m = http_module();
+  if (g_async_scopes.load() == 0 || t_no_suspend > 0 ||
+      tbb::this_task_arena::current_thread_index() == tbb::task_arena::not_initialized) {
+    m.post(post, r);
+    return;
+  }
+  tbb::task::suspend_point sp = nullptr;
+  tbb::task::suspend([&](tbb::task::suspend_point here) {
+    sp = here;
+    m.submit(post, r, [](void* arg) noexcept { tbb::task::resume(*static_cast<tbb::task::suspend_point*>(arg)); },
+             &sp);
+  });
 }
 
 }  // namespace
@@ -125,6 +159,19 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
   out.ok = true;
 }
 
+OpenAiCompatibleClient::OpenAiCompatibleClient(const LlmSettings& s)
+    : OpenAiCompatibleClient(s.endpoint, s.model, s.api_key, s.timeout_s, s.max_retries, s.backoff_s) {
+  set_max_connections(s.max_connections);
+}
+
+void OpenAiCompatibleClient::set_max_connections(int n) { http_module().limit(std::max(1, n)); }
+
+AsyncRequestsScope::AsyncRequestsScope() { ++g_async_scopes; }
+AsyncRequestsScope::~AsyncRequestsScope() { --g_async_scopes; }
+
+NoSuspendScope::NoSuspendScope() { ++t_no_suspend; }
+NoSuspendScope::~NoSuspendScope() { --t_no_suspend; }
+
 Completion parse_chat_completion_body(const std::string& body, const std::string& secret) {
   Completion out;
   read_success_body(body, secret, out);
@@ -147,6 +194,7 @@ LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_ov
   s.max_retries = cfg.max_retries;
   s.backoff_s = cfg.backoff_s;
   s.max_repairs = cfg.max_repairs;
+  s.max_connections = cfg.max_connections;
   return s;
 }
 
@@ -175,7 +223,7 @@ OpenAiCompatibleClient::OpenAiCompatibleClient(std::string endpoint, std::string
   // The HTTP module is loaded here, so that a missing libadvplan_http.so fails before any work, as a policy error,
   // rather than in the middle of a run.
   try {
-    (void)http_post();
+    (void)http_module();
   } catch (const std::exception& e) {
     throw PolicyError(fmt::format("LLM endpoint {}: {}", endpoint, e.what()));
   }
@@ -195,7 +243,7 @@ struct Attempt {
 Attempt post_once(const http::Post& post, const std::string& secret) {
   using Kind = http::Reply::Kind;
   http::Reply r;
-  http_post()(post, r);
+  send(post, r);
   Attempt a;
   switch (r.kind) {
     case Kind::deadline:

@@ -321,7 +321,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
   l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
-                  "cache_dir"});
+                  "cache_dir", "max_connections"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
@@ -333,6 +333,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("backoff_s")) llm.backoff_s = l.at("backoff_s").as_double_in(0, 600);
   if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
   llm.cache_dir = optional_string("cache_dir");
+  if (l.has("max_connections")) llm.max_connections = static_cast<int>(l.at("max_connections").as_int_in(1, 1024));
   return llm;
 }
 

@@ -34,6 +34,7 @@
 #include "advplan/io/sha256.hpp"
 #include "advplan/io/plugins.hpp"
 #include "advplan/policy/completion_cache.hpp"
+#include "advplan/policy/openai_client.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
 
@@ -740,7 +741,14 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     std::size_t next = start;
     auto last_flush = std::chrono::steady_clock::now();
     // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
-    const std::size_t tokens = static_cast<std::size_t>(threads) * 4;
+    // With a live model (a policy whose server decides), a scenario waiting on a reply gives its thread to another
+    // (the client suspends its task), so the window holds enough scenarios to keep llm.max_connections requests in
+    // flight; the order of the rows is that of the corpus all the same.
+    bool live = false;
+    for (const auto& [name, p] : plan.blues) live = live || !p->info().reproducible;
+    for (const auto& [name, p] : plan.reds) live = live || !p->info().reproducible;
+    const std::size_t tokens = std::max(static_cast<std::size_t>(threads) * 4,
+                                        live ? 2 * static_cast<std::size_t>(std::max(1, cfg.llm.max_connections)) : 0);
     // A scenario's rows are rendered as CSV text per stream in the parallel stage, so the in-order stage only
     // appends text (the same bytes: append_csv_row writes a row the same wherever it is called).
     struct Rendered {
@@ -748,6 +756,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
       std::vector<std::string> text;          // per stream
       std::vector<std::uint64_t> rows;        // per stream
     };
+    // The scenario tasks may be suspended while a live model answers (OpenAiCompatibleClient), so that the threads
+    // serve other scenarios meanwhile.
+    const AsyncRequestsScope async_requests;
     tbb::parallel_pipeline(
         tokens,
         tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,

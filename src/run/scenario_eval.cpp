@@ -1,5 +1,7 @@
 #include "advplan/run/scenario_eval.hpp"
 
+#include "advplan/policy/openai_client.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -107,7 +109,11 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
     BluePlanResult r;
     try {
       std::unique_lock<std::mutex> serial;
-      if (std::mutex* m = plan.lock_for("blue:" + c.blue)) serial = std::unique_lock(*m);
+      std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
+      if (std::mutex* m = plan.lock_for("blue:" + c.blue)) {
+        serial = std::unique_lock(*m);
+        pinned.emplace();
+      }
       r = plan.blues.at(c.blue)->plan(sc, rng);
     } catch (const std::exception& e) {
       r.plan.reset();
@@ -222,7 +228,11 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   RedResponse resp;
   try {
     std::unique_lock<std::mutex> serial;
-    if (std::mutex* m = t.plan.lock_for("red:" + c.red)) serial = std::unique_lock(*m);
+    std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
+    if (std::mutex* m = t.plan.lock_for("red:" + c.red)) {
+      serial = std::unique_lock(*m);
+      pinned.emplace();
+    }
     resp = red.respond(req, &t.cache);
   } catch (const Error& e) {
     resp.failure = e.what();

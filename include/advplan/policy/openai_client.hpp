@@ -22,6 +22,29 @@ struct LlmSettings {
   int max_retries = 3;
   double backoff_s = 0.5;
   int max_repairs = 1;
+  int max_connections = 16;  ///< requests in flight at once, across every client of the process
+};
+
+/// While one lives (anywhere in the process), a live client called from a TBB task suspends the task for its reply
+/// instead of blocking the thread: the runner holds one around its scenario pipeline, whose tasks may be suspended.
+/// Outside it (a test's or a command's own thread, a judge called after the run) every call blocks.
+class AsyncRequestsScope {
+ public:
+  AsyncRequestsScope();
+  ~AsyncRequestsScope();
+  AsyncRequestsScope(const AsyncRequestsScope&) = delete;
+  AsyncRequestsScope& operator=(const AsyncRequestsScope&) = delete;
+};
+
+/// While one lives on a thread, a live client there blocks for its reply instead of suspending its TBB task: the
+/// runner holds one around a call it serialises with a lock (ThreadSafety::none), which must end on the thread that
+/// took it.
+class NoSuspendScope {
+ public:
+  NoSuspendScope();
+  ~NoSuspendScope();
+  NoSuspendScope(const NoSuspendScope&) = delete;
+  NoSuspendScope& operator=(const NoSuspendScope&) = delete;
 };
 
 /// Applies the environment to `cfg`: ADVPLAN_LLM_ENDPOINT overrides llm.endpoint; the model is
@@ -48,15 +71,21 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
 /// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends
 /// one; other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one
 /// sentence}: "HTTP 401: <body excerpt of at most 200 characters>". The key never appears in an error. Thread
-/// safety: constant (each call opens its own connection).
+/// safety: constant. Inside a TBB task (a scenario of a run) each attempt is carried by the HTTP module's I/O thread
+/// (libcurl multi) and the task is suspended until the reply arrives, so its thread serves other scenarios
+/// meanwhile; elsewhere the call blocks. Either way the reply is the same.
 class OpenAiCompatibleClient final : public CompletionClient {
  public:
   /// Throws PolicyError when `endpoint` is not an http:// or https:// URL, or timeout_s <= 0, max_retries <
   /// 0, backoff_s < 0.
   OpenAiCompatibleClient(std::string endpoint, std::string model, std::string api_key, double timeout_s,
                          int max_retries, double backoff_s);
-  explicit OpenAiCompatibleClient(const LlmSettings& s)
-      : OpenAiCompatibleClient(s.endpoint, s.model, s.api_key, s.timeout_s, s.max_retries, s.backoff_s) {}
+  /// Also sets the process's connection limit to s.max_connections (set_max_connections).
+  explicit OpenAiCompatibleClient(const LlmSettings& s);
+
+  /// The most requests in flight at once in this process (at least 1; 16 until set). A 429 halves the current
+  /// limit for a while; successes raise it back.
+  static void set_max_connections(int n);
 
   Completion complete(const CompletionRequest& req) const override;
   /// "openai:<model>"

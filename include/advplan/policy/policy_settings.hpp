@@ -22,6 +22,9 @@ struct LlmConfig {
   double backoff_s = 0.5;
   int max_repairs = 1;  ///< re-prompts after an unparseable completion
   std::string cache_dir;  ///< completion cache directory (llm.cache_dir or --llm-cache); empty: no cache
+  /// Requests in flight at once (llm.max_connections or --max-connections), independent of --threads: a scenario
+  /// task waiting on a reply gives its thread to another scenario (docs/LLM.md "Concurrency").
+  int max_connections = 16;
 };
 
 }  // namespace advplan

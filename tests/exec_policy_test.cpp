@@ -23,6 +23,8 @@
 #include "advplan/run/config.hpp"
 #include "advplan/io/process_pool.hpp"
 #include "advplan/policy/blue_policy.hpp"
+#include "advplan/io/csv.hpp"
+#include "test_fixtures.hpp"
 
 namespace advplan {
 namespace {
@@ -333,6 +335,48 @@ TEST_F(ExecPolicyTest, PoolOptionsOutOfRangeAreRefused) {
   } catch (const PolicyError& e) {
     EXPECT_STREQ(e.what(), "exec command 'cat': workers must be at least 1, while 0 was given");
   }
+}
+
+// `red: "exec:CMD"` (the live-models issue, item 6): a RED policy from any language, with the BLUE plan in the
+// request; its plan is validated as a RED plan and scored like any RED candidate. The example greedy_red.py answers
+// every scenario; a program that answers with the BLUE plan fails each row as an invalid RED plan. The same bytes at
+// one and two threads.
+TEST(ExecRedPolicy, AProgramAnswersTheBluePlanAndItsPlansAreValidatedAsRed) {
+  testing::TempDir dir("exec-red");
+  const std::string example = std::string(ADVPLAN_SOURCE_DIR) + "/examples/policies/greedy_red.py";
+  const std::string echo = dir / "echo_blue.py";
+  testing::write_file(echo, "import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n"
+                            "    print(json.dumps({'request_id': r['request_id'], 'plan': r['blue_plan']}), flush=True)\n");
+  const std::string cfg = dir / "red.yaml";
+  testing::write_file(cfg, "name: red-exec\ncorpus: {templates: [urban, maritime, air-defense], seeds: [1, 4]}\n"
+                           "conditions:\n  - {label: greedy_red, blue: seed, red: \"exec:python3 " + example + "\"}\n"
+                           "  - {label: echo, blue: seed, red: \"exec:python3 " + echo + "\"}\n"
+                           "simulator: {replications: 10}\nbootstrap: {resamples: 20}\n"
+                           "studies: {rubric: false, framing: false, components: false}\n");
+  for (const char* threads : {"1", "2"}) {
+    const auto r = testing::run_command(testing::shell_quote(ADVPLAN_BINARY) + " run " + testing::shell_quote(cfg) +
+                                            " --progress none --threads " + threads + " --out " +
+                                            testing::shell_quote(dir / (std::string("run") + threads)),
+                                        dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const io::CsvTable per = io::CsvTable::read(dir / "run1/per_scenario.csv");
+  int ok = 0, invalid = 0;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    EXPECT_EQ(per.at(i, "red_policy"), "exec");
+    if (per.at(i, "condition") == "greedy_red") {
+      EXPECT_EQ(per.at(i, "status"), "ok") << per.at(i, "failure_reason");
+      EXPECT_THAT(per.at(i, "red_plan_id"), ::testing::HasSubstr("/red/greedy_red"));
+      ok += per.at(i, "status") == "ok";
+    } else {
+      EXPECT_EQ(per.at(i, "status"), "failed");
+      EXPECT_THAT(per.at(i, "failure_reason"), ::testing::HasSubstr("red: exec: plan invalid:"));
+      invalid += per.at(i, "status") == "failed";
+    }
+  }
+  EXPECT_EQ(ok, 12);
+  EXPECT_EQ(invalid, 12);
+  EXPECT_EQ(testing::compare_runs(dir / "run1", dir / "run2"), "");
 }
 
 }  // namespace

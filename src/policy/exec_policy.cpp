@@ -8,6 +8,10 @@
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+#include "advplan/metrics/pressure.hpp"
+#include "advplan/policy/red_policy.hpp"
 
 namespace advplan {
 
@@ -126,6 +130,81 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   if (!reply.ok()) return fail(reply.error);
   return exec_plan_from_response(response, sc);
 }
+
+namespace {
+
+/// `red: "exec:CMD"`: the same process protocol as the BLUE exec policy, with the BLUE plan in the request
+/// ({"request_id", "side": "RED", "rng_seed", "scenario", "blue_plan"}); the reply's plan is validated as a RED plan
+/// and scored against the BLUE plan like any RED candidate.
+class ExecRedPolicy final : public RedPolicy {
+ public:
+  static PolicyInfo static_info() {
+    PolicyInfo info;
+    info.short_name = "exec";
+    info.side = Side::Red;
+    info.thread_safety = ThreadSafety::constant;
+    info.description = "an external program answering the BLUE plan in JSON lines on stdin/stdout (docs/POLICIES.md)";
+    info.argument = "COMMAND";
+    return info;
+  }
+  ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
+      : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)) {
+    ProcessPoolOptions opt;
+    opt.command = exec_command_of(spec_);
+    opt.workers = cfg.workers;
+    opt.timeout_s = cfg.timeout_s;
+    opt.max_response_bytes = cfg.max_response_bytes;
+    opt.max_restarts = cfg.max_restarts;
+    pool_ = std::make_unique<ProcessPool>(std::move(opt));
+  }
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    const Scenario& sc = *req.scenario;
+    RedResponse r;
+    auto fail = [&](const std::string& why) {
+      r.failure = "exec: " + why;
+      r.contract.failed = 1;
+      return r;
+    };
+    const std::uint64_t id = next_request_id_.fetch_add(1);
+    const std::uint64_t seed = Rng::keyed(req.run_seed, sc.id, "red/exec").next_u64() >> 11;
+    const json request = {{"request_id", id},         {"side", "RED"},
+                          {"rng_seed", seed},         {"scenario", to_json(sc)},
+                          {"blue_plan", to_json(*req.blue)}};
+    json response;
+    const PoolReply reply =
+        pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
+                       [&](const std::string& line) { return check_exec_envelope(line, id, response); });
+    if (!reply.ok()) return fail(reply.error);
+    if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
+      return fail("policy reported an error: " + (err->is_string() ? untrusted::excerpt(err->get<std::string>())
+                                                                   : untrusted::json_excerpt(*err)));
+    const auto pj = response.find("plan");
+    if (pj == response.end()) return fail("response has no \"plan\" field");
+    std::vector<Violation> violations;
+    auto plan = plan_from_json(*pj, violations);
+    if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Red);
+    if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
+    r.candidates.push_back(score_red_plan(std::move(*plan), sc, vulnerability(layout_plan(*req.blue, sc)), req.weights, 0));
+    r.selected = 0;
+    r.contract.parsed = 1;
+    return r;
+  }
+
+ private:
+  std::string spec_;
+  std::unique_ptr<ProcessPool> pool_;
+  mutable std::atomic<std::uint64_t> next_request_id_{1};
+};
+
+}  // namespace
+
+ADVPLAN_REGISTER_RED_POLICY(ExecRedPolicy::static_info(),
+                            [](const PolicySpec& spec, const Params& p,
+                               const PolicyContext& ctx) -> std::unique_ptr<RedPolicy> {
+                              return std::make_unique<ExecRedPolicy>(spec.text, p, ctx.get<ExecConfig>());
+                            })
 
 ADVPLAN_REGISTER_BLUE_POLICY(ExecPolicy::static_info(),
                              [](const PolicySpec& spec, const Params& p,

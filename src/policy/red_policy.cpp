@@ -88,8 +88,18 @@ RedResponse respond_by_contract(const CompletionClient& client, const RedRequest
 }
 
 std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const PolicyContext& ctx) {
-  const PolicySpec spec = parse_policy_spec(text);
   const auto& reg = RedRegistry::instance();
+  // exec:CMD carries its argument after the colon (which may hold '@'): the registry entry is the prefix.
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    PolicySpec spec;
+    spec.text = text;
+    spec.name = text.substr(0, colon);
+    if (reg.contains(spec.name) && !reg.info(spec.name, "RED").argument.empty()) {
+      const Params params = params_from_config(reg.info(spec.name, "RED"), ctx.policy_params, ctx.source);
+      return reg.create(spec, params, ctx, "RED");
+    }
+  }
+  const PolicySpec spec = parse_policy_spec(text);
   const PolicyInfo& info = reg.info(spec.name, "RED");
   if (spec.k && !info.samples_k)
     throw PolicyError(fmt::format("policy '{}' does not sample k candidates, so '{}' is not accepted (use '{}')",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
@@ -58,25 +59,49 @@ std::string check_exec_envelope(const std::string& line, std::uint64_t id, json&
   return "";
 }
 
-BluePlanResult exec_plan_from_response(const json& response, const Scenario& sc) {
-  BluePlanResult r;
-  auto fail = [&](const std::string& why) {
-    r.failure = "exec: " + why;
-    r.contract.failed = 1;
-    return r;
-  };
+namespace {
+
+/// The plan of a response that passed check_exec_envelope, validated as a plan of `side`; nullopt and `failure` set
+/// ("exec: ...") otherwise. Shared by the BLUE and the RED exec policy.
+std::optional<Plan> exec_plan_of(const json& response, const Scenario& sc, Side side, std::string& failure) {
   // The stream is in step from here on: a bad plan is this scenario's failure, not a reason to restart.
-  if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
-    return fail("policy reported an error: " + (err->is_string() ? untrusted::excerpt(err->get<std::string>())
-                                                                 : untrusted::json_excerpt(*err)));
+  if (const auto err = response.find("error"); err != response.end() && !response.contains("plan")) {
+    failure = "exec: policy reported an error: " +
+              (err->is_string() ? untrusted::excerpt(err->get<std::string>()) : untrusted::json_excerpt(*err));
+    return std::nullopt;
+  }
   const auto pj = response.find("plan");
-  if (pj == response.end()) return fail("response has no \"plan\" field");
+  if (pj == response.end()) {
+    failure = "exec: response has no \"plan\" field";
+    return std::nullopt;
+  }
   std::vector<Violation> violations;
   auto plan = plan_from_json(*pj, violations);
-  if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Blue);
-  if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
-  r.plan = std::move(plan);
-  r.contract.parsed = 1;
+  if (plan && violations.empty()) violations = validate_plan(*plan, sc, side);
+  if (!plan || !violations.empty()) {
+    failure = "exec: plan invalid: " + join_violations(violations);
+    return std::nullopt;
+  }
+  return plan;
+}
+
+/// The process pool of an exec: policy.
+std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecConfig& cfg) {
+  ProcessPoolOptions opt;
+  opt.command = exec_command_of(spec_text);
+  opt.workers = cfg.workers;
+  opt.timeout_s = cfg.timeout_s;
+  opt.max_response_bytes = cfg.max_response_bytes;
+  opt.max_restarts = cfg.max_restarts;
+  return std::make_unique<ProcessPool>(std::move(opt));
+}
+
+}  // namespace
+
+BluePlanResult exec_plan_from_response(const json& response, const Scenario& sc) {
+  BluePlanResult r;
+  r.plan = exec_plan_of(response, sc, Side::Blue, r.failure);
+  (r.plan ? r.contract.parsed : r.contract.failed) = 1;
   return r;
 }
 
@@ -102,15 +127,7 @@ PolicyInfo ExecPolicy::static_info() {
 }
 
 ExecPolicy::ExecPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
-    : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)) {
-  ProcessPoolOptions opt;
-  opt.command = exec_command_of(spec_);
-  opt.workers = cfg.workers;
-  opt.timeout_s = cfg.timeout_s;
-  opt.max_response_bytes = cfg.max_response_bytes;
-  opt.max_restarts = cfg.max_restarts;
-  pool_ = std::make_unique<ProcessPool>(std::move(opt));
-}
+    : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
 
 BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   BluePlanResult r;
@@ -148,15 +165,7 @@ class ExecRedPolicy final : public RedPolicy {
     return info;
   }
   ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
-      : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)) {
-    ProcessPoolOptions opt;
-    opt.command = exec_command_of(spec_);
-    opt.workers = cfg.workers;
-    opt.timeout_s = cfg.timeout_s;
-    opt.max_response_bytes = cfg.max_response_bytes;
-    opt.max_restarts = cfg.max_restarts;
-    pool_ = std::make_unique<ProcessPool>(std::move(opt));
-  }
+      : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
@@ -177,15 +186,11 @@ class ExecRedPolicy final : public RedPolicy {
         pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
                        [&](const std::string& line) { return check_exec_envelope(line, id, response); });
     if (!reply.ok()) return fail(reply.error);
-    if (const auto err = response.find("error"); err != response.end() && !response.contains("plan"))
-      return fail("policy reported an error: " + (err->is_string() ? untrusted::excerpt(err->get<std::string>())
-                                                                   : untrusted::json_excerpt(*err)));
-    const auto pj = response.find("plan");
-    if (pj == response.end()) return fail("response has no \"plan\" field");
-    std::vector<Violation> violations;
-    auto plan = plan_from_json(*pj, violations);
-    if (plan && violations.empty()) violations = validate_plan(*plan, sc, Side::Red);
-    if (!plan || !violations.empty()) return fail("plan invalid: " + join_violations(violations));
+    auto plan = exec_plan_of(response, sc, Side::Red, r.failure);
+    if (!plan) {
+      r.contract.failed = 1;
+      return r;
+    }
     r.candidates.push_back(score_red_plan(std::move(*plan), sc, vulnerability(layout_plan(*req.blue, sc)), req.weights, 0));
     r.selected = 0;
     r.contract.parsed = 1;

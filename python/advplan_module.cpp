@@ -26,6 +26,7 @@
 
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -498,7 +499,9 @@ void tables_impl(const std::string& dir, const std::string& out) {
   py::gil_scoped_release nogil;
   const RunCsvs r = read_run(dir);
   const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
-  io::write_files(out.empty() ? (fs::path(dir) / "tables").string() : out, run_tables(r, bs));
+  const std::string dest = out.empty() ? (fs::path(dir) / "tables").string() : out;
+  io::check_analysis_output_dir(dest);
+  io::write_files(dest, run_tables(r, bs));
 }
 
 }  // namespace

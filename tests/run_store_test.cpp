@@ -180,6 +180,13 @@ TEST(RunStore, AnalysesWriteOnlyIntoRealDerivedFoldersOfARun) {
     EXPECT_TRUE(fs::is_empty(outside)) << folder << " wrote through the link";
     fs::remove(run + "/" + folder);
   }
+  // the same from inside the run, as `advplan tables .`
+  fs::create_directory_symlink(outside, run + "/tables");
+  const auto here = testing::run_command("cd " + quote(run) + " && " + quote(kBinary) + " tables .", dir);
+  expect_one_line_error(here);
+  EXPECT_THAT(here.err, HasSubstr("is a symbolic link inside the run"));
+  EXPECT_TRUE(fs::is_empty(outside));
+  fs::remove(run + "/tables");
   // a link one level down (tables/by_template) is refused too
   fs::create_directories(run + "/tables");
   fs::create_directory_symlink(outside, run + "/tables/by_template");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -208,7 +209,7 @@ void append_utf8(std::string& out, unsigned long cp) {
 /// source range of every decoded byte: decoded byte k came from text[begin[k], end[k]).
 struct Decoded {
   std::string text;
-  std::vector<std::size_t> begin, end;
+  std::vector<std::uint32_t> begin, end;  // texts over 4 GiB are not decoded
 };
 
 Decoded decode_escapes(std::string_view text) {
@@ -219,8 +220,8 @@ Decoded decode_escapes(std::string_view text) {
   auto emit = [&](const std::string& bytes, std::size_t b, std::size_t e) {
     for (const char c : bytes) {
       d.text += c;
-      d.begin.push_back(b);
-      d.end.push_back(e);
+      d.begin.push_back(static_cast<std::uint32_t>(b));
+      d.end.push_back(static_cast<std::uint32_t>(e));
     }
   };
   for (std::size_t i = 0; i < text.size();) {
@@ -274,16 +275,23 @@ std::string redact(std::string text, std::string_view secret) {
   if (secret.empty()) return text;
   for (auto p = text.find(secret); p != std::string::npos; p = text.find(secret, p))
     text.replace(p, secret.size(), "[redacted]");
-  if (text.find('\\') == std::string::npos) return text;
+  // Only an escape that can spell a byte of the key needs the decoding pass: \uXXXX, or \/ when the key holds a
+  // '/', or an escaped backslash (a second level). A body without one costs a scan (a JSON plan's \" and \n do not).
+  const bool may_hide = text.find("\\u") != std::string::npos || text.find("\\\\") != std::string::npos ||
+                        (secret.find('/') != std::string_view::npos && text.find("\\/") != std::string::npos);
+  if (!may_hide || text.size() > 0xffffffffu) return text;
   // The secret may also stand JSON-escaped (\u0073\u006b..., or escaped twice or three times), which a parser
   // would decode into clear text: find it in each decoded level and redact the source bytes it came from.
   std::vector<std::pair<std::size_t, std::size_t>> ranges;  // in `text`
   std::string level = text;
-  std::vector<std::size_t> lb(text.size()), le(text.size());  // level byte -> source range in `text`
-  for (std::size_t k = 0; k < text.size(); ++k) lb[k] = k, le[k] = k + 1;
+  std::vector<std::uint32_t> lb(text.size()), le(text.size());  // level byte -> source range in `text`
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    lb[k] = static_cast<std::uint32_t>(k);
+    le[k] = static_cast<std::uint32_t>(k + 1);
+  }
   for (int depth = 0; depth < 3 && level.find('\\') != std::string::npos; ++depth) {
     const Decoded d = decode_escapes(level);
-    std::vector<std::size_t> nb(d.text.size()), ne(d.text.size());
+    std::vector<std::uint32_t> nb(d.text.size()), ne(d.text.size());
     for (std::size_t k = 0; k < d.text.size(); ++k) {
       nb[k] = lb[d.begin[k]];
       ne[k] = le[d.end[k] - 1];

@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "http_module.hpp"
@@ -212,14 +213,20 @@ class IoLoop {
   }
 
   void set_max(int n) {
-    std::lock_guard lock(mu_);
-    max_ = std::max(1, n);
-    limit_ = max_;
+    {
+      std::lock_guard lock(mu_);
+      max_ = std::max(1, n);
+      limit_ = max_;
+    }
+    curl_multi_wakeup(multi_);  // queued transfers may start now
   }
 
  private:
   IoLoop() {
+    Reply unused;
+    if (!global_init_ok(unused)) throw std::runtime_error("libcurl did not initialise");
     multi_ = curl_multi_init();
+    if (!multi_) throw std::runtime_error("libcurl could not make a multi handle");
     std::thread([this] { run(); }).detach();
   }
 

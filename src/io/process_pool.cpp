@@ -192,6 +192,11 @@ int guard_sweep(const char* needle, std::size_t needle_len, pid_t self) {
 
 [[noreturn]] void guard_main(int read_end, const char* needle, std::size_t needle_len) {
   ::prctl(PR_SET_NAME, "advplan-guard", 0, 0, 0);  // what ps and /proc/PID/stat show
+  // Its stdin, stdout and stderr go to /dev/null: a pipe advplan's output goes to must end with advplan.
+  if (const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
+    for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+    if (null > 2 && null != read_end) ::close(null);
+  }
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_IGN);
   // Nothing of ours stays open here (a worker's pipe held by the guard would never reach end of file).
   if (read_end > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(read_end - 1), 0u);
@@ -372,10 +377,10 @@ std::string spawn(const std::string& command, ProcessPool::Worker& w) {
   static std::atomic<unsigned long> serial{0};
   w.token = fmt::format("{}-{}", ::getpid(), serial.fetch_add(1));
   const std::string token_entry = "ADVPLAN_POLICY_TOKEN=" + w.token;
-  std::vector<char*> env;
+  // First in the environment: the guard reads at most 1 MiB of /proc/PID/environ.
+  std::vector<char*> env{const_cast<char*>(token_entry.c_str())};
   for (char** e = environ; e && *e; ++e)
     if (std::strncmp(*e, "ADVPLAN_POLICY_TOKEN=", 21) != 0) env.push_back(*e);
-  env.push_back(const_cast<char*>(token_entry.c_str()));
   env.push_back(nullptr);
   pid_t pid = -1;
   const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, env.data());

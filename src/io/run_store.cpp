@@ -192,7 +192,8 @@ bool is_derived_dir(const std::string& rel) {
 
 void check_analysis_output_dir(const std::string& dest) {
   std::error_code ec;
-  fs::path d = fs::path(dest).lexically_normal();
+  // Absolute first: "./tables" from inside a run has the run as its parent too.
+  fs::path d = fs::absolute(dest, ec).lexically_normal();
   if (d.filename().empty()) d = d.parent_path();
   // The nearest enclosing run (a folder with a MANIFEST), by the path as written.
   fs::path run;

@@ -67,8 +67,9 @@ std::optional<ParsedUrl> parse_endpoint(std::string_view url) {
 
 /// At most kExcerptChars characters of a response body, on one line, valid UTF-8, without the key.
 std::string excerpt(const std::string& body, const std::string& secret) {
-  std::string s = untrusted::excerpt(untrusted::redact(body.substr(0, 4 * kExcerptChars), secret), kExcerptChars);
-  return s.empty() ? "(empty body)" : untrusted::redact(s, secret);
+  // The whole body is redacted before it is cut: a key escaped near the cut would otherwise leave a part behind.
+  std::string s = untrusted::excerpt(untrusted::redact(body, secret), kExcerptChars);
+  return s.empty() ? "(empty body)" : s;
 }
 
 bool retryable_status(int status) { return status == 429 || (status >= 500 && status <= 599); }

@@ -1,6 +1,10 @@
 #include "advplan/rubric/plans.hpp"
 
+#include "advplan/policy/openai_client.hpp"
+
 #include <fmt/format.h>
+
+#include <optional>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 
@@ -378,7 +382,11 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       } else {
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
         std::unique_lock<std::mutex> lock;
-        if (auto* m = plan.lock_for("blue:" + blues[b].first)) lock = std::unique_lock<std::mutex>(*m);
+        std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
+        if (auto* m = plan.lock_for("blue:" + blues[b].first)) {
+          lock = std::unique_lock<std::mutex>(*m);
+          pinned.emplace();
+        }
         try {
           plans[i][b] = blues[b].second->plan(sc, rng).plan;
         } catch (const std::exception&) {

@@ -703,6 +703,9 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
     write_all(journal_fd, journal_line(), journal_path);
+    // Headers and the first entry on disk before the directory becomes the run's work directory.
+    for (Stream& st : streams) (void)::fdatasync(st.fd);
+    (void)::fdatasync(journal_fd);
     if (std::rename(staging.c_str(), work.c_str()) != 0)
       throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
   }

@@ -244,6 +244,7 @@ TEST(Redact, FindsTheKeyLiteralAndJsonEscapedAtEveryLevel) {
   EXPECT_EQ(untrusted::redact("x s\\u006b-abc y", key), "x [redacted] y");    // partly escaped
   EXPECT_EQ(untrusted::redact("x s\\\\u006b-abc y", key), "x [redacted] y");  // escaped twice
   EXPECT_EQ(untrusted::redact("sk\\/abc", "sk/abc"), "[redacted]");
+  EXPECT_EQ(untrusted::redact("x sk\\\"q y", "sk\"q"), "x [redacted] y");  // a key with a quote, escaped \"
   EXPECT_EQ(untrusted::redact("\\u00e9sk-abc\\u00e9", key), "\\u00e9[redacted]\\u00e9");
   EXPECT_EQ(untrusted::redact("nothing \\n here", key), "nothing \\n here");
   EXPECT_EQ(untrusted::redact("\\u", key), "\\u");

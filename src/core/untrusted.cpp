@@ -275,10 +275,12 @@ std::string redact(std::string text, std::string_view secret) {
   if (secret.empty()) return text;
   for (auto p = text.find(secret); p != std::string::npos; p = text.find(secret, p))
     text.replace(p, secret.size(), "[redacted]");
-  // Only an escape that can spell a byte of the key needs the decoding pass: \uXXXX, or \/ when the key holds a
-  // '/', or an escaped backslash (a second level). A body without one costs a scan (a JSON plan's \" and \n do not).
+  // Only an escape that can spell a byte of the key needs the decoding pass: \uXXXX, an escaped backslash (a second
+  // level), or a short escape (\" \/ \n ...) when the key holds the byte it stands for. A body with none costs a scan
+  // (a JSON plan's \" and \n, beside a key of letters and digits, do not).
+  const bool short_escapes = secret.find_first_of("\"\\/\b\f\n\r\t") != std::string_view::npos;
   const bool may_hide = text.find("\\u") != std::string::npos || text.find("\\\\") != std::string::npos ||
-                        (secret.find('/') != std::string_view::npos && text.find("\\/") != std::string::npos);
+                        (short_escapes && text.find('\\') != std::string::npos);
   if (!may_hide || text.size() > 0xffffffffu) return text;
   // The secret may also stand JSON-escaped (\u0073\u006b..., or escaped twice or three times), which a parser
   // would decode into clear text: find it in each decoded level and redact the source bytes it came from.

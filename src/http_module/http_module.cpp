@@ -179,7 +179,6 @@ void finish(Job& j, CURLcode rc) {
     // errbuf is libcurl's own sentence; it can quote a server's bytes (a header that is too long), so the
     // client cuts and redacts it like any other server text.
     a.transport_error = j.errbuf[0] ? std::string(j.errbuf) : std::string(curl_easy_strerror(rc));
-    a.transport_timed_out = false;
     return;
   }
   long status = 0;

@@ -29,7 +29,6 @@ struct Reply {
   std::string encoding;               ///< compressed: the Content-Encoding the server sent
   std::string size;                   ///< too_big: the size, as the server declared it or "more than N"
   std::string transport_error;        ///< transport: libcurl's sentence, or why the response head was refused
-  bool transport_timed_out = false;   ///< transport: a timeout-like error near the deadline (unused with libcurl)
   double elapsed_s = 0;
 };
 

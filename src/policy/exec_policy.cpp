@@ -85,6 +85,21 @@ std::optional<Plan> exec_plan_of(const json& response, const Scenario& sc, Side 
   return plan;
 }
 
+/// One request to an exec: policy's program and its plan: the envelope checked (request_id `id`), then the plan
+/// validated as a plan of `side`; nullopt and `failure` set ("exec: ...") otherwise.
+std::optional<Plan> exec_exchange(ProcessPool& pool, const json& request, std::uint64_t id, const Scenario& sc,
+                                  Side side, std::string& failure) {
+  json response;
+  const PoolReply reply =
+      pool.request(request.dump(-1, ' ', false, json::error_handler_t::replace),
+                   [&](const std::string& line) { return check_exec_envelope(line, id, response); });
+  if (!reply.ok()) {
+    failure = "exec: " + reply.error;
+    return std::nullopt;
+  }
+  return exec_plan_of(response, sc, side, failure);
+}
+
 /// The process pool of an exec: policy.
 std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecConfig& cfg) {
   ProcessPoolOptions opt;
@@ -130,22 +145,14 @@ ExecPolicy::ExecPolicy(std::string spec_text, Params params, const ExecConfig& c
     : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
 
 BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
-  BluePlanResult r;
-  auto fail = [&](const std::string& why) {
-    r.failure = "exec: " + why;
-    r.contract.failed = 1;
-    return r;
-  };
   const std::uint64_t id = next_request_id_.fetch_add(1);
   // rng_seed: 53 bits of this (run seed, scenario, policy) stream, exact in any JSON reader.
   const json request = {
       {"request_id", id}, {"side", "BLUE"}, {"rng_seed", rng.next_u64() >> 11}, {"scenario", to_json(sc)}};
-  json response;
-  const PoolReply reply =
-      pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
-                     [&](const std::string& line) { return check_exec_envelope(line, id, response); });
-  if (!reply.ok()) return fail(reply.error);
-  return exec_plan_from_response(response, sc);
+  BluePlanResult r;
+  r.plan = exec_exchange(*pool_, request, id, sc, Side::Blue, r.failure);
+  (r.plan ? r.contract.parsed : r.contract.failed) = 1;
+  return r;
 }
 
 namespace {
@@ -171,22 +178,12 @@ class ExecRedPolicy final : public RedPolicy {
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
     const Scenario& sc = *req.scenario;
     RedResponse r;
-    auto fail = [&](const std::string& why) {
-      r.failure = "exec: " + why;
-      r.contract.failed = 1;
-      return r;
-    };
     const std::uint64_t id = next_request_id_.fetch_add(1);
     const std::uint64_t seed = Rng::keyed(req.run_seed, sc.id, "red/exec").next_u64() >> 11;
     const json request = {{"request_id", id},         {"side", "RED"},
                           {"rng_seed", seed},         {"scenario", to_json(sc)},
                           {"blue_plan", to_json(*req.blue)}};
-    json response;
-    const PoolReply reply =
-        pool_->request(request.dump(-1, ' ', false, json::error_handler_t::replace),
-                       [&](const std::string& line) { return check_exec_envelope(line, id, response); });
-    if (!reply.ok()) return fail(reply.error);
-    auto plan = exec_plan_of(response, sc, Side::Red, r.failure);
+    auto plan = exec_exchange(*pool_, request, id, sc, Side::Red, r.failure);
     if (!plan) {
       r.contract.failed = 1;
       return r;

@@ -107,7 +107,6 @@ const HttpModule& http_module() {
   }();
   return m;
 }
-http::PostFn http_post() { return http_module().post; }
 
 thread_local int t_no_suspend = 0;
 std::atomic<int> g_async_scopes{0};
@@ -259,9 +258,7 @@ Attempt post_once(const http::Post& post, const std::string& secret) {
       a.error = fmt::format("response body exceeds {} bytes ({} bytes)", post.max_body, untrusted::excerpt(r.size, 40));
       break;
     case Kind::transport:
-      a.error = r.transport_timed_out
-                    ? fmt::format("timeout: no response from {} within {} s", post.origin, post.timeout_s)
-                    : fmt::format("{} ({})", r.transport_error, post.origin);
+      a.error = fmt::format("{} ({})", r.transport_error, post.origin);
       a.retryable = true;
       break;
     case Kind::response:

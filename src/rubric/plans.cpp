@@ -1,6 +1,5 @@
 #include "advplan/rubric/plans.hpp"
 
-#include "advplan/policy/openai_client.hpp"
 
 #include <fmt/format.h>
 
@@ -381,12 +380,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
         plans[i][b] = std::move(kept->second);
       } else {
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
-        std::unique_lock<std::mutex> lock;
-        std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
-        if (auto* m = plan.lock_for("blue:" + blues[b].first)) {
-          lock = std::unique_lock<std::mutex>(*m);
-          pinned.emplace();
-        }
+        const SerialCall serial = plan.serialise("blue:" + blues[b].first);
         try {
           plans[i][b] = blues[b].second->plan(sc, rng).plan;
         } catch (const std::exception&) {

@@ -212,8 +212,9 @@ struct Stream {
 
 /// What identifies a run for --resume: a resumed run must be the same run.
 /// total * i / n without overflow (a shard count near 2^64 once wrapped the product).
+__extension__ typedef unsigned __int128 u128;  // GCC and clang; __extension__ keeps -Wpedantic quiet
 std::size_t shard_bound(std::size_t total, std::size_t i, std::size_t n) {
-  return static_cast<std::size_t>(static_cast<unsigned __int128>(total) * i / n);
+  return static_cast<std::size_t>(static_cast<u128>(total) * i / n);
 }
 
 /// The id of scenario i of the corpus order (generate_corpus: templates in order, seeds ascending).

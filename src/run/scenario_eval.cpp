@@ -1,6 +1,5 @@
 #include "advplan/run/scenario_eval.hpp"
 
-#include "advplan/policy/openai_client.hpp"
 
 #include <fmt/format.h>
 
@@ -108,12 +107,7 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
     Rng rng = Rng::keyed(plan.cfg->seed, sc.id, "blue/" + c.blue);
     BluePlanResult r;
     try {
-      std::unique_lock<std::mutex> serial;
-      std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
-      if (std::mutex* m = plan.lock_for("blue:" + c.blue)) {
-        serial = std::unique_lock(*m);
-        pinned.emplace();
-      }
+      const SerialCall serial = plan.serialise("blue:" + c.blue);
       r = plan.blues.at(c.blue)->plan(sc, rng);
     } catch (const std::exception& e) {
       r.plan.reset();
@@ -227,12 +221,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   if (t.last_of_blue.count(c.label)) t.cache.last_use(req.stream, blue);
   RedResponse resp;
   try {
-    std::unique_lock<std::mutex> serial;
-    std::optional<NoSuspendScope> pinned;  // a lock taken here must be released on this thread
-    if (std::mutex* m = t.plan.lock_for("red:" + c.red)) {
-      serial = std::unique_lock(*m);
-      pinned.emplace();
-    }
+    const SerialCall serial = t.plan.serialise("red:" + c.red);
     resp = red.respond(req, &t.cache);
   } catch (const Error& e) {
     resp.failure = e.what();

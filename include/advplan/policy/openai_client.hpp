@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "advplan/policy/llm_contract.hpp"
+#include "advplan/policy/suspension.hpp"
 
 namespace advplan {
 
@@ -23,28 +24,6 @@ struct LlmSettings {
   double backoff_s = 0.5;
   int max_repairs = 1;
   int max_connections = 16;  ///< requests in flight at once, across every client of the process
-};
-
-/// While one lives (anywhere in the process), a live client called from a TBB task suspends the task for its reply
-/// instead of blocking the thread: the runner holds one around its scenario pipeline, whose tasks may be suspended.
-/// Outside it (a test's or a command's own thread, a judge called after the run) every call blocks.
-class AsyncRequestsScope {
- public:
-  AsyncRequestsScope();
-  ~AsyncRequestsScope();
-  AsyncRequestsScope(const AsyncRequestsScope&) = delete;
-  AsyncRequestsScope& operator=(const AsyncRequestsScope&) = delete;
-};
-
-/// While one lives on a thread, a live client there blocks for its reply instead of suspending its TBB task: the
-/// runner holds one around a call it serialises with a lock (ThreadSafety::none), which must end on the thread that
-/// took it.
-class NoSuspendScope {
- public:
-  NoSuspendScope();
-  ~NoSuspendScope();
-  NoSuspendScope(const NoSuspendScope&) = delete;
-  NoSuspendScope& operator=(const NoSuspendScope&) = delete;
 };
 
 /// Applies the environment to `cfg`: ADVPLAN_LLM_ENDPOINT overrides llm.endpoint; the model is

@@ -12,6 +12,7 @@
 
 #include "advplan/run/config.hpp"
 #include "advplan/run/observer.hpp"
+#include "advplan/policy/suspension.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_policy.hpp"
 
@@ -63,6 +64,22 @@ struct RunSummary {
   std::vector<std::pair<std::string, double>> phase_seconds;
 };
 
+/// A call to a policy that declares ThreadSafety::none: holds the policy's lock for the call, and pins the call to its
+/// thread (NoSuspendScope), since a std::mutex must be released by the thread that took it. Nothing for a policy that
+/// may be called concurrently.
+class SerialCall {
+ public:
+  explicit SerialCall(std::mutex* m) {
+    if (m == nullptr) return;
+    lock_ = std::unique_lock(*m);
+    pinned_.emplace();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  std::optional<NoSuspendScope> pinned_;
+};
+
 /// Everything a run uses, created before any work so bad policy names and parameters fail first.
 struct RunPlan {
   const ExperimentConfig* cfg = nullptr;
@@ -78,6 +95,8 @@ struct RunPlan {
     auto it = serial.find(spec);
     return it == serial.end() ? nullptr : it->second.get();
   }
+  /// Held around every call to the policy "red:<spec>" or "blue:<spec>" from a scenario task.
+  SerialCall serialise(const std::string& spec) const { return SerialCall(lock_for(spec)); }
 };
 
 /// Creates every policy the conditions name. Throws PolicyError / ConfigError naming the config and the

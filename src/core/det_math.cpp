@@ -1,5 +1,6 @@
 #include "core/det_math.hpp"
 
+#include <Eigen/Core>
 #include <cmath>
 #include <numbers>
 
@@ -95,6 +96,20 @@ void exp_n(const double* x, std::size_t n, double* out) {
 #else
   for (std::size_t i = 0; i < n; ++i) out[i] = exp(x[i]);
 #endif
+}
+
+void packet_exp_inplace(double* x, std::size_t n) {
+  using Packet = Eigen::internal::packet_traits<double>::type;
+  constexpr std::size_t kPacket = Eigen::internal::packet_traits<double>::size;
+  std::size_t i = 0;
+  for (; i + kPacket <= n; i += kPacket)
+    Eigen::internal::pstoreu(x + i, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(x + i)));
+  if (i < n) {  // the tail in a zero-padded packet: the same polynomial, never the C library's exp
+    double tail[kPacket] = {};
+    for (std::size_t k = i; k < n; ++k) tail[k - i] = x[k];
+    Eigen::internal::pstoreu(tail, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(tail)));
+    for (std::size_t k = i; k < n; ++k) x[k] = tail[k - i];
+  }
 }
 
 }  // namespace advplan::det

@@ -41,6 +41,13 @@ void exp_n(const double* x, std::size_t n, double* out);
 /// draw the uniforms of several normals in Rng::normal's order and transform them together.
 void box_muller_n(const double* u1, const double* u2, std::size_t n, double* out);
 
+/// x[i] = exp(x[i]) in place for i < n, through Eigen's packet exp (its own polynomial on packets of two doubles,
+/// compiled once for baseline x86-64, so the same bits on every CPU; not det::exp's bits). The simulator's
+/// per-replication rates use it, as they have since the paper run. Eigen's public x.exp() hands an element past the
+/// last whole packet to the C library's exp, which is CPU-dependent; so the tail goes through a padded packet, and
+/// this is the one function in the tree that calls Eigen's internal packet API (docs/DECISIONS.md "Architecture").
+void packet_exp_inplace(double* x, std::size_t n);
+
 #if defined(__x86_64__)
 namespace detail {
 /// exp_n's and box_muller_n's two x86-64 paths, for the tests that compare each with the scalar functions (the

@@ -4,7 +4,6 @@
 // are std::maps, so the keys come out sorted); what these do not write themselves goes to nlohmann, so the bytes
 // and the errors are nlohmann's. Heavy: include from .cpp files only.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,15 +34,16 @@ inline void key(std::string& out, std::string_view k) {
   out.push_back(':');
 }
 
-/// A double: nlohmann's shortest round-trip form (its Grisu2 to_chars), or null when not finite.
+/// A double: nlohmann's shortest round-trip form, or null when not finite. Through nlohmann's public dump(): its
+/// Grisu2 digits are not always the shortest (std::to_chars differs from them for about 1 double in 1,000), so no
+/// other formatter gives its bytes (docs/DECISIONS.md "Architecture"). The writers that call this are not on the
+/// run's hot path (prompts, judges, `scenarios dump`), so the dump's allocation costs nothing measurable.
 inline void number(std::string& out, double x) {
   if (!std::isfinite(x)) {
     out.append("null");
     return;
   }
-  std::array<char, 64> buf{};
-  const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
-  out.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+  out.append(nlohmann::json(x).dump());
 }
 
 /// An integer, in decimal.

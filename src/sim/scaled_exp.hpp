@@ -4,11 +4,9 @@
 
 namespace advplan::detail {
 
-/// exp(s * z[i]) for every i, each through Eigen's vectorised exp: its own polynomial in packets of two doubles,
-/// compiled once for baseline x86-64 (SSE2), so the same bits on every CPU. Eigen's x.exp() evaluates an element
-/// past the last whole packet with the C library's exp instead, whose FMA and SSE2 builds can differ in the last
-/// bit; the length is therefore padded to whole packets, and the packets go through Eigen's packet exp directly.
-/// tests/cross_cpu_test.cpp checks every element against the packet function, for odd lengths too.
+/// exp(s * z[i]) for every i, through det::packet_exp_inplace (src/core/det_math.hpp): Eigen's packet exp for
+/// every element, the tail too, so the same bits on every CPU. tests/cross_cpu_test.cpp checks every element
+/// against the packet function, for odd lengths too.
 Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s);
 
 }  // namespace advplan::detail

@@ -167,17 +167,8 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void step_re
 namespace detail {
 
 Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s) {
-  using Packet = Eigen::internal::packet_traits<double>::type;
-  constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
-  const Eigen::Index n = z.size(), padded = (n + kPacket - 1) / kPacket * kPacket;
-  Eigen::ArrayXd x = Eigen::ArrayXd::Zero(padded);  // whole packets
-  x.head(n) = s * z;
-  // In place, packet by packet, through the function Eigen's x.exp() applies to whole packets
-  // (scalar_exp_op::packetOp): the values are those of x.exp() on whole packets, and no scalar exp (the C
-  // library's, CPU-dependent) is even referenced, so an unoptimised or sanitizer build imports none either.
-  for (Eigen::Index i = 0; i < padded; i += kPacket)
-    Eigen::internal::pstoreu(x.data() + i, Eigen::internal::pexp(Eigen::internal::ploadu<Packet>(x.data() + i)));
-  x.conservativeResize(n);
+  Eigen::ArrayXd x = s * z;
+  det::packet_exp_inplace(x.data(), static_cast<std::size_t>(x.size()));
   return x;
 }
 

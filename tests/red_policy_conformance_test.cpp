@@ -127,11 +127,11 @@ TEST_P(RedPolicyConformance, SameRequestSameOutput) {
     SCOPED_TRACE(sc.id);
     const RedResponse a = policy_->respond(request_for(sc, paper().seed));
     const RedResponse b = policy_->respond(request_for(sc, paper().seed));
-    CandidateCache cache;
     const RedRequest req = request_for(sc, paper().seed);
+    // Built for two requests: the first keeps the candidates, the second (the last) moves them out, and a request
+    // after that draws them again.
+    CandidateCache cache({{req.blue, 2}});
     const RedResponse c = policy_->respond(req, &cache);
-    // Said to be the last request: the cached candidates are moved out; a request after that draws them again.
-    cache.last_use(req.stream, *req.blue);
     const RedResponse d = policy_->respond(req, &cache);
     const RedResponse e = policy_->respond(req, &cache);
     for (const RedResponse* r : {&b, &c, &d, &e}) {
@@ -148,7 +148,7 @@ TEST_P(RedPolicyConformance, SameRequestSameOutput) {
   }
 }
 
-TEST(CandidateCache, TheLastUseMovesTheCandidatesOutAndALaterRequestDrawsThemAgain) {
+TEST(CandidateCache, TheLastRequestMovesTheCandidatesOutAndALaterOneDrawsThemAgain) {
   const Scenario& sc = scenarios().front();
   const RedRequest req = request_for(sc, paper().seed);
   const std::vector<RedCandidate> fresh = sample_red_candidates(req, 16);
@@ -160,16 +160,23 @@ TEST(CandidateCache, TheLastUseMovesTheCandidatesOutAndALaterRequestDrawsThemAga
       EXPECT_EQ(got[i].pressure.magnitude, fresh[i].pressure.magnitude) << i;
     }
   };
-  CandidateCache cache;
+  CandidateCache cache({{req.blue, 2}});  // two requests will answer this plan
+  cache.start_request(*req.blue);
+  EXPECT_FALSE(cache.in_last_request(*req.blue));
   same(sample_red_candidates(req, 8, &cache), 8);
-  EXPECT_FALSE(cache.take_last_use(req.stream, *req.blue));
-  cache.last_use(req.stream, *req.blue);
+  EXPECT_EQ(cache.entry(req.stream, *req.blue).size(), 8u);  // kept for the next request
+  cache.start_request(*req.blue);
+  EXPECT_TRUE(cache.in_last_request(*req.blue));
   same(sample_red_candidates(req, 16, &cache), 16);  // extends to 16, then hands them over
   EXPECT_TRUE(cache.entry(req.stream, *req.blue).empty());
-  EXPECT_FALSE(cache.take_last_use(req.stream, *req.blue));  // said once, taken once
+  cache.start_request(*req.blue);                    // a request the cache was not built with
   same(sample_red_candidates(req, 4, &cache), 4);    // drawn again: the same candidates
-  same(sample_red_candidates(req, 12, &cache), 12);  // and kept again (no last use said)
-  EXPECT_EQ(cache.entry(req.stream, *req.blue).size(), 12u);
+  // A cache built without counts, or for another plan, keeps them.
+  Plan other = *req.blue;
+  CandidateCache uncounted({{&other, 1}});
+  uncounted.start_request(*req.blue);
+  same(sample_red_candidates(req, 12, &uncounted), 12);
+  EXPECT_EQ(uncounted.entry(req.stream, *req.blue).size(), 12u);
 }
 
 /// A policy that marks some of its candidates invalid: RedPolicy::respond must drop them, keep the others' order and

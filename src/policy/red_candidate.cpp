@@ -110,19 +110,16 @@ RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext
 }
 
 std::vector<RedCandidate>& CandidateCache::entry(const std::string& stream, const Plan& blue) {
-  return entries_[{stream, &blue, blue.plan_id}].candidates;
+  return entries_[{stream, &blue, blue.plan_id}];
 }
 
-void CandidateCache::last_use(const std::string& stream, const Plan& blue) {
-  entries_[{stream, &blue, blue.plan_id}].last_use = true;
+void CandidateCache::start_request(const Plan& blue) {
+  const auto it = remaining_.find(&blue);
+  if (it == remaining_.end() || it->second <= 0) return;
+  if (--it->second == 0) last_.insert(&blue);
 }
 
-bool CandidateCache::take_last_use(const std::string& stream, const Plan& blue) {
-  const auto it = entries_.find({stream, &blue, blue.plan_id});
-  if (it == entries_.end() || !it->second.last_use) return false;
-  it->second.last_use = false;
-  return true;
-}
+bool CandidateCache::in_last_request(const Plan& blue) const { return last_.contains(&blue); }
 
 detail::CandidateBatch::CandidateBatch(const RedRequest& req, bool with_coherence)
     : sc_(*req.scenario),
@@ -211,7 +208,7 @@ std::vector<RedCandidate> sample_red_candidates(const RedRequest& req, int k, Ca
     undo.done = true;
   }
   if (!cache) return local;  // drawn for this call alone: moved out, not copied
-  if (cache->take_last_use(req.stream, *req.blue)) {  // no later request: moved out, and the entry starts again
+  if (cache->in_last_request(*req.blue)) {  // no later request: moved out, and the entry starts again
     std::vector<RedCandidate> out(std::make_move_iterator(have.begin()),
                                   std::make_move_iterator(have.begin() + static_cast<std::ptrdiff_t>(want)));
     have.clear();

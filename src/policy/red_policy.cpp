@@ -15,6 +15,7 @@ std::string RedPolicy::label() const {
 
 RedResponse RedPolicy::respond(const RedRequest& req, CandidateCache* cache) const {
   if (!req.scenario || !req.blue) throw std::invalid_argument("RedPolicy::respond: request without scenario or BLUE plan");
+  if (cache) cache->start_request(*req.blue);
   RedResponse r = do_respond(req, cache);
   // Drop invalid candidates, keeping the selection pointing at the same candidate.
   const RedCandidate* sel = r.chosen();

@@ -185,8 +185,6 @@ struct ScenarioTask {
   const SimNoise& noise;  // common random numbers across conditions
   CandidateCache& cache;
   ScenarioOutcome& out;
-  /// The labels of the conditions that are the last of their BLUE policy (in condition order).
-  std::set<std::string> last_of_blue;
   const geo::GeoMap* map = nullptr;  // terrain: geo
   /// The wargames played so far, by their forces' bits. simulate() is a function of the two forces, the noise
   /// and the settings, and the last two are the task's, so conditions whose RED policies chose the same plan
@@ -217,8 +215,6 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   if (!be.result.plan) return fail("blue: " + be.result.failure);
   const Plan& blue = *be.result.plan;
   const RedRequest req = red_request(sc, blue, t.plan.ctx, "baseline");
-  // The last condition of this BLUE policy takes the cached candidates instead of a copy (CandidateCache::last_use).
-  if (t.last_of_blue.count(c.label)) t.cache.last_use(req.stream, blue);
   RedResponse resp;
   try {
     const SerialCall serial = t.plan.serialise("red:" + c.red);
@@ -343,13 +339,13 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
   auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
-  CandidateCache cache;
-  ScenarioTask task{sc, plan, blues, noise, cache, out, {}, map ? &*map : nullptr};
-  {
-    std::set<std::string> seen;
-    for (auto it = plan.conditions.rbegin(); it != plan.conditions.rend(); ++it)
-      if (seen.insert(it->blue).second) task.last_of_blue.insert(it->label);
-  }
+  // One RED request per condition answers its BLUE policy's plan: the cache moves a plan's candidates out in the
+  // last of them instead of copying.
+  std::map<const Plan*, int> requests;
+  for (const auto& c : plan.conditions)
+    if (const auto& p = blues.at(c.blue).result.plan) ++requests[&*p];
+  CandidateCache cache(std::move(requests));
+  ScenarioTask task{sc, plan, blues, noise, cache, out, map ? &*map : nullptr};
 
   std::map<std::string, ConditionResult> results;                // by condition label
   std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result

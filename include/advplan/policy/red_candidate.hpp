@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -74,23 +75,29 @@ RedRequest red_request(const Scenario& sc, const Plan& blue, const PolicyContext
 /// one draw and a larger k extends a smaller one's candidates instead of drawing them again. The BLUE plan is
 /// identified by its address and id: two policies' plans with the same id are different plans. Not thread-safe:
 /// one per task, and the plans must outlive it.
+///
+/// The cache works out when a plan's candidates are needed for the last time from the requests it is built with:
+/// how many RED requests will answer each BLUE plan in the task. RedPolicy::respond counts each request as it
+/// starts, and in a plan's last request sample_red_candidates moves the candidates out instead of copying them. A
+/// request after that (or a second draw within the last one) draws them again: the same candidates, since each is
+/// a function of its stream and index, so a miscount costs time, never a result. A cache built without counts
+/// copies always.
 class CandidateCache {
  public:
+  CandidateCache() = default;
+  /// `requests[&plan]`: how many RED requests will answer `plan` in this task.
+  explicit CandidateCache(std::map<const Plan*, int> requests) : remaining_(std::move(requests)) {}
   /// The candidates drawn so far for (stream, plan), created empty on first use.
   std::vector<RedCandidate>& entry(const std::string& stream, const Plan& blue);
-  /// Says that the next request for (stream, plan) is the last one: sample_red_candidates then moves its
-  /// candidates out of the cache instead of copying them. A request after that draws them again (the same
-  /// candidates: each is a function of its stream and index), so a wrong hint costs time, never a result.
-  void last_use(const std::string& stream, const Plan& blue);
-  /// Whether last_use was said for (stream, plan) since its candidates were last taken; clears it.
-  bool take_last_use(const std::string& stream, const Plan& blue);
+  /// Counts the start of one RED request answering `blue` (RedPolicy::respond calls it).
+  void start_request(const Plan& blue);
+  /// Whether the request in progress for `blue` is the last one the cache was built with.
+  bool in_last_request(const Plan& blue) const;
 
  private:
-  struct Entry {
-    std::vector<RedCandidate> candidates;
-    bool last_use = false;
-  };
-  std::map<std::tuple<std::string, const Plan*, std::string>, Entry> entries_;
+  std::map<std::tuple<std::string, const Plan*, std::string>, std::vector<RedCandidate>> entries_;
+  std::map<const Plan*, int> remaining_;  ///< requests not yet started, by plan
+  std::set<const Plan*> last_;            ///< plans whose last request has started
 };
 
 /// Draws candidates 0..k-1 in parallel (TBB), each from Rng::keyed(run_seed, scenario, "red/" + stream, i);

@@ -2,64 +2,63 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "core/plan_fields.hpp"
 
 namespace advplan {
 using nlohmann::json;
 
-// The objects are filled key by key and moved into place: nlohmann's initializer-list form copies every nested
-// value once more. The keys are ordered by the object type either way, so the text is the same.
-json to_json(const Plan& p) {
-  json actions = json::array();
-  actions.get_ref<json::array_t&>().reserve(p.actions.size());
-  for (const auto& a : p.actions) {
-    json meta = json::object();
-    for (const auto& [k, v] : a.metadata) meta[k] = v;
-    json o = json::object();
-    o["id"] = a.id;
-    o["asset"] = a.asset;
-    o["verb"] = a.verb;
-    o["category"] = std::string(to_string(a.category));
-    o["target"] = a.target;
-    o["priority"] = a.priority;
-    o["metadata"] = std::move(meta);
-    actions.push_back(std::move(o));
-  }
-  json branches = json::array();
-  for (const auto& b : p.branches) {
-    json o = json::object();
-    o["at"] = b.at;
-    o["condition"] = b.condition;
-    o["options"] = b.options;
-    branches.push_back(std::move(o));
-  }
-  json tools = json::array();
-  for (const auto& t : p.tool_calls) {
-    json args = json::parse(t.arguments_json, nullptr, false);
-    if (args.is_discarded()) args = json::object();
-    json o = json::object();
-    o["name"] = t.name;
-    o["arguments"] = std::move(args);
-    tools.push_back(std::move(o));
-  }
-  json roles = json::object();
-  for (const auto& [k, v] : p.roles) roles[k] = v;
-  json out = json::object();
-  out["plan_id"] = p.plan_id;
-  out["side"] = std::string(to_string(p.side));
-  out["objective"] = p.objective;
-  out["domain"] = p.domain;
-  out["roles"] = std::move(roles);
-  out["actions"] = std::move(actions);
-  out["chain"] = p.chain;
-  out["branches"] = std::move(branches);
-  out["tool_calls"] = std::move(tools);
-  return out;
+namespace {
+
+// A plan type's object, field by field through its table (core/plan_fields.hpp). The objects are filled key by key
+// and moved into place: nlohmann's initializer-list form copies every nested value once more. The keys are ordered
+// by the object type either way, so the text is the same.
+json value(const std::string& s) { return s; }
+json value(Category c) { return std::string(to_string(c)); }
+json value(Side s) { return std::string(to_string(s)); }
+json value(int i) { return i; }
+json value(const std::vector<std::string>& v) { return v; }
+json value(const std::vector<std::vector<std::string>>& v) { return v; }
+json value(const std::map<std::string, std::string>& m) {
+  json o = json::object();
+  for (const auto& [k, v] : m) o[k] = v;
+  return o;
+}
+/// A tool call's arguments: the object the text holds, or {} when it is not JSON.
+json arguments(const std::string& text) {
+  json args = json::parse(text, nullptr, false);
+  if (args.is_discarded()) args = json::object();
+  return args;
+}
+template <class T>
+json object(const T& x);
+template <class T>
+json value(const std::vector<T>& v) {
+  json a = json::array();
+  a.get_ref<json::array_t&>().reserve(v.size());
+  for (const T& e : v) a.push_back(object(e));
+  return a;
+}
+template <class T>
+json object(const T& x) {
+  json o = json::object();
+  plan_fields::for_each(plan_fields::table<T>(), [&](const auto& field) {
+    if constexpr (std::decay_t<decltype(field)>::json_text)
+      o[std::string(field.name)] = arguments(x.*field.member);
+    else
+      o[std::string(field.name)] = value(x.*field.member);
+  });
+  return o;
 }
 
+}  // namespace
+
+json to_json(const Plan& p) { return object(p); }
 
 namespace {
 

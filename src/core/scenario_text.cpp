@@ -57,6 +57,90 @@ struct Writer {
     }
     out.push_back('}');
   }
+  /// The assets array's elements.
+  void assets(const std::vector<Asset>& assets) {
+    for (std::size_t i = 0; i < assets.size(); ++i) {
+      const Asset& a = assets[i];
+      if (i) raw(",");
+      raw("{");
+      key("capability");
+      num(a.capability);
+      raw(",");
+      key("categories");
+      raw("[");
+      for (std::size_t c = 0; c < a.categories.size(); ++c) {
+        if (c) raw(",");
+        str(to_string(a.categories[c]));
+      }
+      raw("],");
+      key("cost");
+      num(a.cost);
+      raw(",");
+      key("domain");
+      str(a.domain);
+      raw(",");
+      key("id");
+      str(a.id);
+      raw(",");
+      key("mobility");
+      num(a.mobility);
+      raw(",");
+      key("role");
+      str(a.role);
+      raw(",");
+      key("side");
+      str(to_string(a.side));
+      raw(",");
+      key("type");
+      str(a.type);
+      raw("}");
+    }
+  }
+  /// The requirements object's members.
+  void requirements(const Scenario& s) {
+    for (Side side : {Side::Blue, Side::Red}) {  // "BLUE" < "RED"
+      const SideRequirements& r = s.req(side);
+      if (side == Side::Red) raw(",");
+      key(to_string(side));
+      raw("{");
+      key("budget");
+      num(r.budget);
+      raw(",");
+      key("effort_scale");
+      num(r.effort_scale);
+      raw(",");
+      key("weights");
+      cat_map(r.weight);
+      raw("}");
+    }
+  }
+  /// The terrain object's members.
+  void terrain(const Terrain& t) {
+    key("category_modifiers");
+    cat_map(t.category_modifier);
+    raw(",");
+    key("exposure");
+    num(t.exposure);
+    raw(",");
+    key("family");
+    str(t.family);
+    raw(",");
+    key("mobility");
+    num(t.mobility);
+    raw(",");
+    key("visibility");
+    num(t.visibility);
+  }
+  /// The verbs object's members, by category name.
+  void verbs(const Scenario& s) {
+    bool first = true;
+    for (std::size_t i : categories_by_name()) {
+      if (!first) raw(",");
+      first = false;
+      key(to_string(static_cast<Category>(i)));
+      str_list(s.verbs[i]);
+    }
+  }
 };
 
 }  // namespace
@@ -68,42 +152,7 @@ std::string scenario_to_string(const Scenario& s, ScenarioJson what) {
   w.raw("{");
   w.key("assets");
   w.raw("[");
-  for (std::size_t i = 0; i < s.assets.size(); ++i) {
-    const Asset& a = s.assets[i];
-    if (i) w.raw(",");
-    w.raw("{");
-    w.key("capability");
-    w.num(a.capability);
-    w.raw(",");
-    w.key("categories");
-    w.raw("[");
-    for (std::size_t c = 0; c < a.categories.size(); ++c) {
-      if (c) w.raw(",");
-      w.str(to_string(a.categories[c]));
-    }
-    w.raw("],");
-    w.key("cost");
-    w.num(a.cost);
-    w.raw(",");
-    w.key("domain");
-    w.str(a.domain);
-    w.raw(",");
-    w.key("id");
-    w.str(a.id);
-    w.raw(",");
-    w.key("mobility");
-    w.num(a.mobility);
-    w.raw(",");
-    w.key("role");
-    w.str(a.role);
-    w.raw(",");
-    w.key("side");
-    w.str(to_string(a.side));
-    w.raw(",");
-    w.key("type");
-    w.str(a.type);
-    w.raw("}");
-  }
+  w.assets(s.assets);
   w.raw("],");
   w.key("blue_seed_plans");
   w.raw("[");
@@ -148,21 +197,7 @@ std::string scenario_to_string(const Scenario& s, ScenarioJson what) {
   w.raw("],");
   w.key("requirements");
   w.raw("{");
-  for (Side side : {Side::Blue, Side::Red}) {  // "BLUE" < "RED"
-    const SideRequirements& r = s.req(side);
-    if (side == Side::Red) w.raw(",");
-    w.key(to_string(side));
-    w.raw("{");
-    w.key("budget");
-    w.num(r.budget);
-    w.raw(",");
-    w.key("effort_scale");
-    w.num(r.effort_scale);
-    w.raw(",");
-    w.key("weights");
-    w.cat_map(r.weight);
-    w.raw("}");
-  }
+  w.requirements(s);
   w.raw("},");
   w.key("seed");
   w.raw(std::to_string(s.seed));
@@ -172,30 +207,11 @@ std::string scenario_to_string(const Scenario& s, ScenarioJson what) {
   w.raw(",");
   w.key("terrain");
   w.raw("{");
-  w.key("category_modifiers");
-  w.cat_map(s.terrain.category_modifier);
-  w.raw(",");
-  w.key("exposure");
-  w.num(s.terrain.exposure);
-  w.raw(",");
-  w.key("family");
-  w.str(s.terrain.family);
-  w.raw(",");
-  w.key("mobility");
-  w.num(s.terrain.mobility);
-  w.raw(",");
-  w.key("visibility");
-  w.num(s.terrain.visibility);
+  w.terrain(s.terrain);
   w.raw("},");
   w.key("verbs");
   w.raw("{");
-  first = true;
-  for (std::size_t i : categories_by_name()) {
-    if (!first) w.raw(",");
-    first = false;
-    w.key(to_string(static_cast<Category>(i)));
-    w.str_list(s.verbs[i]);
-  }
+  w.verbs(s);
   w.raw("}}");
   return out;
 }

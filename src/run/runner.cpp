@@ -506,9 +506,12 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
 
 }  // namespace
 
-RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const ExperimentConfig& cfg = *plan.cfg;
+namespace {
+
+using RunKey = std::vector<std::pair<std::string, std::string>>;
+
+/// The options no run may start with, refused before any work.
+void check_run_options(const RunOptions& opts) {
   if (opts.force && opts.resume) throw ConfigError("run: use at most one of --force and --resume");
   (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
   if (opts.summary != "auto" && opts.summary != "bootstrap" && opts.summary != "streaming")
@@ -516,17 +519,356 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
     throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
                                   opts.shard_index, opts.shard_count, opts.shard_count - 1));
+}
+
+/// The journal of the work directory: one line per checkpoint, written after the rows it counts.
+struct Journal {
+  std::string path;
+  int fd = -1;
+
+  /// "done rows failed with_plan" and each stream's "bytes rows sha256".
+  static std::string line(std::size_t done, const RunSummary& summary, const std::vector<Stream>& streams) {
+    std::string line =
+        fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
+    for (const Stream& st : streams) line += fmt::format(" {} {} {}", st.size, st.rows, st.sha.hex());
+    return line + '\n';
+  }
+
+  /// Writes the streams' buffered rows, syncs them, then appends and syncs the journal line that counts them.
+  void flush(std::vector<Stream>& streams, std::size_t done, const RunSummary& summary) const {
+    for (Stream& st : streams) {
+      if (st.buf.empty()) continue;
+      write_all(st.fd, st.buf, st.work);
+      st.sha.update(st.buf);
+      st.size += st.buf.size();
+      st.rows += st.buf_rows;
+      st.buf.clear();
+      st.buf_rows = 0;
+      // On disk before the journal says so: after a power loss the journal never claims rows the files lost.
+      if (::fdatasync(st.fd) != 0 && errno != EINVAL)
+        throw IoError(fmt::format("{}: cannot sync ({})", st.work, std::strerror(errno)));
+    }
+    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
+    // resumed run truncates and writes again. Each entry carries every file's length and sha256, which a resume
+    // checks before it trusts the entry.
+    write_all(fd, line(done, summary, streams), path);
+    if (::fdatasync(fd) != 0 && errno != EINVAL)
+      throw IoError(fmt::format("{}: cannot sync ({})", path, std::strerror(errno)));
+  }
+
+  /// Closes the journal and the streams' files; a failed close of a stream is a failed write.
+  void close(std::vector<Stream>& streams) {
+    ::close(fd);
+    fd = -1;
+    for (Stream& st : streams)
+      if (st.fd >= 0) {
+        if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
+        st.fd = -1;
+      }
+  }
+};
+
+/// The summary of the complete run in `dir` when it is this run (its recorded key compared field by field), or
+/// nullopt when `dir` holds no complete run.
+std::optional<RunSummary> complete_run(const fs::path& dir, const fs::path& work, const RunKey& key, std::size_t count) {
+  if (!fs::exists(dir / io::kManifestFile) || !fs::exists(dir / io::kMetadataFile)) return std::nullopt;
+  const std::string meta_path = (dir / io::kMetadataFile).string();
+  const auto meta = nlohmann::json::parse(io::read_text_file(meta_path, io::kMaxDocumentBytes), nullptr, false);
+  const nlohmann::json* recorded =
+      meta.is_object() && meta.contains("run_key") && meta["run_key"].is_object() ? &meta["run_key"] : nullptr;
+  for (const auto& [k, v] : key) {
+    const std::string was = recorded && recorded->contains(k) && (*recorded)[k].is_string()
+                                ? (*recorded)[k].get<std::string>()
+                                : std::string();
+    if (was != v)
+      throw ConfigError(fmt::format("{}: --resume: the complete run here has a different {} ({}, now {}); resume "
+                                    "only the run it is, or pass --force to start over",
+                                    meta_path, k, was.empty() ? "none" : untrusted::excerpt(was, 80), v));
+  }
+  // A kill may have left the work directory half removed.
+  fs::remove_all(work);
+  RunSummary summary;
+  if (meta.is_object()) {
+    summary.rows = meta.value("rows", std::size_t{0});
+    summary.failed_rows = meta.value("failed_rows", std::size_t{0});
+    summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
+  }
+  summary.scenarios = count;
+  summary.resumed_from = count;
+  summary.already_complete = true;
+  return summary;
+}
+
+/// Refuses an interrupted run whose recorded key differs from this run's in any field.
+void check_interrupted_key(const fs::path& work, const RunKey& key) {
+  const std::string recorded = io::read_text_file((work / kKey).string(), io::kMaxDocumentBytes);
+  std::istringstream in(recorded);
+  std::map<std::string, std::string> was;
+  for (std::string line; std::getline(in, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
+  for (const auto& [k, v] : key)
+    if (was[k] != v)
+      throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
+                                    "with its own config, or pass --force to start over",
+                                    (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
+}
+
+/// The latest journal entry that the files bear out: each file's first bytes hash to what the entry recorded, and
+/// the scenario and row counts agree with the rows (a power loss can leave a file shorter than its journal, or
+/// zero-filled; a forged "all done" line does not match the rows). The journal is cut back to it.
+JournalEntry verified_journal_entry(const fs::path& dir, const std::string& journal_path,
+                                    const std::vector<Stream>& streams, std::size_t count) {
+  const std::string journal_text = io::read_text_file(journal_path, io::kMaxListBytes);
+  const std::vector<JournalEntry> entries = journal_entries(journal_text, streams.size());
+  if (entries.empty()) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
+  std::vector<bool> ok(entries.size(), true);
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const Stream& st = streams[i];
+    const bool moved =
+        !st.name.empty() && !fs::exists(fs::symlink_status(st.work)) && fs::exists(fs::symlink_status(dir / st.name));
+    verify_journal_file(moved ? (dir / st.name).string() : st.work, entries, i, ok);
+  }
+  for (std::size_t j = 0; j < entries.size(); ++j) {
+    const JournalEntry& e = entries[j];
+    // stream 0 is scenarios.csv (one row per scenario), stream 1 per_scenario.csv (every row)
+    if (e.files.size() < 2 || e.files[0].rows != e.done || e.files[1].rows != e.rows || e.done > count ||
+        e.failed > e.rows || e.with_plan > e.done)
+      ok[j] = false;
+  }
+  std::size_t pick = entries.size();
+  for (std::size_t j = entries.size(); j-- > 0;)
+    if (ok[j]) {
+      pick = j;
+      break;
+    }
+  if (pick == entries.size())
+    throw IoError(fmt::format("{}: no entry matches the trace files beside it (they were cut short or changed after "
+                              "it was written); pass --force to start over",
+                              journal_path));
+  const JournalEntry& entry = entries[pick];
+  if (pick + 1 < entries.size())
+    fmt::print(stderr,
+               "advplan: {}: the last {} journal entr{} do not match the trace files (a crash or power loss cut "
+               "them short); resuming from scenario {} of {}\n",
+               journal_path, entries.size() - 1 - pick, entries.size() - 1 - pick == 1 ? "y does" : "ies do",
+               entry.done, count);
+  // The journal is cut back to that entry, so the next entry starts on a line of its own after it.
+  if (::truncate(journal_path.c_str(), static_cast<off_t>(entry.end)) != 0)
+    throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
+  return entry;
+}
+
+/// Reopens each stream's work file cut back to `entry`, with its running digest over the bytes kept.
+void reopen_streams(std::vector<Stream>& streams, const JournalEntry& entry, bool all_done) {
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    Stream& st = streams[i];
+    st.size = entry.files[i].bytes;
+    st.rows = entry.files[i].rows;
+    const bool moved = all_done && !st.name.empty() && !fs::exists(st.work);
+    if (moved) continue;  // finalisation had already moved it into place
+    st.fd = ::open(st.work.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
+    if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0)
+      throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
+    // The running digest again, over the bytes kept (verified above).
+    std::vector<char> b(1 << 16);
+    for (std::uint64_t at = 0; at < st.size;) {
+      const auto n = ::pread(st.fd, b.data(), static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), st.size - at)),
+                             static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw IoError(fmt::format("{}: cannot read back ({})", st.work, std::strerror(errno)));
+      st.sha.update(std::string_view(b.data(), static_cast<std::size_t>(n)));
+      at += static_cast<std::uint64_t>(n);
+    }
+    if (::lseek(st.fd, 0, SEEK_END) < 0) throw IoError(fmt::format("{}: cannot seek ({})", st.work, std::strerror(errno)));
+  }
+}
+
+/// Creates the work directory under a fresh random name (mkdtemp) with the key, the headers and journal entry 0,
+/// then renames it into place, so .advplan-work is always resumable. Returns the journal's descriptor.
+int create_work_directory(const fs::path& dir, const fs::path& work, const RunKey& key, std::vector<Stream>& streams,
+                          const std::string& journal_path, const RunSummary& summary) {
+  std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  if (::mkdtemp(name.data()) == nullptr)
+    throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  const fs::path staging(name.data());
+  io::write_file_atomic((staging / kKey).string(), key_text(key));
+  for (Stream& st : streams) {
+    const std::string p = (staging / fs::path(st.work).filename()).string();
+    st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
+    const std::string h = header_text(st);
+    write_all(st.fd, h, st.work);
+    st.sha.update(h);
+    st.size = h.size();
+    st.header_bytes = h.size();
+  }
+  const std::string jp = (staging / kJournal).string();
+  const int fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
+  write_all(fd, Journal::line(0, summary, streams), journal_path);
+  // Headers and the first entry on disk before the directory becomes the run's work directory.
+  for (Stream& st : streams) (void)::fdatasync(st.fd);
+  (void)::fdatasync(fd);
+  if (std::rename(staging.c_str(), work.c_str()) != 0)
+    throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+  return fd;
+}
+
+/// A scenario's rows rendered as CSV text per stream (in the parallel stage, so the in-order stage only appends
+/// text: append_csv_row writes a row the same wherever it is called).
+struct Rendered {
+  std::shared_ptr<ScenarioOutcome> o;
+  std::vector<std::string> text;    // per stream
+  std::vector<std::uint64_t> rows;  // per stream
+};
+
+/// Corpus scenario `c`: generated, evaluated, shown to the observers (before it is kept or dropped; their rows
+/// follow the traces'), and rendered.
+std::shared_ptr<Rendered> evaluate_and_render(const RunPlan& plan, const RunOptions& opts, const StreamLayout& layout,
+                                              std::size_t nstreams, std::size_t c, std::optional<KeptCorpus>& corpus) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const std::size_t per_template = cfg.seed_to - cfg.seed_from + 1;
+  Scenario sc = generate_scenario(cfg.templates[c / per_template], cfg.seed_from + c % per_template,
+                                  GeneratorOptions{cfg.framing_mode, std::nullopt});
+  auto r = std::make_shared<Rendered>();
+  r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
+  r->text.resize(nstreams);
+  r->rows.assign(nstreams, 0);
+  const ScenarioOutcome& o = *r->o;
+  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
+    io::append_csv_row(r->text[s], row);
+    ++r->rows[s];
+  };
+  add(0, o.scenario_row);
+  for (const auto& row : o.per_scenario) add(1, row);
+  for (const auto& row : o.candidates) add(2, row);
+  for (std::size_t e = 0; e < layout.extra_names.size(); ++e)
+    if (auto it = o.extra.find(layout.extra_names[e]); it != o.extra.end())
+      for (const auto& row : it->second) add(3 + e, row);
+  if (layout.candidate_plans != SIZE_MAX) {
+    std::string& cp = r->text[layout.candidate_plans];
+    for (const auto& line : o.candidate_plans) {
+      cp += line;
+      cp += '\n';
+      ++r->rows[layout.candidate_plans];
+    }
+  }
+  std::vector<std::vector<TraceRow>> observer_rows;
+  for (std::size_t k = 0; k < opts.observers.size(); ++k) {
+    const std::size_t first = layout.observer_first[k];
+    const std::size_t n = (k + 1 < opts.observers.size() ? layout.observer_first[k + 1] : nstreams) - first;
+    observer_rows.assign(n, {});
+    opts.observers[k]->scenario(c, sc, o, observer_rows);
+    for (std::size_t t = 0; t < n; ++t)
+      for (const auto& row : observer_rows[t]) add(first + t, row);
+  }
+  if (corpus) corpus->put(c, std::move(sc));
+  return r;
+}
+
+/// How many scenarios may be in flight or waiting for their turn to be written. With a live model (a policy whose
+/// server decides), a scenario waiting on a reply gives its thread to another (the client suspends its task), so
+/// the window holds enough scenarios to keep llm.max_connections requests in flight; the order of the rows is that
+/// of the corpus all the same.
+std::size_t pipeline_tokens(const RunPlan& plan, int threads) {
+  bool live = false;
+  for (const auto& [name, p] : plan.blues) live = live || !p->info().reproducible;
+  for (const auto& [name, p] : plan.reds) live = live || !p->info().reproducible;
+  return std::max(static_cast<std::size_t>(threads) * 4,
+                  live ? 2 * static_cast<std::size_t>(std::max(1, plan.cfg->llm.max_connections)) : 0);
+}
+
+/// Scenarios [start, count) of this process's slice (corpus indices lo + i), evaluated in parallel and appended
+/// in corpus order, with a checkpoint (flush and journal entry) at least every 200 ms or 4 MiB, or every
+/// opts.checkpoint_every scenarios. Throws RunInterrupted when a stop was asked for.
+void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const StreamLayout& layout,
+                        std::vector<Stream>& streams, Journal& journal, std::size_t lo, std::size_t start,
+                        std::size_t count, int threads, std::optional<KeptCorpus>& corpus, RunSummary& summary) {
+  Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
+                    start, opts.progress_interval_s);
+  const auto per_header = schema::per_scenario();
+  const auto col = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
+  };
+  const std::size_t c_status = col("status"), c_reason = col("failure_reason"), c_scenario = col("scenario_id"),
+                    c_condition = col("condition");
+  std::size_t next = start, done = start;
+  auto last_flush = std::chrono::steady_clock::now();
+  // The scenario tasks may be suspended while a live model answers (OpenAiCompatibleClient), so that the threads
+  // serve other scenarios meanwhile.
+  const AsyncRequestsScope async_requests;
+  auto source = [&](tbb::flow_control& fc) -> std::size_t {
+    if (next >= count || run_interrupt_requested()) {
+      fc.stop();
+      return 0;
+    }
+    return next++;
+  };
+  auto evaluate = [&](std::size_t i) { return evaluate_and_render(plan, opts, layout, streams.size(), lo + i, corpus); };
+  auto keep = [&](std::shared_ptr<Rendered> r) {
+    // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a policy that
+    // saw the interrupt. Its rows are computed again by the resume.
+    if (run_interrupt_requested()) return;
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+      streams[s].buf += r->text[s];
+      streams[s].buf_rows += r->rows[s];
+    }
+    const ScenarioOutcome& o = *r->o;
+    summary.rows += o.per_scenario.size();
+    summary.failed_rows += o.failed_rows;
+    summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
+    ++done;
+    for (const auto& row : o.per_scenario)
+      if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
+    progress.scenario_done(o.failed_rows);
+    std::size_t bytes = 0;
+    for (const Stream& st : streams) bytes += st.buf.size();
+    const auto now = std::chrono::steady_clock::now();
+    const bool due = opts.checkpoint_every > 0 ? (done - start) % opts.checkpoint_every == 0
+                                               : now - last_flush > std::chrono::milliseconds(200);
+    if (bytes > (4u << 20) || due) {
+      journal.flush(streams, done, summary);
+      last_flush = now;
+    }
+  };
+  tbb::parallel_pipeline(
+      pipeline_tokens(plan, threads),
+      tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order, source) &
+          tbb::make_filter<std::size_t, std::shared_ptr<Rendered>>(tbb::filter_mode::parallel, evaluate) &
+          tbb::make_filter<std::shared_ptr<Rendered>, void>(tbb::filter_mode::serial_in_order, keep));
+  journal.flush(streams, done, summary);
+  if (run_interrupt_requested()) {
+    ::close(journal.fd);
+    journal.fd = -1;
+    for (Stream& st : streams) {
+      if (st.fd >= 0) ::close(st.fd);
+      st.fd = -1;
+    }
+    throw RunInterrupted(fmt::format("{}: interrupted after {} of {} scenarios; the run is kept as it was, and "
+                                     "`advplan run ... --resume` (Python: resume=True) continues it",
+                                     opts.out_dir, done, count));
+  }
+}
+
+}  // namespace
+
+RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExperimentConfig& cfg = *plan.cfg;
+  check_run_options(opts);
   const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
   // Held until the run returns: no second run or merge writes into this directory meanwhile.
   const io::PreparedDirectory prepared = io::prepare_run_directory(opts.out_dir, mode, {cfg.source});
-  const bool had_files = prepared.had_files;
   const int threads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   const fs::path dir(opts.out_dir), work = dir / kWork;
   const std::size_t per_template = cfg.seed_to >= cfg.seed_from ? cfg.seed_to - cfg.seed_from + 1 : 0;
   const std::size_t total = cfg.templates.size() * per_template;
-  auto key = run_key(plan, total, opts.shard_count);
+  RunKey key = run_key(plan, total, opts.shard_count);
   // The resume check also compares the shard; a merge compares every field but this one.
   key.emplace_back("shard_index", std::to_string(opts.shard_index));
   // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
@@ -553,314 +895,39 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const std::size_t count = hi - lo;  // scenarios of this process
   summary.scenarios = count;
   std::size_t start = 0;
-  const std::string journal_path = (work / kJournal).string();
+  Journal journal{(work / kJournal).string()};
   bool resuming = false;
-  if (had_files) {
+  if (prepared.had_files) {
     // Work directories of a run killed before its first journal entry hold nothing to keep.
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().filename().string().rfind(std::string(kWork) + "-", 0) == 0) fs::remove_all(e.path());
     resuming = fs::exists(work / kJournal);
-    if (!resuming && fs::exists(dir / io::kManifestFile) && fs::exists(dir / io::kMetadataFile)) {
-      // Complete: but only this run is "already complete", so its recorded key is compared field by field first.
-      const std::string meta_path = (dir / io::kMetadataFile).string();
-      const auto meta = nlohmann::json::parse(io::read_text_file(meta_path, io::kMaxDocumentBytes), nullptr, false);
-      const nlohmann::json* recorded =
-          meta.is_object() && meta.contains("run_key") && meta["run_key"].is_object() ? &meta["run_key"] : nullptr;
-      for (const auto& [k, v] : key) {
-        const std::string was = recorded && recorded->contains(k) && (*recorded)[k].is_string()
-                                    ? (*recorded)[k].get<std::string>()
-                                    : std::string();
-        if (was != v)
-          throw ConfigError(fmt::format("{}: --resume: the complete run here has a different {} ({}, now {}); resume "
-                                        "only the run it is, or pass --force to start over",
-                                        meta_path, k, was.empty() ? "none" : untrusted::excerpt(was, 80), v));
-      }
-      // A kill may have left the work directory half removed.
-      fs::remove_all(work);
-      if (meta.is_object()) {
-        summary.rows = meta.value("rows", std::size_t{0});
-        summary.failed_rows = meta.value("failed_rows", std::size_t{0});
-        summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
-      }
-      summary.resumed_from = count;
-      summary.already_complete = true;
-      return summary;
-    }
+    // Complete: but only this run is "already complete", so its recorded key is compared field by field first.
+    if (!resuming)
+      if (auto complete = complete_run(dir, work, key, count)) return *complete;
     if (!resuming && fs::directory_iterator(dir) != fs::directory_iterator())
       throw IoError(fmt::format("{}: --resume: no interrupted advplan run here ({} is missing)", opts.out_dir,
-                                journal_path));
+                                journal.path));
   }
-  std::size_t done = start;
-  int journal_fd = -1;
-  auto journal_line = [&] {
-    std::string line = fmt::format("{} {} {} {}", done, summary.rows, summary.failed_rows, summary.scenarios_with_blue_plan);
-    for (const Stream& st : streams) line += fmt::format(" {} {} {}", st.size, st.rows, st.sha.hex());
-    return line + '\n';
-  };
   if (resuming) {
-    // The interrupted run must be the same run: compare its key field by field.
-    const std::string recorded = io::read_text_file((work / kKey).string(), io::kMaxDocumentBytes);
-    std::istringstream in(recorded);
-    std::map<std::string, std::string> was;
-    for (std::string line; std::getline(in, line);)
-      if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
-    for (const auto& [k, v] : key)
-      if (was[k] != v)
-        throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
-                                      "with its own config, or pass --force to start over",
-                                      (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
-    const std::string journal_text = io::read_text_file(journal_path, io::kMaxListBytes);
-    const std::vector<JournalEntry> entries = journal_entries(journal_text, streams.size());
-    if (entries.empty()) throw IoError(fmt::format("{}: no complete entry; pass --force to start over", journal_path));
-    // The latest entry that the files bear out: each file's first bytes hash to what the entry recorded, and the
-    // scenario and row counts agree with the rows (a power loss can leave a file shorter than its journal, or
-    // zero-filled; a forged "all done" line does not match the rows).
-    std::vector<bool> ok(entries.size(), true);
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      const Stream& st = streams[i];
-      const bool moved = !st.name.empty() && !fs::exists(fs::symlink_status(st.work)) &&
-                         fs::exists(fs::symlink_status(dir / st.name));
-      verify_journal_file(moved ? (dir / st.name).string() : st.work, entries, i, ok);
-    }
-    for (std::size_t j = 0; j < entries.size(); ++j) {
-      const JournalEntry& e = entries[j];
-      // stream 0 is scenarios.csv (one row per scenario), stream 1 per_scenario.csv (every row)
-      if (e.files.size() < 2 || e.files[0].rows != e.done || e.files[1].rows != e.rows || e.done > count ||
-          e.failed > e.rows || e.with_plan > e.done)
-        ok[j] = false;
-    }
-    std::size_t pick = entries.size();
-    for (std::size_t j = entries.size(); j-- > 0;)
-      if (ok[j]) {
-        pick = j;
-        break;
-      }
-    if (pick == entries.size())
-      throw IoError(fmt::format("{}: no entry matches the trace files beside it (they were cut short or changed after "
-                                "it was written); pass --force to start over",
-                                journal_path));
-    const JournalEntry* entry = &entries[pick];
-    if (pick + 1 < entries.size())
-      fmt::print(stderr,
-                 "advplan: {}: the last {} journal entr{} do not match the trace files (a crash or power loss cut "
-                 "them short); resuming from scenario {} of {}\n",
-                 journal_path, entries.size() - 1 - pick, entries.size() - 1 - pick == 1 ? "y does" : "ies do",
-                 entry->done, count);
-    // The journal is cut back to that entry, so the next entry starts on a line of its own after it.
-    if (::truncate(journal_path.c_str(), static_cast<off_t>(entry->end)) != 0)
-      throw IoError(fmt::format("{}: cannot truncate ({})", journal_path, std::strerror(errno)));
-    start = done = entry->done;
+    // The interrupted run must be the same run.
+    check_interrupted_key(work, key);
+    const JournalEntry entry = verified_journal_entry(dir, journal.path, streams, count);
+    start = entry.done;
     summary.resumed_from = start;
-    summary.rows = entry->rows;
-    summary.failed_rows = entry->failed;
-    summary.scenarios_with_blue_plan = entry->with_plan;
+    summary.rows = entry.rows;
+    summary.failed_rows = entry.failed;
+    summary.scenarios_with_blue_plan = entry.with_plan;
     remove_stale_temporaries(opts.out_dir);
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      Stream& st = streams[i];
-      st.size = entry->files[i].bytes;
-      st.rows = entry->files[i].rows;
-      const bool moved = start == count && !st.name.empty() && !fs::exists(st.work);
-      if (moved) continue;  // finalisation had already moved it into place
-      st.fd = ::open(st.work.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-      if (st.fd < 0) throw IoError(fmt::format("{}: cannot reopen ({})", st.work, std::strerror(errno)));
-      if (::ftruncate(st.fd, static_cast<off_t>(st.size)) != 0)
-        throw IoError(fmt::format("{}: cannot truncate to its last complete scenario ({})", st.work, std::strerror(errno)));
-      // The running digest again, over the bytes kept (verified above).
-      std::vector<char> b(1 << 16);
-      for (std::uint64_t at = 0; at < st.size;) {
-        const auto n = ::pread(st.fd, b.data(), static_cast<std::size_t>(std::min<std::uint64_t>(b.size(), st.size - at)),
-                               static_cast<off_t>(at));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw IoError(fmt::format("{}: cannot read back ({})", st.work, std::strerror(errno)));
-        st.sha.update(std::string_view(b.data(), static_cast<std::size_t>(n)));
-        at += static_cast<std::uint64_t>(n);
-      }
-      if (::lseek(st.fd, 0, SEEK_END) < 0)
-        throw IoError(fmt::format("{}: cannot seek ({})", st.work, std::strerror(errno)));
-    }
-    journal_fd = ::open(journal_path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal_path, std::strerror(errno)));
+    reopen_streams(streams, entry, start == count);
+    journal.fd = ::open(journal.path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (journal.fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal.path, std::strerror(errno)));
   } else {
-    // Built under a fresh random name (mkdtemp) with the key, the headers and journal entry 0, then renamed, so
-    // .advplan-work is always resumable.
-    std::string tmpl = (dir / (std::string(kWork) + "-XXXXXX")).string();
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    if (::mkdtemp(name.data()) == nullptr)
-      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
-    const fs::path staging(name.data());
-    io::write_file_atomic((staging / kKey).string(), key_text(key));
-    for (Stream& st : streams) {
-      const std::string p = (staging / fs::path(st.work).filename()).string();
-      st.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (st.fd < 0) throw IoError(fmt::format("{}: cannot create ({})", p, std::strerror(errno)));
-      const std::string h = header_text(st);
-      write_all(st.fd, h, st.work);
-      st.sha.update(h);
-      st.size = h.size();
-      st.header_bytes = h.size();
-    }
-    const std::string jp = (staging / kJournal).string();
-    journal_fd = ::open(jp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (journal_fd < 0) throw IoError(fmt::format("{}: cannot create ({})", jp, std::strerror(errno)));
-    write_all(journal_fd, journal_line(), journal_path);
-    // Headers and the first entry on disk before the directory becomes the run's work directory.
-    for (Stream& st : streams) (void)::fdatasync(st.fd);
-    (void)::fdatasync(journal_fd);
-    if (std::rename(staging.c_str(), work.c_str()) != 0)
-      throw IoError(fmt::format("{}: cannot create the work directory ({})", work.string(), std::strerror(errno)));
+    journal.fd = create_work_directory(dir, work, key, streams, journal.path, summary);
   }
 
-  auto flush = [&] {
-    for (Stream& st : streams) {
-      if (st.buf.empty()) continue;
-      write_all(st.fd, st.buf, st.work);
-      st.sha.update(st.buf);
-      st.size += st.buf.size();
-      st.rows += st.buf_rows;
-      st.buf.clear();
-      st.buf_rows = 0;
-      // On disk before the journal says so: after a power loss the journal never claims rows the files lost.
-      if (::fdatasync(st.fd) != 0 && errno != EINVAL)
-        throw IoError(fmt::format("{}: cannot sync ({})", st.work, std::strerror(errno)));
-    }
-    // The journal line is written after the rows it counts: a kill between the two loses only rows that the
-    // resumed run truncates and writes again. Each entry carries every file's length and sha256, which a resume
-    // checks before it trusts the entry.
-    write_all(journal_fd, journal_line(), journal_path);
-    if (::fdatasync(journal_fd) != 0 && errno != EINVAL)
-      throw IoError(fmt::format("{}: cannot sync ({})", journal_path, std::strerror(errno)));
-  };
-
-  if (start < count) {
-    const GeneratorOptions gen{cfg.framing_mode, std::nullopt};
-    Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
-                      start, opts.progress_interval_s);
-    const auto per_header = schema::per_scenario();
-    const auto col = [&](const char* name) {
-      return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
-    };
-    const std::size_t c_status = col("status"), c_reason = col("failure_reason"), c_scenario = col("scenario_id"),
-                      c_condition = col("condition");
-    std::size_t next = start;
-    auto last_flush = std::chrono::steady_clock::now();
-    // A bounded reorder window: at most `tokens` scenarios are in flight or waiting for their turn to be written.
-    // With a live model (a policy whose server decides), a scenario waiting on a reply gives its thread to another
-    // (the client suspends its task), so the window holds enough scenarios to keep llm.max_connections requests in
-    // flight; the order of the rows is that of the corpus all the same.
-    bool live = false;
-    for (const auto& [name, p] : plan.blues) live = live || !p->info().reproducible;
-    for (const auto& [name, p] : plan.reds) live = live || !p->info().reproducible;
-    const std::size_t tokens = std::max(static_cast<std::size_t>(threads) * 4,
-                                        live ? 2 * static_cast<std::size_t>(std::max(1, cfg.llm.max_connections)) : 0);
-    // A scenario's rows are rendered as CSV text per stream in the parallel stage, so the in-order stage only
-    // appends text (the same bytes: append_csv_row writes a row the same wherever it is called).
-    struct Rendered {
-      std::shared_ptr<ScenarioOutcome> o;
-      std::vector<std::string> text;          // per stream
-      std::vector<std::uint64_t> rows;        // per stream
-    };
-    // The scenario tasks may be suspended while a live model answers (OpenAiCompatibleClient), so that the threads
-    // serve other scenarios meanwhile.
-    const AsyncRequestsScope async_requests;
-    tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
-                                            [&](tbb::flow_control& fc) -> std::size_t {
-                                              if (next >= count || run_interrupt_requested()) {
-                                                fc.stop();
-                                                return 0;
-                                              }
-                                              return next++;
-                                            }) &
-            tbb::make_filter<std::size_t, std::shared_ptr<Rendered>>(
-                tbb::filter_mode::parallel,
-                [&](std::size_t i) {
-                  const std::size_t c = lo + i;  // corpus index
-                  Scenario sc = generate_scenario(cfg.templates[c / per_template], cfg.seed_from + c % per_template,
-                                                  gen);
-                  auto r = std::make_shared<Rendered>();
-                  r->o = std::make_shared<ScenarioOutcome>(evaluate_scenario(sc, plan));
-                  r->text.resize(streams.size());
-                  r->rows.assign(streams.size(), 0);
-                  const ScenarioOutcome& o = *r->o;
-                  auto add = [&](std::size_t s, const std::vector<std::string>& row) {
-                    io::append_csv_row(r->text[s], row);
-                    ++r->rows[s];
-                  };
-                  add(0, o.scenario_row);
-                  for (const auto& row : o.per_scenario) add(1, row);
-                  for (const auto& row : o.candidates) add(2, row);
-                  for (std::size_t e = 0; e < layout.extra_names.size(); ++e)
-                    if (auto it = o.extra.find(layout.extra_names[e]); it != o.extra.end())
-                      for (const auto& row : it->second) add(3 + e, row);
-                  if (layout.candidate_plans != SIZE_MAX) {
-                    std::string& cp = r->text[layout.candidate_plans];
-                    for (const auto& line : o.candidate_plans) {
-                      cp += line;
-                      cp += '\n';
-                      ++r->rows[layout.candidate_plans];
-                    }
-                  }
-                  // The observers see the scenario before it is kept (or dropped); their rows follow the traces'.
-                  std::vector<std::vector<TraceRow>> observer_rows;
-                  for (std::size_t k = 0; k < opts.observers.size(); ++k) {
-                    const std::size_t first = layout.observer_first[k];
-                    const std::size_t n = (k + 1 < opts.observers.size() ? layout.observer_first[k + 1] : streams.size()) - first;
-                    observer_rows.assign(n, {});
-                    opts.observers[k]->scenario(c, sc, o, observer_rows);
-                    for (std::size_t t = 0; t < n; ++t)
-                      for (const auto& row : observer_rows[t]) add(first + t, row);
-                  }
-                  if (corpus) corpus->put(c, std::move(sc));
-                  return r;
-                }) &
-            tbb::make_filter<std::shared_ptr<Rendered>, void>(
-                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<Rendered> r) {
-                  // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a
-                  // policy that saw the interrupt. Its rows are computed again by the resume.
-                  if (run_interrupt_requested()) return;
-                  for (std::size_t s = 0; s < streams.size(); ++s) {
-                    streams[s].buf += r->text[s];
-                    streams[s].buf_rows += r->rows[s];
-                  }
-                  const std::shared_ptr<ScenarioOutcome>& o = r->o;
-                  summary.rows += o->per_scenario.size();
-                  summary.failed_rows += o->failed_rows;
-                  summary.scenarios_with_blue_plan += o->produced_plan ? 1 : 0;
-                  ++done;
-                  for (const auto& row : o->per_scenario)
-                    if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
-                  progress.scenario_done(o->failed_rows);
-                  std::size_t bytes = 0;
-                  for (const Stream& st : streams) bytes += st.buf.size();
-                  const auto now = std::chrono::steady_clock::now();
-                  const bool due = opts.checkpoint_every > 0
-                                       ? (done - start) % opts.checkpoint_every == 0
-                                       : now - last_flush > std::chrono::milliseconds(200);
-                  if (bytes > (4u << 20) || due) {
-                    flush();
-                    last_flush = now;
-                  }
-                }));
-    flush();
-    if (run_interrupt_requested()) {
-      ::close(journal_fd);
-      for (Stream& st : streams) {
-        if (st.fd >= 0) ::close(st.fd);
-        st.fd = -1;
-      }
-      throw RunInterrupted(fmt::format("{}: interrupted after {} of {} scenarios; the run is kept as it was, and "
-                                       "`advplan run ... --resume` (Python: resume=True) continues it",
-                                       opts.out_dir, done, count));
-    }
-  }
-  ::close(journal_fd);
-  for (Stream& st : streams)
-    if (st.fd >= 0) {
-      if (::close(st.fd) != 0) throw IoError(fmt::format("{}: write failed ({})", st.work, std::strerror(errno)));
-      st.fd = -1;
-    }
+  if (start < count) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
+  journal.close(streams);
 
   return finish_run(plan, opts, streams, layout, corpus ? &*corpus : nullptr, summary, threads, t0, key);
 }

@@ -21,11 +21,16 @@ void RunDirFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--max-connections", max_connections,
                   "LLM requests in flight at once, independent of --threads (config: llm.max_connections, default 16)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--transcripts", transcripts,
+                  "which calls of external policies (llm:, llm_live, exec:) transcripts.jsonl records: none, errors or "
+                  "all (config: traces.transcripts, default all)")
+      ->check(CLI::IsMember({"none", "errors", "all"}));
 }
 
 void RunDirFlags::apply(ExperimentConfig& cfg) const {
   if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
   if (max_connections > 0) cfg.llm.max_connections = max_connections;
+  if (!transcripts.empty()) cfg.transcripts = *parse_transcripts_mode(transcripts);
 }
 
 void RunDirFlags::apply(RunOptions& opts) const {

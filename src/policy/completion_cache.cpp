@@ -23,10 +23,12 @@ namespace {
 constexpr const char* kFormat = "advplan-llm-cache/1";
 
 /// The digest an entry carries: the sha256 of its fields in a fixed order (an edited text or token count with the key
-/// kept no longer matches).
+/// kept no longer matches). The finish reason joins the material only when there is one, so entries written before
+/// it was kept still match.
 std::string entry_digest(const std::string& key, const std::string& model, const std::string& text, const json& prompt,
-                         const json& completion) {
-  const json material = json::array({kFormat, key, model, text, prompt, completion});
+                         const json& completion, const std::string& finish_reason) {
+  json material = json::array({kFormat, key, model, text, prompt, completion});
+  if (!finish_reason.empty()) material.push_back(finish_reason);
   return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
 }
 
@@ -112,7 +114,10 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   const json none;
   const json& pt = j.contains("prompt_tokens") ? j["prompt_tokens"] : none;
   const json& ct = j.contains("completion_tokens") ? j["completion_tokens"] : none;
-  if (digest->get<std::string>() != entry_digest(key, model->get<std::string>(), t->get<std::string>(), pt, ct))
+  const auto fr = j.find("finish_reason");
+  if (fr != j.end() && !fr->is_string()) return corrupt("a finish_reason that is not a string");
+  const std::string finish = fr == j.end() ? std::string() : fr->get<std::string>();
+  if (digest->get<std::string>() != entry_digest(key, model->get<std::string>(), t->get<std::string>(), pt, ct, finish))
     return corrupt("its content does not match its digest: it was changed after it was written");
   Completion c;
   c.ok = true;
@@ -123,6 +128,7 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   };
   c.prompt_tokens = count("prompt_tokens");
   c.completion_tokens = count("completion_tokens");
+  c.finish_reason = finish;
   ++hits_;
   return c;
 }
@@ -131,13 +137,14 @@ void CompletionCache::store(const std::string& key, std::string_view model, cons
   if (!c.ok) return;
   const std::string path = entry_path(key);
   const json pt = c.prompt_tokens, ct = c.completion_tokens;
-  const json j = {{"format", kFormat},
-                  {"key", key},
-                  {"model", std::string(model)},
-                  {"text", c.text},
-                  {"prompt_tokens", pt},
-                  {"completion_tokens", ct},
-                  {"digest", entry_digest(key, std::string(model), c.text, pt, ct)}};
+  json j = {{"format", kFormat},
+            {"key", key},
+            {"model", std::string(model)},
+            {"text", c.text},
+            {"prompt_tokens", pt},
+            {"completion_tokens", ct},
+            {"digest", entry_digest(key, std::string(model), c.text, pt, ct, c.finish_reason)}};
+  if (!c.finish_reason.empty()) j["finish_reason"] = c.finish_reason;
   try {
     std::error_code ec;
     const std::string folder = fs::path(path).parent_path().string();
@@ -162,9 +169,13 @@ CachingCompletionClient::CachingCompletionClient(std::unique_ptr<CompletionClien
 
 Completion CachingCompletionClient::complete(const CompletionRequest& req) const {
   const std::string key = CompletionCache::key_of(endpoint_, model_, req);
-  if (auto hit = cache_->lookup(key)) return *hit;
+  if (auto hit = cache_->lookup(key)) {
+    hit->cache_key = key;
+    return std::move(*hit);
+  }
   Completion c = inner_->complete(req);
   cache_->store(key, model_, c);
+  c.cache_key = key;
   return c;
 }
 

@@ -85,19 +85,35 @@ std::optional<Plan> exec_plan_of(const json& response, const Scenario& sc, Side 
   return plan;
 }
 
+/// The request or reply of an exchange as its transcript records it: without the request_id, which numbers the
+/// policy's requests in the order the threads reach it (not a function of the scenario).
+std::string transcript_text(json j) {
+  if (j.is_object()) j.erase("request_id");
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 /// One request to an exec: policy's program and its plan: the envelope checked (request_id `id`), then the plan
-/// validated as a plan of `side`; nullopt and `failure` set ("exec: ...") otherwise.
+/// validated as a plan of `side`; nullopt and `failure` set ("exec: ...") otherwise. The exchange is recorded in
+/// `transcript`: the request as a "user" message, the reply line as the reply.
 std::optional<Plan> exec_exchange(ProcessPool& pool, const json& request, std::uint64_t id, const Scenario& sc,
-                                  Side side, std::string& failure) {
+                                  Side side, std::string& failure, Transcript& transcript) {
   json response;
   const PoolReply reply =
       pool.request(request.dump(-1, ' ', false, json::error_handler_t::replace),
                    [&](const std::string& line) { return check_exec_envelope(line, id, response); });
+  transcript.messages.push_back({"user", transcript_text(request)});
+  Transcript::Call& call = transcript.calls.emplace_back();
+  call.messages_sent = 1;
   if (!reply.ok()) {
     failure = "exec: " + reply.error;
+    call.reply.error = failure;
     return std::nullopt;
   }
-  return exec_plan_of(response, sc, side, failure);
+  call.reply.ok = true;
+  call.reply.text = transcript_text(response);
+  auto plan = exec_plan_of(response, sc, side, failure);
+  call.accepted = plan.has_value();
+  return plan;
 }
 
 /// The process pool of an exec: policy.
@@ -138,6 +154,7 @@ PolicyInfo ExecPolicy::static_info() {
   info.thread_safety = ThreadSafety::constant;
   info.description = "an external program speaking JSON lines on stdin/stdout (docs/POLICIES.md)";
   info.argument = "COMMAND";
+  info.external = true;
   return info;
 }
 
@@ -150,7 +167,7 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   const json request = {
       {"request_id", id}, {"side", "BLUE"}, {"rng_seed", rng.next_u64() >> 11}, {"scenario", to_json(sc)}};
   BluePlanResult r;
-  r.plan = exec_exchange(*pool_, request, id, sc, Side::Blue, r.failure);
+  r.plan = exec_exchange(*pool_, request, id, sc, Side::Blue, r.failure, r.transcript);
   (r.plan ? r.contract.parsed : r.contract.failed) = 1;
   return r;
 }
@@ -169,6 +186,7 @@ class ExecRedPolicy final : public RedPolicy {
     info.thread_safety = ThreadSafety::constant;
     info.description = "an external program answering the BLUE plan in JSON lines on stdin/stdout (docs/POLICIES.md)";
     info.argument = "COMMAND";
+    info.external = true;
     return info;
   }
   ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
@@ -183,7 +201,7 @@ class ExecRedPolicy final : public RedPolicy {
     const json request = {{"request_id", id},         {"side", "RED"},
                           {"rng_seed", seed},         {"scenario", to_json(sc)},
                           {"blue_plan", to_json(*req.blue)}};
-    auto plan = exec_exchange(*pool_, request, id, sc, Side::Red, r.failure);
+    auto plan = exec_exchange(*pool_, request, id, sc, Side::Red, r.failure, r.transcript);
     if (!plan) {
       r.contract.failed = 1;
       return r;

@@ -162,9 +162,11 @@ std::string bounded_summary(const PlanParse& p) {
 ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,
                             int max_repairs, const std::string& plan_id) {
   ContractResult res;
+  // Every attempt is recorded; the conversation moves into the transcript when the contract returns.
   for (int attempt = 0; attempt <= max_repairs; ++attempt) {
     if (attempt > 0) ++res.stats.retries;
-    const Completion c = client.complete(req);
+    res.transcript.calls.push_back({req.messages.size(), client.complete(req), false});
+    const Completion& c = res.transcript.calls.back().reply;
     res.stats.http_retries += c.http_retries;
     if (c.prompt_tokens >= 0 || c.completion_tokens >= 0) {
       res.stats.tokens_reported = true;
@@ -181,6 +183,8 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
       res.plan = std::move(*p.parse.plan);
       res.plan->plan_id = plan_id;
       res.failure.clear();
+      res.transcript.calls.back().accepted = true;
+      res.transcript.messages = std::move(req.messages);
       return res;
     }
     const std::string summary = bounded_summary(p.parse);
@@ -191,6 +195,7 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
                                                 summary)});
   }
   res.stats.failed = 1;
+  res.transcript.messages = std::move(req.messages);
   return res;
 }
 

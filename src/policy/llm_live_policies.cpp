@@ -35,6 +35,7 @@ class LlmLivePolicy final : public RedPolicy {
     PolicyInfo info{"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param()},
                     "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
     info.reproducible = false;
+    info.external = true;
     return info;
   }
   /// Throws PolicyError without an endpoint.
@@ -60,6 +61,7 @@ class LlmBluePolicy final : public BluePolicy {
     PolicyInfo info{"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
                     "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
     info.reproducible = false;
+    info.external = true;
     info.argument = "MODEL";
     return info;
   }
@@ -78,7 +80,9 @@ class LlmBluePolicy final : public BluePolicy {
     prompt.seed = request_seed(rng.child("blue/llm"));
     auto res = run_contract(*client_, std::move(prompt), sc, Side::Blue, max_repairs_,
                             fmt::format("{}/blue/llm", sc.id));
-    return BluePlanResult{std::move(res.plan), std::move(res.failure), res.stats};
+    BluePlanResult r{std::move(res.plan), std::move(res.failure), res.stats};
+    r.transcript = std::move(res.transcript);
+    return r;
   }
 
  private:

@@ -156,6 +156,8 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
   // The key never travels further than the transport: a server echoing it into the content gets it redacted
   // before the text reaches the parser, the validator's messages or any trace.
   out.text = untrusted::redact(content->get<std::string>(), secret);
+  if (const auto f = (*j.find("choices"))[0].find("finish_reason"); f != (*j.find("choices"))[0].end() && f->is_string())
+    out.finish_reason = excerpt(f->get<std::string>(), secret);
   out.ok = true;
 }
 

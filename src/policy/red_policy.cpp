@@ -75,9 +75,10 @@ RedResponse respond_by_contract(const CompletionClient& client, const RedRequest
   CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
   // 31 bits, so every OpenAI-compatible server parses it.
   prompt.seed = Rng::keyed(req.run_seed, req.scenario->id, "red/" + tag).next_u64() & 0x7fffffffULL;
-  const auto res = run_contract(client, std::move(prompt), *req.scenario, Side::Red, max_repairs,
-                                fmt::format("{}/red/{}", req.scenario->id, tag));
+  auto res = run_contract(client, std::move(prompt), *req.scenario, Side::Red, max_repairs,
+                          fmt::format("{}/red/{}", req.scenario->id, tag));
   r.contract = res.stats;
+  r.transcript = std::move(res.transcript);
   if (!res.plan) {
     r.failure = res.failure;
     return r;

@@ -406,10 +406,27 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   if (root.has("traces")) {
     const auto t = root.at("traces");
-    t.require_only({"candidate_plans"});
+    t.require_only({"candidate_plans", "transcripts"});
     cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
+    if (t.has("transcripts")) {
+      const std::string m = t.get_string("transcripts", "all");
+      const auto mode = parse_transcripts_mode(m);
+      if (!mode) t.at("transcripts").fail(fmt::format("'{}' is not none, errors or all", m));
+      cfg.transcripts = *mode;
+    }
   }
   return cfg;
+}
+
+std::optional<TranscriptsMode> parse_transcripts_mode(std::string_view s) {
+  if (s == "none") return TranscriptsMode::none;
+  if (s == "errors") return TranscriptsMode::errors;
+  if (s == "all") return TranscriptsMode::all;
+  return std::nullopt;
+}
+
+const char* to_string(TranscriptsMode m) {
+  return m == TranscriptsMode::none ? "none" : m == TranscriptsMode::errors ? "errors" : "all";
 }
 
 std::vector<Condition> run_conditions(const ExperimentConfig& cfg) {

@@ -223,6 +223,18 @@ std::string corpus_id(const ExperimentConfig& cfg, std::size_t i) {
   return fmt::format("{}-{}", cfg.templates.at(i / per_template).id, cfg.seed_from + i % per_template);
 }
 
+constexpr const char* kTranscriptsFile = "transcripts.jsonl";
+
+/// Whether the run writes transcripts.jsonl: some policy of it is external and traces.transcripts is not none.
+bool records_transcripts(const RunPlan& plan) {
+  if (plan.cfg->transcripts == TranscriptsMode::none) return false;
+  for (const auto& [name, p] : plan.blues)
+    if (p->info().external) return true;
+  for (const auto& [name, p] : plan.reds)
+    if (p->info().external) return true;
+  return false;
+}
+
 std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::string conds;
@@ -245,7 +257,8 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"conditions_sha256", io::sha256_hex(conds)},
           {"templates_sha256", io::sha256_hex(tpls)},
           {"config_sha256", io::sha256_hex(cfg.text)},
-          {"candidate_plans", cfg.candidate_plans ? "true" : "false"}};
+          {"candidate_plans", cfg.candidate_plans ? "true" : "false"},
+          {"transcripts", records_transcripts(plan) ? to_string(cfg.transcripts) : "none"}};
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {
@@ -355,6 +368,7 @@ std::string header_text(const Stream& st) {
 struct StreamLayout {
   std::vector<std::string> extra_names;  ///< the extra trace files (and geo_moves), streams 3, 4, ...
   std::size_t candidate_plans = SIZE_MAX;  ///< candidate_plans.jsonl's stream, when written
+  std::size_t transcripts = SIZE_MAX;      ///< transcripts.jsonl's stream, when written
   std::vector<std::size_t> observer_first;  ///< per observer, its first trace's stream
 };
 
@@ -389,6 +403,10 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
   if (plan.cfg->candidate_plans) {
     layout.candidate_plans = streams.size();
     add_stream("candidate_plans.jsonl", {}, "candidate_plans.jsonl", false, true);
+  }
+  if (records_transcripts(plan)) {
+    layout.transcripts = streams.size();
+    add_stream(kTranscriptsFile, {}, kTranscriptsFile, false, true);
   }
   for (const auto& obs : observers) {
     layout.observer_first.push_back(streams.size());
@@ -748,14 +766,16 @@ std::shared_ptr<Rendered> evaluate_and_render(const RunPlan& plan, const RunOpti
   for (std::size_t e = 0; e < layout.extra_names.size(); ++e)
     if (auto it = o.extra.find(layout.extra_names[e]); it != o.extra.end())
       for (const auto& row : it->second) add(3 + e, row);
-  if (layout.candidate_plans != SIZE_MAX) {
-    std::string& cp = r->text[layout.candidate_plans];
-    for (const auto& line : o.candidate_plans) {
-      cp += line;
-      cp += '\n';
-      ++r->rows[layout.candidate_plans];
+  auto add_lines = [&](std::size_t s, const std::vector<std::string>& lines) {
+    if (s == SIZE_MAX) return;
+    for (const auto& line : lines) {
+      r->text[s] += line;
+      r->text[s] += '\n';
+      ++r->rows[s];
     }
-  }
+  };
+  add_lines(layout.candidate_plans, o.candidate_plans);
+  add_lines(layout.transcripts, o.transcripts);
   std::vector<std::vector<TraceRow>> observer_rows;
   for (std::size_t k = 0; k < opts.observers.size(); ++k) {
     const std::size_t first = layout.observer_first[k];

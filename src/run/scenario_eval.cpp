@@ -98,6 +98,39 @@ Row scenario_row(const Scenario& sc) {
           sc.blue_objective};
 }
 
+/// The lines of transcripts.jsonl for the calls behind one response of an external policy (docs/TRACES.md): every
+/// call, or under TranscriptsMode::errors those whose reply was an error or was not accepted and every call of a
+/// response that failed. The reply text and errors come redacted from the client; no header is ever recorded.
+void transcript_lines(std::vector<std::string>& out, const Transcript& t, TranscriptsMode mode, const char* role,
+                      const std::string& policy, const std::string& scenario, const std::string& condition,
+                      bool response_failed) {
+  if (mode == TranscriptsMode::none) return;
+  for (std::size_t i = 0; i < t.calls.size(); ++i) {
+    const Transcript::Call& call = t.calls[i];
+    if (mode == TranscriptsMode::errors && !response_failed && call.reply.ok && call.accepted) continue;
+    nlohmann::ordered_json j;
+    j["scenario_id"] = scenario;
+    j["condition"] = condition;
+    j["sample"] = 0;
+    j["role"] = role;
+    j["policy"] = policy;
+    j["attempt"] = i;
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    for (std::size_t m = 0; m < call.messages_sent && m < t.messages.size(); ++m)
+      messages.push_back({{"role", t.messages[m].role}, {"content", t.messages[m].content}});
+    j["messages"] = std::move(messages);
+    j["ok"] = call.reply.ok;
+    j["reply"] = call.reply.text;
+    j["finish_reason"] = call.reply.finish_reason;
+    j["prompt_tokens"] = call.reply.prompt_tokens;
+    j["completion_tokens"] = call.reply.completion_tokens;
+    j["error"] = call.reply.error;
+    j["accepted"] = call.accepted;
+    j["cache_key"] = call.reply.cache_key;
+    out.push_back(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  }
+}
+
 /// One plan per distinct BLUE policy of the conditions, each from its own keyed stream.
 std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, bool& produced_plan,
                                            const geo::GeoMap* map) {
@@ -223,6 +256,9 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     resp.failure = e.what();
     resp.selected = -1;
   }
+  if (red.info().external)
+    transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts, "red", c.red, sc.id, c.label,
+                     resp.chosen() == nullptr);
   ContractStats contract = be.result.contract;
   contract += resp.contract;
   const RedCandidate* rc = resp.chosen();
@@ -312,7 +348,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
 /// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.
 ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) {
   const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
-                    plans_before = t.out.candidate_plans.size();
+                    plans_before = t.out.candidate_plans.size(), transcripts_before = t.out.transcripts.size();
   const auto geo_rows = t.out.extra.find(kGeoMovesFile);
   const std::size_t geo_before = geo_rows == t.out.extra.end() ? 0 : geo_rows->second.size();
   try {
@@ -321,6 +357,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.per_scenario.resize(rows_before);
     t.out.candidates.resize(cand_before);
     t.out.candidate_plans.resize(plans_before);
+    t.out.transcripts.resize(transcripts_before);
     if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
     RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
@@ -338,6 +375,16 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   std::optional<geo::GeoMap> map;
   if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
   auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
+  // The BLUE policies' calls first, in the order the conditions first name the policies; then each condition's RED.
+  {
+    std::set<std::string> seen;
+    for (const auto& c : plan.conditions)
+      if (seen.insert(c.blue).second && plan.blues.at(c.blue)->info().external) {
+        const BluePlanResult& r = blues.at(c.blue).result;
+        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "",
+                         !r.plan.has_value());
+      }
+  }
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
   // One RED request per condition answers its BLUE policy's plan: the cache moves a plan's candidates out in the
   // last of them instead of copying.

@@ -24,6 +24,7 @@ struct BluePlanResult {
   std::string failure;       ///< why there is no plan (contract failure, invalid plan, crash, timeout, ...)
   ContractStats contract;    ///< outcomes of a language-model or external-process contract
   std::any details;          ///< the policy's own record of how it planned, for its trace_rows (e.g. the council's)
+  Transcript transcript;     ///< the calls behind it, for an external policy (PolicyInfo::external)
 };
 
 /// How a BLUE plan fared against the first RED condition that answered it in a run, for trace_rows.

@@ -31,6 +31,8 @@ struct Completion {
   int prompt_tokens = -1;      ///< -1 when the server did not report it
   int completion_tokens = -1;  ///< -1 when the server did not report it
   int http_retries = 0;        ///< retries after 429 / 5xx inside the client
+  std::string finish_reason;   ///< choices[0].finish_reason ("stop", "length", ...), empty when not reported
+  std::string cache_key;       ///< the completion cache's key of the request, when a cache stood in front
 };
 
 /// A model behind some transport. Implementations must be callable concurrently (thread_safety constant).
@@ -74,10 +76,24 @@ struct CompletionParse {
 /// (the last two count as repaired). Then the plan parser and validator. Never throws.
 CompletionParse parse_completion(const std::string& text, const Scenario& sc, Side side);
 
+/// The calls behind one response of a model or an external process, as transcripts.jsonl records them
+/// (docs/TRACES.md): the conversation as last sent, and for each call how much of it was sent and what came back.
+/// Each call's messages are a prefix of the conversation (a re-prompt appends the reply and the violations).
+struct Transcript {
+  struct Call {
+    std::size_t messages_sent = 0;  ///< messages[0, messages_sent) went with this call
+    Completion reply;
+    bool accepted = false;  ///< its reply became the response (a parsed, valid plan)
+  };
+  std::vector<ChatMessage> messages;
+  std::vector<Call> calls;
+};
+
 struct ContractResult {
   std::optional<Plan> plan;  ///< set when a valid plan came back
   std::string failure;       ///< why not, when it did not
   ContractStats stats;
+  Transcript transcript;  ///< every attempt
 };
 /// Runs the contract: prompt, complete, parse; on an unusable completion re-prompts with the violations, up
 /// to `max_repairs` times. The plan id is overwritten with `plan_id`.

@@ -39,6 +39,10 @@ struct PolicyInfo {
   std::string description;
   std::vector<TraceFile> traces;  ///< extra trace files (BLUE policies; see BluePolicy::trace_rows)
   bool reproducible = true;       ///< false for live models: a server decides, so reruns may differ
+  /// true when the policy's answers come from outside advplan (a model's endpoint, an external program): its
+  /// requests and replies are then recorded in the run's transcripts.jsonl (docs/TRACES.md), given in
+  /// RedResponse::transcript or BluePlanResult::transcript.
+  bool external = false;
   std::string argument;           ///< what follows "name:" in a spec ("COMMAND", "MODEL", "ROLE"); "" for none
   /// false when the policy's answer never depends on Scenario::framing (the label alone: framing_mode metadata).
   /// The framing study then takes a metadata arm's outcome from its neutral arm instead of replaying it. The

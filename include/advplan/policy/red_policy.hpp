@@ -19,6 +19,7 @@ struct RedResponse {
   int dropped = 0;                       ///< candidates that failed validation (never used)
   ContractStats contract;                ///< LLM-contract outcomes (zero for sampling policies)
   std::string failure;                   ///< why there is no response, when selected == -1
+  Transcript transcript;                 ///< the calls behind it, for an external policy (PolicyInfo::external)
   const RedCandidate* chosen() const { return selected >= 0 ? &candidates[static_cast<std::size_t>(selected)] : nullptr; }
 };
 

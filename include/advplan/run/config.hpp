@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,16 @@ struct RubricConfig {
   int judge_retries = 2;                ///< re-asks of an LLM judge after a malformed reply or unknown item ids
 };
 
+/// Which calls of the external policies a run records in transcripts.jsonl (docs/TRACES.md).
+enum class TranscriptsMode {
+  none,    ///< no file
+  errors,  ///< the calls whose reply was an error or not accepted, and every call of a response that failed
+  all,
+};
+/// "none", "errors" or "all"; nullopt for anything else.
+std::optional<TranscriptsMode> parse_transcripts_mode(std::string_view s);
+const char* to_string(TranscriptsMode m);
+
 struct ExperimentConfig {
   std::string name = "paper";
   std::string source;  ///< the file it was read from, or "<built-in>/configs/experiments/paper.yaml"
@@ -88,6 +99,8 @@ struct ExperimentConfig {
   RubricConfig rubric;
   bool terrain_geo = false;  ///< `terrain: geo`: maps, route-bound movements, geo_moves.csv (docs/GEO.md)
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
+  /// traces.transcripts: which calls of the external policies (PolicyInfo::external) transcripts.jsonl records
+  TranscriptsMode transcripts = TranscriptsMode::all;
   std::vector<ScenarioTemplate> templates;  ///< loaded, in template_ids order
   std::vector<std::pair<std::string, std::string>> template_texts;  ///< (source, text) for hashing
 };

@@ -76,8 +76,13 @@ std::string CompletionCache::key_of(std::string_view endpoint, std::string_view 
   json msgs = json::array();
   for (const auto& m : req.messages) msgs.push_back(json::array({m.role, m.content}));
   // Array form: the order is fixed, so the text is canonical. The key never includes the API key.
-  const json material = json::array({kFormat, std::string(endpoint), std::string(model),
-                                     fmt::format("{:.17g}", req.temperature), req.seed, msgs});
+  json material = json::array({kFormat, std::string(endpoint), std::string(model),
+                               fmt::format("{:.17g}", req.temperature), req.seed, msgs});
+  // Every other generation setting, when one is not at its default (so the keys of earlier entries stay).
+  if (req.top_p || req.max_tokens || !req.stop.empty() || !req.send_seed || !req.extra_json.empty())
+    material.push_back(json::array({req.top_p ? json(fmt::format("{:.17g}", *req.top_p)) : json(),
+                                    req.max_tokens ? json(*req.max_tokens) : json(), req.stop, req.send_seed,
+                                    req.extra_json}));
   return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
 }
 

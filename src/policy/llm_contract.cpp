@@ -159,6 +159,15 @@ std::string bounded_summary(const PlanParse& p) {
 }
 }  // namespace
 
+void apply_generation(CompletionRequest& req, const GenerationSettings& g) {
+  req.temperature = g.temperature;
+  req.top_p = g.top_p;
+  req.max_tokens = g.max_tokens;
+  req.stop = g.stop;
+  req.send_seed = g.send_seed;
+  req.extra_json = g.extra_json;
+}
+
 ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,
                             int max_repairs, const std::string& plan_id) {
   ContractResult res;

@@ -42,16 +42,18 @@ class LlmLivePolicy final : public RedPolicy {
   LlmLivePolicy(Params p, const PolicyContext& ctx)
       : RedPolicy(static_info(), 1, p),
         client_(make_live_client(resolve_llm_settings(ctx.get<LlmConfig>(), "", "llm_live"), ctx)),
-        max_repairs_(max_repairs_for("llm_live", p, ctx)) {}
+        max_repairs_(max_repairs_for("llm_live", p, ctx)),
+        generation_(ctx.get<LlmConfig>().generation_for("llm_live")) {}
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
-    return respond_by_contract(*client_, req, max_repairs_, "llm_live");
+    return respond_by_contract(*client_, req, max_repairs_, "llm_live", &generation_);
   }
 
  private:
   std::unique_ptr<CompletionClient> client_;  ///< the live client, behind the run's cache when it has one
   int max_repairs_;
+  GenerationSettings generation_;
 };
 
 /// A BLUE plan written by a live model: "llm:MODEL" (MODEL overrides llm.model and ADVPLAN_LLM_MODEL).
@@ -70,7 +72,8 @@ class LlmBluePolicy final : public BluePolicy {
       : BluePolicy(static_info(), p),
         text_(spec.text.empty() ? "llm" : spec.text),
         client_(make_live_client(resolve_llm_settings(ctx.get<LlmConfig>(), model_of(text_), text_), ctx)),
-        max_repairs_(max_repairs_for("llm", p, ctx)) {}
+        max_repairs_(max_repairs_for("llm", p, ctx)),
+        generation_(ctx.get<LlmConfig>().generation_for("llm")) {}
 
   std::string label() const override { return text_; }
 
@@ -78,6 +81,7 @@ class LlmBluePolicy final : public BluePolicy {
   BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
     CompletionRequest prompt = build_blue_prompt(sc);
     prompt.seed = request_seed(rng.child("blue/llm"));
+    apply_generation(prompt, generation_);
     auto res = run_contract(*client_, std::move(prompt), sc, Side::Blue, max_repairs_,
                             fmt::format("{}/blue/llm", sc.id));
     BluePlanResult r{std::move(res.plan), std::move(res.failure), res.stats};
@@ -93,6 +97,7 @@ class LlmBluePolicy final : public BluePolicy {
   std::string text_;
   std::unique_ptr<CompletionClient> client_;  ///< the live client, behind the run's cache when it has one
   int max_repairs_;
+  GenerationSettings generation_;
 };
 
 }  // namespace

@@ -277,11 +277,25 @@ Attempt post_once(const http::Post& post, const std::string& secret) {
 
 }  // namespace
 
-Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const {
-  json body = {{"messages", json::array()}, {"temperature", req.temperature}, {"seed", req.seed}};
-  if (!model_.empty()) body["model"] = model_;
+std::string chat_request_body(const CompletionRequest& req, const std::string& model) {
+  json body = {{"messages", json::array()}, {"temperature", req.temperature}};
+  if (req.send_seed) body["seed"] = req.seed;
+  if (req.top_p) body["top_p"] = *req.top_p;
+  if (req.max_tokens) body["max_tokens"] = *req.max_tokens;
+  if (!req.stop.empty()) body["stop"] = req.stop;
+  if (!req.extra_json.empty()) {
+    // Checked when the config was read: an object, whose keys are none of the fields set here.
+    const json extra = json::parse(req.extra_json, nullptr, false);
+    if (extra.is_object())
+      for (const auto& [k, v] : extra.items()) body[k] = v;
+  }
+  if (!model.empty()) body["model"] = model;
   for (const auto& m : req.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
-  const std::string payload = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const {
+  const std::string payload = chat_request_body(req, model_);
   // Identity encoding only: a compressed body could inflate far past the size cap.
   http::Post post;
   post.origin = origin_;

@@ -70,9 +70,10 @@ RedPressures RedPolicy::do_pressures(const RedRequest& req) const {
 }
 
 RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,
-                                const std::string& tag) {
+                                const std::string& tag, const GenerationSettings* generation) {
   RedResponse r;
   CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
+  if (generation) apply_generation(prompt, *generation);
   // 31 bits, so every OpenAI-compatible server parses it.
   prompt.seed = Rng::keyed(req.run_seed, req.scenario->id, "red/" + tag).next_u64() & 0x7fffffffULL;
   auto res = run_contract(client, std::move(prompt), *req.scenario, Side::Red, max_repairs,

@@ -1,6 +1,9 @@
 #include "advplan/run/config.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -188,8 +191,63 @@ void read_budget_sweep(ExperimentConfig& cfg, const YamlReader& bs) {
 void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
   for (const auto& name : pol.keys()) {
     const auto params = pol.at(name);
-    for (const auto& key : params.keys()) cfg.policy_params[name][key] = params.at(key).as_double();
+    for (const auto& key : params.keys())
+      if (key != "generation") cfg.policy_params[name][key] = params.at(key).as_double();  // read with llm:
   }
+}
+
+/// A YAML value as JSON, for llm.generation.extra: plain scalars that read as a boolean, an integer or a number
+/// become one, null and ~ become null, anything quoted stays a string. At most 8 levels deep.
+nlohmann::json yaml_json(const YamlReader& y, int depth = 0) {
+  if (depth > 8) y.fail("nested deeper than 8 levels");
+  const YAML::Node& n = y.node();
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& k : y.keys()) o[k] = yaml_json(y.at(k), depth + 1);
+    return o;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (std::size_t i = 0; i < y.size(); ++i) a.push_back(yaml_json(y.at(i), depth + 1));
+    return a;
+  }
+  if (n.IsNull()) return nullptr;
+  const std::string s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted
+  if (s == "true" || s == "false") return s == "true";
+  if (s == "null" || s == "~") return nullptr;
+  const nlohmann::json num = nlohmann::json::parse(s, nullptr, false);
+  return num.is_number() ? num : nlohmann::json(s);
+}
+
+/// llm.generation or policies.<name>.generation (docs/LLM.md "Generation settings"), each field written
+/// replacing `base`'s.
+GenerationSettings read_generation(const YamlReader& g, GenerationSettings base) {
+  g.require_map();
+  g.require_only({"temperature", "top_p", "max_tokens", "stop", "seed_mode", "extra"});
+  if (g.has("temperature")) base.temperature = g.at("temperature").as_double_in(0, 2);
+  if (g.has("top_p")) base.top_p = g.at("top_p").as_double_in(0, 1);
+  if (g.has("max_tokens")) base.max_tokens = static_cast<int>(g.at("max_tokens").as_int_in(1, 1 << 20));
+  if (g.has("stop")) {
+    base.stop = g.at("stop").as_strings();
+    if (base.stop.size() > 16) g.at("stop").fail("at most 16 stop sequences");
+  }
+  if (g.has("seed_mode")) {
+    const std::string m = g.at("seed_mode").as_string();
+    if (m != "keyed" && m != "none") g.at("seed_mode").fail(fmt::format("'{}' is not keyed or none", m));
+    base.send_seed = m == "keyed";
+  }
+  if (g.has("extra")) {
+    const auto e = g.at("extra");
+    e.require_map();
+    const nlohmann::json extra = yaml_json(e);
+    for (const char* k : {"messages", "model", "temperature", "seed", "top_p", "max_tokens", "stop"})
+      if (extra.contains(k))
+        e.fail(fmt::format("'{}' is set by advplan; use the generation field of that name, or leave it out", k));
+    base.extra_json = extra.empty() ? std::string() : extra.dump();
+    if (base.extra_json.size() > 64 * 1024) e.fail("larger than 64 KiB as JSON");
+  }
+  return base;
 }
 
 SimConfig read_simulator(const YamlReader& s) {
@@ -321,7 +379,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
   l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
-                  "cache_dir", "max_connections"});
+                  "cache_dir", "max_connections", "generation"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
@@ -334,6 +392,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
   llm.cache_dir = optional_string("cache_dir");
   if (l.has("max_connections")) llm.max_connections = static_cast<int>(l.at("max_connections").as_int_in(1, 1024));
+  if (l.has("generation")) llm.generation = read_generation(l.at("generation"), llm.generation);
   return llm;
 }
 
@@ -398,6 +457,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
+  if (root.has("policies"))  // a policy's own generation settings, over llm.generation
+    for (const auto& name : root.at("policies").keys())
+      if (root.at("policies").at(name).has("generation"))
+        cfg.llm.policy_generation[name] =
+            read_generation(root.at("policies").at(name).at("generation"), cfg.llm.generation);
   if (root.has("rubric")) cfg.rubric = read_rubric(root.at("rubric"));
   if (root.has("terrain")) {  // docs/GEO.md: `terrain: geo` puts every scenario on a generated map
     const std::string t = root.get_string("terrain", "templates");

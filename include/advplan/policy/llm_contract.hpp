@@ -10,6 +10,7 @@
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/policy/policy_settings.hpp"
 
 namespace advplan {
 
@@ -22,6 +23,11 @@ struct CompletionRequest {
   std::vector<ChatMessage> messages;
   double temperature = 0.0;
   std::uint64_t seed = 0;
+  std::optional<double> top_p;     ///< sent only when set (llm.generation)
+  std::optional<int> max_tokens;   ///< sent only when set
+  std::vector<std::string> stop;   ///< sent only when not empty
+  bool send_seed = true;           ///< false: no "seed" field (seed_mode: none)
+  std::string extra_json;          ///< a JSON object whose fields join the body unchanged ("": none)
 };
 
 struct Completion {
@@ -42,6 +48,9 @@ class CompletionClient {
   virtual Completion complete(const CompletionRequest& req) const = 0;
   virtual std::string name() const = 0;
 };
+
+/// Copies the generation settings into the request (the prompt builders leave them at their defaults).
+void apply_generation(CompletionRequest& req, const GenerationSettings& g);
 
 /// The plan JSON schema (JSON Schema draft 2020-12 text) given to models.
 const std::string& plan_json_schema();

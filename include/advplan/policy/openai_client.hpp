@@ -34,6 +34,10 @@ struct LlmSettings {
 LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_override,
                                  std::string_view who = "llm");
 
+/// The chat-completions request body: {"messages", "temperature"} and, when set, "seed", "top_p", "max_tokens",
+/// "stop", the fields of `extra_json`, and "model" when `model` is not empty.
+std::string chat_request_body(const CompletionRequest& req, const std::string& model);
+
 /// Reads a 2xx chat-completions body: text (choices[0].message.content, the key redacted), token counts and
 /// ok; or error, one sentence. Bounded (untrusted::kMaxJsonDepth), never throws. `secret` is the key to redact.
 Completion parse_chat_completion_body(const std::string& body, const std::string& secret);

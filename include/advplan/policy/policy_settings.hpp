@@ -2,7 +2,10 @@
 // Settings of the policies that talk to the outside: external processes (config key `exec`) and live
 // language models (config key `llm`), docs/CONFIG.md.
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace advplan {
 
@@ -11,6 +14,18 @@ struct ExecConfig {
   std::size_t max_response_bytes = 1 << 20;
   int max_restarts = 3;
   int workers = 1;  ///< processes the policy's requests are spread over (`advplan evaluate --workers N`)
+};
+
+/// What a request to a live model carries besides its messages (`llm.generation`, docs/LLM.md "Generation
+/// settings"). Unset fields are not sent, so the server's defaults apply.
+struct GenerationSettings {
+  double temperature = 0.0;
+  std::optional<double> top_p;
+  std::optional<int> max_tokens;
+  std::vector<std::string> stop;
+  bool send_seed = true;   ///< seed_mode: `keyed` sends the request's keyed seed, `none` sends no seed
+  std::string extra_json;  ///< extra: a JSON object whose fields are copied into the body unchanged ("": none)
+  bool operator==(const GenerationSettings&) const = default;
 };
 
 struct LlmConfig {
@@ -25,6 +40,15 @@ struct LlmConfig {
   /// Requests in flight at once (llm.max_connections or --max-connections), independent of --threads: a scenario
   /// task waiting on a reply gives its thread to another scenario (docs/LLM.md "Concurrency").
   int max_connections = 16;
+  GenerationSettings generation;  ///< llm.generation: every live model's requests
+  /// policies.<name>.generation: a policy's own settings (`llm` for BLUE llm:MODEL, `llm_live`), each field
+  /// written there replacing llm.generation's
+  std::map<std::string, GenerationSettings> policy_generation;
+  /// The settings of policy `name`: its own when it has them, else llm.generation.
+  const GenerationSettings& generation_for(const std::string& name) const {
+    const auto it = policy_generation.find(name);
+    return it == policy_generation.end() ? generation : it->second;
+  }
 };
 
 }  // namespace advplan

@@ -64,9 +64,10 @@ using RedRegistry = Registry<RedPolicy>;
 
 /// The LLM-contract response shared by llm_offline and llm_live: build_red_prompt, `client`, run_contract (the
 /// same parser and validator as every plan), then scoring against the BLUE plan. The plan id is
-/// `<scenario>/red/<tag>`; the request's seed comes from the stream (run seed, scenario, "red/<tag>").
+/// `<scenario>/red/<tag>`; the request's seed comes from the stream (run seed, scenario, "red/<tag>"). With
+/// `generation`, the request carries those settings (apply_generation).
 RedResponse respond_by_contract(const CompletionClient& client, const RedRequest& req, int max_repairs,
-                                const std::string& tag);
+                                const std::string& tag, const GenerationSettings* generation = nullptr);
 
 /// Creates a RED policy from a spec such as "constraint@8"; parameters come from ctx.policy_params[name].
 /// Throws PolicyError naming the policy and the registered names, or the bad parameter.

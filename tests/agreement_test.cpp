@@ -6,12 +6,17 @@
 #include <cstring>
 #include <random>
 
+#include <algorithm>
+#include <cstdint>
+
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
 #include "advplan/stats/agreement.hpp"
+#include "stats/agreement_row.hpp"
+#include "stats/weighted_rows.hpp"
 #include "test_fixtures.hpp"
 
 namespace advplan {
@@ -180,6 +185,108 @@ TEST(KendallWResampler, EqualsKendallWOfTheExpandedMatrixBitForBit) {
     if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << trial;
     else EXPECT_EQ(got, want) << "trial " << trial;
   }
+}
+
+// The flattened row (stats/agreement_row.hpp): subjects' sums written into rows, added weighted by their counts and
+// read back, are the structs' add() of the same subjects with the same weights, field for field and bit for bit,
+// with empty subjects, a zero weight and a nominal category only some subjects have.
+TEST(AgreementRow, WeightedRowsReadBackAsTheStructsAddBitForBit) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  const std::size_t n = 7, raters = 3;
+  std::vector<FleissSums> fl(n);
+  std::vector<AlphaSums> nominal(n), interval(n);
+  std::vector<IccSums> ic(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (s == 3) continue;  // an empty subject: every sum empty
+    Matrix counts, codes(raters), scores;
+    for (int item = 0; item < 4; ++item) {
+      const double pass = static_cast<double>(gen() % (raters + 1));
+      counts.push_back({static_cast<double>(raters) - pass, pass});
+      for (std::size_t j = 0; j < raters; ++j) codes[j].push_back(u(gen) < 0.1 ? nan : static_cast<double>(gen() % (s == 5 ? 3 : 2)));
+      std::vector<double> row;
+      for (std::size_t j = 0; j < raters; ++j) row.push_back(u(gen));
+      scores.push_back(row);
+    }
+    Matrix by_rater(raters);
+    for (const auto& row : scores)
+      for (std::size_t j = 0; j < raters; ++j) by_rater[j].push_back(row[j]);
+    fl[s] = fleiss_sums(counts);
+    nominal[s] = alpha_sums(codes, AlphaLevel::nominal);
+    interval[s] = alpha_sums(by_rater, AlphaLevel::interval);
+    ic[s] = icc_sums(scores);
+  }
+  std::vector<double> cats;
+  for (const auto& a : nominal)
+    for (double c : a.categories)
+      if (std::find(cats.begin(), cats.end(), c) == cats.end()) cats.push_back(c);
+  std::sort(cats.begin(), cats.end());
+  ASSERT_EQ(cats.size(), 3u);  // category 2 only in subject 5
+
+  detail::AgreementRow layout;
+  const auto bf = layout.add_fleiss(static_cast<double>(raters), 2);
+  const auto bn = layout.add_alpha(AlphaLevel::nominal, cats);
+  const auto bi = layout.add_alpha(AlphaLevel::interval, {});
+  const auto bc = layout.add_icc(raters);
+  const std::size_t stride = layout.stride();
+  std::vector<double> rows(n * stride, 0.0);
+  std::vector<std::vector<std::uint32_t>> flags(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    detail::AgreementRow::put(bf, fl[s], rows.data() + s * stride, flags[s]);
+    detail::AgreementRow::put(bn, nominal[s], rows.data() + s * stride, flags[s]);
+    detail::AgreementRow::put(bi, interval[s], rows.data() + s * stride, flags[s]);
+    detail::AgreementRow::put(bc, ic[s], rows.data() + s * stride, flags[s]);
+  }
+  auto bits = [](double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  auto same = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(bits(a[i]), bits(b[i])) << i;
+  };
+  for (const std::vector<std::uint32_t>& counts : {std::vector<std::uint32_t>{2, 0, 1, 3, 0, 1, 4},
+                                                   std::vector<std::uint32_t>{1, 1, 1, 1, 1, 0, 1},
+                                                   std::vector<std::uint32_t>{0, 0, 0, 5, 0, 0, 0}}) {
+    std::vector<double> sums(stride, 0.0);
+    detail::add_weighted_rows(counts.data(), rows.data(), n, stride, sums.data());
+    std::vector<char> on(layout.flags(), 0);
+    FleissSums ef;
+    AlphaSums en, ei;
+    IccSums ec;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (counts[s] == 0) continue;
+      for (const std::uint32_t f : flags[s]) on[f] = 1;
+      ef.add(fl[s], counts[s]);
+      en.add(nominal[s], counts[s]);
+      ei.add(interval[s], counts[s]);
+      ec.add(ic[s], counts[s]);
+    }
+    const FleissSums gf = detail::AgreementRow::fleiss(bf, sums.data(), on.data());
+    const AlphaSums gn = detail::AgreementRow::alpha(bn, sums.data(), on.data());
+    const AlphaSums gi = detail::AgreementRow::alpha(bi, sums.data(), on.data());
+    const IccSums gc = detail::AgreementRow::icc(bc, sums.data(), on.data());
+    same({gf.subjects, gf.p_sum, gf.raters}, {ef.subjects, ef.p_sum, ef.raters});
+    same(gf.category_totals, ef.category_totals);
+    for (const auto& [g, e] : {std::pair{&gn, &en}, std::pair{&gi, &ei}}) {
+      EXPECT_EQ(g->level, e->level);
+      same({g->n, g->d_o, g->sum, g->sum_sq}, {e->n, e->d_o, e->sum, e->sum_sq});
+      same(g->categories, e->categories);
+      same(g->counts, e->counts);
+    }
+    same({gc.subjects, gc.total, gc.total_sq, gc.row_sq}, {ec.subjects, ec.total, ec.total_sq, ec.row_sq});
+    same(gc.col, ec.col);
+    EXPECT_EQ(bits(gf.kappa()), bits(ef.kappa()));
+    EXPECT_EQ(bits(gn.alpha()), bits(en.alpha()));
+    EXPECT_EQ(bits(gi.alpha()), bits(ei.alpha()));
+    EXPECT_EQ(bits(gc.icc().icc2_1), bits(ec.icc().icc2_1));
+  }
+  // Sums that do not fit the layout are refused with the structs' sentence.
+  std::vector<double> row(stride, 0.0);
+  std::vector<std::uint32_t> f;
+  EXPECT_THROW(detail::AgreementRow::put(layout.add_icc(raters + 1), ic[0], row.data(), f), Error);
 }
 
 }  // namespace

@@ -82,154 +82,171 @@ std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const Experi
   throw ConfigError(fmt::format("--agent {}: expected exec:COMMAND, llm:MODEL or scripted[:MODE]", untrusted::excerpt(spec, 80)));
 }
 
+/// The questions of a JSON-lines file, bounded in size before it is read, and per line; an Error when it holds
+/// none.
+std::vector<geo::Question> read_questions(const std::string& path) {
+  std::vector<geo::Question> qs;
+  // A question file is input: bounded in size before it is read, and per line.
+  constexpr std::uintmax_t kMaxQuestionFile = 256u << 20;
+  constexpr std::size_t kMaxQuestionLine = 1u << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw ConfigError(fmt::format("{}: not a regular file (--questions takes a JSON-lines file)", path));
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxQuestionFile)
+    throw ConfigError(fmt::format("{}: {} bytes, over the {} MiB a question file may have", path, bytes,
+                                  kMaxQuestionFile >> 20));
+  const std::string text = io::read_text_file(path, io::kMaxListBytes);
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    ++line_no;
+    if (nl - pos > kMaxQuestionLine)
+      throw ConfigError(fmt::format("{}:{}: the line is over {} KiB, longer than any question", path,
+                                    line_no, kMaxQuestionLine >> 10));
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    qs.push_back(geo::question_from_json(line, fmt::format("{}:{}", path, line_no)));
+  }
+  if (qs.empty())
+    throw ConfigError(fmt::format("{}: holds no question, so there is nothing to grade (write one with `advplan "
+                                  "questions CONFIG --out FILE`)",
+                                  path));
+  return qs;
+}
+
+/// `advplan map SCENARIO`: the scenario's map as GeoJSON.
+void add_map_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("map", "Write a scenario's map as GeoJSON (RFC 7946)");
+  auto id = std::make_shared<std::string>();
+  auto config = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("SCENARIO", *id, "scenario id, e.g. urban-100")->required();
+  cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
+  cmd->add_option("--out", *out, "output file (default: stdout)");
+  cmd->callback([&run, id, config, out] {
+    run = [id, config, out] {
+      const auto cfg = config_or_default(*config);
+      write_or_print(*out, geo::to_geojson(geo::generate_map(find_scenario(cfg, *id))));
+      return 0;
+    };
+  });
+}
+
+/// `advplan tool NAME --scenario ID`: one map tool's JSON result.
+void add_tool_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("tool", "Call one map tool on a scenario's map and print its JSON result");
+  auto name = std::make_shared<std::string>();
+  auto id = std::make_shared<std::string>();
+  auto config = std::make_shared<std::string>();
+  auto args = std::make_shared<std::string>("{}");
+  cmd->add_option("NAME", *name, "list_features, feature, distance, area, route, travel_time, within, line_of_sight, order")
+      ->required();
+  cmd->add_option("--scenario", *id, "scenario id, e.g. urban-100")->required();
+  cmd->add_option("--args", *args, "arguments as a JSON object (default {})");
+  cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
+  cmd->callback([&run, name, id, config, args] {
+    run = [name, id, config, args] {
+      const auto cfg = config_or_default(*config);
+      const auto m = geo::generate_map(find_scenario(cfg, *id));
+      const auto r = geo::call_tool(m, *name, *args);
+      if (!r.ok) {
+        fmt::print("{}\n", nlohmann::json{{"tool", untrusted::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
+        fmt::print(stderr, "advplan tool: {}\n", r.error);
+        return 1;
+      }
+      nlohmann::ordered_json j{{"tool", *name}, {"ok", true}};
+      j["result"] = nlohmann::ordered_json::parse(r.json);
+      fmt::print("{}\n", j.dump());
+      return 0;
+    };
+  });
+}
+
+/// `advplan questions [CONFIG]`: tiered questions with reference answers, streamed a scenario at a time.
+void add_questions_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("questions", "Generate tiered map questions with reference answers as JSON lines");
+  auto config = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("CONFIG", *config, "experiment config (default: the built-in paper config)");
+  cmd->add_option("--out", *out, "output file (default: stdout)");
+  cmd->callback([&run, config, out] {
+    run = [config, out] {
+      const auto cfg = config_or_default(*config);
+      const std::size_t n = corpus_size(cfg);
+      // Streamed, a scenario at a time: memory does not grow with the corpus (20,000 scenarios once held 199 MB
+      // until the end). A file is written atomically all the same (a temporary beside it, renamed at the end).
+      std::optional<io::AtomicWriter> file;
+      if (!out->empty() && *out != "-") file.emplace(*out);
+      std::ostream& os = file ? file->stream() : std::cout;
+      Progress progress("advplan questions", n, ProgressMode::automatic);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (const auto& q : geo::generate_questions(geo::generate_map(corpus_scenario(cfg, i))))
+          os << geo::question_to_json(q) << '\n';
+        progress.scenario_done(0);
+      }
+      if (file) file->commit();
+      else std::cout.flush();
+      return 0;
+    };
+  });
+}
+
+/// `advplan quiz --questions FILE --agent SPEC`: an agent's answers graded, and its accuracy.
+void add_quiz_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("quiz", "Run an agent on map questions (ReAct loop) and report its accuracy");
+  auto config = std::make_shared<std::string>();
+  auto questions = std::make_shared<std::string>();
+  auto agent = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto summary = std::make_shared<std::string>();
+  auto budget = std::make_shared<int>(10);
+  auto timeout = std::make_shared<double>(30.0);
+  cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
+  cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
+  cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
+  cmd->add_option("--budget", *budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
+  cmd->add_option("--timeout", *timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--out", *out, "per-question results as JSON lines");
+  cmd->add_option("--summary", *summary, "accuracy table as CSV (default: printed)");
+  cmd->callback([&run, config, questions, agent, out, summary, budget, timeout] {
+    run = [config, questions, agent, out, summary, budget, timeout] {
+      const auto cfg = config_or_default(*config);
+      const std::vector<geo::Question> qs = read_questions(*questions);
+      auto a = make_agent(*agent, cfg, qs, *timeout);
+      std::map<std::string, geo::GeoMap> maps;
+      std::vector<geo::QuizOutcome> outcomes;
+      std::string lines;
+      // Progress on stderr (an LLM agent can take hours): a redrawn line on a terminal, a line every 10 s otherwise.
+      Progress progress("advplan quiz", qs.size(), ProgressMode::automatic, 0, 10.0, "questions", "incorrect");
+      for (const auto& q : qs) {
+        auto it = maps.find(q.scenario);
+        if (it == maps.end()) it = maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario))).first;
+        outcomes.push_back(geo::run_question(it->second, q, *a, *budget));
+        lines += geo::outcome_to_json(outcomes.back()) + "\n";
+        progress.scenario_done(outcomes.back().correct ? 0 : 1);
+      }
+      progress.finish();
+      if (!out->empty()) io::write_file_atomic(*out, lines);
+      std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
+      for (const auto& r : geo::summarise(outcomes))
+        csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{}\n", r.group, r.n, r.correct, r.accuracy, r.lo, r.hi,
+                           r.mean_steps, r.exhausted);
+      write_or_print(*summary, csv);
+      return 0;
+    };
+  });
+}
+
 }  // namespace
 
 void add_geo_commands(CLI::App& app, Action& run) {
-  {
-    auto* cmd = app.add_subcommand("map", "Write a scenario's map as GeoJSON (RFC 7946)");
-    auto id = std::make_shared<std::string>();
-    auto config = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    cmd->add_option("SCENARIO", *id, "scenario id, e.g. urban-100")->required();
-    cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
-    cmd->add_option("--out", *out, "output file (default: stdout)");
-    cmd->callback([&run, id, config, out] {
-      run = [id, config, out] {
-        const auto cfg = config_or_default(*config);
-        write_or_print(*out, geo::to_geojson(geo::generate_map(find_scenario(cfg, *id))));
-        return 0;
-      };
-    });
-  }
-  {
-    auto* cmd = app.add_subcommand("tool", "Call one map tool on a scenario's map and print its JSON result");
-    auto name = std::make_shared<std::string>();
-    auto id = std::make_shared<std::string>();
-    auto config = std::make_shared<std::string>();
-    auto args = std::make_shared<std::string>("{}");
-    cmd->add_option("NAME", *name, "list_features, feature, distance, area, route, travel_time, within, line_of_sight, order")
-        ->required();
-    cmd->add_option("--scenario", *id, "scenario id, e.g. urban-100")->required();
-    cmd->add_option("--args", *args, "arguments as a JSON object (default {})");
-    cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
-    cmd->callback([&run, name, id, config, args] {
-      run = [name, id, config, args] {
-        const auto cfg = config_or_default(*config);
-        const auto m = geo::generate_map(find_scenario(cfg, *id));
-        const auto r = geo::call_tool(m, *name, *args);
-        if (!r.ok) {
-          fmt::print("{}\n", nlohmann::json{{"tool", untrusted::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
-          fmt::print(stderr, "advplan tool: {}\n", r.error);
-          return 1;
-        }
-        nlohmann::ordered_json j{{"tool", *name}, {"ok", true}};
-        j["result"] = nlohmann::ordered_json::parse(r.json);
-        fmt::print("{}\n", j.dump());
-        return 0;
-      };
-    });
-  }
-  {
-    auto* cmd = app.add_subcommand("questions", "Generate tiered map questions with reference answers as JSON lines");
-    auto config = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    cmd->add_option("CONFIG", *config, "experiment config (default: the built-in paper config)");
-    cmd->add_option("--out", *out, "output file (default: stdout)");
-    cmd->callback([&run, config, out] {
-      run = [config, out] {
-        const auto cfg = config_or_default(*config);
-        const std::size_t n = corpus_size(cfg);
-        // Streamed, a scenario at a time: memory does not grow with the corpus (20,000 scenarios once held 199 MB
-        // until the end). A file is written atomically all the same (a temporary beside it, renamed at the end).
-        std::optional<io::AtomicWriter> file;
-        if (!out->empty() && *out != "-") file.emplace(*out);
-        std::ostream& os = file ? file->stream() : std::cout;
-        Progress progress("advplan questions", n, ProgressMode::automatic);
-        for (std::size_t i = 0; i < n; ++i) {
-          for (const auto& q : geo::generate_questions(geo::generate_map(corpus_scenario(cfg, i))))
-            os << geo::question_to_json(q) << '\n';
-          progress.scenario_done(0);
-        }
-        if (file) file->commit();
-        else std::cout.flush();
-        return 0;
-      };
-    });
-  }
-  {
-    auto* cmd = app.add_subcommand("quiz", "Run an agent on map questions (ReAct loop) and report its accuracy");
-    auto config = std::make_shared<std::string>();
-    auto questions = std::make_shared<std::string>();
-    auto agent = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    auto summary = std::make_shared<std::string>();
-    auto budget = std::make_shared<int>(10);
-    auto timeout = std::make_shared<double>(30.0);
-    cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
-    cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
-    cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
-    cmd->add_option("--budget", *budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
-    cmd->add_option("--timeout", *timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
-    cmd->add_option("--out", *out, "per-question results as JSON lines");
-    cmd->add_option("--summary", *summary, "accuracy table as CSV (default: printed)");
-    cmd->callback([&run, config, questions, agent, out, summary, budget, timeout] {
-      run = [config, questions, agent, out, summary, budget, timeout] {
-        const auto cfg = config_or_default(*config);
-        std::vector<geo::Question> qs;
-        {
-          // A question file is input: bounded in size before it is read, and per line.
-          constexpr std::uintmax_t kMaxQuestionFile = 256u << 20;
-          constexpr std::size_t kMaxQuestionLine = 1u << 20;
-          std::error_code ec;
-          if (!std::filesystem::is_regular_file(*questions, ec))
-            throw ConfigError(fmt::format("{}: not a regular file (--questions takes a JSON-lines file)", *questions));
-          const auto bytes = std::filesystem::file_size(*questions, ec);
-          if (!ec && bytes > kMaxQuestionFile)
-            throw ConfigError(fmt::format("{}: {} bytes, over the {} MiB a question file may have", *questions, bytes,
-                                          kMaxQuestionFile >> 20));
-          const std::string text = io::read_text_file(*questions, io::kMaxListBytes);
-          std::size_t pos = 0, line_no = 0;
-          while (pos < text.size()) {
-            auto nl = text.find('\n', pos);
-            if (nl == std::string::npos) nl = text.size();
-            ++line_no;
-            if (nl - pos > kMaxQuestionLine)
-              throw ConfigError(fmt::format("{}:{}: the line is over {} KiB, longer than any question", *questions,
-                                            line_no, kMaxQuestionLine >> 10));
-            const std::string line = text.substr(pos, nl - pos);
-            pos = nl + 1;
-            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            qs.push_back(geo::question_from_json(line, fmt::format("{}:{}", *questions, line_no)));
-          }
-          if (qs.empty())
-            throw ConfigError(fmt::format("{}: holds no question, so there is nothing to grade (write one with `advplan "
-                                          "questions CONFIG --out FILE`)",
-                                          *questions));
-        }
-        auto a = make_agent(*agent, cfg, qs, *timeout);
-        std::map<std::string, geo::GeoMap> maps;
-        std::vector<geo::QuizOutcome> outcomes;
-        std::string lines;
-        // Progress on stderr (an LLM agent can take hours): a redrawn line on a terminal, a line every 10 s otherwise.
-        Progress progress("advplan quiz", qs.size(), ProgressMode::automatic, 0, 10.0, "questions", "incorrect");
-        for (const auto& q : qs) {
-          auto it = maps.find(q.scenario);
-          if (it == maps.end()) it = maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario))).first;
-          outcomes.push_back(geo::run_question(it->second, q, *a, *budget));
-          lines += geo::outcome_to_json(outcomes.back()) + "\n";
-          progress.scenario_done(outcomes.back().correct ? 0 : 1);
-        }
-        progress.finish();
-        if (!out->empty()) io::write_file_atomic(*out, lines);
-        std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
-        for (const auto& r : geo::summarise(outcomes))
-          csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{}\n", r.group, r.n, r.correct, r.accuracy, r.lo, r.hi,
-                             r.mean_steps, r.exhausted);
-        write_or_print(*summary, csv);
-        return 0;
-      };
-    });
-  }
+  add_map_command(app, run);
+  add_tool_command(app, run);
+  add_questions_command(app, run);
+  add_quiz_command(app, run);
 }
 
 }  // namespace advplan::cli

@@ -429,27 +429,21 @@ std::string cell3(double v, double lo, double hi) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTable& per, const CsvTable& candidates,
-                                                                   const CsvTable& bootstrap_summary,
-                                                                   const CsvTable& reproducibility,
-                                                                   const std::string& exempt_reason,
-                                                                   const EvaluateSpec& spec,
-                                                                   const BootstrapSettings& bs) {
-  const std::string& blue = spec.blue;
-  std::vector<std::string> blues{blue};
-  for (const auto& r : spec.references)
-    if (std::find(blues.begin(), blues.end(), r) == blues.end()) blues.push_back(r);
-  nlohmann::ordered_json j;
-  j["blue"] = blue;
-  j["red_baselines"] = spec.reds;
-  j["references"] = spec.references;
-  j["budget_ks"] = spec.budget_ks;
-  j["bootstrap"] = {{"resamples", bs.resamples}, {"seed", bs.seed}};
+namespace {
 
-  // 1. Per RED baseline: advantage and win rate of every BLUE policy.
+/// summary.md and summary.json, built section by section.
+struct Summary {
+  std::string md;
+  nlohmann::ordered_json j;
+};
+
+/// 1. Per RED baseline: advantage and win rate of every BLUE policy, with the run's own intervals.
+void add_baselines(Summary& out, const CsvTable& per, const CsvTable& bootstrap_summary, const EvaluateSpec& spec,
+                   const std::vector<std::string>& blues, const BootstrapSettings& bs) {
+  const std::string& blue = spec.blue;
   TextTable base{"summary", fmt::format("Evaluation of BLUE policy `{}` against the fixed RED baselines", blue),
                  {"RED baseline", "BLUE policy", "plans", "failures", "BLUE advantage", "BLUE win rate"}, {}};
-  j["baselines"] = nlohmann::ordered_json::array();
+  out.j["baselines"] = nlohmann::ordered_json::array();
   // The run's own intervals (bootstrap_summary.csv, scope "all"), as the tables read them.
   CsvTable ok_storage;
   const CsvTable& ok = ok_rows(per, ok_storage);
@@ -471,59 +465,71 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
       const auto a = intervals.get("all", cond, "advantage");
       const auto w = intervals.get("all", cond, "blue_win_rate");
       base.rows.push_back({red, b, std::to_string(adv.size()), std::to_string(failures), interval_cell(a), interval_cell(w)});
-      j["baselines"].push_back({{"red", red}, {"blue", b}, {"plans", adv.size()}, {"failures", failures},
+      out.j["baselines"].push_back({{"red", red}, {"blue", b}, {"plans", adv.size()}, {"failures", failures},
                                 {"advantage", jinterval(a)}, {"win_rate", jinterval(w)}});
     }
-  std::string md = base.markdown();
+  out.md = base.markdown();
+}
 
-  // 2. Paired verdicts.
+/// 2. Paired verdicts of the policy minus each reference: verdicts.csv, and their Markdown and JSON.
+CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spec, const BootstrapSettings& bs) {
+  const std::string& blue = spec.blue;
   const auto verdicts = paired_verdicts(per, blue, spec.references, bs);
   CsvTable vcsv({"blue_policy", "reference", "red_policy", "metric", "n", "mean_blue", "mean_reference", "difference",
                  "ci_lo", "ci_hi", "p", "p_holm", "verdict"});
-  j["verdicts"] = nlohmann::ordered_json::array();
-  md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired bootstrap "
+  out.j["verdicts"] = nlohmann::ordered_json::array();
+  out.md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired bootstrap "
                     "intervals; sign-flip p-values, Holm-corrected over all {} comparisons)\n\n",
                     blue, verdicts.size());
   if (!verdicts.empty())
-    md += "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | verdict |\n"
+    out.md += "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | verdict |\n"
           "|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto& v : verdicts) {
     vcsv.add({v.blue, v.reference, v.red, v.metric, std::to_string(v.n), fmt_real(v.mean_blue),
               fmt_real(v.mean_reference), fmt_real(v.difference.mean), fmt_real(v.difference.lo),
               fmt_real(v.difference.hi), fmt_real(v.p), fmt_real(v.p_holm), v.verdict});
-    md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {:.3g} | {} |\n",
+    out.md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {:.3g} | {} |\n",
                       md_cell(v.red), md_cell(v.reference), v.metric, v.n, v.mean_blue, v.mean_reference,
                       v.difference.mean, v.difference.lo, v.difference.hi, v.p_holm,
                       v.verdict == "no detectable difference" ? fmt::format("no detectable difference at n = {}", v.n)
                                                               : "**" + v.verdict + "**");
-    j["verdicts"].push_back({{"red", v.red}, {"reference", v.reference}, {"metric", v.metric}, {"n", v.n},
+    out.j["verdicts"].push_back({{"red", v.red}, {"reference", v.reference}, {"metric", v.metric}, {"n", v.n},
                              {"mean_blue", v.mean_blue}, {"mean_reference", v.mean_reference},
                              {"difference", jinterval(v.difference)}, {"p", v.p}, {"p_holm", v.p_holm},
                              {"verdict", v.verdict}, {"sentence", v.sentence()}});
   }
+  return vcsv;
+}
 
-  // 3. Robustness curves.
+/// 3. Robustness curves over the RED budget: robustness.csv, and their Markdown and JSON.
+CsvTable add_robustness(Summary& out, const CsvTable& per, const BootstrapSettings& bs) {
   const auto curves = robustness_curves(per, bs);
   CsvTable rcsv({"blue_policy", "k", "n", "advantage", "advantage_lo", "advantage_hi", "blue_win_rate",
                  "blue_win_rate_lo", "blue_win_rate_hi"});
-  j["robustness"] = nlohmann::ordered_json::array();
+  out.j["robustness"] = nlohmann::ordered_json::array();
   if (!curves.empty()) {
-    md += "\n**Robustness over the RED budget** (BLUE against greedy@k)\n\n| BLUE policy | k | n | BLUE advantage | BLUE win rate |\n|---|---:|---:|---:|---:|\n";
+    out.md += "\n**Robustness over the RED budget** (BLUE against greedy@k)\n\n| BLUE policy | k | n | BLUE advantage | BLUE win rate |\n|---|---:|---:|---:|---:|\n";
     for (const auto& p : curves) {
       rcsv.add({p.blue, std::to_string(p.k), std::to_string(p.advantage.n), fmt_real(p.advantage.mean),
                 fmt_real(p.advantage.lo), fmt_real(p.advantage.hi), fmt_real(p.win_rate.mean), fmt_real(p.win_rate.lo),
                 fmt_real(p.win_rate.hi)});
-      md += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(p.blue), p.k, p.advantage.n, interval_cell(p.advantage),
+      out.md += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(p.blue), p.k, p.advantage.n, interval_cell(p.advantage),
                         interval_cell(p.win_rate));
-      j["robustness"].push_back({{"blue", p.blue}, {"k", p.k}, {"advantage", jinterval(p.advantage)},
+      out.j["robustness"].push_back({{"blue", p.blue}, {"k", p.k}, {"advantage", jinterval(p.advantage)},
                                  {"win_rate", jinterval(p.win_rate)}});
     }
   }
+  return rcsv;
+}
 
-  // 4. Scorecard.
+/// 4. The scorecard: scorecard.csv, its JSON, and in Markdown one row per (axis, quantity), one column per policy.
+CsvTable add_scorecard(Summary& out, const CsvTable& per, const CsvTable& candidates, const CsvTable& reproducibility,
+                       const std::string& exempt_reason, const EvaluateSpec& spec,
+                       const std::vector<std::string>& blues, const BootstrapSettings& bs) {
+  const std::string& blue = spec.blue;
   const auto card = scorecard(per, candidates, &reproducibility, blue, spec.references, bs);
   CsvTable scsv({"axis", "quantity", "blue_policy", "n", "value", "ci_lo", "ci_hi", "note"});
-  j["scorecard"] = nlohmann::ordered_json::array();
+  out.j["scorecard"] = nlohmann::ordered_json::array();
   // Markdown: one row per (axis, quantity), one column per policy.
   std::vector<std::pair<std::string, std::string>> keys;
   std::map<std::pair<std::string, std::string>, std::map<std::string, const ScoreLine*>> grid;
@@ -532,33 +538,36 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
     if (l.axis == "trace reproducibility" && !exempt_reason.empty()) note = exempt_reason;
     scsv.add({l.axis, l.quantity, l.policy, std::to_string(l.n), json_number_or_null(l.value),
               json_number_or_null(l.lo), json_number_or_null(l.hi), note});
-    j["scorecard"].push_back({{"axis", l.axis}, {"quantity", l.quantity}, {"blue", l.policy}, {"n", l.n},
+    out.j["scorecard"].push_back({{"axis", l.axis}, {"quantity", l.quantity}, {"blue", l.policy}, {"n", l.n},
                               {"value", jnum(l.value)}, {"lo", jnum(l.lo)}, {"hi", jnum(l.hi)}, {"note", note}});
     const auto key = std::make_pair(l.axis, l.quantity);
     if (!grid.contains(key)) keys.push_back(key);
     grid[key][l.policy] = &l;
   }
-  md += "\n**Scorecard** (docs/METRICS.md \"Scorecard\")\n\n| axis | quantity |";
-  for (const auto& b : blues) md += fmt::format(" {} |", md_cell(b));
-  md += "\n|---|---|";
-  for (std::size_t i = 0; i < blues.size(); ++i) md += "---:|";
-  md += "\n";
+  out.md += "\n**Scorecard** (docs/METRICS.md \"Scorecard\")\n\n| axis | quantity |";
+  for (const auto& b : blues) out.md += fmt::format(" {} |", md_cell(b));
+  out.md += "\n|---|---|";
+  for (std::size_t i = 0; i < blues.size(); ++i) out.md += "---:|";
+  out.md += "\n";
   for (const auto& key : keys) {
-    md += fmt::format("| {} | {} |", key.first, md_cell(key.second));
+    out.md += fmt::format("| {} | {} |", key.first, md_cell(key.second));
     for (const auto& b : blues) {
       auto it = grid[key].find(b);
       if (it == grid[key].end()) {
-        md += " |";
+        out.md += " |";
         continue;
       }
       const ScoreLine& l = *it->second;
       std::string note = l.axis == "trace reproducibility" && !exempt_reason.empty() ? exempt_reason : l.note;
-      md += fmt::format(" {}{} |", cell3(l.value, l.lo, l.hi), note.empty() ? "" : " (" + md_cell(note) + ")");
+      out.md += fmt::format(" {}{} |", cell3(l.value, l.lo, l.hi), note.empty() ? "" : " (" + md_cell(note) + ")");
     }
-    md += "\n";
+    out.md += "\n";
   }
+  return scsv;
+}
 
-  // 5. Failures of the policy by cause, each with its first reason quoted.
+/// 5. Failures of the policy by cause, each with its first reason quoted.
+void add_failures(Summary& out, const CsvTable& per, const std::string& blue) {
   struct Cause {
     std::size_t rows = 0, first = 0;
   };
@@ -573,28 +582,53 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
     if (fresh) order.push_back(key);
     ++it->second.rows;
   }
-  md += fmt::format("\n**Failures of `{}`: {} row(s)** (per_scenario.csv, columns status and failure_reason)\n", blue,
+  out.md += fmt::format("\n**Failures of `{}`: {} row(s)** (per_scenario.csv, columns status and failure_reason)\n", blue,
                     total);
-  j["failures"] = {{"rows", total}, {"causes", nlohmann::ordered_json::array()}};
+  out.j["failures"] = {{"rows", total}, {"causes", nlohmann::ordered_json::array()}};
   if (total > 0) {
-    md += "\n| Cause | Rows | First scenario | RED | First reason |\n|---|---|---|---|---|\n";
+    out.md += "\n| Cause | Rows | First scenario | RED | First reason |\n|---|---|---|---|---|\n";
     constexpr std::size_t kMaxCauses = 50;
     for (std::size_t k = 0; k < order.size(); ++k) {
       const Cause& c = causes.at(order[k]);
       const std::string first = untrusted::excerpt(per.at(c.first, "failure_reason"), 200);
-      j["failures"]["causes"].push_back({{"cause", order[k]}, {"rows", c.rows},
+      out.j["failures"]["causes"].push_back({{"cause", order[k]}, {"rows", c.rows},
                                          {"first_scenario", per.at(c.first, "scenario_id")},
                                          {"red", per.at(c.first, "red_policy")}, {"first_reason", first}});
       if (k < kMaxCauses)
-        md += fmt::format("| {} | {} | {} | {} | `{}` |\n", md_cell(order[k]), c.rows,
+        out.md += fmt::format("| {} | {} | {} | {} | `{}` |\n", md_cell(order[k]), c.rows,
                           md_cell(per.at(c.first, "scenario_id")), md_cell(per.at(c.first, "red_policy")),
                           md_cell(first));
     }
     if (order.size() > kMaxCauses)
-      md += fmt::format("\n... and {} more causes in per_scenario.csv\n", order.size() - kMaxCauses);
+      out.md += fmt::format("\n... and {} more causes in per_scenario.csv\n", order.size() - kMaxCauses);
   }
-  return {{"summary.md", md},
-          {"summary.json", j.dump(2) + "\n"},
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTable& per, const CsvTable& candidates,
+                                                                   const CsvTable& bootstrap_summary,
+                                                                   const CsvTable& reproducibility,
+                                                                   const std::string& exempt_reason,
+                                                                   const EvaluateSpec& spec,
+                                                                   const BootstrapSettings& bs) {
+  const std::string& blue = spec.blue;
+  std::vector<std::string> blues{blue};
+  for (const auto& r : spec.references)
+    if (std::find(blues.begin(), blues.end(), r) == blues.end()) blues.push_back(r);
+  Summary out;
+  out.j["blue"] = blue;
+  out.j["red_baselines"] = spec.reds;
+  out.j["references"] = spec.references;
+  out.j["budget_ks"] = spec.budget_ks;
+  out.j["bootstrap"] = {{"resamples", bs.resamples}, {"seed", bs.seed}};
+  add_baselines(out, per, bootstrap_summary, spec, blues, bs);
+  const CsvTable vcsv = add_verdicts(out, per, spec, bs);
+  const CsvTable rcsv = add_robustness(out, per, bs);
+  const CsvTable scsv = add_scorecard(out, per, candidates, reproducibility, exempt_reason, spec, blues, bs);
+  add_failures(out, per, blue);
+  return {{"summary.md", out.md},
+          {"summary.json", out.j.dump(2) + "\n"},
           {"evaluation/verdicts.csv", vcsv.to_string()},
           {"evaluation/robustness.csv", rcsv.to_string()},
           {"evaluation/scorecard.csv", scsv.to_string()},

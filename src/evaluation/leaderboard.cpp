@@ -59,20 +59,11 @@ void scores(const PolicyData& p, const std::vector<std::string>& reds, const std
   worst_out = worst;
 }
 
-}  // namespace
-
-Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::string& metric, const BootstrapSettings& bs) {
-  if (runs.empty()) throw CsvError("leaderboard: no run directory given");
-  if (metric != "advantage" && metric != "blue_win_rate")
-    throw ConfigError(fmt::format("leaderboard: --metric {}: accepted values are advantage and blue_win_rate", metric));
-  Leaderboard lb;
-  lb.metric = metric;
-  // The corpus: every run must have the same scenarios.
+/// The corpus, the first run's scenario ids in order; every run must have the same scenarios.
+std::vector<std::string> common_corpus(const std::vector<RunTraces>& runs) {
   std::vector<std::string> scenarios;
   for (std::size_t i = 0; i < runs[0].scenarios.size(); ++i) scenarios.push_back(runs[0].scenarios.at(i, "scenario_id"));
   const std::set<std::string> corpus(scenarios.begin(), scenarios.end());
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) index[scenarios[i]] = i;
   for (std::size_t k = 1; k < runs.size(); ++k) {
     std::set<std::string> other;
     for (std::size_t i = 0; i < runs[k].scenarios.size(); ++i) other.insert(runs[k].scenarios.at(i, "scenario_id"));
@@ -81,8 +72,15 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
                                  "compares runs of the same corpus",
                                  runs[k].dir, other.size(), runs[0].dir, corpus.size()));
   }
-  lb.scenarios = scenarios.size();
-  // Every BLUE policy, from the first run that has it.
+  return scenarios;
+}
+
+/// Every BLUE policy of the ranked groups, from the first run that has it: its metric per (RED, scenario) and its
+/// validity (the share of its scenarios without a BLUE failure).
+std::vector<PolicyData> collect_policies(const std::vector<RunTraces>& runs, const std::vector<std::string>& scenarios,
+                                         const std::string& metric) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) index[scenarios[i]] = i;
   std::vector<PolicyData> policies;
   for (std::size_t k = 0; k < runs.size(); ++k) {
     const CsvTable& per = runs[k].per_scenario;
@@ -114,64 +112,104 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
                              : 1.0 - static_cast<double>(blue_failed[blue].size()) / static_cast<double>(seen[blue].size());
   }
   if (policies.empty()) throw CsvError("leaderboard: the runs have no rows of groups main, evaluate or reference");
-  // The RED baselines every policy met, in the first policy's order.
+  return policies;
+}
+
+/// The RED baselines every policy met, in the first policy's order.
+std::vector<std::string> common_reds(const std::vector<PolicyData>& policies) {
+  std::vector<std::string> reds;
   for (const auto& red : policies[0].red_order)
     if (std::all_of(policies.begin(), policies.end(), [&](const PolicyData& p) { return p.by_red.contains(red); }))
-      lb.reds.push_back(red);
-  if (lb.reds.empty())
+      reds.push_back(red);
+  if (reds.empty())
     throw CsvError("leaderboard: no RED baseline is common to every BLUE policy of the runs");
+  return reds;
+}
+
+/// The policies by score, best first (stable: ties keep the policies' order).
+void order_by_score(std::vector<std::size_t>& ord, const std::vector<double>& score) {
+  std::iota(ord.begin(), ord.end(), 0);
+  std::stable_sort(ord.begin(), ord.end(),
+                   [&](std::size_t x, std::size_t y) { return sort_key(score[x]) > sort_key(score[y]); });
+}
+
+/// Tied policies (equal scores) share their ranks: a group at sorted positions r..r+g-1 has best rank r+1 and
+/// worst rank r+g. The point rank is the best rank (competition ranking, 1 2 2 4).
+void tied_ranks(const std::vector<std::size_t>& ord, const std::vector<double>& score, std::vector<double>& best,
+                std::vector<double>& worst_rank) {
+  const std::size_t np = ord.size();
+  for (std::size_t r = 0; r < np;) {
+    std::size_t e = r + 1;
+    while (e < np && sort_key(score[ord[e]]) == sort_key(score[ord[r]])) ++e;
+    for (std::size_t i = r; i < e; ++i) {
+      best[ord[i]] = static_cast<double>(r + 1);
+      worst_rank[ord[i]] = static_cast<double>(e);
+    }
+    r = e;
+  }
+}
+
+/// Per policy and replicate: its mean and worst score, its best and worst rank, and its gap to the next policy of
+/// the point order.
+struct Replicates {
+  std::vector<std::vector<double>> mean, worst, rank, rank_hi, gap;
+};
+
+/// The joint bootstrap over scenarios: every policy's score on the same resample.
+Replicates bootstrap_scores(const std::vector<PolicyData>& policies, const std::vector<std::string>& reds,
+                            const std::vector<std::size_t>& order, std::size_t n_scenarios, const std::string& metric,
+                            const BootstrapSettings& bs) {
+  const std::size_t np = policies.size();
+  const auto B = static_cast<std::size_t>(std::max(bs.resamples, 1));
+  Replicates rep;
+  rep.mean.assign(np, std::vector<double>(B));
+  rep.worst = rep.rank = rep.rank_hi = rep.gap = rep.mean;
+  std::vector<double> best(np), worst_rank(np);
+  Rng rng = Rng::keyed(bs.seed, "bootstrap", "leaderboard|" + metric);
+  std::vector<std::uint32_t> counts(n_scenarios);
+  std::vector<double> m(np), wv(np);
+  std::vector<std::size_t> ord(np);
+  for (std::size_t b = 0; b < B; ++b) {
+    resample_counts(rng, counts);
+    for (std::size_t p = 0; p < np; ++p) scores(policies[p], reds, &counts, m[p], wv[p]);
+    order_by_score(ord, m);
+    tied_ranks(ord, m, best, worst_rank);
+    for (std::size_t p = 0; p < np; ++p) {
+      rep.rank[p][b] = best[p];
+      rep.rank_hi[p][b] = worst_rank[p];
+    }
+    for (std::size_t p = 0; p < np; ++p) {
+      rep.mean[p][b] = m[p];
+      rep.worst[p][b] = wv[p];
+    }
+    for (std::size_t r = 0; r + 1 < np; ++r) rep.gap[order[r]][b] = m[order[r]] - m[order[r + 1]];
+  }
+  return rep;
+}
+
+}  // namespace
+
+Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::string& metric, const BootstrapSettings& bs) {
+  if (runs.empty()) throw CsvError("leaderboard: no run directory given");
+  if (metric != "advantage" && metric != "blue_win_rate")
+    throw ConfigError(fmt::format("leaderboard: --metric {}: accepted values are advantage and blue_win_rate", metric));
+  Leaderboard lb;
+  lb.metric = metric;
+  const std::vector<std::string> scenarios = common_corpus(runs);
+  lb.scenarios = scenarios.size();
+  const std::vector<PolicyData> policies = collect_policies(runs, scenarios, metric);
+  lb.reds = common_reds(policies);
 
   const std::size_t np = policies.size();
   std::vector<double> mean(np), worst(np);
   std::vector<std::size_t> worst_red(np, 0);
   for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, nullptr, mean[p], worst[p], &worst_red[p]);
   std::vector<std::size_t> order(np);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return sort_key(mean[a]) > sort_key(mean[b]); });
-  // Tied policies (equal scores) share their ranks: a group at sorted positions r..r+g-1 has best rank r+1 and
-  // worst rank r+g. The point rank is the best rank (competition ranking, 1 2 2 4).
-  auto tied_ranks = [&](const std::vector<std::size_t>& ord_, const std::vector<double>& score,
-                        std::vector<double>& best, std::vector<double>& worst_rank) {
-    for (std::size_t r = 0; r < np;) {
-      std::size_t e = r + 1;
-      while (e < np && sort_key(score[ord_[e]]) == sort_key(score[ord_[r]])) ++e;
-      for (std::size_t i = r; i < e; ++i) {
-        best[ord_[i]] = static_cast<double>(r + 1);
-        worst_rank[ord_[i]] = static_cast<double>(e);
-      }
-      r = e;
-    }
-  };
+  order_by_score(order, mean);
   std::vector<double> point_best(np), point_worst(np);
   tied_ranks(order, mean, point_best, point_worst);
+  Replicates rep = bootstrap_scores(policies, lb.reds, order, scenarios.size(), metric, bs);
 
-  // Joint bootstrap over scenarios: every policy's score on the same resample.
-  const auto B = static_cast<std::size_t>(std::max(bs.resamples, 1));
-  std::vector<std::vector<double>> bmean(np, std::vector<double>(B)), bworst(bmean), brank(bmean), brank_hi(bmean),
-      bgap(bmean);
-  std::vector<double> best(np), worst_rank(np);
-  Rng rng = Rng::keyed(bs.seed, "bootstrap", "leaderboard|" + metric);
-  std::vector<std::uint32_t> counts(scenarios.size());
-  std::vector<double> m(np), wv(np);
-  std::vector<std::size_t> ord(np);
-  for (std::size_t b = 0; b < B; ++b) {
-    resample_counts(rng, counts);
-    for (std::size_t p = 0; p < np; ++p) scores(policies[p], lb.reds, &counts, m[p], wv[p]);
-    std::iota(ord.begin(), ord.end(), 0);
-    std::stable_sort(ord.begin(), ord.end(),
-                     [&](std::size_t x, std::size_t y) { return sort_key(m[x]) > sort_key(m[y]); });
-    tied_ranks(ord, m, best, worst_rank);
-    for (std::size_t p = 0; p < np; ++p) {
-      brank[p][b] = best[p];
-      brank_hi[p][b] = worst_rank[p];
-    }
-    for (std::size_t p = 0; p < np; ++p) {
-      bmean[p][b] = m[p];
-      bworst[p][b] = wv[p];
-    }
-    for (std::size_t r = 0; r + 1 < np; ++r) bgap[order[r]][b] = m[order[r]] - m[order[r + 1]];
-  }
   for (std::size_t r = 0; r < np; ++r) {
     const std::size_t p = order[r];
     LeaderboardEntry e;
@@ -179,20 +217,20 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
     e.run = policies[p].run;
     e.rank = static_cast<std::size_t>(point_best[p]);
     e.mean = {mean[p], 0, 0, scenarios.size()};
-    std::tie(e.mean.lo, e.mean.hi) = percentile_bounds(bmean[p]);
+    std::tie(e.mean.lo, e.mean.hi) = percentile_bounds(rep.mean[p]);
     e.worst = {worst[p], 0, 0, scenarios.size()};
-    std::tie(e.worst.lo, e.worst.hi) = percentile_bounds(bworst[p]);
+    std::tie(e.worst.lo, e.worst.hi) = percentile_bounds(rep.worst[p]);
     e.worst_red = lb.reds[worst_red[p]];
     // The interval runs from the lower bound of the best rank to the upper bound of the worst rank: exactly tied
     // policies get one interval.
-    e.rank_lo = percentile_bounds(brank[p]).first;
-    e.rank_hi = percentile_bounds(brank_hi[p]).second;
+    e.rank_lo = percentile_bounds(rep.rank[p]).first;
+    e.rank_hi = percentile_bounds(rep.rank_hi[p]).second;
     e.validity = policies[p].validity;
     const RobustnessSummary rs = robustness_summary(runs[policies[p].run_index].per_scenario, e.blue, metric, bs);
     e.slope = rs.slope;
     if (r + 1 < np) {
       e.gap_to_next = {mean[p] - mean[order[r + 1]], 0, 0, scenarios.size()};
-      std::tie(e.gap_to_next.lo, e.gap_to_next.hi) = percentile_bounds(bgap[p]);
+      std::tie(e.gap_to_next.lo, e.gap_to_next.hi) = percentile_bounds(rep.gap[p]);
       e.separated_from_next = e.gap_to_next.lo > 0 || e.gap_to_next.hi < 0 ? "yes" : "no";
     } else {
       e.gap_to_next = {std::nan(""), std::nan(""), std::nan(""), 0};

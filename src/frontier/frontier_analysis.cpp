@@ -281,14 +281,17 @@ FrontierInputs read_frontier_inputs(const std::string& dir) {
   return in;
 }
 
-std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierInputs& run, const FrontierOptions& opts,
-                                                                const FrontierInputs* against) {
+namespace {
+
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+/// Refuses a bad objective list or grid step: 2 to 4 objectives, each a column of every table that is not an
+/// identifying one.
+void check_objectives(const FrontierOptions& opts, const std::vector<const CsvTable*>& tables) {
   const auto& objs = opts.objectives;
   if (objs.size() < 2 || objs.size() > 4) throw ConfigError("frontier: give 2 to 4 objectives");
   if (!(opts.grid_step > 0 && opts.grid_step <= 0.5))
     throw ConfigError(fmt::format("frontier: the grid step must lie in (0, 0.5], not {}", opts.grid_step));
-  std::vector<const CsvTable*> tables{&run.candidates};
-  if (against) tables.push_back(&against->candidates);
   for (const auto& o : objs) {
     if (identifying(o.column))
       throw ConfigError(fmt::format("frontier: --objectives: '{}' identifies a candidate and is not an objective "
@@ -300,10 +303,11 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
                                       "coherence (D), pressure, cost, raw_capability)",
                                       t->source(), o.column));
   }
-  const BootstrapSettings bs = recorded_bootstrap(run.bootstrap_summary);
+}
 
-  // Which conditions: --condition, then --k.
-  const std::vector<CandSet> sets = candidate_sets(run.candidates);
+/// Which conditions are analysed: --condition (every condition with candidates by default), then --k.
+std::vector<std::string> analysed_labels(const FrontierInputs& run, const FrontierOptions& opts,
+                                         const std::vector<CandSet>& sets) {
   const std::vector<std::string> all = condition_labels(sets);
   for (const auto& c : opts.conditions)
     if (std::find(all.begin(), all.end(), c) == all.end())
@@ -322,42 +326,48 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
       throw ConfigError(fmt::format("frontier: --k {}: no analysed condition has k = {}", opts.k, opts.k));
     keep = with_k;
   }
+  return keep;
+}
 
-  const Analysis analysis(objs, tables);
-  const std::vector<ConditionSets> conds = analyse(run.candidates, sets, analysis, keep);
-
-  std::vector<std::pair<std::string, std::string>> files;
-
-  // objectives.csv: what was analysed and how it was normalised.
+/// objectives.csv: what was analysed and how it was normalised.
+std::string objectives_csv(const std::vector<FrontierObjective>& objs, const Analysis& analysis) {
   CsvTable objectives({"objective", "column", "direction", "lower", "upper", "bounds", "reference"});
   for (std::size_t j = 0; j < objs.size(); ++j) {
     const Bounds& b = analysis.bounds()[j];
     objectives.add({fmt::format("obj{}", j + 1), objs[j].column, objs[j].maximise ? "max" : "min", fmt_real(b.lo),
                     fmt_real(b.hi), b.fixed ? "fixed" : "observed", fmt_real(objs[j].maximise ? b.lo : b.hi)});
   }
-  files.emplace_back("objectives.csv", objectives.to_string());
+  return objectives.to_string();
+}
 
-  // ranks.csv and hypervolume.csv: one row per candidate and per candidate set.
+/// ranks.csv and hypervolume.csv: one row per candidate and per candidate set.
+void add_ranks_and_hypervolume(Files& files, const CsvTable& candidates, const std::vector<ConditionSets>& conds) {
   CsvTable ranks({"scenario_id", "condition", "k", "index", "rank"});
   CsvTable hv({"scenario_id", "condition", "k", "candidates", "front_size", "hypervolume"});
-  const auto ci = run.candidates.col("index");
+  const auto ci = candidates.col("index");
   for (const auto& c : conds)
     for (std::size_t s = 0; s < c.sets.size(); ++s) {
       const CandSet& set = *c.sets[s];
       const SetResult& r = c.results[s];
       for (std::size_t i = 0; i < set.rows.size(); ++i)
-        ranks.add({set.scenario, set.condition, std::to_string(set.k), run.candidates.rows()[set.rows[i]][ci],
+        ranks.add({set.scenario, set.condition, std::to_string(set.k), candidates.rows()[set.rows[i]][ci],
                    std::to_string(r.ranks[i])});
       hv.add({set.scenario, set.condition, std::to_string(set.k), std::to_string(set.rows.size()),
               std::to_string(r.front), fmt_real(r.hv)});
     }
   files.emplace_back("ranks.csv", ranks.to_string());
   files.emplace_back("hypervolume.csv", hv.to_string());
+}
 
-  // Per condition: hypervolume and front size with intervals over scenarios.
-  CsvTable hv_sum({"condition", "k", "n", "hypervolume", "hypervolume_lo", "hypervolume_hi", "front_size",
-                   "front_size_lo", "front_size_hi"});
+/// Per condition: hypervolume and front size with intervals over scenarios (hypervolume_summary.csv), and the
+/// hypervolume intervals by condition.
+struct HypervolumeSummary {
+  CsvTable table{{"condition", "k", "n", "hypervolume", "hypervolume_lo", "hypervolume_hi", "front_size",
+                  "front_size_lo", "front_size_hi"}};
   std::map<std::string, Interval> hv_of;
+};
+HypervolumeSummary hypervolume_summary(const std::vector<ConditionSets>& conds, const BootstrapSettings& bs) {
+  HypervolumeSummary out;
   for (const auto& c : conds) {
     std::vector<double> h, fr;
     for (const auto& r : c.results) {
@@ -366,29 +376,38 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
     }
     const Interval ih = bootstrap_mean(h, bs.resamples, bs.seed, fmt::format("frontier|{}|hypervolume", c.label));
     const Interval iff = bootstrap_mean(fr, bs.resamples, bs.seed, fmt::format("frontier|{}|front_size", c.label));
-    hv_of[c.label] = ih;
-    hv_sum.add({c.label, std::to_string(c.k), std::to_string(ih.n), fmt_real(ih.mean), fmt_real(ih.lo),
-                fmt_real(ih.hi), fmt_real(iff.mean), fmt_real(iff.lo), fmt_real(iff.hi)});
+    out.hv_of[c.label] = ih;
+    out.table.add({c.label, std::to_string(c.k), std::to_string(ih.n), fmt_real(ih.mean), fmt_real(ih.lo),
+                   fmt_real(ih.hi), fmt_real(iff.mean), fmt_real(iff.lo), fmt_real(iff.hi)});
   }
-  files.emplace_back("hypervolume_summary.csv", hv_sum.to_string());
+  return out;
+}
 
-  // Hypervolume gain from k to 2k: conditions with the same BLUE policy and the same RED policy family.
+using Doubling = std::vector<std::pair<const ConditionSets*, const ConditionSets*>>;  // (k, 2k)
+
+/// The pairs of conditions (k, 2k) with the same BLUE policy and the same RED policy family.
+Doubling doubling_pairs(const CsvTable& per_scenario, const std::vector<ConditionSets>& conds) {
   std::map<std::string, std::pair<std::string, std::string>> policies;  // condition -> (blue, red family)
-  {
-    const auto pc = run.per_scenario.col("condition"), pb = run.per_scenario.col("blue_policy"),
-               pr = run.per_scenario.col("red_policy");
-    for (const auto& r : run.per_scenario.rows()) {
-      const auto at = r[pr].find('@');
-      policies.emplace(r[pc], std::make_pair(r[pb], at == std::string::npos ? std::string() : r[pr].substr(0, at)));
-    }
+  const auto pc = per_scenario.col("condition"), pb = per_scenario.col("blue_policy"),
+             pr = per_scenario.col("red_policy");
+  for (const auto& r : per_scenario.rows()) {
+    const auto at = r[pr].find('@');
+    policies.emplace(r[pc], std::make_pair(r[pb], at == std::string::npos ? std::string() : r[pr].substr(0, at)));
   }
-  std::vector<std::pair<const ConditionSets*, const ConditionSets*>> doubling;  // (k, 2k)
+  Doubling doubling;
   for (const auto& lo : conds)
     for (const auto& hi : conds) {
       const auto pl = policies.find(lo.label), ph = policies.find(hi.label);
       if (pl == policies.end() || ph == policies.end() || pl->second.second.empty()) continue;
       if (pl->second == ph->second && hi.k == 2 * lo.k) doubling.emplace_back(&lo, &hi);
     }
+  return doubling;
+}
+
+/// Hypervolume gain from k to 2k, paired over the scenarios both conditions have: hypervolume_gain.csv, and the
+/// gains by the k condition.
+std::map<std::string, Interval> add_hypervolume_gain(Files& files, const Doubling& doubling,
+                                                     const BootstrapSettings& bs) {
   CsvTable gain({"condition", "condition_2k", "k", "k2", "n", "gain", "gain_lo", "gain_hi"});
   std::map<std::string, Interval> gain_of;  // by the k condition
   for (const auto& [lo, hi] : doubling) {
@@ -407,14 +426,21 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
               fmt_real(g.mean), fmt_real(g.lo), fmt_real(g.hi)});
   }
   files.emplace_back("hypervolume_gain.csv", gain.to_string());
+  return gain_of;
+}
 
-  // The selectors on the front: rank of the quality-greedy and constraint-aware picks, and share on the front.
+/// A selector's pick on the front: its mean rank and its share on the front.
+struct SelCells {
+  Interval rank, front;
+};
+using SelectorCells = std::map<std::pair<std::string, std::string>, SelCells>;  // (condition, selector)
+
+/// The selectors on the front: rank of the quality-greedy and constraint-aware picks, and share on the front
+/// (selectors.csv).
+SelectorCells add_selectors(Files& files, const std::vector<ConditionSets>& conds, const BootstrapSettings& bs) {
   CsvTable sel({"condition", "k", "selector", "n", "rank", "rank_lo", "rank_hi", "on_front", "on_front_lo",
                 "on_front_hi"});
-  struct SelCells {
-    Interval rank, front;
-  };
-  std::map<std::pair<std::string, std::string>, SelCells> sel_of;
+  SelectorCells sel_of;
   for (const auto& c : conds)
     for (const char* who : {"greedy", "constraint"}) {
       std::vector<double> rk, on;
@@ -431,8 +457,12 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
                fmt_real(ir.hi), fmt_real(io.mean), fmt_real(io.lo), fmt_real(io.hi)});
     }
   files.emplace_back("selectors.csv", sel.to_string());
+  return sel_of;
+}
 
-  // Attainment surfaces of each condition over its scenarios, in the plane of the first two objectives.
+/// attainment.csv: the attainment surfaces of each condition over its scenarios, in the plane of the first two
+/// objectives.
+std::string attainment_csv(const std::vector<ConditionSets>& conds) {
   CsvTable att({"condition", "level", "runs", "attained_by", "point", "obj1", "obj2"});
   for (const auto& c : conds) {
     const auto planes = c.planes();
@@ -448,9 +478,14 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
       }
     }
   }
-  files.emplace_back("attainment.csv", att.to_string());
+  return att.to_string();
+}
 
-  // EAF differences.
+/// eaf_diff.csv: the EAF differences against the other run's conditions of the same label (--against), of the
+/// --compare pairs, or else of each (2k, k) pair.
+std::string eaf_diff_csv(const std::vector<ConditionSets>& conds, const Analysis& analysis,
+                         const std::vector<std::string>& keep, const FrontierOptions& opts,
+                         const FrontierInputs* against, const Doubling& doubling) {
   CsvTable diff({"a", "b", "obj1", "obj2", "eaf_a", "eaf_b", "difference"});
   auto find_cond = [&](const std::string& label) -> const ConditionSets* {
     for (const auto& c : conds)
@@ -478,9 +513,13 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
   } else {
     for (const auto& [lo, hi] : doubling) eaf_difference(diff, hi->label, hi->planes(), lo->label, lo->planes(), opts.grid_step);
   }
-  files.emplace_back("eaf_diff.csv", diff.to_string());
+  return diff.to_string();
+}
 
-  // Tables.
+/// The two text tables: hypervolume with its gain, and where the selectors' picks lie.
+void add_frontier_tables(Files& files, const std::vector<FrontierObjective>& objs,
+                         const std::vector<ConditionSets>& conds, HypervolumeSummary& hv,
+                         const std::map<std::string, Interval>& gain_of, SelectorCells& sel_of) {
   std::string objs_note;
   for (const auto& o : objs) objs_note += (objs_note.empty() ? "" : ", ") + objective_label(o);
   TextTable t1;
@@ -493,10 +532,10 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
   for (const auto& c : conds) {
     const auto g = gain_of.find(c.label);
     std::string front;
-    for (const auto& r : hv_sum.rows())
+    for (const auto& r : hv.table.rows())
       if (r[0] == c.label) front = fmt::format("{:.2f}", std::stod(r[6]));
-    t1.rows.push_back({c.label, std::to_string(c.k), std::to_string(hv_of[c.label].n), interval_cell(hv_of[c.label]),
-                       front, g == gain_of.end() ? "" : interval_cell(g->second)});
+    t1.rows.push_back({c.label, std::to_string(c.k), std::to_string(hv.hv_of[c.label].n),
+                       interval_cell(hv.hv_of[c.label]), front, g == gain_of.end() ? "" : interval_cell(g->second)});
   }
   add_table(files, t1);
   TextTable t2;
@@ -513,6 +552,32 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
                        interval_cell(d.rank), interval_cell(d.front)});
   }
   add_table(files, t2);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierInputs& run, const FrontierOptions& opts,
+                                                                const FrontierInputs* against) {
+  std::vector<const CsvTable*> tables{&run.candidates};
+  if (against) tables.push_back(&against->candidates);
+  check_objectives(opts, tables);
+  const BootstrapSettings bs = recorded_bootstrap(run.bootstrap_summary);
+  const std::vector<CandSet> sets = candidate_sets(run.candidates);
+  const std::vector<std::string> keep = analysed_labels(run, opts, sets);
+  const Analysis analysis(opts.objectives, tables);
+  const std::vector<ConditionSets> conds = analyse(run.candidates, sets, analysis, keep);
+
+  Files files;
+  files.emplace_back("objectives.csv", objectives_csv(opts.objectives, analysis));
+  add_ranks_and_hypervolume(files, run.candidates, conds);
+  HypervolumeSummary hv = hypervolume_summary(conds, bs);
+  files.emplace_back("hypervolume_summary.csv", hv.table.to_string());
+  const Doubling doubling = doubling_pairs(run.per_scenario, conds);
+  const std::map<std::string, Interval> gain_of = add_hypervolume_gain(files, doubling, bs);
+  SelectorCells sel_of = add_selectors(files, conds, bs);
+  files.emplace_back("attainment.csv", attainment_csv(conds));
+  files.emplace_back("eaf_diff.csv", eaf_diff_csv(conds, analysis, keep, opts, against, doubling));
+  add_frontier_tables(files, opts.objectives, conds, hv, gain_of, sel_of);
   return files;
 }
 

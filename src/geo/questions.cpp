@@ -54,22 +54,26 @@ void set_unsolvable(Question& q) {
 
 double numeric_tolerance(double value) { return std::max(0.01, 0.01 * std::abs(value)); }
 
-std::vector<Question> generate_questions(const GeoMap& m) {
-  std::vector<Question> out;
-  const auto places = m.of_kind("place");
-  const auto red_threats = m.of_kind("threat", "RED");
-  std::vector<const Feature*> movers;
-  for (const auto* a : m.of_kind("asset", "BLUE"))
-    if (std::find(m.rule.surface_domains.begin(), m.rule.surface_domains.end(), a->domain) != m.rule.surface_domains.end())
-      movers.push_back(a);
-  if (movers.empty()) movers = m.of_kind("asset", "BLUE");
-  if (places.empty() || movers.empty()) return out;
-  const Feature& p1 = *places[0];
-  const Feature& p2 = *places[places.size() > 1 ? 1 : 0];
-  const Feature& plast = *places.back();
-  const Feature& mover = *movers[0];
-  const std::string net = m.rule.network;
+namespace {
 
+/// What the questions are about: the map, its places, RED threat zones and the BLUE assets that move (surface
+/// ones when there are any), and the places and the mover the questions name.
+struct QuestionMap {
+  const GeoMap& m;
+  std::vector<const Feature*> places, red_threats, movers;
+  const Feature& p1;
+  const Feature& p2;
+  const Feature& plast;
+  const Feature& mover;
+  std::string net;
+};
+
+/// Tier 1: where (the sector of a place) and size (a threat zone's area, a straight-line distance).
+void add_tier1(const QuestionMap& c, std::vector<Question>& out) {
+  const GeoMap& m = c.m;
+  const auto& red_threats = c.red_threats;
+  const Feature& p1 = c.p1;
+  const Feature& mover = c.mover;
   {  // Tier 1, where: the sector of a place.
     Question q = make(m, "sector", 1, {1}, "text");
     q.params = {{"place", p1.id}};
@@ -92,6 +96,16 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     set_numeric(q, call(m, q, "distance", {{"from", mover.id}, {"to", p1.id}})["km"].get<double>());
     out.push_back(q);
   }
+}
+
+/// Tier 2, relations: the place nearest to an asset, line of sight, the nearest RED zone.
+void add_relations(const QuestionMap& c, std::vector<Question>& out) {
+  const GeoMap& m = c.m;
+  const auto& places = c.places;
+  const auto& red_threats = c.red_threats;
+  const Feature& p1 = c.p1;
+  const Feature& p2 = c.p2;
+  const Feature& mover = c.mover;
   {  // Tier 2, relations: the place nearest to an asset.
     Question q = make(m, "nearest_place", 2, {3}, "text");
     q.params = {{"asset", mover.id}};
@@ -141,6 +155,15 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     q.answer = who;
     if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
   }
+}
+
+/// Tier 2, patterns and optimal paths: places inside RED zones, the shortest route avoiding them.
+void add_patterns_and_paths(const QuestionMap& c, std::vector<Question>& out) {
+  const GeoMap& m = c.m;
+  const auto& places = c.places;
+  const Feature& plast = c.plast;
+  const Feature& mover = c.mover;
+  const std::string& net = c.net;
   {  // Tier 2, patterns: how many places lie inside RED threat zones.
     Question q = make(m, "places_in_threats", 2, {5}, "numeric");
     q.question = "How many of the map's places lie inside at least one RED threat zone?";
@@ -163,6 +186,15 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     else set_unsolvable(q);
     out.push_back(q);
   }
+}
+
+/// Tier 3, predictions: reaching the order's objective in its window, the first BLUE asset to arrive.
+void add_predictions(const QuestionMap& c, std::vector<Question>& out) {
+  const GeoMap& m = c.m;
+  const auto& movers = c.movers;
+  const Feature& p2 = c.p2;
+  const Feature& mover = c.mover;
+  const std::string& net = c.net;
   {  // Tier 3, predictions across the order and the map: reach the order's objective within its window.
     Question q = make(m, "order_reach", 3, {4, 6}, "numeric");
     q.params = {{"asset", mover.id}};
@@ -204,6 +236,14 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     else q.answer = who;
     if (who.empty() || second - best > 0.01) out.push_back(q);
   }
+}
+
+/// Tier 3, a deadline the prompt says is met (sometimes it is not).
+void add_deadline(const QuestionMap& c, std::vector<Question>& out) {
+  const GeoMap& m = c.m;
+  const Feature& p1 = c.p1;
+  const Feature& mover = c.mover;
+  const std::string& net = c.net;
   {  // Tier 3, a deadline the prompt says is met: half the time it is generous (answer the hours), half the time it
      // is 60% of the true time (unsolvable, whatever the prompt says). The half is drawn from the question stream.
     Question q = make(m, "deadline", 3, {6}, "numeric");
@@ -214,7 +254,7 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     Rng pick = Rng::keyed(0, m.scenario_id, "geo-questions/deadline");
     const bool generous = feasible && pick.bernoulli(0.5);
     const double deadline = generous ? std::ceil(hours * 1.5 * 10 + 1) / 10 : std::max(0.1, std::floor(hours * 0.6 * 10) / 10);
-    if (!generous && feasible && hours <= deadline) return out;  // a move too short to be late
+    if (!generous && feasible && hours <= deadline) return;  // a move too short to be late
     q.params["deadline_h"] = fmt::format("{:.1f}", deadline);
     q.question = fmt::format("Command has confirmed that {} will be at {} within {:.1f} hours, moving along the {} network "
                              "and avoiding every RED threat zone. How many hours will the move take? If the move cannot "
@@ -224,6 +264,27 @@ std::vector<Question> generate_questions(const GeoMap& m) {
     else set_unsolvable(q);
     out.push_back(q);
   }
+}
+
+}  // namespace
+
+std::vector<Question> generate_questions(const GeoMap& m) {
+  std::vector<Question> out;
+  const auto places = m.of_kind("place");
+  const auto red_threats = m.of_kind("threat", "RED");
+  std::vector<const Feature*> movers;
+  for (const auto* a : m.of_kind("asset", "BLUE"))
+    if (std::find(m.rule.surface_domains.begin(), m.rule.surface_domains.end(), a->domain) != m.rule.surface_domains.end())
+      movers.push_back(a);
+  if (movers.empty()) movers = m.of_kind("asset", "BLUE");
+  if (places.empty() || movers.empty()) return out;
+  const QuestionMap c{m,          places,     red_threats, movers, *places[0], *places[places.size() > 1 ? 1 : 0],
+                      *places.back(), *movers[0], m.rule.network};
+  add_tier1(c, out);
+  add_relations(c, out);
+  add_patterns_and_paths(c, out);
+  add_predictions(c, out);
+  add_deadline(c, out);
   return out;
 }
 

@@ -206,19 +206,28 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
   return d;
 }
 
-std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, const std::string& out_dir) {
-  const std::size_t nb = d.blue.size(), nr = d.red.size(), n = d.scenarios.size();
-  const IntMatrix a = d.matrix();
-  const GameSolution g = solve_game(a, true);
-  const bool win = d.payoff == Payoff::win_rate;
-  const std::string payoff_name = win ? "win_rate" : "advantage";
+namespace {
 
-  // ---- bootstrap over scenarios -------------------------------------------------------------------------------
+/// The bootstrap over scenarios: B resamples of the scenarios, each game solved again (value, exploitabilities,
+/// supports), and the equilibrium mixtures' exploitability in each resampled game.
+struct ScenarioBootstrap {
+  std::vector<double> value;
+  std::vector<std::vector<double>> blue, red;  ///< per pure policy, its exploitability
+  std::vector<double> blue_mix, red_mix;
+  std::vector<std::size_t> blue_support, red_support;  ///< resamples with the policy in the equilibrium's support
+  std::size_t used() const { return value.size(); }
+  double freq(std::size_t c) const { return used() ? static_cast<double>(c) / static_cast<double>(used()) : NAN; }
+};
+
+ScenarioBootstrap bootstrap_scenarios(const MetaGameData& d, const MetaGameOptions& opt, const GameSolution& g,
+                                      const std::string& payoff_name) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size(), n = d.scenarios.size();
   const auto B = static_cast<std::size_t>(std::max(0, opt.resamples));
-  std::vector<double> boot_value;
-  std::vector<std::vector<double>> boot_blue(nb), boot_red(nr);
-  std::vector<double> boot_blue_mix, boot_red_mix;
-  std::vector<std::size_t> blue_support(nb, 0), red_support(nr, 0);
+  ScenarioBootstrap bs;
+  bs.blue.resize(nb);
+  bs.red.resize(nr);
+  bs.blue_support.assign(nb, 0);
+  bs.red_support.assign(nr, 0);
   std::vector<double> x(nb), y(nr);
   for (std::size_t i = 0; i < nb; ++i) x[i] = g.blue[i].value;
   for (std::size_t j = 0; j < nr; ++j) y[j] = g.red[j].value;
@@ -229,112 +238,123 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
       for (auto& s : idx) s = rng.pick_index(n);
       const IntMatrix ab = d.matrix(idx);
       const GameSolution gb = solve_game(ab, false);
-      boot_value.push_back(gb.value.value);
+      bs.value.push_back(gb.value.value);
       for (std::size_t i = 0; i < nb; ++i) {
-        boot_blue[i].push_back(gb.blue_exploit[i].value);
-        if (gb.blue[i].value > 0) ++blue_support[i];
+        bs.blue[i].push_back(gb.blue_exploit[i].value);
+        if (gb.blue[i].value > 0) ++bs.blue_support[i];
       }
       for (std::size_t j = 0; j < nr; ++j) {
-        boot_red[j].push_back(gb.red_exploit[j].value);
-        if (gb.red[j].value > 0) ++red_support[j];
+        bs.red[j].push_back(gb.red_exploit[j].value);
+        if (gb.red[j].value > 0) ++bs.red_support[j];
       }
       const MixExploit me = mixture_exploitability(ab, gb.value.value, x, y);
-      boot_blue_mix.push_back(me.blue);
-      boot_red_mix.push_back(me.red);
+      bs.blue_mix.push_back(me.blue);
+      bs.red_mix.push_back(me.red);
     }
   }
-  const std::size_t used = boot_value.size();
-  auto freq = [&](std::size_t c) { return used ? static_cast<double>(c) / static_cast<double>(used) : NAN; };
-  const auto value_ci = percentile(boot_value);
+  return bs;
+}
 
-  fs::create_directories(out_dir);
-  auto out = [&](const std::string& f) { return (fs::path(out_dir) / f).string(); };
-
-  // ---- payoff_matrix.csv --------------------------------------------------------------------------------------
-  {
-    std::vector<std::string> header{"blue"};
-    header.insert(header.end(), d.red.begin(), d.red.end());
-    io::CsvTable t(header);
-    for (std::size_t i = 0; i < nb; ++i) {
-      std::vector<std::string> row{d.blue[i]};
-      for (std::size_t j = 0; j < nr; ++j) row.push_back(fmt::format("{:.9f}", a.value(i, j)));
-      t.add(std::move(row));
-    }
-    t.write(out("payoff_matrix.csv"));
+/// payoff_matrix.csv: BLUE rows, RED columns.
+void write_payoff_matrix(const MetaGameData& d, const IntMatrix& a, const std::string& path) {
+  std::vector<std::string> header{"blue"};
+  header.insert(header.end(), d.red.begin(), d.red.end());
+  io::CsvTable t(header);
+  for (std::size_t i = 0; i < d.blue.size(); ++i) {
+    std::vector<std::string> row{d.blue[i]};
+    for (std::size_t j = 0; j < d.red.size(); ++j) row.push_back(fmt::format("{:.9f}", a.value(i, j)));
+    t.add(std::move(row));
   }
+  t.write(path);
+}
 
-  // ---- exploitability.csv -------------------------------------------------------------------------------------
-  struct ExRow {
-    std::string side, policy;
-    Fraction e;
-    std::pair<double, double> ci;
-    std::string best_reply;
-    double support;
-  };
+/// One row of exploitability.csv (and of its Markdown and LaTeX table).
+struct ExRow {
+  std::string side, policy;
+  Fraction e;
+  std::pair<double, double> ci;
+  std::string best_reply;
+  double support;
+};
+
+/// Each pure policy's and each equilibrium mixture's regret against its best reply, BLUE's then RED's.
+std::vector<ExRow> exploitability_rows(const MetaGameData& d, const GameSolution& g, const ScenarioBootstrap& bs) {
   std::vector<ExRow> ex;
-  for (std::size_t i = 0; i < nb; ++i)
-    ex.push_back({"blue", d.blue[i], g.blue_exploit[i], percentile(boot_blue[i]), d.red[g.blue_best_reply[i]],
-                  freq(blue_support[i])});
-  ex.push_back({"blue", "equilibrium", g.blue_mix_exploit, percentile(boot_blue_mix), d.red[g.blue_mix_best_reply], NAN});
-  for (std::size_t j = 0; j < nr; ++j)
-    ex.push_back({"red", d.red[j], g.red_exploit[j], percentile(boot_red[j]), d.blue[g.red_best_reply[j]],
-                  freq(red_support[j])});
-  ex.push_back({"red", "equilibrium", g.red_mix_exploit, percentile(boot_red_mix), d.blue[g.red_mix_best_reply], NAN});
-  {
-    io::CsvTable t({"side", "policy", "exploitability", "exploitability_exact", "ci_lo", "ci_hi", "best_reply",
-                    "support_frequency"});
-    for (const auto& r : ex)
-      t.add({r.side, r.policy, num(r.e.value), r.e.str(), num(r.ci.first), num(r.ci.second), r.best_reply,
-             num(r.support)});
-    t.write(out("exploitability.csv"));
-  }
+  for (std::size_t i = 0; i < d.blue.size(); ++i)
+    ex.push_back({"blue", d.blue[i], g.blue_exploit[i], percentile(bs.blue[i]), d.red[g.blue_best_reply[i]],
+                  bs.freq(bs.blue_support[i])});
+  ex.push_back({"blue", "equilibrium", g.blue_mix_exploit, percentile(bs.blue_mix), d.red[g.blue_mix_best_reply], NAN});
+  for (std::size_t j = 0; j < d.red.size(); ++j)
+    ex.push_back({"red", d.red[j], g.red_exploit[j], percentile(bs.red[j]), d.blue[g.red_best_reply[j]],
+                  bs.freq(bs.red_support[j])});
+  ex.push_back({"red", "equilibrium", g.red_mix_exploit, percentile(bs.red_mix), d.blue[g.red_mix_best_reply], NAN});
+  return ex;
+}
 
-  // ---- equilibrium.json ---------------------------------------------------------------------------------------
-  {
-    json j;
-    j["payoff"] = payoff_name;
-    j["solver"] = "GLPK glp_exact (rational simplex); exact basic solution in GMP rationals";
-    j["scenarios"] = n;
-    j["dropped_scenarios"] = d.dropped_scenarios;
-    j["unit"] = d.unit;
-    j["denominator"] = a.den;
-    j["blue"] = d.blue;
-    j["red"] = d.red;
-    json m = json::array();
-    for (std::size_t i = 0; i < nb; ++i) {
-      json row = json::array();
-      for (std::size_t jx = 0; jx < nr; ++jx) {
-        row.push_back(make_fraction(a.at(i, jx), a.den).str());
-      }
-      m.push_back(row);
+void write_exploitability(const std::vector<ExRow>& ex, const std::string& path) {
+  io::CsvTable t({"side", "policy", "exploitability", "exploitability_exact", "ci_lo", "ci_hi", "best_reply",
+                  "support_frequency"});
+  for (const auto& r : ex)
+    t.add({r.side, r.policy, num(r.e.value), r.e.str(), num(r.ci.first), num(r.ci.second), r.best_reply,
+           num(r.support)});
+  t.write(path);
+}
+
+/// equilibrium.json: the exact matrix, the value with its interval and both equilibrium mixtures.
+void write_equilibrium(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a, const GameSolution& g,
+                       const ScenarioBootstrap& bs, const std::pair<double, double>& value_ci,
+                       const std::string& payoff_name, const std::string& path) {
+  const std::size_t used = bs.used();
+  json j;
+  j["payoff"] = payoff_name;
+  j["solver"] = "GLPK glp_exact (rational simplex); exact basic solution in GMP rationals";
+  j["scenarios"] = d.scenarios.size();
+  j["dropped_scenarios"] = d.dropped_scenarios;
+  j["unit"] = d.unit;
+  j["denominator"] = a.den;
+  j["blue"] = d.blue;
+  j["red"] = d.red;
+  json m = json::array();
+  for (std::size_t i = 0; i < d.blue.size(); ++i) {
+    json row = json::array();
+    for (std::size_t jx = 0; jx < d.red.size(); ++jx) {
+      row.push_back(make_fraction(a.at(i, jx), a.den).str());
     }
-    j["matrix"] = m;
-    j["value"] = {{"exact", g.value.str()}, {"value", g.value.value}, {"ci_lo", value_ci.first},
-                  {"ci_hi", value_ci.second}};
-    j["unique"] = g.unique;
-    auto mix = [&](const std::vector<std::string>& names, const std::vector<Fraction>& p,
-                   const std::vector<std::pair<Fraction, Fraction>>& range, const std::vector<std::size_t>& support) {
-      json arr = json::array();
-      for (std::size_t i = 0; i < names.size(); ++i)
-        arr.push_back({{"policy", names[i]}, {"probability", p[i].str()}, {"value", p[i].value},
-                       {"min", range[i].first.str()}, {"max", range[i].second.str()},
-                       {"support_frequency", used ? json(freq(support[i])) : json(nullptr)}});
-      return arr;
-    };
-    j["blue_mixture"] = mix(d.blue, g.blue, g.blue_range, blue_support);
-    j["red_mixture"] = mix(d.red, g.red, g.red_range, red_support);
-    j["bootstrap"] = {{"resamples", used}, {"seed", opt.seed}, {"key", "metagame/" + payoff_name}};
-    io::write_file_atomic(out("equilibrium.json"), j.dump(2) + "\n");
+    m.push_back(row);
   }
+  j["matrix"] = m;
+  j["value"] = {{"exact", g.value.str()}, {"value", g.value.value}, {"ci_lo", value_ci.first},
+                {"ci_hi", value_ci.second}};
+  j["unique"] = g.unique;
+  auto mix = [&](const std::vector<std::string>& names, const std::vector<Fraction>& p,
+                 const std::vector<std::pair<Fraction, Fraction>>& range, const std::vector<std::size_t>& support) {
+    json arr = json::array();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      arr.push_back({{"policy", names[i]}, {"probability", p[i].str()}, {"value", p[i].value},
+                     {"min", range[i].first.str()}, {"max", range[i].second.str()},
+                     {"support_frequency", used ? json(bs.freq(support[i])) : json(nullptr)}});
+    return arr;
+  };
+  j["blue_mixture"] = mix(d.blue, g.blue, g.blue_range, bs.blue_support);
+  j["red_mixture"] = mix(d.red, g.red, g.red_range, bs.red_support);
+  j["bootstrap"] = {{"resamples", used}, {"seed", opt.seed}, {"key", "metagame/" + payoff_name}};
+  io::write_file_atomic(path, j.dump(2) + "\n");
+}
 
-  // ---- alpha-Rank and the response graph (RED's payoff: 1 - A for win rates, -A for advantage) ---------------
+using AlphaRanks = std::vector<std::pair<double, AlphaRank>>;
+
+/// alpharank.csv and response_graph.csv (RED's payoff: 1 - A for win rates, -A for advantage); the alpha-Rank of
+/// each alpha.
+AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a, bool win,
+                                     const std::string& alpharank_path, const std::string& graph_path) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
   std::vector<double> bp(nb * nr), rp(nb * nr);
   for (std::size_t i = 0; i < nb; ++i)
     for (std::size_t j = 0; j < nr; ++j) {
       bp[i * nr + j] = a.value(i, j);
       rp[i * nr + j] = win ? 1.0 - a.value(i, j) : -a.value(i, j);
     }
-  std::vector<std::pair<double, AlphaRank>> ranks;
+  AlphaRanks ranks;
   {
     io::CsvTable t({"alpha", "m", "blue", "red", "pi", "closed_classes"});
     for (double alpha : opt.alphas) {
@@ -345,20 +365,29 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
                  fmt::format("{:.8f}", ar.pi[i * nr + j]), std::to_string(ar.closed_classes)});
       ranks.emplace_back(alpha, std::move(ar));
     }
-    t.write(out("alpharank.csv"));
+    t.write(alpharank_path);
   }
-  {
-    io::CsvTable t({"from_blue", "from_red", "to_blue", "to_red", "mover", "gain", "best_reply"});
-    for (const auto& e : response_graph(bp, rp, nb, nr))
-      t.add({d.blue[e.from_blue], d.red[e.from_red], d.blue[e.to_blue], d.red[e.to_red], e.blue_moves ? "blue" : "red",
-             num(e.gain), e.best ? "1" : "0"});
-    t.write(out("response_graph.csv"));
-  }
+  io::CsvTable t({"from_blue", "from_red", "to_blue", "to_red", "mover", "gain", "best_reply"});
+  for (const auto& e : response_graph(bp, rp, nb, nr))
+    t.add({d.blue[e.from_blue], d.red[e.from_red], d.blue[e.to_blue], d.red[e.to_red], e.blue_moves ? "blue" : "red",
+           num(e.gain), e.best ? "1" : "0"});
+  t.write(graph_path);
+  return ranks;
+}
 
-  // ---- Markdown and LaTeX -------------------------------------------------------------------------------------
-  std::string md = fmt::format("## Meta-game: {} (BLUE rows, RED columns; mean over {} scenarios{})\n\n", payoff_name,
-                               n, d.dropped_scenarios ? fmt::format(", {} dropped", d.dropped_scenarios) : "");
-  std::string tex = "% advplan metagame: " + payoff_name + "\n\\begin{tabular}{l" + std::string(nr, 'r') + "}\n\\hline\nBLUE";
+/// metagame.md and metagame.tex, written side by side.
+struct Report {
+  std::string md, tex;
+};
+
+/// The payoff matrix, BLUE rows and RED columns.
+void add_payoff_tables(Report& rep, const MetaGameData& d, const IntMatrix& a, const std::string& payoff_name) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  std::string& md = rep.md;
+  std::string& tex = rep.tex;
+  md = fmt::format("## Meta-game: {} (BLUE rows, RED columns; mean over {} scenarios{})\n\n", payoff_name,
+                   d.scenarios.size(), d.dropped_scenarios ? fmt::format(", {} dropped", d.dropped_scenarios) : "");
+  tex = "% advplan metagame: " + payoff_name + "\n\\begin{tabular}{l" + std::string(nr, 'r') + "}\n\\hline\nBLUE";
   md += "| BLUE \\ RED |";
   for (const auto& r : d.red) {
     md += " " + r + " |";
@@ -379,6 +408,14 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
     tex += " \\\\\n";
   }
   tex += "\\hline\n\\end{tabular}\n\n";
+}
+
+/// The value and both equilibrium mixtures, with each probability's range and support frequency.
+void add_mixture_tables(Report& rep, const MetaGameData& d, const GameSolution& g, const ScenarioBootstrap& bs,
+                        const std::pair<double, double>& value_ci) {
+  const std::size_t used = bs.used();
+  std::string& md = rep.md;
+  std::string& tex = rep.tex;
   md += fmt::format("\nValue {} = {:.6f} [{}, {}] (95% bootstrap, {} resamples); equilibrium {}.\n\n", g.value.str(),
                     g.value.value, num(value_ci.first), num(value_ci.second), used,
                     g.unique ? "unique" : "not unique");
@@ -388,14 +425,21 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
                      const std::vector<std::pair<Fraction, Fraction>>& range, const std::vector<std::size_t>& sup) {
     for (std::size_t i = 0; i < names.size(); ++i) {
       const std::string rg = fmt::format("[{:.4f}, {:.4f}]", range[i].first.value, range[i].second.value);
-      md += fmt::format("| {} | {} | {:.4f} | {} | {} |\n", side, names[i], p[i].value, rg, used ? pct(freq(sup[i])) : "");
+      md += fmt::format("| {} | {} | {:.4f} | {} | {} |\n", side, names[i], p[i].value, rg,
+                        used ? pct(bs.freq(sup[i])) : "");
       tex += fmt::format("{} & {} & {:.4f} & {} & {} \\\\\n", side, tex_escape(names[i]), p[i].value, rg,
-                         used ? pct(freq(sup[i])) : "");
+                         used ? pct(bs.freq(sup[i])) : "");
     }
   };
-  mixrows("BLUE", d.blue, g.blue, g.blue_range, blue_support);
-  mixrows("RED", d.red, g.red, g.red_range, red_support);
+  mixrows("BLUE", d.blue, g.blue, g.blue_range, bs.blue_support);
+  mixrows("RED", d.red, g.red, g.red_range, bs.red_support);
   tex += "\\hline\n\\end{tabular}\n\n";
+}
+
+/// The exploitability rows.
+void add_exploitability_table(Report& rep, const std::vector<ExRow>& ex) {
+  std::string& md = rep.md;
+  std::string& tex = rep.tex;
   md += "\n| side | policy | exploitability | 95% interval | best reply |\n|---|---|---:|---:|---|\n";
   tex += "\\begin{tabular}{llrrl}\n\\hline\nside & policy & exploitability & 95\\% interval & best reply \\\\\n\\hline\n";
   for (const auto& r : ex) {
@@ -406,6 +450,13 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
                        r.e.value, ci, tex_escape(r.best_reply));
   }
   tex += "\\hline\n\\end{tabular}\n\n";
+}
+
+/// Per alpha: the profile with the most stationary mass, and each side's marginal's top policy.
+void add_alpharank_table(Report& rep, const MetaGameData& d, const MetaGameOptions& opt, const AlphaRanks& ranks) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  std::string& md = rep.md;
+  std::string& tex = rep.tex;
   md += fmt::format("\nalpha-Rank (m = {}): the profile with the most stationary mass, and BLUE's and RED's marginals' "
                     "top policy.\n\n| alpha | top profile | pi | BLUE top (mass) | RED top (mass) | closed classes |\n"
                     "|---:|---|---:|---|---|---:|\n",
@@ -429,9 +480,34 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
                        ar.pi[top], tex_escape(d.blue[tb]), mb[tb], tex_escape(d.red[tr]), mr[tr], ar.closed_classes);
   }
   tex += "\\hline\n\\end{tabular}\n";
-  io::write_file_atomic(out("metagame.md"), md);
-  io::write_file_atomic(out("metagame.tex"), tex);
-  return md;
+}
+
+}  // namespace
+
+std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, const std::string& out_dir) {
+  const IntMatrix a = d.matrix();
+  const GameSolution g = solve_game(a, true);
+  const bool win = d.payoff == Payoff::win_rate;
+  const std::string payoff_name = win ? "win_rate" : "advantage";
+  const ScenarioBootstrap bs = bootstrap_scenarios(d, opt, g, payoff_name);
+  const auto value_ci = percentile(bs.value);
+
+  fs::create_directories(out_dir);
+  auto out = [&](const std::string& f) { return (fs::path(out_dir) / f).string(); };
+  write_payoff_matrix(d, a, out("payoff_matrix.csv"));
+  const std::vector<ExRow> ex = exploitability_rows(d, g, bs);
+  write_exploitability(ex, out("exploitability.csv"));
+  write_equilibrium(d, opt, a, g, bs, value_ci, payoff_name, out("equilibrium.json"));
+  const AlphaRanks ranks = write_alpharank_and_graph(d, opt, a, win, out("alpharank.csv"), out("response_graph.csv"));
+
+  Report rep;
+  add_payoff_tables(rep, d, a, payoff_name);
+  add_mixture_tables(rep, d, g, bs, value_ci);
+  add_exploitability_table(rep, ex);
+  add_alpharank_table(rep, d, opt, ranks);
+  io::write_file_atomic(out("metagame.md"), rep.md);
+  io::write_file_atomic(out("metagame.tex"), rep.tex);
+  return rep.md;
 }
 
 }  // namespace advplan::metagame

@@ -331,44 +331,60 @@ void append_rule_verdict_line(std::string& out, const Verdict& v) {
 
 }  // namespace detail
 
-std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
-                                                                    const std::vector<Scenario>* kept_corpus,
-                                                                    KeptBluePlans* kept_plans) {
+namespace {
+
+using GradedBlues = std::vector<std::pair<std::string, const BluePolicy*>>;  // (spec, policy)
+
+/// The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
+struct JudgeClients {
+  std::vector<std::unique_ptr<CompletionClient>> clients;
+  std::vector<std::string> setup_error;
+};
+JudgeClients make_judge_clients(const RunPlan& plan) {
   const ExperimentConfig& cfg = *plan.cfg;
-  std::map<std::string, std::vector<std::string>> kinds;
-  bool any = false;
-  for (const auto& t : cfg.templates) {
-    kinds[t.id] = t.rubric_items;
-    any = any || !t.rubric_items.empty();
-  }
-  if (!any) return {};
-  std::vector<std::pair<std::string, const BluePolicy*>> blues;
-  for (const auto& [spec, policy] : plan.blues)
-    if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
-  // The run's scenarios when it kept them (CorpusMemo), else generated here.
-  std::vector<Scenario> generated;
-  const std::vector<Scenario>* kept = kept_corpus;
-  if (!kept) generated = generate_corpus(cfg);
-  const std::vector<Scenario>& corpus = kept ? *kept : generated;
-  // The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
   const std::vector<std::string>& llm_judges = cfg.rubric.judges;
-  std::vector<std::unique_ptr<CompletionClient>> judge_clients(llm_judges.size());
-  std::vector<std::string> judge_setup_error(llm_judges.size());
+  JudgeClients out;
+  out.clients.resize(llm_judges.size());
+  out.setup_error.resize(llm_judges.size());
   for (std::size_t j = 0; j < llm_judges.size(); ++j) try {
-      judge_clients[j] = make_judge_client(llm_judges[j], cfg.llm, plan.ctx);
+      out.clients[j] = make_judge_client(llm_judges[j], cfg.llm, plan.ctx);
     } catch (const Error& e) {
-      judge_setup_error[j] = e.what();
+      out.setup_error[j] = e.what();
       fmt::print(stderr, "advplan: warning: rubric judge {}: {}\n", llm_judges[j], e.what());
     }
-  // Per scenario: its items and, per BLUE policy, its plan (or nothing) and each LLM judge's outcome.
-  std::vector<std::vector<RubricItem>> items(corpus.size());
-  std::vector<std::vector<std::optional<Plan>>> plans(corpus.size(), std::vector<std::optional<Plan>>(blues.size()));
-  std::vector<std::vector<std::vector<JudgeOutcome>>> outcomes(
-      corpus.size(), std::vector<std::vector<JudgeOutcome>>(blues.size(), std::vector<JudgeOutcome>(llm_judges.size())));
-  // The rule judges' item verdicts, [scenario][BLUE policy][rule judge], made in the same parallel loop.
+  return out;
+}
+
+/// Per scenario: its items and, per BLUE policy, its plan (or nothing), the rule judges' item verdicts and each
+/// LLM judge's outcome.
+struct Graded {
+  std::vector<std::vector<RubricItem>> items;
+  std::vector<std::vector<std::optional<Plan>>> plans;
+  std::vector<std::vector<std::vector<JudgeOutcome>>> outcomes;
+  std::vector<std::vector<std::vector<std::vector<bool>>>> ruled;  ///< [scenario][BLUE policy][rule judge]
+};
+
+/// Grades every scenario's BLUE plans, the scenarios in parallel.
+Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
+                    std::map<std::string, std::vector<std::string>>& kinds, const GradedBlues& blues,
+                    KeptBluePlans* kept_plans, const JudgeClients& judges) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  const std::vector<std::string>& llm_judges = cfg.rubric.judges;
   const std::vector<std::string>& rules = rule_judges();
-  std::vector<std::vector<std::vector<std::vector<bool>>>> ruled(
-      corpus.size(), std::vector<std::vector<std::vector<bool>>>(blues.size(), std::vector<std::vector<bool>>(rules.size())));
+  Graded g;
+  g.items.resize(corpus.size());
+  g.plans.assign(corpus.size(), std::vector<std::optional<Plan>>(blues.size()));
+  g.outcomes.assign(corpus.size(), std::vector<std::vector<JudgeOutcome>>(blues.size(),
+                                                                          std::vector<JudgeOutcome>(llm_judges.size())));
+  // The rule judges' item verdicts, made in the same parallel loop.
+  g.ruled.assign(corpus.size(),
+                 std::vector<std::vector<std::vector<bool>>>(blues.size(), std::vector<std::vector<bool>>(rules.size())));
+  auto& items = g.items;
+  auto& plans = g.plans;
+  auto& outcomes = g.outcomes;
+  auto& ruled = g.ruled;
+  const auto& judge_clients = judges.clients;
+  const auto& judge_setup_error = judges.setup_error;
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
@@ -398,86 +414,143 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
       }
     }
   });
+  return g;
+}
+
+/// The rubric files' rows and lines, and the verdicts the scores and the agreement read.
+struct RubricRecords {
   RubricSet set;
   std::vector<Verdict> verdicts;
-  io::CsvTable items_csv({"template", "case_id", "item_id", "step", "tier", "severity", "weight", "question",
-                          "pass_condition", "fail_condition"});
+  io::CsvTable items_csv{{"template", "case_id", "item_id", "step", "tier", "severity", "weight", "question",
+                          "pass_condition", "fail_condition"}};
   std::string items_jsonl, verdicts_jsonl;
-  io::CsvTable calls_csv({"judge", "model", "case_id", "brief_id", "status", "attempts", "malformed", "unknown_ids",
-                          "failed_items", "reason"});
+  io::CsvTable calls_csv{{"judge", "model", "case_id", "brief_id", "status", "attempts", "malformed", "unknown_ids",
+                          "failed_items", "reason"}};
+};
+
+/// Scenario i's rule-judge verdicts, per BLUE policy and rule judge (a missing plan is an error verdict).
+void add_rule_verdicts(RubricRecords& rec, const Scenario& sc, std::size_t i, const Graded& g,
+                       const GradedBlues& blues) {
+  const std::vector<std::string>& rules = rule_judges();
+  for (std::size_t b = 0; b < blues.size(); ++b)
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+      Verdict v;
+      v.brief_id = sc.id + "/" + blues[b].first;
+      v.judge = rules[r];
+      v.case_id = sc.id;
+      v.model = blues[b].first;
+      v.group = sc.template_id;
+      if (g.plans[i][b]) {
+        const auto& passed = g.ruled[i][b][r];
+        for (std::size_t k = 0; k < passed.size(); ++k)
+          if (!passed[k]) v.failed_items.push_back(g.items[i][k].item_id);
+      } else {
+        v.error = true;
+      }
+      detail::append_rule_verdict_line(rec.verdicts_jsonl, v);
+      rec.verdicts.push_back(std::move(v));
+    }
+}
+
+/// Scenario i's LLM-judge verdicts, per BLUE policy and LLM judge, with a judge_calls.csv row each.
+void add_llm_verdicts(RubricRecords& rec, const Scenario& sc, std::size_t i, const Graded& g,
+                      const GradedBlues& blues, const std::vector<std::string>& llm_judges) {
+  for (std::size_t b = 0; b < blues.size(); ++b)
+    for (std::size_t jj = 0; jj < llm_judges.size(); ++jj) {
+      const JudgeOutcome& o = g.outcomes[i][b][jj];
+      Verdict v;
+      v.brief_id = sc.id + "/" + blues[b].first;
+      v.judge = llm_judges[jj];
+      v.case_id = sc.id;
+      v.model = blues[b].first;
+      v.group = sc.template_id;
+      v.error = !o.ok;
+      v.unknown_ids = o.unknown_ids;
+      nlohmann::json failures = nlohmann::json::array();
+      for (const auto& f : o.failures) {
+        v.failed_items.push_back(f.item_id);
+        failures.push_back({{"item_id", f.item_id}, {"evidence", f.evidence}, {"rationale", f.rationale}});
+      }
+      rec.calls_csv.add({v.judge, v.model, v.case_id, v.brief_id, o.ok ? "ok" : "failed", std::to_string(o.attempts),
+                         std::to_string(o.malformed), std::to_string(o.unknown_ids.size()),
+                         std::to_string(o.failures.size()), o.reason});
+      nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},         {"case_id", v.case_id},
+                       {"model", v.model},       {"group", v.group},         {"failed_items", v.failed_items},
+                       {"failures", failures},   {"unknown_ids", v.unknown_ids}, {"error", v.error}};
+      if (!o.ok) j["reason"] = o.reason;
+      rec.verdicts_jsonl += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      rec.verdicts.push_back(std::move(v));
+    }
+}
+
+/// Every scenario's items and verdicts, in corpus order.
+RubricRecords collect_records(const std::vector<Scenario>& corpus, const Graded& g, const GradedBlues& blues,
+                              const std::vector<std::string>& llm_judges) {
+  RubricRecords rec;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const Scenario& sc = corpus[i];
-    if (items[i].empty()) continue;
-    set[sc.id] = items[i];
-    for (const auto& it : items[i]) {
-      items_csv.add({sc.template_id, sc.id, it.item_id, it.step, std::to_string(it.tier),
-                     std::string(severity_code(it.severity)), io::fmt_real(it.weight()), it.question, it.pass_condition,
-                     it.fail_condition});
-      detail::append_item_line(items_jsonl, sc.id, it);
+    if (g.items[i].empty()) continue;
+    rec.set[sc.id] = g.items[i];
+    for (const auto& it : g.items[i]) {
+      rec.items_csv.add({sc.template_id, sc.id, it.item_id, it.step, std::to_string(it.tier),
+                         std::string(severity_code(it.severity)), io::fmt_real(it.weight()), it.question,
+                         it.pass_condition, it.fail_condition});
+      detail::append_item_line(rec.items_jsonl, sc.id, it);
     }
-    for (std::size_t b = 0; b < blues.size(); ++b)
-      for (std::size_t r = 0; r < rules.size(); ++r) {
-        Verdict v;
-        v.brief_id = sc.id + "/" + blues[b].first;
-        v.judge = rules[r];
-        v.case_id = sc.id;
-        v.model = blues[b].first;
-        v.group = sc.template_id;
-        if (plans[i][b]) {
-          const auto& passed = ruled[i][b][r];
-          for (std::size_t k = 0; k < passed.size(); ++k)
-            if (!passed[k]) v.failed_items.push_back(items[i][k].item_id);
-        } else {
-          v.error = true;
-        }
-        detail::append_rule_verdict_line(verdicts_jsonl, v);
-        verdicts.push_back(std::move(v));
-      }
-    for (std::size_t b = 0; b < blues.size(); ++b)
-      for (std::size_t jj = 0; jj < llm_judges.size(); ++jj) {
-        const JudgeOutcome& o = outcomes[i][b][jj];
-        Verdict v;
-        v.brief_id = sc.id + "/" + blues[b].first;
-        v.judge = llm_judges[jj];
-        v.case_id = sc.id;
-        v.model = blues[b].first;
-        v.group = sc.template_id;
-        v.error = !o.ok;
-        v.unknown_ids = o.unknown_ids;
-        nlohmann::json failures = nlohmann::json::array();
-        for (const auto& f : o.failures) {
-          v.failed_items.push_back(f.item_id);
-          failures.push_back({{"item_id", f.item_id}, {"evidence", f.evidence}, {"rationale", f.rationale}});
-        }
-        calls_csv.add({v.judge, v.model, v.case_id, v.brief_id, o.ok ? "ok" : "failed", std::to_string(o.attempts),
-                       std::to_string(o.malformed), std::to_string(o.unknown_ids.size()),
-                       std::to_string(o.failures.size()), o.reason});
-        nlohmann::json j{{"brief_id", v.brief_id}, {"judge", v.judge},         {"case_id", v.case_id},
-                         {"model", v.model},       {"group", v.group},         {"failed_items", v.failed_items},
-                         {"failures", failures},   {"unknown_ids", v.unknown_ids}, {"error", v.error}};
-        if (!o.ok) j["reason"] = o.reason;
-        verdicts_jsonl += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-        verdicts.push_back(std::move(v));
-      }
+    add_rule_verdicts(rec, sc, i, g, blues);
+    add_llm_verdicts(rec, sc, i, g, blues, llm_judges);
   }
-  std::vector<std::pair<std::string, std::string>> files;
-  files.emplace_back("rubric/items.csv", items_csv.to_string());
-  files.emplace_back("rubric/rubric_items.jsonl", items_jsonl);
-  files.emplace_back("rubric/verdicts.jsonl", verdicts_jsonl);
-  if (!llm_judges.empty()) files.emplace_back("rubric/judge_calls.csv", calls_csv.to_string());
+  return rec;
+}
+
+/// The scores and the agreement of the verdicts: their CSVs under rubric/, their tables under tables/rubric/.
+void add_scores_and_agreement(std::vector<std::pair<std::string, std::string>>& files, const RubricRecords& rec,
+                              const ExperimentConfig& cfg, const BootstrapSettings& bs) {
   const MeanOver mean_over = cfg.rubric.mean_over == "scenarios" ? MeanOver::brief : MeanOver::group;
   // Scores and agreement read the same verdicts and have their own keyed streams: computed concurrently (the
   // scores are serial, the agreement's pairs and replicates fill the other thread), joined in a fixed order.
   ScoreReport scores;
   AgreementReport agreement;
-  tbb::parallel_invoke([&] { scores = score_verdicts(set, verdicts, mean_over, bs.resamples, bs.seed); },
-                       [&] { agreement = judge_agreement(set, verdicts, bs.resamples, bs.seed); });
+  tbb::parallel_invoke([&] { scores = score_verdicts(rec.set, rec.verdicts, mean_over, bs.resamples, bs.seed); },
+                       [&] { agreement = judge_agreement(rec.set, rec.verdicts, bs.resamples, bs.seed); });
   // The tables go with the run's other tables (tables/rubric/), which `advplan tables` rebuilds from the CSVs.
   for (auto* report_files : {&scores.files, &agreement.files})
     for (auto& [name, text] : *report_files) {
       const bool table = name.ends_with(".md") || name.ends_with(".tex");
       files.emplace_back((table ? "tables/rubric/" : "rubric/") + name, std::move(text));
     }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                                    const std::vector<Scenario>* kept_corpus,
+                                                                    KeptBluePlans* kept_plans) {
+  const ExperimentConfig& cfg = *plan.cfg;
+  std::map<std::string, std::vector<std::string>> kinds;
+  bool any = false;
+  for (const auto& t : cfg.templates) {
+    kinds[t.id] = t.rubric_items;
+    any = any || !t.rubric_items.empty();
+  }
+  if (!any) return {};
+  GradedBlues blues;
+  for (const auto& [spec, policy] : plan.blues)
+    if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
+  // The run's scenarios when it kept them (CorpusMemo), else generated here.
+  std::vector<Scenario> generated;
+  const std::vector<Scenario>* kept = kept_corpus;
+  if (!kept) generated = generate_corpus(cfg);
+  const std::vector<Scenario>& corpus = kept ? *kept : generated;
+  const JudgeClients judges = make_judge_clients(plan);
+  const Graded graded = grade_corpus(plan, corpus, kinds, blues, kept_plans, judges);
+  const RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges);
+  std::vector<std::pair<std::string, std::string>> files;
+  files.emplace_back("rubric/items.csv", rec.items_csv.to_string());
+  files.emplace_back("rubric/rubric_items.jsonl", rec.items_jsonl);
+  files.emplace_back("rubric/verdicts.jsonl", rec.verdicts_jsonl);
+  if (!cfg.rubric.judges.empty()) files.emplace_back("rubric/judge_calls.csv", rec.calls_csv.to_string());
+  add_scores_and_agreement(files, rec, cfg, bs);
   return files;
 }
 

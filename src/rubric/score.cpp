@@ -21,6 +21,7 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/stats/agreement.hpp"
 #include "core/thread_buffer.hpp"
+#include "stats/agreement_row.hpp"
 #include "stats/weighted_rows.hpp"
 #include "advplan/core/plan.hpp"
 
@@ -284,477 +285,485 @@ ScoreReport score_verdicts(const RubricSet& items, std::span<const Verdict> verd
   return rep;
 }
 
-AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict> verdicts, int resamples,
-                                std::uint64_t seed) {
-  // Item verdicts: (case, brief, item index) -> judge -> passed; brief scores: (case, brief) -> judge -> score.
-  std::set<std::string> judge_set;
-  using BriefKey = std::pair<std::string, std::string>;
+namespace {
+
+using BriefKey = std::pair<std::string, std::string>;  // (case, brief)
+
+/// The verdicts by brief: item verdicts, (case, brief) -> judge -> passed; brief scores, (case, brief) -> judge ->
+/// score; each brief's model; the judges (sorted) and the cases (sorted).
+struct Grades {
+  std::vector<std::string> judges;
   std::map<BriefKey, std::map<std::string, std::vector<bool>>> verdict_of;
   std::map<BriefKey, std::map<std::string, double>> score_of;
   std::map<BriefKey, std::string> model_of;
+  std::vector<std::string> cases;
+};
+
+Grades collect_grades(const RubricSet& items, std::span<const Verdict> verdicts) {
+  Grades g;
+  std::set<std::string> judge_set;
   for (const auto& v : verdicts) {
     const auto& its = case_items(items, v);
     const auto passed = passed_of(its, v);
     judge_set.insert(v.judge);
     const BriefKey key{v.case_id, v.brief_id};
-    if (verdict_of[key].count(v.judge))
+    if (g.verdict_of[key].count(v.judge))
       throw Error(fmt::format("judge '{}' has two verdicts on brief '{}' of case '{}'", v.judge, v.brief_id, v.case_id));
-    verdict_of[key][v.judge] = passed;
-    score_of[key][v.judge] = score_brief(its, passed).weighted;
-    model_of[key] = v.model;
+    g.verdict_of[key][v.judge] = passed;
+    g.score_of[key][v.judge] = score_brief(its, passed).weighted;
+    g.model_of[key] = v.model;
   }
-  const std::vector<std::string> judges(judge_set.begin(), judge_set.end());
-  // Every agreement interval, the pairs' and the panel's, comes from the same case multisets (docs/METRICS.md
-  // "Judge agreement"): B resamples of all cases (sorted) from one stream, drawn once.
-  std::vector<std::string> all_cases;
-  for (const auto& [key, by_judge] : verdict_of)
-    if (all_cases.empty() || all_cases.back() != key.first) all_cases.push_back(key.first);
+  g.judges.assign(judge_set.begin(), judge_set.end());
+  for (const auto& [key, by_judge] : g.verdict_of)
+    if (g.cases.empty() || g.cases.back() != key.first) g.cases.push_back(key.first);
+  return g;
+}
+
+/// Every agreement interval, the pairs' and the panel's, comes from the same case multisets (docs/METRICS.md
+/// "Judge agreement"): B resamples of all cases (sorted) from one stream, drawn once.
+std::vector<std::vector<std::uint32_t>> case_draws(std::size_t cases, int resamples, std::uint64_t seed) {
   std::vector<std::vector<std::uint32_t>> draws;
-  if (all_cases.size() > 1 && resamples > 0) {
+  if (cases > 1 && resamples > 0) {
     Rng rng = Rng::keyed(seed, "rubric-agreement", "panel");
-    draws.assign(static_cast<std::size_t>(resamples), std::vector<std::uint32_t>(all_cases.size()));
+    draws.assign(static_cast<std::size_t>(resamples), std::vector<std::uint32_t>(cases));
     for (auto& d : draws) resample_counts(rng, d);
   }
+  return draws;
+}
 
-  // Pairwise table.
+// ------------------------------------------------------------------------------------------------ judge pairs
+
+/// What two judges both graded, per case: the item verdicts (A's, B's) and, per model, the brief scores.
+struct PairCases {
+  std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> items;
+  std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> model_scores;
+  std::vector<std::string> cases;   ///< sorted
+  std::vector<std::string> models;  ///< sorted, distinct
+};
+
+PairCases pair_cases(const Grades& g, const std::string& judge_a, const std::string& judge_b) {
+  PairCases pc;
+  for (const auto& [key, by_judge] : g.verdict_of) {
+    const auto ia = by_judge.find(judge_a), ib = by_judge.find(judge_b);
+    if (ia == by_judge.end() || ib == by_judge.end()) continue;
+    auto& it = pc.items[key.first];
+    for (std::size_t i = 0; i < ia->second.size(); ++i) {
+      it.first.push_back(ia->second[i] ? 1 : 0);
+      it.second.push_back(ib->second[i] ? 1 : 0);
+    }
+    auto& ms = pc.model_scores[key.first][g.model_of.at(key)];
+    ms.first.push_back(g.score_of.at(key).at(judge_a));
+    ms.second.push_back(g.score_of.at(key).at(judge_b));
+  }
+  for (const auto& [c, it] : pc.items) pc.cases.push_back(c);
+  for (const auto& [c, by_model] : pc.model_scores)
+    for (const auto& [m, sc] : by_model) pc.models.push_back(m);
+  std::sort(pc.models.begin(), pc.models.end());
+  pc.models.erase(std::unique(pc.models.begin(), pc.models.end()), pc.models.end());
+  return pc;
+}
+
+/// Per case, one row: its 2 x 2 table of (judge A, judge B) verdicts at 0..3, (A fails, B fails), (fails,
+/// passes), (passes, fails), (passes, passes), then its sums per model (a, b, n for model m at 4 + 3 m; +0.0 where
+/// the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the drawn cases' rows in case
+/// order, weighted by their counts (detail::add_weighted_rows): its table is the count-weighted sum of its cases'
+/// tables, so percent and kappa come from sufficient statistics instead of the repeated item lists, and its model
+/// sums are the per-model walk over the drawn cases. The cells are whole numbers, so every weighted sum of them is
+/// exact in a double: the integer sums, and the kappa of the item lists.
+struct PairRows {
+  std::size_t stride = 0;
+  std::vector<double> rows;
+  std::uint64_t all_cells[4] = {0, 0, 0, 0};  ///< every case once: the point estimate's table
+};
+
+PairRows pair_rows(const PairCases& pc) {
+  PairRows r;
+  r.stride = (4 + 3 * pc.models.size() + 3) / 4 * 4;
+  r.rows.assign(pc.cases.size() * r.stride, 0.0);
+  for (std::size_t c = 0; c < pc.cases.size(); ++c) {
+    const auto& it = pc.items.at(pc.cases[c]);
+    for (std::size_t i = 0; i < it.first.size(); ++i) {
+      const auto k = static_cast<std::size_t>(it.first[i] * 2 + it.second[i]);
+      r.rows[c * r.stride + k] += 1.0;
+      ++r.all_cells[k];
+    }
+    for (const auto& [m, sc] : pc.model_scores.at(pc.cases[c])) {
+      double sa = 0, sb = 0;
+      for (double x : sc.first) sa += x;
+      for (double x : sc.second) sb += x;
+      const auto mi =
+          static_cast<std::size_t>(std::lower_bound(pc.models.begin(), pc.models.end(), m) - pc.models.begin());
+      double* row = r.rows.data() + c * r.stride + 4 + 3 * mi;
+      row[0] = sa;
+      row[1] = sb;
+      row[2] = static_cast<double>(sc.first.size());
+    }
+  }
+  return r;
+}
+
+/// Percent agreement, kappa and the item count from a summed 2 x 2 table (the point estimate's: every case once;
+/// a replicate's: the cells of its weighted row sum). `table` is scratch, reused by every replicate of the pair.
+std::tuple<double, agreement::KappaResult, std::size_t> percent_kappa(const std::uint64_t (&cell)[4],
+                                                                      agreement::Matrix& table) {
+  for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
+  const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
+  const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
+  const agreement::KappaResult kap = items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}
+                                                : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
+  return std::make_tuple(pct, kap, items);
+}
+
+/// Spearman's rho of the per-model means over the briefs of all the pair's cases, each model's scores averaged in
+/// case order; and the number of models.
+std::pair<double, std::size_t> point_rho(const PairCases& pc) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
+  for (const auto& c : pc.cases)
+    for (const auto& [m, sc] : pc.model_scores.at(c)) {
+      auto& bm = by_model[m];
+      bm.first.insert(bm.first.end(), sc.first.begin(), sc.first.end());
+      bm.second.insert(bm.second.end(), sc.second.begin(), sc.second.end());
+    }
+  std::vector<double> ma, mb;
+  for (const auto& [m, sc] : by_model) {
+    ma.push_back(mean(sc.first));
+    mb.push_back(mean(sc.second));
+  }
+  return std::make_pair(agreement::spearman(ma, mb), ma.size());
+}
+
+/// A replicate's Spearman's rho of the per-model means, from its summed row (per-case sums weighted by how often
+/// the case was drawn). `ma` and `mb` are scratch.
+double replicate_rho(const double* sums, std::size_t models, std::vector<double>& ma, std::vector<double>& mb) {
+  ma.clear();
+  mb.clear();
+  for (std::size_t m = 0; m < models; ++m)
+    if (const double* x = sums + 4 + 3 * m; x[2] > 0) {
+      ma.push_back(x[0] / x[2]);
+      mb.push_back(x[1] / x[2]);
+    }
+  return agreement::spearman(ma, mb);
+}
+
+/// One pair's replicates of percent agreement, kappa and rho (undefined values left out).
+struct PairReplicates {
+  std::vector<double> pct, kappa, rho;
+};
+
+PairReplicates pair_replicates(const PairCases& pc, const PairRows& pr, const std::vector<std::string>& all_cases,
+                               const std::vector<std::vector<std::uint32_t>>& draws, agreement::Matrix& table) {
+  PairReplicates out;
+  const std::vector<std::string>& cases = pc.cases;
+  if (cases.size() <= 1 || draws.empty()) return out;
+  // The pair's cases among all cases (both sorted): a case the pair lacks adds nothing to its replicates.
+  // When the pair has every case (the usual panel), its counts are the draw's own.
+  const bool every_case = cases.size() == all_cases.size();
+  std::vector<std::size_t> at(every_case ? 0 : cases.size());
+  for (std::size_t c = 0; c < at.size(); ++c)
+    at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
+                                     all_cases.begin());
+  std::vector<std::uint32_t> counts(cases.size());
+  std::vector<double> sums(pr.stride);
+  std::vector<double> ma, mb;  // per-model means, reused by every replicate
+  for (const auto& d : draws) {
+    if (!every_case)
+      for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
+    std::fill(sums.begin(), sums.end(), 0.0);
+    detail::add_weighted_rows(every_case ? d.data() : counts.data(), pr.rows.data(), cases.size(), pr.stride,
+                              sums.data());
+    std::uint64_t cell[4];
+    for (std::size_t k = 0; k < 4; ++k) cell[k] = static_cast<std::uint64_t>(sums[k]);
+    const auto [p, k, n] = percent_kappa(cell, table);
+    out.pct.push_back(p);
+    if (!std::isnan(k.kappa)) out.kappa.push_back(k.kappa);
+    if (const double r = replicate_rho(sums.data(), pc.models.size(), ma, mb); !std::isnan(r)) out.rho.push_back(r);
+  }
+  return out;
+}
+
+/// One row of agreement_pairs.csv: judges a and b.
+std::vector<std::string> pair_row(const Grades& g, std::size_t a, std::size_t b,
+                                  const std::vector<std::vector<std::uint32_t>>& draws) {
+  const PairCases pc = pair_cases(g, g.judges[a], g.judges[b]);
+  const PairRows pr = pair_rows(pc);
+  agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
+  const auto [pct, kap, n_items] = percent_kappa(pr.all_cells, table);
+  PairReplicates reps = pair_replicates(pc, pr, g.cases, draws, table);
+  const auto [p_lo, p_hi] = reps.pct.empty() ? std::pair{pct, pct} : percent_bounds_copy(reps.pct);
+  const auto [k_lo, k_hi] = reps.kappa.empty() ? std::pair{kap.kappa, kap.kappa} : percent_bounds_copy(reps.kappa);
+  const auto [rho, n_models] = point_rho(pc);
+  // An undefined point estimate (NaN) has no interval either.
+  const auto [r_lo, r_hi] = reps.rho.empty() || std::isnan(rho) ? std::pair{rho, rho} : percent_bounds_copy(reps.rho);
+  return {g.judges[a], g.judges[b], std::to_string(pc.cases.size()), std::to_string(n_items), real(pct), real(p_lo),
+          real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
+          real(rho), real(r_lo), real(r_hi)};
+}
+
+/// agreement_pairs.csv: every pair of judges. Pairs are independent (own keyed streams, read-only inputs):
+/// computed in parallel, rows added in pair order.
+io::CsvTable pairs_table(const Grades& g, const std::vector<std::vector<std::uint32_t>>& draws) {
   io::CsvTable pairs({"judge_a", "judge_b", "cases", "items", "percent_agreement", "percent_lo", "percent_hi", "kappa",
                       "kappa_se", "kappa_lo", "kappa_hi", "models", "spearman_model_means", "spearman_lo",
                       "spearman_hi"});
-  // Pairs are independent (own keyed streams, read-only inputs): computed in parallel, rows added in pair order.
   std::vector<std::pair<std::size_t, std::size_t>> judge_pairs;
-  for (std::size_t a = 0; a < judges.size(); ++a)
-    for (std::size_t b = a + 1; b < judges.size(); ++b) judge_pairs.emplace_back(a, b);
+  for (std::size_t a = 0; a < g.judges.size(); ++a)
+    for (std::size_t b = a + 1; b < g.judges.size(); ++b) judge_pairs.emplace_back(a, b);
   std::vector<std::vector<std::string>> pair_csv(judge_pairs.size());
   tbb::parallel_for(std::size_t{0}, judge_pairs.size(), [&](std::size_t pi) {
-      const auto [a, b] = judge_pairs[pi];
-      // Per case: the item verdicts both judges gave.
-      std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> per_case;
-      // case -> model -> (judge A's brief scores, judge B's)
-      std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> model_scores;
-      for (const auto& [key, by_judge] : verdict_of) {
-        const auto ia = by_judge.find(judges[a]), ib = by_judge.find(judges[b]);
-        if (ia == by_judge.end() || ib == by_judge.end()) continue;
-        auto& pc = per_case[key.first];
-        for (std::size_t i = 0; i < ia->second.size(); ++i) {
-          pc.first.push_back(ia->second[i] ? 1 : 0);
-          pc.second.push_back(ib->second[i] ? 1 : 0);
-        }
-        auto& ms = model_scores[key.first][model_of.at(key)];
-        ms.first.push_back(score_of.at(key).at(judges[a]));
-        ms.second.push_back(score_of.at(key).at(judges[b]));
-      }
-      std::vector<std::string> cases;
-      for (const auto& [c, pc] : per_case) cases.push_back(c);
-      agreement::Matrix table(2, std::vector<double>(2, 0.0));  // reused by every replicate of the pair
-      // Percent and kappa from a summed 2 x 2 table (the point estimate's: every case once; a replicate's: the
-      // cells of its weighted row sum).
-      auto stats_of = [&](const std::uint64_t (&cell)[4]) {
-        for (std::size_t k = 0; k < 4; ++k) table[k / 2][k % 2] = static_cast<double>(cell[k]);
-        const std::size_t items = cell[0] + cell[1] + cell[2] + cell[3], same = cell[0] + cell[3];
-        const double pct = items == 0 ? std::nan("") : static_cast<double>(same) / static_cast<double>(items);
-        const agreement::KappaResult kap =
-            items == 0 ? agreement::KappaResult{std::nan(""), std::nan(""), std::nan(""), 0}
-                       : agreement::cohen_kappa_table(table, agreement::KappaWeights::none);
-        return std::make_tuple(pct, kap, items);
-      };
-      // Spearman of the per-model means over the briefs of the drawn cases. The point estimate averages each model's
-      // scores in case order; a replicate uses per-case sums (weighted by how often the case was drawn).
-      std::vector<std::string> models;
-      for (const auto& [c, by_model] : model_scores)
-        for (const auto& [m, sc] : by_model) models.push_back(m);
-      std::sort(models.begin(), models.end());
-      models.erase(std::unique(models.begin(), models.end()), models.end());
-      // Per case, one row: its 2 x 2 table of (judge A, judge B) verdicts at 0..3, (A fails, B fails), (fails,
-      // passes), (passes, fails), (passes, passes), then its sums per model (a, b, n for model m at 4 + 3 m; +0.0
-      // where the case lacks the model, a no-op for a sum that starts at +0.0). A replicate adds the drawn cases'
-      // rows in case order, weighted by their counts (detail::add_weighted_rows): its table is the count-weighted
-      // sum of its cases' tables, so percent and kappa come from sufficient statistics instead of the repeated item
-      // lists, and its model sums are the per-model walk over the drawn cases. The cells are whole numbers, so
-      // every weighted sum of them is exact in a double: the integer sums, and the kappa of the item lists.
-      const std::size_t sums_stride = (4 + 3 * models.size() + 3) / 4 * 4;
-      std::vector<double> case_rows(cases.size() * sums_stride, 0.0);
-      std::uint64_t all_cells[4] = {0, 0, 0, 0};  // every case once: the point estimate's table
-      for (std::size_t c = 0; c < cases.size(); ++c) {
-        const auto& pc = per_case[cases[c]];
-        for (std::size_t i = 0; i < pc.first.size(); ++i) {
-          const auto k = static_cast<std::size_t>(pc.first[i] * 2 + pc.second[i]);
-          case_rows[c * sums_stride + k] += 1.0;
-          ++all_cells[k];
-        }
-        for (const auto& [m, sc] : model_scores[cases[c]]) {
-          double sa = 0, sb = 0;
-          for (double x : sc.first) sa += x;
-          for (double x : sc.second) sb += x;
-          const auto mi = static_cast<std::size_t>(std::lower_bound(models.begin(), models.end(), m) - models.begin());
-          double* row = case_rows.data() + c * sums_stride + 4 + 3 * mi;
-          row[0] = sa;
-          row[1] = sb;
-          row[2] = static_cast<double>(sc.first.size());
-        }
-      }
-      const auto [pct, kap, n_items] = stats_of(all_cells);
-      std::vector<double> ma, mb;  // per-model means, reused by every replicate
-      // Spearman's rho of the per-model means: the point estimate's (sums == nullptr) over the scores in case order,
-      // a replicate's from its sums row.
-      auto rho_of = [&](const double* sums) {
-        ma.clear();
-        mb.clear();
-        if (!sums) {
-          std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_model;
-          for (const auto& c : cases)
-            for (const auto& [m, sc] : model_scores[c]) {
-              auto& bm = by_model[m];
-              bm.first.insert(bm.first.end(), sc.first.begin(), sc.first.end());
-              bm.second.insert(bm.second.end(), sc.second.begin(), sc.second.end());
-            }
-          for (const auto& [m, sc] : by_model) {
-            ma.push_back(mean(sc.first));
-            mb.push_back(mean(sc.second));
-          }
-          return std::make_pair(agreement::spearman(ma, mb), ma.size());
-        }
-        for (std::size_t m = 0; m < models.size(); ++m)
-          if (const double* x = sums + 4 + 3 * m; x[2] > 0) {
-            ma.push_back(x[0] / x[2]);
-            mb.push_back(x[1] / x[2]);
-          }
-        return std::make_pair(agreement::spearman(ma, mb), ma.size());
-      };
-      std::vector<double> pct_b, kap_b, rho_b;
-      if (cases.size() > 1 && !draws.empty()) {
-        // The pair's cases among all cases (both sorted): a case the pair lacks adds nothing to its replicates.
-        // When the pair has every case (the usual panel), its counts are the draw's own.
-        const bool every_case = cases.size() == all_cases.size();
-        std::vector<std::size_t> at(every_case ? 0 : cases.size());
-        for (std::size_t c = 0; c < at.size(); ++c)
-          at[c] = static_cast<std::size_t>(std::lower_bound(all_cases.begin(), all_cases.end(), cases[c]) -
-                                           all_cases.begin());
-        std::vector<std::uint32_t> counts(cases.size());
-        std::vector<double> sums(sums_stride);
-        for (const auto& d : draws) {
-          if (!every_case)
-            for (std::size_t c = 0; c < cases.size(); ++c) counts[c] = d[at[c]];
-          std::fill(sums.begin(), sums.end(), 0.0);
-          detail::add_weighted_rows(every_case ? d.data() : counts.data(), case_rows.data(), cases.size(), sums_stride,
-                                    sums.data());
-          std::uint64_t cell[4];
-          for (std::size_t k = 0; k < 4; ++k) cell[k] = static_cast<std::uint64_t>(sums[k]);
-          const auto [p, k, n] = stats_of(cell);
-          pct_b.push_back(p);
-          if (!std::isnan(k.kappa)) kap_b.push_back(k.kappa);
-          if (const double r = rho_of(sums.data()).first; !std::isnan(r)) rho_b.push_back(r);
-        }
-      }
-      const auto [p_lo, p_hi] = pct_b.empty() ? std::pair{pct, pct} : percent_bounds_copy(pct_b);
-      const auto [k_lo, k_hi] = kap_b.empty() ? std::pair{kap.kappa, kap.kappa} : percent_bounds_copy(kap_b);
-      const auto [rho, n_models] = rho_of(nullptr);
-      // An undefined point estimate (NaN) has no interval either.
-      const auto [r_lo, r_hi] = rho_b.empty() || std::isnan(rho) ? std::pair{rho, rho} : percent_bounds_copy(rho_b);
-      pair_csv[pi] = {judges[a], judges[b], std::to_string(cases.size()), std::to_string(n_items), real(pct), real(p_lo),
-                      real(p_hi), real(kap.kappa), real(kap.se), real(k_lo), real(k_hi), std::to_string(n_models),
-                      real(rho), real(r_lo), real(r_hi)};
+    pair_csv[pi] = pair_row(g, judge_pairs[pi].first, judge_pairs[pi].second, draws);
   });
   for (std::size_t pi = 0; pi < judge_pairs.size(); ++pi) pairs.add(pair_csv[pi]);
+  return pairs;
+}
 
-  // Panel statistics over the briefs every judge graded, each with a bootstrap interval over cases (scenarios):
-  // a replicate draws the cases with replacement and takes every brief of a drawn case as often as it was drawn.
-  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value", "lo", "hi"});
-  struct PanelStat {
-    std::string name;
-    std::size_t judges = 0, briefs = 0, items = 0;
-    double value = kNaN;
-  };
-  // Per case, computed once: the Fleiss count rows of every item of the briefs every judge graded (for the whole
-  // panel, d == J, and without judge d), each judge's item values and brief scores (NaN where the judge did not
-  // grade), and the complete score rows. A replicate concatenates the cases it drew.
+// ------------------------------------------------------------------------------------------------ the panel
+
+/// Per case, computed once: the Fleiss count rows of every item of the briefs every judge graded (for the whole
+/// panel, d == J, and without judge d), each judge's item values and brief scores (NaN where the judge did not
+/// grade), and the complete score rows. A replicate concatenates the cases it drew.
+struct CaseData {
+  std::vector<agreement::Matrix> counts;    // [d][item] {fails, passes}
+  agreement::Matrix kalpha, kalpha_scores;  // [judge][...]
+  agreement::Matrix scores;                 // [brief][judge]
+  std::size_t briefs = 0;
+  // The same, as sums additive over cases (a replicate adds the drawn cases' sums, weighted).
+  std::vector<agreement::FleissSums> fleiss;
+  agreement::AlphaSums alpha_items, alpha_scores;
+  agreement::IccSums icc;
+};
+
+CaseData case_data_of(const Grades& g, const std::vector<BriefKey>& briefs) {
+  const std::vector<std::string>& judges = g.judges;
   const std::size_t J = judges.size();
-  struct CaseData {
-    std::vector<agreement::Matrix> counts;  // [d][item] {fails, passes}
-    agreement::Matrix kalpha, kalpha_scores;  // [judge][...]
-    agreement::Matrix scores;                 // [brief][judge]
-    std::size_t briefs = 0;
-    // The same, as sums additive over cases (a replicate adds the drawn cases' sums, weighted).
-    std::vector<agreement::FleissSums> fleiss;
-    agreement::AlphaSums alpha_items, alpha_scores;
-    agreement::IccSums icc;
-  };
-  const std::vector<std::string>& panel_cases = all_cases;  // the drawn cases, sorted
-  std::map<std::string, std::vector<BriefKey>> briefs_of_case;
-  for (const auto& [key, by_judge] : verdict_of) briefs_of_case[key.first].push_back(key);
-  std::vector<CaseData> case_data(panel_cases.size());
-  for (std::size_t c = 0; c < panel_cases.size(); ++c) {
-    CaseData& cd = case_data[c];
-    cd.counts.resize(J + 1);
-    cd.kalpha.resize(J);
-    cd.kalpha_scores.resize(J);
-    for (const auto& key : briefs_of_case[panel_cases[c]]) {
-      const auto& by_judge = verdict_of.at(key);
-      ++cd.briefs;
-      const std::size_t n_items = by_judge.begin()->second.size();
-      std::vector<const std::vector<bool>*> v(J, nullptr);
-      for (std::size_t j = 0; j < J; ++j)
-        if (const auto it = by_judge.find(judges[j]); it != by_judge.end()) v[j] = &it->second;
-      for (std::size_t i = 0; i < n_items; ++i)
-        for (std::size_t j = 0; j < J; ++j) cd.kalpha[j].push_back(v[j] ? ((*v[j])[i] ? 1.0 : 0.0) : kNaN);
-      for (std::size_t j = 0; j < J; ++j) {
-        const auto it = score_of[key].find(judges[j]);
-        cd.kalpha_scores[j].push_back(it == score_of[key].end() ? kNaN : it->second);
-      }
-      if (by_judge.size() != J) continue;
-      for (std::size_t i = 0; i < n_items; ++i) {
-        double pass = 0;
-        for (std::size_t j = 0; j < J; ++j) pass += (*v[j])[i] ? 1 : 0;
-        cd.counts[J].push_back({static_cast<double>(J) - pass, pass});
-        for (std::size_t d = 0; d < J; ++d) {
-          const double p = pass - ((*v[d])[i] ? 1 : 0);
-          cd.counts[d].push_back({static_cast<double>(J - 1) - p, p});
-        }
-      }
-      std::vector<double> srow;
-      for (const auto& j : judges) srow.push_back(score_of[key].at(j));
-      if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) cd.scores.push_back(srow);
+  CaseData cd;
+  cd.counts.resize(J + 1);
+  cd.kalpha.resize(J);
+  cd.kalpha_scores.resize(J);
+  for (const auto& key : briefs) {
+    const auto& by_judge = g.verdict_of.at(key);
+    const auto& scores = g.score_of.at(key);
+    ++cd.briefs;
+    const std::size_t n_items = by_judge.begin()->second.size();
+    std::vector<const std::vector<bool>*> v(J, nullptr);
+    for (std::size_t j = 0; j < J; ++j)
+      if (const auto it = by_judge.find(judges[j]); it != by_judge.end()) v[j] = &it->second;
+    for (std::size_t i = 0; i < n_items; ++i)
+      for (std::size_t j = 0; j < J; ++j) cd.kalpha[j].push_back(v[j] ? ((*v[j])[i] ? 1.0 : 0.0) : kNaN);
+    for (std::size_t j = 0; j < J; ++j) {
+      const auto it = scores.find(judges[j]);
+      cd.kalpha_scores[j].push_back(it == scores.end() ? kNaN : it->second);
     }
-    if (J >= 2) {
-      for (std::size_t d = 0; d <= J; ++d)  // without a judge only from three judges on (one rating is no agreement)
-        cd.fleiss.push_back(d == J || J >= 3 ? agreement::fleiss_sums(cd.counts[d]) : agreement::FleissSums{});
-      cd.alpha_items = agreement::alpha_sums(cd.kalpha, agreement::AlphaLevel::nominal);
-      cd.alpha_scores = agreement::alpha_sums(cd.kalpha_scores, agreement::AlphaLevel::interval);
-      cd.icc = agreement::icc_sums(cd.scores);
+    if (by_judge.size() != J) continue;
+    for (std::size_t i = 0; i < n_items; ++i) {
+      double pass = 0;
+      for (std::size_t j = 0; j < J; ++j) pass += (*v[j])[i] ? 1 : 0;
+      cd.counts[J].push_back({static_cast<double>(J) - pass, pass});
+      for (std::size_t d = 0; d < J; ++d) {
+        const double p = pass - ((*v[d])[i] ? 1 : 0);
+        cd.counts[d].push_back({static_cast<double>(J - 1) - p, p});
+      }
     }
+    std::vector<double> srow;
+    for (const auto& j : judges) srow.push_back(scores.at(j));
+    if (std::none_of(srow.begin(), srow.end(), [](double x) { return std::isnan(x); })) cd.scores.push_back(srow);
   }
-  // A replicate's statistics from the drawn cases' sums; Kendall's W ranks, so it resamples the score rows by
-  // case through a resampler that ranks each rater's presorted column in one pass.
-  std::optional<agreement::KendallWResampler> kendall;
-  {
+  if (J >= 2) {
+    for (std::size_t d = 0; d <= J; ++d)  // without a judge only from three judges on (one rating is no agreement)
+      cd.fleiss.push_back(d == J || J >= 3 ? agreement::fleiss_sums(cd.counts[d]) : agreement::FleissSums{});
+    cd.alpha_items = agreement::alpha_sums(cd.kalpha, agreement::AlphaLevel::nominal);
+    cd.alpha_scores = agreement::alpha_sums(cd.kalpha_scores, agreement::AlphaLevel::interval);
+    cd.icc = agreement::icc_sums(cd.scores);
+  }
+  return cd;
+}
+
+/// Every case's data, in case order.
+std::vector<CaseData> panel_case_data(const Grades& g) {
+  std::map<std::string, std::vector<BriefKey>> briefs_of_case;
+  for (const auto& [key, by_judge] : g.verdict_of) briefs_of_case[key.first].push_back(key);
+  std::vector<CaseData> case_data(g.cases.size());
+  for (std::size_t c = 0; c < g.cases.size(); ++c) case_data[c] = case_data_of(g, briefs_of_case[g.cases[c]]);
+  return case_data;
+}
+
+/// The panel's sums, flattened (stats/agreement_row.hpp): per case one row of the blocks [Fleiss per d][alpha
+/// items, with every case's nominal categories][alpha scores][ICC] and the flags it sets. A replicate adds the
+/// drawn cases' rows in case order, weighted by their counts.
+struct PanelRows {
+  detail::AgreementRow layout;
+  std::vector<detail::AgreementRow::Fleiss> fleiss;  // [d]
+  detail::AgreementRow::Alpha alpha_items, alpha_scores;
+  detail::AgreementRow::Icc icc;
+  std::vector<double> rows;                       // case c at c * layout.stride()
+  std::vector<std::vector<std::uint32_t>> flags;  // [case]
+};
+
+PanelRows panel_rows(const std::vector<CaseData>& case_data, std::size_t J) {
+  PanelRows pr;
+  // A Fleiss block's raters and category count, from the first non-empty case (the others must agree).
+  for (std::size_t d = 0; d <= J; ++d) {
+    const auto it = std::find_if(case_data.begin(), case_data.end(), [&](const CaseData& cd) {
+      return d < cd.fleiss.size() && cd.fleiss[d].subjects != 0;
+    });
+    pr.fleiss.push_back(it == case_data.end() ? pr.layout.add_fleiss(0, 0)
+                                              : pr.layout.add_fleiss(it->fleiss[d].raters,
+                                                                     it->fleiss[d].category_totals.size()));
+  }
+  std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
+  for (const CaseData& cd : case_data)
+    for (double v : cd.alpha_items.categories)
+      if (std::find(alpha_cats.begin(), alpha_cats.end(), v) == alpha_cats.end()) alpha_cats.push_back(v);
+  std::sort(alpha_cats.begin(), alpha_cats.end());
+  pr.alpha_items = pr.layout.add_alpha(
+      case_data.empty() ? agreement::AlphaLevel::nominal : case_data.front().alpha_items.level, std::move(alpha_cats));
+  pr.alpha_scores = pr.layout.add_alpha(
+      case_data.empty() ? agreement::AlphaLevel::interval : case_data.front().alpha_scores.level, {});
+  pr.icc = pr.layout.add_icc(J);
+  const std::size_t stride = pr.layout.stride();
+  pr.rows.assign(case_data.size() * stride, 0.0);
+  pr.flags.resize(case_data.size());
+  for (std::size_t c = 0; c < case_data.size(); ++c) {
+    const CaseData& cd = case_data[c];
+    double* row = pr.rows.data() + c * stride;
+    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) detail::AgreementRow::put(pr.fleiss[d], cd.fleiss[d], row, pr.flags[c]);
+    detail::AgreementRow::put(pr.alpha_items, cd.alpha_items, row, pr.flags[c]);
+    detail::AgreementRow::put(pr.alpha_scores, cd.alpha_scores, row, pr.flags[c]);
+    detail::AgreementRow::put(pr.icc, cd.icc, row, pr.flags[c]);
+  }
+  return pr;
+}
+
+/// The panel statistics a replicate computes, in the order replicate_stats writes them.
+std::vector<std::string> replicate_stat_names(const std::vector<std::string>& judges) {
+  std::vector<std::string> names{"fleiss_kappa"};
+  if (judges.size() >= 3)
+    for (const auto& j : judges) names.push_back("fleiss_kappa_without:" + j);
+  for (const char* name : {"krippendorff_alpha_nominal_items", "krippendorff_alpha_interval_scores", "icc2_1_scores",
+                           "icc3_1_scores", "kendall_w_scores"})
+    names.emplace_back(name);
+  return names;
+}
+
+/// The replicate statistics of the panel: the drawn cases' sums; Kendall's W ranks, so it resamples the score
+/// rows by case through a resampler that ranks each rater's presorted column in one pass.
+class PanelReplicates {
+ public:
+  PanelReplicates(const std::vector<CaseData>& case_data, std::size_t judges)
+      : case_data_(case_data), J_(judges), rows_(panel_rows(case_data, judges)) {
     agreement::Matrix rows;
     std::vector<std::size_t> block_end;
     for (const CaseData& cd : case_data) {
       rows.insert(rows.end(), cd.scores.begin(), cd.scores.end());
       block_end.push_back(rows.size());
     }
-    if (!rows.empty()) kendall.emplace(std::move(rows), std::move(block_end));
+    if (!rows.empty()) kendall_.emplace(std::move(rows), std::move(block_end));
   }
-  // The replicates' sums, flattened into one accumulator row:
-  //   [Fleiss block per d: subjects, p_sum, category totals][alpha items: n, d_o, sum, sum_sq]
-  //   [alpha item category counts, one per category of any case, sorted][alpha scores: n, d_o, sum, sum_sq]
-  //   [ICC: subjects, total, total_sq, row_sq, column sums]
-  // Each case becomes one row of that layout and a list of the flags it sets (a statistic's sums are "on" once a
-  // case with non-empty sums for it was added). A replicate adds the drawn cases in case order, weighted by their
-  // counts: each sum is the same sequence of w * x additions as the structs' add() makes, so the values are the
-  // same bits, and a case whose sums are empty for a statistic adds +0.0 there, which leaves the sum's bits as
-  // add() leaves them by skipping it.
-  std::vector<double> alpha_cats;  // every case's nominal item categories, sorted
-  for (const CaseData& cd : case_data)
-    for (double v : cd.alpha_items.categories)
-      if (std::find(alpha_cats.begin(), alpha_cats.end(), v) == alpha_cats.end()) alpha_cats.push_back(v);
-  std::sort(alpha_cats.begin(), alpha_cats.end());
-  // A Fleiss block's raters and category count, from the first non-empty case (add() requires the others to
-  // agree).
-  std::vector<double> fleiss_raters(J + 1, 0.0);
-  std::vector<std::size_t> fleiss_k(J + 1, 0);
-  std::vector<char> fleiss_seen(J + 1, 0);
-  for (const CaseData& cd : case_data)
-    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
-      const auto& f = cd.fleiss[d];
-      if (f.subjects == 0) continue;
-      if (!fleiss_seen[d]) {
-        fleiss_seen[d] = 1;
-        fleiss_raters[d] = f.raters;
-        fleiss_k[d] = f.category_totals.size();
-      } else if (f.raters != fleiss_raters[d] || f.category_totals.size() != fleiss_k[d]) {
-        throw Error("Fleiss' kappa: the sums of subjects with different raters or categories cannot be added");
-      }
-    }
-  std::vector<std::size_t> fleiss_at(J + 2, 0);  // block d starts at fleiss_at[d]
-  for (std::size_t d = 0; d <= J; ++d) fleiss_at[d + 1] = fleiss_at[d] + 2 + fleiss_k[d];
-  const std::size_t icc_width = 4 + J;
-  const std::size_t at_ai = fleiss_at[J + 1], at_ac = at_ai + 4, at_as = at_ac + alpha_cats.size(),
-                    at_icc = at_as + 4, width = at_icc + icc_width;
-  const std::size_t f_ai = J + 1, f_ac = f_ai + 1, f_as = f_ac + alpha_cats.size(), f_icc = f_as + 1,
-                    n_flags = f_icc + 1;
-  const agreement::AlphaLevel items_level = case_data.empty() ? agreement::AlphaLevel::nominal
-                                                              : case_data.front().alpha_items.level;
-  const agreement::AlphaLevel scores_level = case_data.empty() ? agreement::AlphaLevel::interval
-                                                               : case_data.front().alpha_scores.level;
-  // Per case, one dense row of its additions (+0.0 where it adds nothing to an accumulator, a no-op for a sum that
-  // starts at +0.0) and the flags it sets: a replicate adds the drawn cases' rows in case order, weighted by their
-  // counts (detail::add_weighted_rows), with the sums in vector registers instead of a load, add and store per
-  // addition.
-  const std::size_t acc_stride = (width + 3) / 4 * 4;
-  std::vector<double> case_acc(case_data.size() * acc_stride, 0.0);
-  std::vector<std::vector<std::uint32_t>> case_flags(case_data.size());
-  for (std::size_t c = 0; c < case_data.size(); ++c) {
-    const CaseData& cd = case_data[c];
-    double* row = case_acc.data() + c * acc_stride;
-    auto add = [&](std::size_t k, double x) {
-      if (row[k] != 0.0 || std::signbit(row[k]))
-        throw Error("rubric agreement: a case adds twice to one panel sum");  // a row holds one addition per sum
-      row[k] = x;
-    };
-    auto on = [&](std::size_t flag) { case_flags[c].push_back(static_cast<std::uint32_t>(flag)); };
-    for (std::size_t d = 0; d < cd.fleiss.size(); ++d) {
-      const auto& f = cd.fleiss[d];
-      if (f.subjects == 0) continue;
-      on(d);
-      add(fleiss_at[d], f.subjects);
-      add(fleiss_at[d] + 1, f.p_sum);
-      for (std::size_t k = 0; k < f.category_totals.size(); ++k) add(fleiss_at[d] + 2 + k, f.category_totals[k]);
-    }
-    auto add_alpha = [&](const agreement::AlphaSums& a, std::size_t at, std::size_t flag) {
-      on(flag);
-      add(at, a.n);
-      add(at + 1, a.d_o);
-      add(at + 2, a.sum);
-      add(at + 3, a.sum_sq);
-    };
-    if (cd.alpha_items.n != 0) {
-      add_alpha(cd.alpha_items, at_ai, f_ai);
-      for (std::size_t i = 0; i < cd.alpha_items.categories.size(); ++i) {
-        const auto k = static_cast<std::size_t>(
-            std::find(alpha_cats.begin(), alpha_cats.end(), cd.alpha_items.categories[i]) - alpha_cats.begin());
-        on(f_ac + k);
-        add(at_ac + k, cd.alpha_items.counts[i]);
-      }
-    }
-    if (cd.alpha_scores.n != 0) add_alpha(cd.alpha_scores, at_as, f_as);
-    if (cd.icc.subjects != 0) {
-      if (cd.icc.col.size() != J) throw Error("ICC: the sums of subjects with different raters cannot be added");
-      on(f_icc);
-      add(at_icc, cd.icc.subjects);
-      add(at_icc + 1, cd.icc.total);
-      add(at_icc + 2, cd.icc.total_sq);
-      add(at_icc + 3, cd.icc.row_sq);
-      for (std::size_t j = 0; j < J; ++j) add(at_icc + 4 + j, cd.icc.col[j]);
-    }
-  }
-  // The replicate statistics, in the order replicate_stats writes them (named once here, not per replicate).
-  std::vector<std::string> rep_names{"fleiss_kappa"};
-  if (J >= 3)
-    for (std::size_t drop = 0; drop < J; ++drop) rep_names.push_back("fleiss_kappa_without:" + judges[drop]);
-  for (const char* name : {"krippendorff_alpha_nominal_items", "krippendorff_alpha_interval_scores", "icc2_1_scores",
-                           "icc3_1_scores", "kendall_w_scores"})
-    rep_names.emplace_back(name);
-  const std::size_t n_rep_stats = rep_names.size();
-  // One replicate's statistics into out[0, n_rep_stats): NaN for one it does not have (fewer than two score rows
-  // drawn), which is then left out as a NaN value is.
-  auto replicate_stats = [&](const std::vector<std::uint32_t>& counts, double* out) {
+
+  /// One replicate's statistics into out[0, n): NaN for one it does not have (fewer than two score rows drawn),
+  /// which is then left out as a NaN value is.
+  void stats(const std::vector<std::uint32_t>& counts, double* out, std::size_t n) const {
+    using Row = detail::AgreementRow;
     thread_local std::vector<double> tls_acc;
     thread_local std::vector<char> tls_on;
     std::vector<double>& acc = detail::bound(tls_acc);  // src/core/thread_buffer.hpp
     std::vector<char>& on = detail::bound(tls_on);
-    acc.assign(acc_stride, 0.0);
-    on.assign(n_flags, 0);
-    detail::add_weighted_rows(counts.data(), case_acc.data(), case_data.size(), acc_stride, acc.data());
+    const std::size_t stride = rows_.layout.stride();
+    acc.assign(stride, 0.0);
+    on.assign(rows_.layout.flags(), 0);
+    detail::add_weighted_rows(counts.data(), rows_.rows.data(), case_data_.size(), stride, acc.data());
     std::size_t score_rows = 0;
-    for (std::size_t c = 0; c < panel_cases.size(); ++c) {
+    for (std::size_t c = 0; c < case_data_.size(); ++c) {
       if (counts[c] == 0) continue;
-      for (const std::uint32_t f : case_flags[c]) on[f] = 1;
-      score_rows += counts[c] * case_data[c].scores.size();
-    }
-    const double* fs = acc.data();
-    const char* f_on = on.data();
-    const double* ac = acc.data() + at_ac;
-    const char* a_has = on.data() + f_ac;
-    const std::array<double, 4> ai{acc[at_ai], acc[at_ai + 1], acc[at_ai + 2], acc[at_ai + 3]};
-    const std::array<double, 4> as{acc[at_as], acc[at_as + 1], acc[at_as + 2], acc[at_as + 3]};
-    const double* icc = acc.data() + at_icc;
-    const bool ai_on = on[f_ai] != 0, as_on = on[f_as] != 0, icc_on = on[f_icc] != 0;
-    auto fleiss_of = [&](std::size_t d) {
-      agreement::FleissSums f;
-      if (!f_on[d]) return f;
-      const double* x = fs + fleiss_at[d];
-      f.raters = fleiss_raters[d];
-      f.subjects = x[0];
-      f.p_sum = x[1];
-      f.category_totals.assign(x + 2, x + 2 + fleiss_k[d]);
-      return f;
-    };
-    auto alpha_of = [&](agreement::AlphaLevel level, bool is_on, const std::array<double, 4>& v, bool nominal_counts) {
-      agreement::AlphaSums a;
-      if (!is_on) return a;
-      a.level = level;
-      a.n = v[0];
-      a.d_o = v[1];
-      a.sum = v[2];
-      a.sum_sq = v[3];
-      if (nominal_counts)
-        for (std::size_t k = 0; k < alpha_cats.size(); ++k)
-          if (a_has[k]) {
-            a.categories.push_back(alpha_cats[k]);
-            a.counts.push_back(ac[k]);
-          }
-      return a;
-    };
-    agreement::IccSums icc_s;
-    if (icc_on) {
-      icc_s.subjects = icc[0];
-      icc_s.total = icc[1];
-      icc_s.total_sq = icc[2];
-      icc_s.row_sq = icc[3];
-      icc_s.col.assign(icc + 4, icc + icc_width);
+      for (const std::uint32_t f : rows_.flags[c]) on[f] = 1;
+      score_rows += counts[c] * case_data_[c].scores.size();
     }
     std::size_t k = 0;
-    out[k++] = fleiss_of(J).kappa();
-    if (J >= 3)
-      for (std::size_t drop = 0; drop < J; ++drop) out[k++] = fleiss_of(drop).kappa();
-    out[k++] = alpha_of(items_level, ai_on, ai, true).alpha();
-    out[k++] = alpha_of(scores_level, as_on, as, false).alpha();
+    out[k++] = Row::fleiss(rows_.fleiss[J_], acc.data(), on.data()).kappa();
+    if (J_ >= 3)
+      for (std::size_t drop = 0; drop < J_; ++drop) out[k++] = Row::fleiss(rows_.fleiss[drop], acc.data(), on.data()).kappa();
+    out[k++] = Row::alpha(rows_.alpha_items, acc.data(), on.data()).alpha();
+    out[k++] = Row::alpha(rows_.alpha_scores, acc.data(), on.data()).alpha();
     if (score_rows >= 2) {
-      const auto r = icc_s.icc();
+      const auto r = Row::icc(rows_.icc, acc.data(), on.data()).icc();
       out[k++] = r.icc2_1;
       out[k++] = r.icc3_1;
-      out[k++] = kendall->w(counts);
+      out[k++] = kendall_->w(counts);
     } else {
-      for (; k < n_rep_stats; ++k) out[k] = kNaN;
+      for (; k < n; ++k) out[k] = kNaN;
     }
-  };
-  auto panel_stats = [&](const std::vector<std::uint32_t>* counts) {
-    std::vector<agreement::Matrix> fleiss(J + 1);
-    agreement::Matrix kalpha(J), kalpha_scores(J), scores;
-    std::size_t n_briefs = 0;
-    for (std::size_t c = 0; c < panel_cases.size(); ++c)
-      for (std::uint32_t t = 0; t < (counts ? (*counts)[c] : 1u); ++t) {
-        const CaseData& cd = case_data[c];
-        n_briefs += cd.briefs;
-        for (std::size_t d = 0; d <= J; ++d) fleiss[d].insert(fleiss[d].end(), cd.counts[d].begin(), cd.counts[d].end());
-        for (std::size_t j = 0; j < J; ++j) {
-          kalpha[j].insert(kalpha[j].end(), cd.kalpha[j].begin(), cd.kalpha[j].end());
-          kalpha_scores[j].insert(kalpha_scores[j].end(), cd.kalpha_scores[j].begin(), cd.kalpha_scores[j].end());
-        }
-        scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
-      }
-    std::vector<PanelStat> out;
-    auto add = [&](const std::string& name, std::size_t n_judges, std::size_t briefs, std::size_t items, double v) {
-      out.push_back({name, n_judges, briefs, items, v});
-    };
-    const std::size_t n_labels = fleiss[J].size();
-    if (J >= 2 && n_labels > 0) {
-      add("fleiss_kappa", J, scores.size(), n_labels, agreement::fleiss_kappa(fleiss[J]));
-      if (J >= 3)
-        for (std::size_t drop = 0; drop < J; ++drop)
-          add("fleiss_kappa_without:" + judges[drop], J - 1, scores.size(), n_labels,
-              agreement::fleiss_kappa(fleiss[drop]));
-      add("krippendorff_alpha_nominal_items", J, n_briefs, kalpha.front().size(),
-          agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
-      add("krippendorff_alpha_interval_scores", J, n_briefs, 0,
-          agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
-      if (scores.size() >= 2) {
-        const auto r = agreement::icc(scores);
-        add("icc2_1_scores", J, scores.size(), 0, r.icc2_1);
-        add("icc3_1_scores", J, scores.size(), 0, r.icc3_1);
-        add("kendall_w_scores", J, scores.size(), 0, agreement::kendall_w(scores));
-      }
+  }
+
+ private:
+  const std::vector<CaseData>& case_data_;
+  std::size_t J_;
+  PanelRows rows_;
+  std::optional<agreement::KendallWResampler> kendall_;
+};
+
+struct PanelStat {
+  std::string name;
+  std::size_t judges = 0, briefs = 0, items = 0;
+  double value = kNaN;
+};
+
+/// The panel statistics' point estimates over every case, from the concatenated case data.
+std::vector<PanelStat> panel_point_stats(const std::vector<CaseData>& case_data, const std::vector<std::string>& judges) {
+  const std::size_t J = judges.size();
+  std::vector<agreement::Matrix> fleiss(J + 1);
+  agreement::Matrix kalpha(J), kalpha_scores(J), scores;
+  std::size_t n_briefs = 0;
+  for (const CaseData& cd : case_data) {
+    n_briefs += cd.briefs;
+    for (std::size_t d = 0; d <= J; ++d) fleiss[d].insert(fleiss[d].end(), cd.counts[d].begin(), cd.counts[d].end());
+    for (std::size_t j = 0; j < J; ++j) {
+      kalpha[j].insert(kalpha[j].end(), cd.kalpha[j].begin(), cd.kalpha[j].end());
+      kalpha_scores[j].insert(kalpha_scores[j].end(), cd.kalpha_scores[j].begin(), cd.kalpha_scores[j].end());
     }
-    return out;
+    scores.insert(scores.end(), cd.scores.begin(), cd.scores.end());
+  }
+  std::vector<PanelStat> out;
+  auto add = [&](const std::string& name, std::size_t n_judges, std::size_t briefs, std::size_t items, double v) {
+    out.push_back({name, n_judges, briefs, items, v});
   };
-  const std::vector<PanelStat> point = panel_stats(nullptr);
+  const std::size_t n_labels = fleiss[J].size();
+  if (J >= 2 && n_labels > 0) {
+    add("fleiss_kappa", J, scores.size(), n_labels, agreement::fleiss_kappa(fleiss[J]));
+    if (J >= 3)
+      for (std::size_t drop = 0; drop < J; ++drop)
+        add("fleiss_kappa_without:" + judges[drop], J - 1, scores.size(), n_labels,
+            agreement::fleiss_kappa(fleiss[drop]));
+    add("krippendorff_alpha_nominal_items", J, n_briefs, kalpha.front().size(),
+        agreement::krippendorff_alpha(kalpha, agreement::AlphaLevel::nominal));
+    add("krippendorff_alpha_interval_scores", J, n_briefs, 0,
+        agreement::krippendorff_alpha(kalpha_scores, agreement::AlphaLevel::interval));
+    if (scores.size() >= 2) {
+      const auto r = agreement::icc(scores);
+      add("icc2_1_scores", J, scores.size(), 0, r.icc2_1);
+      add("icc3_1_scores", J, scores.size(), 0, r.icc3_1);
+      add("kendall_w_scores", J, scores.size(), 0, agreement::kendall_w(scores));
+    }
+  }
+  return out;
+}
+
+/// agreement_panel.csv: the panel statistics over the briefs every judge graded, each with a bootstrap interval
+/// over cases (scenarios): a replicate draws the cases with replacement and takes every brief of a drawn case as
+/// often as it was drawn.
+io::CsvTable panel_table(const Grades& g, const std::vector<std::vector<std::uint32_t>>& draws, int resamples) {
+  io::CsvTable panel({"statistic", "judges", "briefs", "items", "value", "lo", "hi"});
+  const std::vector<CaseData> case_data = panel_case_data(g);
+  const PanelReplicates replicates(case_data, g.judges.size());
+  const std::vector<std::string> rep_names = replicate_stat_names(g.judges);
+  const std::size_t n_rep_stats = rep_names.size();
+  const std::vector<PanelStat> point = panel_point_stats(case_data, g.judges);
   std::map<std::string, std::vector<double>> panel_reps;
-  if (panel_cases.size() > 1 && !point.empty() && resamples > 0) {
-    // The shared draws (above, of all cases); the replicates are computed in
-    // parallel into their slots, so the bytes do not depend on the thread count.
+  if (g.cases.size() > 1 && !point.empty() && resamples > 0) {
+    // The shared draws (of all cases); the replicates are computed in parallel into their slots, so the bytes do
+    // not depend on the thread count.
     std::vector<double> reps(draws.size() * n_rep_stats);
-    tbb::parallel_for(std::size_t{0}, draws.size(),
-                      [&](std::size_t r) { replicate_stats(draws[r], reps.data() + r * n_rep_stats); });
+    tbb::parallel_for(std::size_t{0}, draws.size(), [&](std::size_t r) {
+      replicates.stats(draws[r], reps.data() + r * n_rep_stats, n_rep_stats);
+    });
     std::vector<std::vector<double>> by_stat(n_rep_stats);
     for (std::size_t r = 0; r < draws.size(); ++r)
       for (std::size_t k = 0; k < n_rep_stats; ++k)
@@ -765,10 +774,21 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
     auto reps = panel_reps.find(st.name);
     const auto [lo, hi] = reps == panel_reps.end() || reps->second.empty() || std::isnan(st.value)
                               ? std::pair{st.value, st.value}
-                                                                           : percent_bounds_copy(reps->second);
+                              : percent_bounds_copy(reps->second);
     panel.add({st.name, std::to_string(st.judges), std::to_string(st.briefs), std::to_string(st.items), real(st.value),
                real(lo), real(hi)});
   }
+  return panel;
+}
+
+}  // namespace
+
+AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict> verdicts, int resamples,
+                                std::uint64_t seed) {
+  const Grades g = collect_grades(items, verdicts);
+  const auto draws = case_draws(g.cases.size(), resamples, seed);
+  const io::CsvTable pairs = pairs_table(g, draws);
+  const io::CsvTable panel = panel_table(g, draws, resamples);
   const TextTable pmd = agreement_pairs_table(pairs, "agreement_pairs"), qmd = agreement_panel_table(panel, "agreement_panel");
   AgreementReport rep;
   rep.files = {{"agreement_pairs.csv", pairs.to_string()}, {"agreement_pairs.md", pmd.markdown()},

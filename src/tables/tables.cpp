@@ -103,6 +103,117 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunCsvs& run
   return build_tables(run, run.council_trace, bs);
 }
 
+namespace {
+
+/// Table 3: policy comparison. The title and the policy columns follow from the conditions in the run.
+TextTable policy_comparison_table(const CsvTable& per, const SummaryIntervals& iv) {
+  const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
+  const auto policies = condition_policies(per);
+  std::set<std::string> blues;
+  for (const auto& c : conds) blues.insert(policies.at(c).first);
+  TextTable t{"table3_policy_comparison",
+              blues.size() == 1 ? fmt::format("Table 3: RED policy comparison (BLUE {} against each RED policy)",
+                                              *blues.begin())
+                                : "Table 3: policy comparison (each condition's BLUE policy against its RED policy)",
+              {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence",
+               "Nash gap"},
+              {}};
+  for (const auto& cond : conds) {
+    std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
+    bool first = true;
+    for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence", "nash_gap"}) {
+      const auto i = iv.get("all", cond, m);
+      if (first) row.push_back(std::to_string(i.n));
+      first = false;
+      row.push_back(cell(i));
+    }
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+/// The structure diagnostics of the BLUE plans beside Table 3 (the paper's structure paragraph): O, P_V and W.
+TextTable structure_table(const CsvTable& per, const SummaryIntervals& iv) {
+  const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
+  const auto policies = condition_policies(per);
+  TextTable t{"table3c_structure", "Structure diagnostics of the BLUE plans per condition (O, P_V, W)",
+              {"Condition", "BLUE", "O (path optionality)", "P_V (vertex parsimony)", "W (worldline completion)"},
+              {}};
+  for (const auto& cond : conds) {
+    std::vector<std::string> row{cond, policies.at(cond).first};
+    for (const char* m : {"blue_O", "blue_PV", "blue_W"}) row.push_back(cell(iv.get("all", cond, m)));
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+/// Candidate diagnostics beside Table 3.
+TextTable candidate_diagnostics_table(const CsvTable& per, const SummaryIntervals& iv) {
+  TextTable t{"table3b_candidate_diagnostics", "Candidate-set diagnostics per condition",
+              {"Condition", "Diversity", "Quality spread", "Pareto count", "Changed choice", "Quality regret",
+               "Structural gain"},
+              {}};
+  for (const auto& cond : conditions_in_group(per, {"main", "sweep", "evaluate", "reference"})) {
+    std::vector<std::string> row{cond};
+    for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
+                          "structural_gain"})
+      row.push_back(cell(iv.get("all", cond, m)));
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+/// Table 4: response budget (none without a sweep).
+std::optional<TextTable> response_budget_table(const CsvTable& per, const SummaryIntervals& iv) {
+  TextTable t{"table4_response_budget",
+              fmt::format("Table 4: response-budget sweep (BLUE {} against greedy@k)", sweep_blue(per)),
+              {"k", "n", "BLUE advantage", "RED quality", "Pareto count", "Diversity", "BLUE win rate"}, {}};
+  const auto sweep = sweep_conditions(per);
+  for (const auto& [k, cond] : sweep) {
+    std::vector<std::string> row{std::to_string(k)};
+    const auto adv = iv.get("all", cond, "advantage");
+    row.push_back(std::to_string(adv.n));
+    row.push_back(cell(adv));
+    for (const char* m : {"red_quality", "pareto_count", "diversity", "blue_win_rate"})
+      row.push_back(cell(iv.get("all", cond, m)));
+    t.rows.push_back(row);
+  }
+  if (sweep.empty()) return std::nullopt;
+  return t;
+}
+
+/// Table 5: template slice.
+TextTable template_slice_table(const CsvTable& per, const SummaryIntervals& iv) {
+  TextTable t{"table5_template_slice", "Table 5: policy comparison by scenario template",
+              {"Template", "Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality"}, {}};
+  for (const auto& tpl : distinct_values(per, "template")) {
+    const std::string scope = "template=" + tpl;
+    for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
+      const auto adv = iv.get(scope, cond, "advantage");
+      if (adv.n == 0) continue;
+      t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),
+                        cell(iv.get(scope, cond, "blue_win_rate")),
+                        cell(iv.get(scope, cond, "red_quality"))});
+    }
+  }
+  return t;
+}
+
+/// Terrain-family summary.
+TextTable terrain_family_table(const CsvTable& per, const SummaryIntervals& iv) {
+  TextTable t{"terrain_summary", "Terrain-family summary",
+              {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
+  const CsvTable ts = terrain_summary_table(per, iv);
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
+    Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};
+    t.rows.push_back({ts.at(i, "terrain_family"), ts.at(i, "condition"), ts.at(i, "n"), cell(a), cell(w)});
+  }
+  return t;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> build_tables(const RunTraces& run,
                                                               const std::optional<CsvTable>& council_trace,
                                                               const BootstrapSettings& bs) {
@@ -114,107 +225,12 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunTraces& r
     files.emplace_back(t.name + ".md", t.markdown());
     files.emplace_back(t.name + ".tex", t.latex());
   };
-
-  // Table 3: policy comparison. The title and the policy columns follow from the conditions in the run.
-  {
-    const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
-    const auto policies = condition_policies(per);
-    std::set<std::string> blues;
-    for (const auto& c : conds) blues.insert(policies.at(c).first);
-    TextTable t{"table3_policy_comparison",
-                blues.size() == 1 ? fmt::format("Table 3: RED policy comparison (BLUE {} against each RED policy)",
-                                                *blues.begin())
-                                  : "Table 3: policy comparison (each condition's BLUE policy against its RED policy)",
-                {"Condition", "BLUE", "RED", "n", "BLUE advantage", "BLUE win rate", "RED quality", "RED coherence",
-                 "Nash gap"},
-                {}};
-    for (const auto& cond : conds) {
-      std::vector<std::string> row{cond, policies.at(cond).first, policies.at(cond).second};
-      bool first = true;
-      for (const char* m : {"advantage", "blue_win_rate", "red_quality", "red_coherence", "nash_gap"}) {
-        const auto i = iv.get("all", cond, m);
-        if (first) row.push_back(std::to_string(i.n));
-        first = false;
-        row.push_back(cell(i));
-      }
-      t.rows.push_back(row);
-    }
-    emit(t);
-  }
-  // The structure diagnostics of the BLUE plans beside Table 3 (the paper's structure paragraph): O, P_V and W.
-  {
-    const auto conds = conditions_in_group(per, {"main", "evaluate", "reference"});
-    const auto policies = condition_policies(per);
-    TextTable t{"table3c_structure", "Structure diagnostics of the BLUE plans per condition (O, P_V, W)",
-                {"Condition", "BLUE", "O (path optionality)", "P_V (vertex parsimony)", "W (worldline completion)"},
-                {}};
-    for (const auto& cond : conds) {
-      std::vector<std::string> row{cond, policies.at(cond).first};
-      for (const char* m : {"blue_O", "blue_PV", "blue_W"}) row.push_back(cell(iv.get("all", cond, m)));
-      t.rows.push_back(row);
-    }
-    emit(t);
-  }
-  // Candidate diagnostics beside Table 3.
-  {
-    TextTable t{"table3b_candidate_diagnostics", "Candidate-set diagnostics per condition",
-                {"Condition", "Diversity", "Quality spread", "Pareto count", "Changed choice", "Quality regret",
-                 "Structural gain"},
-                {}};
-    for (const auto& cond : conditions_in_group(per, {"main", "sweep", "evaluate", "reference"})) {
-      std::vector<std::string> row{cond};
-      for (const char* m : {"diversity", "quality_spread", "pareto_count", "changed_choice", "quality_regret",
-                            "structural_gain"})
-        row.push_back(cell(iv.get("all", cond, m)));
-      t.rows.push_back(row);
-    }
-    emit(t);
-  }
-  // Table 4: response budget.
-  {
-    TextTable t{"table4_response_budget",
-                fmt::format("Table 4: response-budget sweep (BLUE {} against greedy@k)", sweep_blue(per)),
-                {"k", "n", "BLUE advantage", "RED quality", "Pareto count", "Diversity", "BLUE win rate"}, {}};
-    const auto sweep = sweep_conditions(per);
-    for (const auto& [k, cond] : sweep) {
-      std::vector<std::string> row{std::to_string(k)};
-      const auto adv = iv.get("all", cond, "advantage");
-      row.push_back(std::to_string(adv.n));
-      row.push_back(cell(adv));
-      for (const char* m : {"red_quality", "pareto_count", "diversity", "blue_win_rate"})
-        row.push_back(cell(iv.get("all", cond, m)));
-      t.rows.push_back(row);
-    }
-    if (!sweep.empty()) emit(t);
-  }
-  // Table 5: template slice.
-  {
-    TextTable t{"table5_template_slice", "Table 5: policy comparison by scenario template",
-                {"Template", "Condition", "n", "BLUE advantage", "BLUE win rate", "RED quality"}, {}};
-    for (const auto& tpl : distinct_values(per, "template")) {
-      const std::string scope = "template=" + tpl;
-      for (const auto& cond : conditions_in_group(per, {"main", "evaluate", "reference"})) {
-        const auto adv = iv.get(scope, cond, "advantage");
-        if (adv.n == 0) continue;
-        t.rows.push_back({tpl, cond, std::to_string(adv.n), cell(adv),
-                          cell(iv.get(scope, cond, "blue_win_rate")),
-                          cell(iv.get(scope, cond, "red_quality"))});
-      }
-    }
-    emit(t);
-  }
-  // Terrain-family summary.
-  {
-    TextTable t{"terrain_summary", "Terrain-family summary",
-                {"Terrain family", "Condition", "n", "BLUE advantage", "BLUE win rate"}, {}};
-    const CsvTable ts = terrain_summary_table(per, iv);
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      Interval a{ts.real(i, "advantage"), ts.real(i, "advantage_lo"), ts.real(i, "advantage_hi"), 1};
-      Interval w{ts.real(i, "blue_win_rate"), ts.real(i, "blue_win_rate_lo"), ts.real(i, "blue_win_rate_hi"), 1};
-      t.rows.push_back({ts.at(i, "terrain_family"), ts.at(i, "condition"), ts.at(i, "n"), cell(a), cell(w)});
-    }
-    emit(t);
-  }
+  emit(policy_comparison_table(per, iv));
+  emit(structure_table(per, iv));
+  emit(candidate_diagnostics_table(per, iv));
+  if (const auto t = response_budget_table(per, iv)) emit(*t);
+  emit(template_slice_table(per, iv));
+  emit(terrain_family_table(per, iv));
   for (auto& f : build_extra_tables(council_trace, per, iv, bs)) files.push_back(std::move(f));
   return files;
 }

@@ -1,0 +1,233 @@
+// Python policies in the `advplan` Python module (docs/PYTHON.md): BLUE and RED policy classes written in Python,
+// registered by name and run in-process. A policy takes the GIL for its callback only; its thread-safety
+// declaration becomes its PolicyInfo::thread_safety, so the runner serialises a ThreadSafety::none policy with its
+// own lock.
+#include <fmt/format.h>
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <tbb/task_arena.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/validation.hpp"
+#include "advplan/metrics/plan_layout.hpp"
+#include "advplan/metrics/pressure.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/red_candidate.hpp"
+#include "advplan/policy/red_policy.hpp"
+#include "advplan/policy/registry_access.hpp"
+#include "advplan/run/interrupt.hpp"
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace advplan::python {
+namespace {
+
+/// The first line of a Python exception, "ValueError: message", without the traceback.
+std::string python_error_sentence(py::error_already_set& e) {
+  std::string type = "Exception";
+  std::string msg;
+  try {
+    type = py::str(e.type().attr("__name__")).cast<std::string>();
+    msg = py::str(e.value()).cast<std::string>();
+  } catch (...) {
+    msg = e.what();
+  }
+  return msg.empty() ? type : type + ": " + msg;
+}
+
+// ------------------------------------------------------------------------------------------------ Python policies
+
+/// Python policy classes by registered name. A plain pointer that is never freed: the C++ registries outlive the
+/// interpreter, so they hold names only and look the class up here, with the GIL held.
+py::dict& python_classes() {
+  static auto* d = new py::dict();
+  return *d;
+}
+
+/// Owns one Python policy object; takes the GIL to drop it.
+struct PyObjectHolder {
+  py::object obj;
+  explicit PyObjectHolder(py::object o) : obj(std::move(o)) {}
+  ~PyObjectHolder() {
+    if (!Py_IsInitialized()) {
+      obj.release();  // the interpreter is gone: nothing left to free
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    obj = py::object();
+  }
+};
+
+std::unique_ptr<PyObjectHolder> instantiate(const std::string& key, const Params& params) {
+  py::gil_scoped_acquire gil;
+  py::object cls = python_classes()[py::str(key)];
+  py::dict kw;
+  for (const auto& [k, v] : params) kw[py::str(k)] = v;
+  try {
+    return std::make_unique<PyObjectHolder>(kw.empty() ? cls() : cls(**kw));
+  } catch (py::error_already_set& e) {
+    throw PolicyError(fmt::format("python policy '{}': creating it raised {}", key, python_error_sentence(e)));
+  }
+}
+
+class PyBluePolicy final : public BluePolicy {
+ public:
+  PyBluePolicy(PolicyInfo info, Params p, std::unique_ptr<PyObjectHolder> h)
+      : BluePolicy(std::move(info), std::move(p)), holder_(std::move(h)) {}
+
+ protected:
+  BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override {
+    const std::string scenario_json = scenario_to_string(sc);
+    const std::uint64_t seed = rng.next_u64() & 0x7fffffffffffffffULL;
+    std::string text;
+    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
+    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
+    tbb::this_task_arena::isolate([&] {
+      py::gil_scoped_acquire gil;
+      try {
+        py::object scenario = json_module().attr("loads")(scenario_json);
+        scenario["rng_seed"] = seed;
+        py::object out = holder_->obj.attr("plan")(scenario);
+        if (out.is_none()) throw PolicyError(fmt::format("{}: plan() returned None", label()));
+        text = plan_text(out, label());
+      } catch (py::error_already_set& e) {
+        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
+        // recording an interrupt as the policy's failure and going on.
+        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
+        throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
+      }
+    });
+    BluePlanResult r;
+    const PlanParse p = parse_plan_text(text, sc, Side::Blue);
+    if (!p.ok()) {
+      r.failure = fmt::format("{} returned an invalid plan: {}", label(), p.summary());
+      return r;
+    }
+    r.plan = *p.plan;
+    return r;
+  }
+
+ private:
+  std::unique_ptr<PyObjectHolder> holder_;
+};
+
+class PyRedPolicy final : public RedPolicy {
+ public:
+  PyRedPolicy(PolicyInfo info, Params p, std::unique_ptr<PyObjectHolder> h)
+      : RedPolicy(std::move(info), 1, std::move(p)), holder_(std::move(h)) {}
+
+ protected:
+  RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
+    const Scenario& sc = *req.scenario;
+    const std::string scenario_json = scenario_to_string(sc);
+    const std::string blue_json = plan_to_string(*req.blue);
+    const std::uint64_t seed =
+        Rng::keyed(req.run_seed, sc.id, "red/" + info().short_name).next_u64() & 0x7fffffffffffffffULL;
+    std::string text;
+    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
+    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
+    tbb::this_task_arena::isolate([&] {
+      py::gil_scoped_acquire gil;
+      try {
+        py::object loads = json_module().attr("loads");
+        py::object scenario = loads(scenario_json);
+        scenario["rng_seed"] = seed;
+        py::object out = holder_->obj.attr("respond")(scenario, loads(blue_json));
+        if (out.is_none()) throw PolicyError(fmt::format("{}: respond() returned None", label()));
+        text = plan_text(out, label());
+      } catch (py::error_already_set& e) {
+        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
+        // recording an interrupt as the policy's failure and going on.
+        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
+        throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
+      }
+    });
+    RedResponse r;
+    const PlanParse p = parse_plan_text(text, sc, Side::Red);
+    if (!p.ok()) {
+      r.failure = fmt::format("{} returned an invalid plan: {}", label(), p.summary());
+      return r;
+    }
+    const auto vuln = vulnerability(layout_plan(*req.blue, sc));
+    r.candidates.push_back(score_red_plan(*p.plan, sc, vuln, req.weights, 0));
+    r.selected = 0;
+    return r;
+  }
+
+ private:
+  std::unique_ptr<PyObjectHolder> holder_;
+};
+
+PolicyInfo python_info(const std::string& name, Side side, bool thread_safe, const std::string& description,
+                       const std::map<std::string, std::tuple<double, double, double>>& params) {
+  PolicyInfo info;
+  info.short_name = name;
+  info.side = side;
+  info.thread_safety = thread_safe ? ThreadSafety::constant : ThreadSafety::none;
+  info.description = description.empty() ? "a Python policy (in-process)" : description;
+  for (const auto& [k, v] : params) info.params.push_back({k, std::get<0>(v), std::get<1>(v), std::get<2>(v), ""});
+  return info;
+}
+
+void check_name(const std::string& name) {
+  if (name.empty() || name.find_first_of(":@ ,") != std::string::npos)
+    throw PolicyError(fmt::format("policy name '{}': use letters, digits, '_' or '-' (no ':', '@', ',' or space)", name));
+}
+
+/// A name already registered (built in, by a plug-in or by an earlier call) is refused unless `override_existing`.
+void check_new(bool exists, const std::string& kind, const std::string& name, bool override_existing) {
+  if (exists && !override_existing)
+    throw PolicyError(fmt::format("{} policy '{}' is already registered (built in, by a plug-in or by an earlier call); "
+                                  "pass override=True to replace it",
+                                  kind, name));
+}
+
+void register_blue(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
+                   const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
+  check_name(name);
+  check_new(blue_registry().contains(name), "BLUE", name, override_existing);
+  if (!py::hasattr(cls, "plan")) throw PolicyError(fmt::format("BLUE policy '{}': the class has no plan(scenario) method", name));
+  python_classes()[py::str("blue:" + name)] = cls;
+  blue_registry().add(python_info(name, Side::Blue, thread_safe, description, params),
+                               [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
+                                 auto info = blue_registry().info(name, "BLUE");
+                                 return std::make_unique<PyBluePolicy>(info, p, instantiate("blue:" + name, p));
+                               }, override_existing);
+}
+
+void register_red(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
+                  const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
+  check_name(name);
+  check_new(red_registry().contains(name), "RED", name, override_existing);
+  if (!py::hasattr(cls, "respond"))
+    throw PolicyError(fmt::format("RED policy '{}': the class has no respond(scenario, plan) method", name));
+  python_classes()[py::str("red:" + name)] = cls;
+  red_registry().add(python_info(name, Side::Red, thread_safe, description, params),
+                              [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
+                                auto info = red_registry().info(name, "RED");
+                                return std::make_unique<PyRedPolicy>(info, p, instantiate("red:" + name, p));
+                              }, override_existing);
+}
+
+}  // namespace
+
+void bind_policies(py::module_& m) {
+  m.def("register_blue", &register_blue, py::arg("name"), py::arg("cls"), py::arg("thread_safe") = false,
+        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{},
+        py::arg("override") = false);
+  m.def("register_red", &register_red, py::arg("name"), py::arg("cls"), py::arg("thread_safe") = false,
+        py::arg("description") = "", py::arg("params") = std::map<std::string, std::tuple<double, double, double>>{},
+        py::arg("override") = false);
+  m.def("blue_policies", [] { return blue_registry().names(); });
+  m.def("red_policies", [] { return red_registry().names(); });
+}
+
+}  // namespace advplan::python

@@ -24,6 +24,10 @@
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/run/scenario_lookup.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/pipeline/standard_run.hpp"
+#include "advplan/io/csv.hpp"
+#include "test_fixtures.hpp"
 
 namespace advplan {
 namespace {
@@ -531,6 +535,55 @@ TEST_F(LlmLiveTest, BadTokenCountsAreNotReportedOrSaturate) {
   const auto res = run_contract(client("bad-tokens", 5, 0), red_prompt(), sc_, Side::Red, 1, "x");
   EXPECT_GE(res.stats.prompt_tokens, 0);
   EXPECT_EQ(res.stats.completion_tokens, std::numeric_limits<int>::max());
+}
+
+// --max-tokens stops a run after the scenario whose calls pass the limit, resumably; the resumed run ends in the
+// bytes of a run without a limit, and run_metadata.json prices the calls (docs/LLM.md "Costs and limits").
+TEST_F(LlmLiveTest, AMaxTokensStopResumesToTheBytesOfAnUnlimitedRun) {
+  cfg_.seed_to = cfg_.seed_from + 1;  // 10 scenarios
+  cfg_.studies = {false, false, false};
+  cfg_.llm.prices["valid"] = {2.0, 8.0};
+  const RunPlan plan = prepare_run(cfg_, {{"llm_live", "seed", "llm_live", "main"}});
+  advplan::testing::TempDir dir("llm-limits");
+  auto options = [&](const std::string& out) {
+    RunOptions opts;
+    opts.out_dir = dir / out;
+    opts.threads = 2;
+    opts.progress = false;
+    opts.studies = false;
+    opts.checkpoint_every = 1;
+    opts.observers = standard_observers(false);
+    return opts;
+  };
+  const RunSummary full = run_experiment(plan, options("full"));
+  ASSERT_EQ(full.failed_rows, 0u);
+  ASSERT_EQ(full.usage.size(), 1u);
+  const ModelUsage& u = full.usage.front();
+  EXPECT_EQ(u.role, "red");
+  EXPECT_EQ(u.model, "valid");
+  EXPECT_GE(u.calls, 10u);
+  const std::uint64_t tokens = u.prompt_tokens + u.completion_tokens;
+  const json meta = json::parse(advplan::testing::read_file(dir / "full/run_metadata.json"));
+  EXPECT_NEAR(meta.at("llm_cost_usd").get<double>(),
+              (static_cast<double>(u.prompt_tokens) * 2.0 + static_cast<double>(u.completion_tokens) * 8.0) / 1e6, 1e-12);
+
+  RunOptions limited = options("cut");
+  limited.max_tokens = tokens / 3;  // about a third of the way
+  try {
+    run_experiment(plan, limited);
+    FAIL() << "the run did not stop at --max-tokens";
+  } catch (const RunLimitReached& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("--max-tokens"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("--resume"));
+  }
+  const auto kept = io::CsvTable::read(dir / "cut/.advplan-work/scenarios.csv");
+  EXPECT_GT(kept.size(), 0u);
+  EXPECT_LT(kept.size(), 10u);
+  RunOptions resume = options("cut");
+  resume.resume = true;
+  const RunSummary rest = run_experiment(plan, resume);
+  EXPECT_EQ(rest.resumed_from, kept.size());
+  EXPECT_EQ(advplan::testing::compare_runs(dir / "full", dir / "cut"), "");
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ struct RunDirFlags {
   std::string llm_cache;  ///< --llm-cache DIR: the completion cache of every LLM call (overrides llm.cache_dir)
   int max_connections = 0;  ///< --max-connections N (overrides llm.max_connections); 0: the config's
   std::string transcripts;  ///< --transcripts none|errors|all (overrides traces.transcripts); empty: the config's
+  std::uint64_t max_tokens = 0;  ///< --max-tokens N; 0: no limit
+  double max_cost = 0;           ///< --max-cost USD; 0: no limit
   /// Registers the options on `cmd`; the object must outlive the parse.
   void add_to(CLI::App* cmd);
   /// Copies them into a run's options.

@@ -25,6 +25,12 @@ void RunDirFlags::add_to(CLI::App* cmd) {
                   "which calls of external policies (llm:, llm_live, exec:) transcripts.jsonl records: none, errors or "
                   "all (config: traces.transcripts, default all)")
       ->check(CLI::IsMember({"none", "errors", "all"}));
+  cmd->add_option("--max-tokens", max_tokens,
+                  "stop, resumably, once the external policies' calls took more tokens (prompt + completion) than this")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cost", max_cost,
+                  "stop, resumably, once the external policies' calls cost more US dollars than this under llm.prices")
+      ->check(CLI::PositiveNumber);
 }
 
 void RunDirFlags::apply(ExperimentConfig& cfg) const {
@@ -39,6 +45,8 @@ void RunDirFlags::apply(RunOptions& opts) const {
   opts.checkpoint_every = checkpoint;
   opts.progress_mode = progress;
   opts.progress_interval_s = interval;
+  opts.max_tokens = max_tokens;
+  opts.max_cost_usd = max_cost;
 }
 
 int all_failed_status(const RunSummary& s, const std::string& out_dir) {

@@ -134,6 +134,7 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   c.prompt_tokens = count("prompt_tokens");
   c.completion_tokens = count("completion_tokens");
   c.finish_reason = finish;
+  c.model = model->get<std::string>();
   ++hits_;
   return c;
 }

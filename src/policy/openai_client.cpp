@@ -307,6 +307,7 @@ Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const 
   post.max_body = max_response_bytes_;
 
   Completion out;
+  out.model = model_;
   for (int attempt = 0;; ++attempt) {
     // A client per call (and per attempt): nothing is shared between threads.
     const Attempt a = post_once(post, api_key_);

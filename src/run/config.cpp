@@ -379,7 +379,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
   l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
-                  "cache_dir", "max_connections", "generation"});
+                  "cache_dir", "max_connections", "generation", "prices"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
@@ -393,6 +393,19 @@ LlmConfig read_llm(const YamlReader& l) {
   llm.cache_dir = optional_string("cache_dir");
   if (l.has("max_connections")) llm.max_connections = static_cast<int>(l.at("max_connections").as_int_in(1, 1024));
   if (l.has("generation")) llm.generation = read_generation(l.at("generation"), llm.generation);
+  if (l.has("prices")) {  // llm.prices: {MODEL: {input_per_mtok, output_per_mtok}}, US dollars per million tokens
+    const auto p = l.at("prices");
+    p.require_map();
+    for (const auto& model : p.keys()) {
+      const auto m = p.at(model);
+      m.require_map();
+      m.require_only({"input_per_mtok", "output_per_mtok"});
+      TokenPrice price;
+      if (m.has("input_per_mtok")) price.input_per_mtok = m.at("input_per_mtok").as_double_in(0, 1e6);
+      if (m.has("output_per_mtok")) price.output_per_mtok = m.at("output_per_mtok").as_double_in(0, 1e6);
+      llm.prices[model] = price;
+    }
+  }
   return llm;
 }
 

@@ -8,6 +8,7 @@
 #include <tbb/parallel_pipeline.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -114,6 +115,15 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
 
 namespace {
 
+/// The dollars `u` cost under llm.prices; nullopt when its model has no price.
+std::optional<double> cost_usd(const ModelUsage& u, const LlmConfig& llm) {
+  const auto it = llm.prices.find(u.model);
+  if (it == llm.prices.end()) return std::nullopt;
+  return (static_cast<double>(u.prompt_tokens) * it->second.input_per_mtok +
+          static_cast<double>(u.completion_tokens) * it->second.output_per_mtok) /
+         1e6;
+}
+
 std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads,
                           const std::string& manifest_sha, const std::vector<std::pair<std::string, std::string>>& key) {
   const ExperimentConfig& cfg = *plan.cfg;
@@ -156,6 +166,25 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   for (const auto& [name, secs] : s.phase_seconds) phases[name] = secs;
   j["phase_seconds"] = phases;
   j["scenarios_with_blue_plan"] = s.scenarios_with_blue_plan;
+  if (!s.usage.empty()) {  // the external policies' calls of this invocation (docs/LLM.md "Costs and limits")
+    nlohmann::json usage = nlohmann::json::array();
+    double total = 0;
+    bool priced = true;
+    for (const ModelUsage& u : s.usage) {
+      const auto cost = cost_usd(u, cfg.llm);
+      total += cost.value_or(0.0);
+      priced = priced && cost.has_value();
+      usage.push_back({{"role", u.role},
+                       {"policy", u.policy},
+                       {"model", u.model},
+                       {"calls", u.calls},
+                       {"prompt_tokens", u.prompt_tokens},
+                       {"completion_tokens", u.completion_tokens},
+                       {"cost_usd", cost ? nlohmann::json(*cost) : nlohmann::json()}});
+    }
+    j["llm_usage"] = std::move(usage);
+    j["llm_cost_usd"] = priced ? nlohmann::json(total) : nlohmann::json();
+  }
   j["studies"] = opts.studies && !s.streamed_summaries;
   j["summary_method"] = s.streamed_summaries ? "streaming, normal-approximation intervals" : "bootstrap";
   nlohmann::ordered_json k = nlohmann::ordered_json::object();
@@ -789,6 +818,37 @@ std::shared_ptr<Rendered> evaluate_and_render(const RunPlan& plan, const RunOpti
   return r;
 }
 
+/// Adds one scenario's usage to the run's.
+void add_usage(std::vector<ModelUsage>& total, const std::vector<ModelUsage>& more) {
+  for (const ModelUsage& m : more) {
+    auto it = std::find_if(total.begin(), total.end(), [&](const ModelUsage& u) {
+      return u.role == m.role && u.policy == m.policy && u.model == m.model;
+    });
+    if (it == total.end()) {
+      total.push_back(m);
+      continue;
+    }
+    it->calls += m.calls;
+    it->prompt_tokens += m.prompt_tokens;
+    it->completion_tokens += m.completion_tokens;
+  }
+}
+
+/// The limit `usage` is past (--max-tokens, --max-cost), as a phrase for the stop message; "" when none.
+std::string limit_passed(const std::vector<ModelUsage>& usage, const RunOptions& opts, const LlmConfig& llm) {
+  std::uint64_t tokens = 0;
+  double cost = 0;
+  for (const ModelUsage& u : usage) {
+    tokens += u.prompt_tokens + u.completion_tokens;
+    cost += cost_usd(u, llm).value_or(0.0);
+  }
+  if (opts.max_tokens > 0 && tokens > opts.max_tokens)
+    return fmt::format("--max-tokens {} ({} tokens spent)", opts.max_tokens, tokens);
+  if (opts.max_cost_usd > 0 && cost > opts.max_cost_usd)
+    return fmt::format("--max-cost {} (${:.4f} spent under llm.prices)", opts.max_cost_usd, cost);
+  return "";
+}
+
 /// How many scenarios may be in flight or waiting for their turn to be written. With a live model (a policy whose
 /// server decides), a scenario waiting on a reply gives its thread to another (the client suspends its task), so
 /// the window holds enough scenarios to keep llm.max_connections requests in flight; the order of the rows is that
@@ -817,11 +877,15 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
                     c_condition = col("condition");
   std::size_t next = start, done = start;
   auto last_flush = std::chrono::steady_clock::now();
+  // Set in the in-order stage once the scenarios kept have spent past --max-tokens or --max-cost: no scenario is
+  // started or kept after that one.
+  std::atomic<bool> limited{false};
+  std::string limit;
   // The scenario tasks may be suspended while a live model answers (OpenAiCompatibleClient), so that the threads
   // serve other scenarios meanwhile.
   const AsyncRequestsScope async_requests;
   auto source = [&](tbb::flow_control& fc) -> std::size_t {
-    if (next >= count || run_interrupt_requested()) {
+    if (next >= count || run_interrupt_requested() || limited.load()) {
       fc.stop();
       return 0;
     }
@@ -831,7 +895,7 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
   auto keep = [&](std::shared_ptr<Rendered> r) {
     // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a policy that
     // saw the interrupt. Its rows are computed again by the resume.
-    if (run_interrupt_requested()) return;
+    if (run_interrupt_requested() || limited.load()) return;
     for (std::size_t s = 0; s < streams.size(); ++s) {
       streams[s].buf += r->text[s];
       streams[s].buf_rows += r->rows[s];
@@ -841,6 +905,11 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     summary.failed_rows += o.failed_rows;
     summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
     ++done;
+    if (!o.usage.empty()) {
+      add_usage(summary.usage, o.usage);
+      limit = limit_passed(summary.usage, opts, plan.cfg->llm);
+      if (!limit.empty()) limited = true;
+    }
     for (const auto& row : o.per_scenario)
       if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
     progress.scenario_done(o.failed_rows);
@@ -849,7 +918,7 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     const auto now = std::chrono::steady_clock::now();
     const bool due = opts.checkpoint_every > 0 ? (done - start) % opts.checkpoint_every == 0
                                                : now - last_flush > std::chrono::milliseconds(200);
-    if (bytes > (4u << 20) || due) {
+    if (bytes > (4u << 20) || due || limited.load()) {
       journal.flush(streams, done, summary);
       last_flush = now;
     }
@@ -870,6 +939,12 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     throw RunInterrupted(fmt::format("{}: interrupted after {} of {} scenarios; the run is kept as it was, and "
                                      "`advplan run ... --resume` (Python: resume=True) continues it",
                                      opts.out_dir, done, count));
+  }
+  if (limited.load() && done < count) {
+    journal.close(streams);
+    throw RunLimitReached(fmt::format("{}: stopped at {} after {} of {} scenarios; the run is kept, and `--resume` "
+                                      "with a higher limit (or none) continues it",
+                                      opts.out_dir, limit, done, count));
   }
 }
 

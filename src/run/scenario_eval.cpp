@@ -98,6 +98,20 @@ Row scenario_row(const Scenario& sc) {
           sc.blue_objective};
 }
 
+/// Adds the calls behind one response of an external policy to the scenario's usage, by (role, policy, model); a
+/// count the server did not report adds nothing.
+void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* role, const std::string& policy) {
+  for (const Transcript::Call& call : t.calls) {
+    auto it = std::find_if(usage.begin(), usage.end(), [&](const ModelUsage& u) {
+      return u.role == role && u.policy == policy && u.model == call.reply.model;
+    });
+    if (it == usage.end()) it = usage.insert(usage.end(), ModelUsage{role, policy, call.reply.model});
+    ++it->calls;
+    it->prompt_tokens += static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens));
+    it->completion_tokens += static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens));
+  }
+}
+
 /// The lines of transcripts.jsonl for the calls behind one response of an external policy (docs/TRACES.md): every
 /// call, or under TranscriptsMode::errors those whose reply was an error or was not accepted and every call of a
 /// response that failed. The reply text and errors come redacted from the client; no header is ever recorded.
@@ -256,9 +270,11 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     resp.failure = e.what();
     resp.selected = -1;
   }
-  if (red.info().external)
+  if (red.info().external) {
     transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts, "red", c.red, sc.id, c.label,
                      resp.chosen() == nullptr);
+    add_usage(t.out.usage, resp.transcript, "red", c.red);
+  }
   ContractStats contract = be.result.contract;
   contract += resp.contract;
   const RedCandidate* rc = resp.chosen();
@@ -383,6 +399,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
         const BluePlanResult& r = blues.at(c.blue).result;
         transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "",
                          !r.plan.has_value());
+        add_usage(out.usage, r.transcript, "blue", c.blue);
       }
   }
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);

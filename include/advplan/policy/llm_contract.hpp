@@ -39,6 +39,7 @@ struct Completion {
   int http_retries = 0;        ///< retries after 429 / 5xx inside the client
   std::string finish_reason;   ///< choices[0].finish_reason ("stop", "length", ...), empty when not reported
   std::string cache_key;       ///< the completion cache's key of the request, when a cache stood in front
+  std::string model;           ///< the model asked (llm.model or llm:MODEL; empty for exec: and offline), for llm.prices
 };
 
 /// A model behind some transport. Implementations must be callable concurrently (thread_safety constant).

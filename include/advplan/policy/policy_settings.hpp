@@ -28,6 +28,12 @@ struct GenerationSettings {
   bool operator==(const GenerationSettings&) const = default;
 };
 
+/// A model's price (`llm.prices.<MODEL>`), in US dollars per million tokens.
+struct TokenPrice {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
 struct LlmConfig {
   std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080; env ADVPLAN_LLM_ENDPOINT overrides
   std::string model;     ///< env ADVPLAN_LLM_MODEL overrides
@@ -41,6 +47,7 @@ struct LlmConfig {
   /// task waiting on a reply gives its thread to another scenario (docs/LLM.md "Concurrency").
   int max_connections = 16;
   GenerationSettings generation;  ///< llm.generation: every live model's requests
+  std::map<std::string, TokenPrice> prices;  ///< llm.prices, by model name (docs/LLM.md "Costs and limits")
   /// policies.<name>.generation: a policy's own settings (`llm` for BLUE llm:MODEL, `llm_live`), each field
   /// written there replacing llm.generation's
   std::map<std::string, GenerationSettings> policy_generation;

@@ -2,6 +2,7 @@
 // The experiment runner: `advplan run` and `advplan evaluate`. Scenarios are evaluated in parallel (TBB) and
 // their rows streamed to disk in scenario order through a bounded reorder window, so the traces are
 // byte-identical at any thread count and memory does not grow with the corpus (docs/TRACES.md "Run directory").
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "advplan/core/error.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/observer.hpp"
 #include "advplan/policy/suspension.hpp"
@@ -17,6 +19,12 @@
 #include "advplan/policy/red_policy.hpp"
 
 namespace advplan {
+
+/// What the external policies' calls of a run cost (docs/LLM.md "Costs and limits"), by (role, policy, model).
+struct ModelUsage {
+  std::string role, policy, model;
+  std::uint64_t calls = 0, prompt_tokens = 0, completion_tokens = 0;
+};
 
 struct RunOptions {
   std::string out_dir;
@@ -48,6 +56,16 @@ struct RunOptions {
   /// merge_shards combines the N shard directories into the run a single process writes.
   std::size_t shard_index = 0;
   std::size_t shard_count = 0;
+  /// --max-tokens / --max-cost: this invocation stops, resumably, after the scenario whose calls take the external
+  /// policies' tokens (prompt + completion) or their cost under llm.prices past the limit. 0: no limit.
+  std::uint64_t max_tokens = 0;
+  double max_cost_usd = 0;
+};
+
+/// Thrown by run_experiment when --max-tokens or --max-cost stopped it: every scenario up to the one that crossed
+/// the limit is on disk with its journal entry, so `--resume` (with a higher limit, or none) continues the run.
+struct RunLimitReached : Error {
+  using Error::Error;
 };
 
 struct RunSummary {
@@ -62,6 +80,8 @@ struct RunSummary {
   double seconds = 0;
   /// Wall seconds per phase, in order (scenarios, summaries, each observer by name, manifest), for run_metadata.json.
   std::vector<std::pair<std::string, double>> phase_seconds;
+  /// The external policies' calls made by this invocation (a resumed run's earlier ones are not counted again).
+  std::vector<ModelUsage> usage;
 };
 
 /// A call to a policy that declares ThreadSafety::none: holds the policy's lock for the call, and pins the call to its

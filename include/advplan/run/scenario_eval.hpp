@@ -21,6 +21,7 @@ struct ScenarioOutcome {
   std::vector<Row> candidates;
   std::vector<std::string> candidate_plans;  ///< lines of candidate_plans.jsonl (when cfg.candidate_plans)
   std::vector<std::string> transcripts;      ///< lines of transcripts.jsonl (external policies' calls)
+  std::vector<ModelUsage> usage;             ///< the external policies' calls, whatever traces.transcripts says
   TraceRows extra;  ///< rows of the BLUE policies' extra trace files (PolicyInfo::traces), by file name
   std::size_t failed_rows = 0;
   bool produced_plan = false;  ///< some condition's BLUE policy produced a plan

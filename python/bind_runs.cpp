@@ -128,7 +128,7 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
   opts.threads = threads;
   opts.progress = false;
   opts.studies = false;
-  opts.observers = standard_observers(opts.studies);
+  opts.observers = standard_observers(opts.studies, true);  // the rubric layer, as `advplan evaluate`
   opts.command = "evaluate";
   RunSummary s;
   {

@@ -96,7 +96,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.out_dir = *out;
       opts.threads = *threads;
       opts.studies = false;
-      opts.observers = standard_observers(opts.studies);
+      // No studies, but the rubric layer: the plans of the policy under test are graded (docs/RUBRIC.md).
+      opts.observers = standard_observers(opts.studies, true);
       opts.command = "evaluate";
       dir_flags->apply(opts);
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};

@@ -66,19 +66,16 @@ struct Reader {
 
   bool read(element e, std::string& dst) { return get_str(e, dst); }
   bool read(element e, std::map<std::string, std::string>& dst) { return string_map(e, dst); }
-  bool read(element e, Category& dst) {
+  bool read(element e, Category& dst) { return named(e, dst, [](std::string_view s) { return parse_category(s); }); }
+  bool read(element e, Side& dst) { return named(e, dst, [](std::string_view s) { return parse_side(s); }); }
+  /// A string that `parse` names a value of `T` by.
+  template <class T, class Parse>
+  static bool named(element e, T& dst, Parse parse) {
     std::string_view s;
     if (e.get_string().get(s)) return false;
-    const auto c = parse_category(s);
-    if (c) dst = *c;
-    return c.has_value();
-  }
-  bool read(element e, Side& dst) {
-    std::string_view s;
-    if (e.get_string().get(s)) return false;
-    const auto side = parse_side(s);
-    if (side) dst = *side;
-    return side.has_value();
+    const std::optional<T> v = parse(s);
+    if (v) dst = *v;
+    return v.has_value();
   }
   /// The one integer field, an action's priority: an integer in 1..5 (nlohmann's is_number_integer: signed or
   /// unsigned, not a double; above INT64_MAX is out of range, a violation).

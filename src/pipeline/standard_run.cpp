@@ -6,15 +6,15 @@
 
 namespace advplan {
 
-RunObservers standard_observers(bool studies) {
+RunObservers standard_observers(bool studies, bool rubric) {
   RunObservers out;
-  if (studies) {
-    out.push_back(make_studies_observer());
-    out.push_back(rubric::make_rubric_observer());
-  }
+  if (studies) out.push_back(make_studies_observer());
+  if (rubric) out.push_back(rubric::make_rubric_observer());
   out.push_back(make_tables_observer());
   return out;
 }
+
+RunObservers standard_observers(bool studies) { return standard_observers(studies, studies); }
 
 std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
                                                             bool with_studies) {

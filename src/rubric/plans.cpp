@@ -258,7 +258,7 @@ bool rubric_layer_enabled(const ExperimentConfig& cfg) {
   return false;
 }
 
-bool rubric_grades_blue(const std::string& spec) { return spec.rfind("exec:", 0) != 0 && spec.rfind("llm:", 0) != 0; }
+bool rubric_grades_blue(const BluePolicy& policy, bool kept) { return kept || !policy.info().external; }
 
 namespace detail {
 
@@ -394,6 +394,8 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
       const auto kept = kept_plans ? kept_plans->find({sc.id, blues[b].first}) : KeptBluePlans::iterator{};
       if (kept_plans && kept != kept_plans->end()) {
         plans[i][b] = std::move(kept->second);
+      } else if (blues[b].second->info().external) {
+        plans[i][b].reset();  // never asked again: a model or a program may answer otherwise
       } else {
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
         const SerialCall serial = plan.serialise("blue:" + blues[b].first);
@@ -536,7 +538,7 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   if (!any) return {};
   GradedBlues blues;
   for (const auto& [spec, policy] : plan.blues)
-    if (rubric_grades_blue(spec)) blues.emplace_back(spec, policy.get());
+    if (rubric_grades_blue(*policy, kept_plans != nullptr)) blues.emplace_back(spec, policy.get());
   // The run's scenarios when it kept them (CorpusMemo), else generated here.
   std::vector<Scenario> generated;
   const std::vector<Scenario>* kept = kept_corpus;
@@ -587,16 +589,13 @@ class RubricObserver final : public RunObserver {
 
   void scenario(std::size_t, const Scenario& sc, const ScenarioOutcome& o, std::vector<std::vector<TraceRow>>&) override {
     if (!keep_) return;
-    for (const auto& [spec, p] : o.blue_plans)
-      if (rubric_grades_blue(spec)) {
-        std::lock_guard lock(m_);
-        kept_.insert_or_assign({sc.id, spec}, p);
-      }
+    std::lock_guard lock(m_);
+    for (const auto& [spec, p] : o.blue_plans) kept_.insert_or_assign({sc.id, spec}, p);
   }
 
   std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& run) override {
     if (!enabled_) return {};
-    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, &kept_);
+    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, keep_ ? &kept_ : nullptr);
   }
 
   std::vector<std::pair<std::string, std::string>> metadata(const ExperimentConfig& cfg) const override {

@@ -13,8 +13,9 @@
 
 namespace advplan {
 
-/// The observers of a standard run, in order: the studies and the rubric layer (when `studies`), then the tables,
-/// which read the studies' files.
+/// The observers of a standard run, in order: the studies (when `studies`), the rubric layer (when `rubric`, by
+/// default with the studies; `advplan evaluate` has it without them), then the tables, which read their files.
+RunObservers standard_observers(bool studies, bool rubric);
 RunObservers standard_observers(bool studies);
 
 /// Every table of a run as `advplan run` writes it into tables/, rebuilt from its files alone: build_tables, and

@@ -13,6 +13,7 @@
 #include "advplan/core/scenario.hpp"
 #include "advplan/rubric/score.hpp"
 #include "advplan/metrics/coherence.hpp"
+#include "advplan/policy/blue_policy.hpp"
 #include "advplan/run/observer.hpp"
 
 namespace advplan {
@@ -56,16 +57,16 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
                                                                     const std::vector<Scenario>* corpus = nullptr,
                                                                     KeptBluePlans* kept = nullptr);
 
-/// The rubric layer as a run observer: it keeps the BLUE plans the run played (those rubric_grades_blue names,
-/// when this process runs the whole corpus), so it grades the same plans without asking the policies again, and
-/// writes rubric/ and its metadata when the run ends.
+/// The rubric layer as a run observer: it keeps every BLUE plan the run played (when this process runs the whole
+/// corpus), so it grades the same plans without asking the policies again, external ones (`exec:`, `llm:`)
+/// included, and writes rubric/ and its metadata when the run ends.
 std::shared_ptr<RunObserver> make_rubric_observer();
 
 /// Whether a run writes the rubric layer: studies.rubric is on and some template declares rubric items.
 bool rubric_layer_enabled(const ExperimentConfig& cfg);
-/// Whether the rubric layer grades BLUE policy `spec`: every policy but `exec:` and `llm:` ones, which it would
-/// have to ask again. The rubric observer keeps exactly these plans.
-bool rubric_grades_blue(const std::string& spec);
+/// Whether the rubric layer grades BLUE policy `policy`: every policy when the run's plans are kept (`kept`), else
+/// every policy but the external ones (PolicyInfo::external: `exec:`, `llm:`), which it would have to ask again.
+bool rubric_grades_blue(const BluePolicy& policy, bool kept);
 
 /// What run_metadata.json records of the rubric layer: mean_over, the judges, judge_retries and, when an LLM judge
 /// is configured, judge_prompt_sha256.

@@ -117,6 +117,17 @@ TEST(Transcripts, AnExecRunRecordsEachExchangeInRowOrderAtAnyThreadCount) {
   while (std::getline(sc_csv, row)) corpus.push_back(row.substr(0, row.find(',')));
   EXPECT_EQ(scenarios, corpus) << "the lines follow the rows' order";
   EXPECT_EQ(testing::compare_runs(one, two), "");
+  // plans.jsonl: per scenario, each BLUE policy's plan (exec and seed), then each condition's selected RED plan.
+  const auto plans = lines_of(one + "/plans.jsonl");
+  ASSERT_EQ(plans.size(), 24u);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const json& p = plans[i];
+    EXPECT_EQ(p.at("scenario_id"), corpus[i / 4]);
+    EXPECT_EQ(p.at("side"), i % 4 < 2 ? "BLUE" : "RED");
+    EXPECT_EQ(p.at("condition"), i % 4 < 2 ? "" : i % 4 == 2 ? "ext" : "single");
+    ASSERT_TRUE(p.at("plan").is_object()) << p.dump();
+    EXPECT_EQ(p.at("plan").at("side"), p.at("side"));
+  }
   const std::string manifest = testing::read_file(one + "/MANIFEST");
   EXPECT_NE(manifest.find("transcripts.jsonl"), std::string::npos);
   // Every exchange was accepted: errors keeps none of them; none writes no file.
@@ -135,6 +146,7 @@ TEST(Transcripts, ARunWithoutExternalPoliciesWritesNone) {
                                       dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "run/transcripts.jsonl"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "run/plans.jsonl")) << "plans.jsonl is opt-in without an external policy";
 }
 
 }  // namespace

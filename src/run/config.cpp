@@ -483,7 +483,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   if (root.has("traces")) {
     const auto t = root.at("traces");
-    t.require_only({"candidate_plans", "transcripts"});
+    t.require_only({"candidate_plans", "transcripts", "plans"});
+    if (t.has("plans")) cfg.plans = t.at("plans").as_bool();
     cfg.candidate_plans = t.get_bool("candidate_plans", cfg.candidate_plans);
     if (t.has("transcripts")) {
       const std::string m = t.get_string("transcripts", "all");

@@ -287,7 +287,8 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"templates_sha256", io::sha256_hex(tpls)},
           {"config_sha256", io::sha256_hex(cfg.text)},
           {"candidate_plans", cfg.candidate_plans ? "true" : "false"},
-          {"transcripts", records_transcripts(plan) ? to_string(cfg.transcripts) : "none"}};
+          {"transcripts", records_transcripts(plan) ? to_string(cfg.transcripts) : "none"},
+          {"plans", records_plans(plan) ? "true" : "false"}};
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {
@@ -398,6 +399,7 @@ struct StreamLayout {
   std::vector<std::string> extra_names;  ///< the extra trace files (and geo_moves), streams 3, 4, ...
   std::size_t candidate_plans = SIZE_MAX;  ///< candidate_plans.jsonl's stream, when written
   std::size_t transcripts = SIZE_MAX;      ///< transcripts.jsonl's stream, when written
+  std::size_t plans = SIZE_MAX;            ///< plans.jsonl's stream, when written
   std::vector<std::size_t> observer_first;  ///< per observer, its first trace's stream
 };
 
@@ -436,6 +438,10 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
   if (records_transcripts(plan)) {
     layout.transcripts = streams.size();
     add_stream(kTranscriptsFile, {}, kTranscriptsFile, false, true);
+  }
+  if (records_plans(plan)) {
+    layout.plans = streams.size();
+    add_stream("plans.jsonl", {}, "plans.jsonl", false, true);
   }
   for (const auto& obs : observers) {
     layout.observer_first.push_back(streams.size());
@@ -805,6 +811,7 @@ std::shared_ptr<Rendered> evaluate_and_render(const RunPlan& plan, const RunOpti
   };
   add_lines(layout.candidate_plans, o.candidate_plans);
   add_lines(layout.transcripts, o.transcripts);
+  add_lines(layout.plans, o.plans);
   std::vector<std::vector<TraceRow>> observer_rows;
   for (std::size_t k = 0; k < opts.observers.size(); ++k) {
     const std::size_t first = layout.observer_first[k];

@@ -98,6 +98,21 @@ Row scenario_row(const Scenario& sc) {
           sc.blue_objective};
 }
 
+/// A line of plans.jsonl: the plan a policy returned for one scenario (after parsing and validation), or null
+/// with the reason it gave none (docs/TRACES.md).
+std::string plan_line(const std::string& scenario, const std::string& condition, Side side, const std::string& policy,
+                      const Plan* plan, const std::string& failure) {
+  nlohmann::ordered_json j;
+  j["scenario_id"] = scenario;
+  j["condition"] = condition;
+  j["sample"] = 0;
+  j["side"] = std::string(to_string(side));
+  j["policy"] = policy;
+  j["plan"] = plan ? to_json(*plan) : nlohmann::json();
+  j["failure"] = plan ? std::string() : failure;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 /// Adds the calls behind one response of an external policy to the scenario's usage, by (role, policy, model); a
 /// count the server did not report adds nothing.
 void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* role, const std::string& policy) {
@@ -233,6 +248,7 @@ struct ScenarioTask {
   CandidateCache& cache;
   ScenarioOutcome& out;
   const geo::GeoMap* map = nullptr;  // terrain: geo
+  bool write_plans = false;          // plans.jsonl
   /// The wargames played so far, by their forces' bits. simulate() is a function of the two forces, the noise
   /// and the settings, and the last two are the task's, so conditions whose RED policies chose the same plan
   /// (greedy@4 and greedy@8 often do) play it once; the result is the same bits.
@@ -278,6 +294,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   ContractStats contract = be.result.contract;
   contract += resp.contract;
   const RedCandidate* rc = resp.chosen();
+  if (t.write_plans)
+    t.out.plans.push_back(plan_line(sc.id, c.label, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
   if (!rc) return fail("red: " + resp.failure);
 
   const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
@@ -364,7 +382,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
 /// Runs evaluate_condition; a condition that throws leaves a failure row instead of partial rows.
 ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) {
   const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
-                    plans_before = t.out.candidate_plans.size(), transcripts_before = t.out.transcripts.size();
+                    plans_before = t.out.candidate_plans.size(), transcripts_before = t.out.transcripts.size(),
+                    kept_plans_before = t.out.plans.size();
   const auto geo_rows = t.out.extra.find(kGeoMovesFile);
   const std::size_t geo_before = geo_rows == t.out.extra.end() ? 0 : geo_rows->second.size();
   try {
@@ -374,6 +393,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.candidates.resize(cand_before);
     t.out.candidate_plans.resize(plans_before);
     t.out.transcripts.resize(transcripts_before);
+    t.out.plans.resize(kept_plans_before);
     if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
     RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
@@ -394,13 +414,18 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   // The BLUE policies' calls first, in the order the conditions first name the policies; then each condition's RED.
   {
     std::set<std::string> seen;
-    for (const auto& c : plan.conditions)
-      if (seen.insert(c.blue).second && plan.blues.at(c.blue)->info().external) {
-        const BluePlanResult& r = blues.at(c.blue).result;
+    const bool write_plans = records_plans(plan);
+    for (const auto& c : plan.conditions) {
+      if (!seen.insert(c.blue).second) continue;
+      const BluePlanResult& r = blues.at(c.blue).result;
+      if (write_plans)
+        out.plans.push_back(plan_line(sc.id, "", Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
+      if (plan.blues.at(c.blue)->info().external) {
         transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "",
                          !r.plan.has_value());
         add_usage(out.usage, r.transcript, "blue", c.blue);
       }
+    }
   }
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
   // One RED request per condition answers its BLUE policy's plan: the cache moves a plan's candidates out in the
@@ -409,7 +434,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   for (const auto& c : plan.conditions)
     if (const auto& p = blues.at(c.blue).result.plan) ++requests[&*p];
   CandidateCache cache(std::move(requests));
-  ScenarioTask task{sc, plan, blues, noise, cache, out, map ? &*map : nullptr};
+  ScenarioTask task{sc, plan, blues, noise, cache, out, map ? &*map : nullptr, records_plans(plan)};
 
   std::map<std::string, ConditionResult> results;                // by condition label
   std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result
@@ -444,6 +469,15 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
       blues.erase(it);
     }
   return out;
+}
+
+bool records_plans(const RunPlan& plan) {
+  if (plan.cfg->plans) return *plan.cfg->plans;
+  for (const auto& [name, p] : plan.blues)
+    if (p->info().external) return true;
+  for (const auto& [name, p] : plan.reds)
+    if (p->info().external) return true;
+  return false;
 }
 
 }  // namespace advplan

@@ -101,6 +101,9 @@ struct ExperimentConfig {
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   /// traces.transcripts: which calls of the external policies (PolicyInfo::external) transcripts.jsonl records
   TranscriptsMode transcripts = TranscriptsMode::all;
+  /// traces.plans: write plans.jsonl, every BLUE plan and every selected RED plan (docs/TRACES.md); unset: only
+  /// when the run has an external policy, whose plans could not be made again
+  std::optional<bool> plans;
   std::vector<ScenarioTemplate> templates;  ///< loaded, in template_ids order
   std::vector<std::pair<std::string, std::string>> template_texts;  ///< (source, text) for hashing
 };

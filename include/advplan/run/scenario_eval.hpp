@@ -22,6 +22,7 @@ struct ScenarioOutcome {
   std::vector<std::string> candidate_plans;  ///< lines of candidate_plans.jsonl (when cfg.candidate_plans)
   std::vector<std::string> transcripts;      ///< lines of transcripts.jsonl (external policies' calls)
   std::vector<ModelUsage> usage;             ///< the external policies' calls, whatever traces.transcripts says
+  std::vector<std::string> plans;            ///< lines of plans.jsonl (when the run writes it: records_plans)
   TraceRows extra;  ///< rows of the BLUE policies' extra trace files (PolicyInfo::traces), by file name
   std::size_t failed_rows = 0;
   bool produced_plan = false;  ///< some condition's BLUE policy produced a plan
@@ -41,5 +42,8 @@ struct ScenarioOutcome {
 };
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan);
+
+/// Whether the run writes plans.jsonl: traces.plans when set, else whether some policy is external.
+bool records_plans(const RunPlan& plan);
 
 }  // namespace advplan

@@ -128,11 +128,11 @@ TEST(CandidatePlans, TheConfigKeyTurnsThemOnAndUnknownKeysAreRejected) {
   EXPECT_FALSE(parse_experiment_config(base, "t.yaml", "").candidate_plans);
   EXPECT_TRUE(parse_experiment_config(base + "traces: {candidate_plans: true}\n", "t.yaml", "").candidate_plans);
   try {
-    (void)parse_experiment_config(base + "traces: {plans: true}\n", "t.yaml", "");
+    (void)parse_experiment_config(base + "traces: {candidate_plan: true}\n", "t.yaml", "");
     ADD_FAILURE() << "an unknown traces key must be rejected";
   } catch (const ConfigError& e) {
     EXPECT_THAT(std::string(e.what()), HasSubstr("t.yaml"));
-    EXPECT_THAT(std::string(e.what()), HasSubstr("plans"));
+    EXPECT_THAT(std::string(e.what()), HasSubstr("candidate_plan"));
   }
 }
 

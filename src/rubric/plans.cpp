@@ -581,6 +581,8 @@ class RubricObserver final : public RunObserver {
   void begin(const RunPlan& plan, const RunScope& scope) override {
     std::lock_guard lock(m_);
     kept_.clear();
+    seen_ = 0;
+    total_ = scope.total;
     enabled_ = rubric_layer_enabled(*plan.cfg);
     keep_ = enabled_ && scope.whole_run_here;  // the plans reach finish() only then
   }
@@ -590,12 +592,16 @@ class RubricObserver final : public RunObserver {
   void scenario(std::size_t, const Scenario& sc, const ScenarioOutcome& o, std::vector<std::vector<TraceRow>>&) override {
     if (!keep_) return;
     std::lock_guard lock(m_);
+    ++seen_;
     for (const auto& [spec, p] : o.blue_plans) kept_.insert_or_assign({sc.id, spec}, p);
   }
 
   std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& run) override {
     if (!enabled_) return {};
-    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, keep_ ? &kept_ : nullptr);
+    // Only when this process saw every scenario are the kept plans all the run's plans: a resumed run saw the
+    // scenarios after its resume point only, and then the external policies are left out rather than graded as
+    // having no plan for the earlier ones (the built-in ones are made again from their streams).
+    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, keep_ && seen_ == total_ ? &kept_ : nullptr);
   }
 
   std::vector<std::pair<std::string, std::string>> metadata(const ExperimentConfig& cfg) const override {
@@ -605,6 +611,7 @@ class RubricObserver final : public RunObserver {
  private:
   std::mutex m_;
   KeptBluePlans kept_;
+  std::size_t seen_ = 0, total_ = 0;
   bool enabled_ = false, keep_ = false;
 };
 

@@ -256,12 +256,7 @@ constexpr const char* kTranscriptsFile = "transcripts.jsonl";
 
 /// Whether the run writes transcripts.jsonl: some policy of it is external and traces.transcripts is not none.
 bool records_transcripts(const RunPlan& plan) {
-  if (plan.cfg->transcripts == TranscriptsMode::none) return false;
-  for (const auto& [name, p] : plan.blues)
-    if (p->info().external) return true;
-  for (const auto& [name, p] : plan.reds)
-    if (p->info().external) return true;
-  return false;
+  return plan.cfg->transcripts != TranscriptsMode::none && has_external_policy(plan);
 }
 
 std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
@@ -825,22 +820,6 @@ std::shared_ptr<Rendered> evaluate_and_render(const RunPlan& plan, const RunOpti
   return r;
 }
 
-/// Adds one scenario's usage to the run's.
-void add_usage(std::vector<ModelUsage>& total, const std::vector<ModelUsage>& more) {
-  for (const ModelUsage& m : more) {
-    auto it = std::find_if(total.begin(), total.end(), [&](const ModelUsage& u) {
-      return u.role == m.role && u.policy == m.policy && u.model == m.model;
-    });
-    if (it == total.end()) {
-      total.push_back(m);
-      continue;
-    }
-    it->calls += m.calls;
-    it->prompt_tokens += m.prompt_tokens;
-    it->completion_tokens += m.completion_tokens;
-  }
-}
-
 /// The limit `usage` is past (--max-tokens, --max-cost), as a phrase for the stop message; "" when none.
 std::string limit_passed(const std::vector<ModelUsage>& usage, const RunOptions& opts, const LlmConfig& llm) {
   std::uint64_t tokens = 0;
@@ -913,7 +892,7 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     summary.scenarios_with_blue_plan += o.produced_plan ? 1 : 0;
     ++done;
     if (!o.usage.empty()) {
-      add_usage(summary.usage, o.usage);
+      for (const ModelUsage& u : o.usage) add_usage(summary.usage, u);
       limit = limit_passed(summary.usage, opts, plan.cfg->llm);
       if (!limit.empty()) limited = true;
     }

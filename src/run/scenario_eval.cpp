@@ -116,15 +116,10 @@ std::string plan_line(const std::string& scenario, const std::string& condition,
 /// Adds the calls behind one response of an external policy to the scenario's usage, by (role, policy, model); a
 /// count the server did not report adds nothing.
 void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* role, const std::string& policy) {
-  for (const Transcript::Call& call : t.calls) {
-    auto it = std::find_if(usage.begin(), usage.end(), [&](const ModelUsage& u) {
-      return u.role == role && u.policy == policy && u.model == call.reply.model;
-    });
-    if (it == usage.end()) it = usage.insert(usage.end(), ModelUsage{role, policy, call.reply.model});
-    ++it->calls;
-    it->prompt_tokens += static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens));
-    it->completion_tokens += static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens));
-  }
+  for (const Transcript::Call& call : t.calls)
+    add_usage(usage, ModelUsage{role, policy, call.reply.model, 1,
+                                static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens)),
+                                static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
 }
 
 /// The lines of transcripts.jsonl for the calls behind one response of an external policy (docs/TRACES.md): every
@@ -471,13 +466,27 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   return out;
 }
 
-bool records_plans(const RunPlan& plan) {
-  if (plan.cfg->plans) return *plan.cfg->plans;
+bool has_external_policy(const RunPlan& plan) {
   for (const auto& [name, p] : plan.blues)
     if (p->info().external) return true;
   for (const auto& [name, p] : plan.reds)
     if (p->info().external) return true;
   return false;
+}
+
+bool records_plans(const RunPlan& plan) { return plan.cfg->plans ? *plan.cfg->plans : has_external_policy(plan); }
+
+void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u) {
+  auto it = std::find_if(total.begin(), total.end(), [&](const ModelUsage& t) {
+    return t.role == u.role && t.policy == u.policy && t.model == u.model;
+  });
+  if (it == total.end()) {
+    total.push_back(u);
+    return;
+  }
+  it->calls += u.calls;
+  it->prompt_tokens += u.prompt_tokens;
+  it->completion_tokens += u.completion_tokens;
 }
 
 }  // namespace advplan

@@ -25,6 +25,8 @@ struct ModelUsage {
   std::string role, policy, model;
   std::uint64_t calls = 0, prompt_tokens = 0, completion_tokens = 0;
 };
+/// Adds `u` to the entry of its (role, policy, model) in `total`, appending one when there is none.
+void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u);
 
 struct RunOptions {
   std::string out_dir;

@@ -43,7 +43,9 @@ struct ScenarioOutcome {
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan);
 
-/// Whether the run writes plans.jsonl: traces.plans when set, else whether some policy is external.
+/// Whether some BLUE or RED policy of the run is external (PolicyInfo::external).
+bool has_external_policy(const RunPlan& plan);
+/// Whether the run writes plans.jsonl: traces.plans when set, else has_external_policy.
 bool records_plans(const RunPlan& plan);
 
 }  // namespace advplan

@@ -1,10 +1,8 @@
 // The live-model throughput target (docs/LLM.md "Concurrency"): 200 llm_live requests against a chat-completions
 // server in this process that answers each after 100 ms, at --threads 2 and 1, 8 and 32 connections. Target: 32
 // connections at least 10x faster in wall time than 1; the traces are the same bytes at every count (checked here,
-// and by tests/llm_concurrency_test.cpp); peak RSS does not grow with the connection count.
-#define CPPHTTPLIB_LISTEN_BACKLOG 512  // a backlog of 5 (the default) makes new connections wait for SYN retries
+// and by tests/policy/llm_concurrency_test.cpp); peak RSS does not grow with the connection count.
 #include <benchmark/benchmark.h>
-#include <httplib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,6 +20,7 @@
 #include "advplan/policy/llm_contract.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
+#include "support/chat_server.hpp"
 
 namespace {
 
@@ -29,36 +28,17 @@ using namespace advplan;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class SlowServer {
- public:
-  SlowServer() {
-    svr_.new_task_queue = [] { return new httplib::ThreadPool(64); };
-    svr_.Post(R"(.*/chat/completions)", [](const httplib::Request& q, httplib::Response& r) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      CompletionRequest req;
-      const json body = json::parse(q.body, nullptr, false);
-      for (const auto& m : body.value("messages", json::array()))
-        req.messages.push_back({m.value("role", ""), m.value("content", "")});
-      r.set_content(json{{"choices", {{{"message", {{"role", "assistant"},
-                                                     {"content", OfflineCompletionClient().complete(req).text}}}}}}}
-                        .dump(),
-                    "application/json");
-    });
-    port_ = svr_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { svr_.listen_after_bind(); });
-    while (!svr_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~SlowServer() {
-    svr_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server svr_;
-  int port_ = 0;
-  std::thread thread_;
-};
+/// Answers every chat completion with the offline client's plan for the same messages, after 100 ms.
+testing::LoopbackServer& slow_server() {
+  static testing::LoopbackServer server(
+      [](const httplib::Request& q, httplib::Response& r) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const CompletionRequest req = testing::chat_request(json::parse(q.body, nullptr, false));
+        r.set_content(testing::chat_reply(OfflineCompletionClient().complete(req).text).dump(), "application/json");
+      },
+      64);
+  return server;
+}
 
 std::string file_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -68,8 +48,7 @@ std::string file_text(const fs::path& p) {
 }
 
 void BM_LlmLiveThroughput(benchmark::State& state) {
-  static SlowServer server;
-  ::setenv("ADVPLAN_LLM_ENDPOINT", server.url().c_str(), 1);
+  ::setenv("ADVPLAN_LLM_ENDPOINT", slow_server().url().c_str(), 1);
   ExperimentConfig cfg = parse_experiment_config(
       "name: llm-bench\nseed: 5\ncorpus: {templates: [urban, maritime], seeds: [1, 100]}\nconditions: [llm_live]\n"
       "simulator: {replications: 10}\nbootstrap: {resamples: 20}\n"

@@ -11,7 +11,7 @@ PACKAGES=(cmake g++ make pkg-config git
   python3 python3-numpy python3-matplotlib
   libglpk-dev libgmp-dev lrslib libopenmpi-dev openmpi-bin libmimalloc-dev libsleef-dev)
 
-# the cross-CPU determinism test runs the CLI on emulated baseline and AVX2 CPUs (tests/cross_cpu_test.cpp)
+# the cross-CPU determinism test runs the CLI on emulated baseline and AVX2 CPUs (tests/core/cross_cpu_test.cpp)
 PACKAGES+=(qemu-user)
 
 # the Python module (python/, docs/PYTHON.md)

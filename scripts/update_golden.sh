@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the golden run of tests/run_golden_test.cpp: tests/golden/small from tests/data/small.yaml.
+# Regenerates the golden run of tests/run/run_golden_test.cpp: tests/golden/small from tests/data/small.yaml.
 # Builds nothing itself. Usage (from anywhere): scripts/update_golden.sh [PATH/TO/advplan]   (default build/advplan)
 # Review the diff before committing it: a change there is a change in behaviour (tests/golden/README.md).
 set -euo pipefail

@@ -4,7 +4,7 @@
 // build elsewhere, and the two differ in the last bit for some arguments: a run on one machine would then not be
 // byte-identical to the same run on another, nor a run whose MPI ranks sit on different machines to one process.
 // SLEEF's "cinz" scalar functions are plain C compiled without FMA, so they give the same bits on every x86-64 CPU
-// (tests/cross_cpu_test.cpp runs the CLI on emulated baseline and AVX2 CPUs). exp_n below uses SLEEF's vector cinz
+// (tests/core/cross_cpu_test.cpp runs the CLI on emulated baseline and AVX2 CPUs). exp_n below uses SLEEF's vector cinz
 // exp (SSE2 or AVX, chosen at run time), which gives the scalar function's bits in every width. Maximum error 1 ulp
 // (u10), 0.5 ulp (u05) or 3.5 ulp (u35); sqrt needs none of this (IEEE 754 rounds it correctly everywhere).
 #include <sleef.h>

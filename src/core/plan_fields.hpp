@@ -3,7 +3,7 @@
 // whether a plan must have it, and the member it fills. The three codecs that know a plan's shape read it from
 // here: nlohmann's writer (to_json in plan_json.cpp), the hand writer and the simdjson fast reader (plan_text.cpp).
 // The nlohmann decoder (plan_from_json) reports violations field by field in its own order and with its own
-// messages, so it names the fields itself; tests/hot_path_test.cpp checks every codec against it.
+// messages, so it names the fields itself; tests/policy/hot_path_test.cpp checks every codec against it.
 //
 // A table lists its fields sorted by name, the order in which nlohmann's objects (std::maps) write them, so a
 // writer that walks the table writes nlohmann's bytes; a static_assert below keeps them sorted.

@@ -35,7 +35,7 @@ namespace {
 /// defined, the chain is non-empty and every action is placed exactly once (in the chain, or in one option of a
 /// branch whose `at` is a chain step), every edge of the action graph goes forward along the chain (an option
 /// leaves its `at` and rejoins the next chain step), so the graph is acyclic and every action is reachable from
-/// the first chain step. tests/validation_test.cpp checks the equivalence on thousands of corrupted plans.
+/// the first chain step. tests/core/validation_test.cpp checks the equivalence on thousands of corrupted plans.
 bool valid_fast(const Plan& plan, const Scenario& sc, std::optional<Side> expected_side,
                 const Asset** resolved = nullptr) {
   if (expected_side && plan.side != *expected_side) return false;

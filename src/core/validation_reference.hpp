@@ -1,6 +1,6 @@
 #pragma once
 // The plan validation's reference check (library internal): the oracle of validate_plan's allocation-free fast
-// check, not part of the installed headers (tests/validation_test.cpp compares the two).
+// check, not part of the installed headers (tests/core/validation_test.cpp compares the two).
 #include <optional>
 #include <vector>
 

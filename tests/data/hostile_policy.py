@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile BLUE planning policies for tests/hardening_test.cpp. The first argument picks the behaviour:
+"""Hostile BLUE planning policies for tests/io/hardening_test.cpp. The first argument picks the behaviour:
 
   deep        answers with a plan whose first action's metadata nests 40,000 arrays (about 80 KB)
   deep-id     answers with a request_id nested 40,000 levels deep

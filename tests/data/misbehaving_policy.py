@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A BLUE planning policy that misbehaves on purpose, for tests/exec_policy_test.cpp.
+"""A BLUE planning policy that misbehaves on purpose, for tests/policy/exec_policy_test.cpp.
 
 What it does depends on the scenario's seed (scenario ids are <template>-<seed>):
   100 garbage text instead of JSON       101 a plan that violates the schema (unknown asset)

@@ -1,4 +1,4 @@
-// A test plug-in (tests/plugin_test.cpp) that registers a BLUE policy named "seed", the built-in's name. Built twice:
+// A test plug-in (tests/io/plugin_test.cpp) that registers a BLUE policy named "seed", the built-in's name. Built twice:
 // plainly, so that loading it is refused, and with ADVPLAN_TEST_OVERRIDE, so that it replaces the built-in and the
 // run records it (run_metadata.json "plugins", the run key's plugins_sha256). Its plans are the seed plan's, under
 // another id, so a run with it differs from a genuine one only in what it records.

@@ -46,7 +46,7 @@ struct PolicyInfo {
   std::string argument;           ///< what follows "name:" in a spec ("COMMAND", "MODEL", "ROLE"); "" for none
   /// false when the policy's answer never depends on Scenario::framing (the label alone: framing_mode metadata).
   /// The framing study then takes a metadata arm's outcome from its neutral arm instead of replaying it. The
-  /// safe default is true: a prompt, a command or a plug-in may read the label. tests/studies_test.cpp checks
+  /// safe default is true: a prompt, a command or a plug-in may read the label. tests/studies/studies_test.cpp checks
   /// every built-in policy that declares false.
   bool reads_framing = true;
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle values for the agreement statistics (tests/agreement_test.cpp), computed once and stored in
+"""Oracle values for the agreement statistics (tests/stats/agreement_test.cpp), computed once and stored in
 tests/data/oracles/agreement_fixtures.json (data and expected values together). Re-run only to add cases:
 
     /usr/bin/python3 tests/data/oracles/make_agreement_fixtures.py > tests/data/oracles/agreement_fixtures.json

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle values for the paired-verdict statistics (tests/verdict_test.cpp), computed once and pasted there.
+"""Oracle values for the paired-verdict statistics (tests/evaluation/verdict_test.cpp), computed once and pasted there.
 
 Run with Debian's python3 (python3-scipy, python3-statsmodels):  /usr/bin/python3 tests/data/oracles/make_verdict_fixtures.py
 - sign-flip p-values: scipy.stats.permutation_test with permutation_type='samples' (sign flips of one sample),

@@ -1,0 +1,242 @@
+// End to end: `advplan map`, `tool`, `questions` and `quiz` (docs/GEO.md), with the offline scripted agent and
+// the example Python exec: agent (experiments/geo_agent.py).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include "support/chat_server.hpp"
+#include "support/cli.hpp"
+
+namespace advplan {
+namespace {
+using nlohmann::json;
+using testing::shell_quote;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+testing::CommandResult cli(const std::string& args, const testing::TempDir& dir) {
+  return testing::run_command(shell_quote(ADVPLAN_BINARY) + " " + args, dir);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+
+TEST(GeoCli, MapWritesGeoJsonAndToolAnswersOrFailsWithASentence) {
+  testing::TempDir dir("geo-cli");
+  const auto m = cli("map maritime-103 --out " + shell_quote(dir / "m.geojson"), dir);
+  ASSERT_EQ(m.status, 0) << m.err;
+  const json g = json::parse(testing::read_file(dir / "m.geojson"));
+  EXPECT_EQ(g["type"], "FeatureCollection");
+  EXPECT_GT(g["features"].size(), 20u);
+
+  const auto ok = cli("tool route --scenario maritime-103 --args " +
+                          shell_quote(R"({"from":"b-frg-1","to":"place-1","avoid":["RED"]})"),
+                      dir);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const json r = json::parse(ok.out);
+  EXPECT_TRUE(r["ok"].get<bool>());
+  EXPECT_TRUE(r["result"].contains("feasible"));
+
+  const auto bad = cli("tool route --scenario maritime-103 --args " + shell_quote(R"({"from":"b-frg-1","to":"atlantis"})"), dir);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_FALSE(json::parse(bad.out)["ok"].get<bool>());
+  EXPECT_NE(bad.err.find("atlantis"), std::string::npos) << bad.err;
+  EXPECT_EQ(lines(bad.err).size(), 1u) << bad.err;
+
+  const auto unknown = cli("map nowhere-7", dir);
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("nowhere-7"), std::string::npos) << unknown.err;
+}
+
+TEST(GeoCli, PlotDrawsAMap) {
+  testing::TempDir dir("geo-plot");
+  if (testing::run_command("/usr/bin/python3 -c 'import matplotlib, numpy'", dir).status != 0)
+    GTEST_SKIP() << "/usr/bin/python3 has no matplotlib";
+  ASSERT_EQ(cli("map humanitarian-110 --out " + shell_quote(dir / "h.geojson"), dir).status, 0);
+  const auto r = testing::run_command("/usr/bin/python3 " + shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/plot.py") +
+                                          " map " + shell_quote(dir / "h.geojson") + " --out " + shell_quote(dir / "fig"),
+                                      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string png = testing::read_file(dir / "fig/map_h.png");
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_NE(testing::read_file(dir / "fig/map_h.svg").find("<svg"), std::string::npos);
+  const auto bad = testing::run_command("/usr/bin/python3 " + shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/plot.py") +
+                                            " map " + shell_quote(dir / "missing.geojson"),
+                                        dir);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("missing.geojson"), std::string::npos) << bad.err;
+}
+
+TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
+  testing::TempDir dir("geo-quiz");
+  const std::string cfg = dir / "small.yaml";
+  {
+    std::ofstream(cfg) << "name: small\nterrain: geo\ncorpus: {templates: [urban, maritime, mixed, air-defense, "
+                          "humanitarian], seeds: [100, 102], template_dir: "
+                       << ADVPLAN_SOURCE_DIR << "/configs/templates}\nconditions: [single]\n";
+  }
+  const std::string q = dir / "q.jsonl";
+  const auto gen = cli("questions " + shell_quote(cfg) + " --out " + shell_quote(q), dir);
+  ASSERT_EQ(gen.status, 0) << gen.err;
+  const auto qs = lines(testing::read_file(q));
+  EXPECT_GT(qs.size(), 100u);
+  for (const auto& l : qs) {
+    const json j = json::parse(l);
+    EXPECT_TRUE(j.contains("tier") && j.contains("categories") && j.contains("answer")) << l;
+  }
+  auto quiz = [&](const std::string& agent) {
+    const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(q) + " --agent " + shell_quote(agent) +
+                           " --out " + shell_quote(dir / "r.jsonl"),
+                       dir);
+    EXPECT_EQ(r.status, 0) << agent << ": " << r.err;
+    std::map<std::string, std::vector<std::string>> rows;
+    for (const auto& l : lines(r.out)) {
+      std::vector<std::string> cells;
+      std::stringstream ss(l);
+      for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+      rows[cells[0]] = cells;
+    }
+    return rows;
+  };
+  const auto oracle = quiz("scripted");
+  ASSERT_TRUE(oracle.contains("overall"));
+  EXPECT_EQ(oracle.at("overall")[3], "1.0000");
+  EXPECT_NE(oracle.at("overall")[6], "0.000");  // the scripted agent really calls the tools
+  for (const char* g : {"tier 1", "tier 2", "tier 3", "category 7"}) EXPECT_TRUE(oracle.contains(g)) << g;
+  const auto verbose = quiz("scripted:verbose");
+  EXPECT_EQ(verbose.at("overall")[3], "0.0000");
+  EXPECT_EQ(verbose.at("overall")[7], verbose.at("overall")[1]);  // every question ran out of budget
+  for (const auto& l : lines(testing::read_file(dir / "r.jsonl")))
+    EXPECT_EQ(json::parse(l)["reason"], "budget of 10 steps exhausted");
+
+  const auto py = quiz("exec:python3 " + std::string(ADVPLAN_SOURCE_DIR) + "/experiments/geo_agent.py");
+  ASSERT_TRUE(py.contains("overall"));
+  EXPECT_GT(std::stod(py.at("overall")[3]), 0.9);
+  const auto bad = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(q) + " --agent carrier-pigeon", dir);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("carrier-pigeon"), std::string::npos) << bad.err;
+}
+
+// A hostile agent's answer of \\boxed{ and 30,000 digits to every question is graded (wrong), not a crash: the quiz
+// once ran std::regex over it, which recursed per character and overflowed the stack. The real binary, a real
+// exec: agent.
+TEST(GeoCli, AQuizAnswerOfThirtyThousandDigitsIsGradedNotACrash) {
+  testing::TempDir dir("geo-digits");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const std::string agent = dir / "digits.py";
+  std::ofstream(agent) << "import json, sys\n"
+                          "for line in sys.stdin:\n"
+                          "    print(json.dumps({'answer': '\\\\boxed{' + '7' * 30000 + '}'}), flush=True)\n";
+  const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") + " --agent " +
+                         shell_quote("exec:/usr/bin/python3 " + agent) + " --out " + shell_quote(dir / "r.jsonl"),
+                     dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto qs = lines(testing::read_file(dir / "q.jsonl"));
+  const auto rs = lines(testing::read_file(dir / "r.jsonl"));
+  ASSERT_EQ(rs.size(), qs.size());
+  for (const auto& l : rs) EXPECT_FALSE(json::parse(l)["correct"].get<bool>()) << l.substr(0, 200);
+}
+
+// Unclear errors (the hardening issue, item 23): each of these once gave a misleading or no sentence.
+TEST(GeoCli, BadRepliesAndArgumentsGetTheirOwnSentence) {
+  testing::TempDir dir("geo-sentences");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  // a reply of bad UTF-8, and one nested 40 levels deep: not "not a JSON object" for both
+  for (const auto& [name, body, want] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"latin1", "sys.stdout.buffer.write(b'{\"answer\": \"caf\\xe9\"}\\n')",
+            "protocol: the reply is not valid UTF-8 (byte 15)"},
+           {"deep", "sys.stdout.write('[' * 40 + ']' * 40 + '\\n')", "protocol: the reply JSON nests deeper than 16 levels"}}) {
+    const std::string agent = dir / (name + ".py");
+    std::ofstream(agent) << "import sys\nfor line in sys.stdin:\n    " << body << "\n    sys.stdout.flush()\n";
+    const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") + " --agent " +
+                           shell_quote("exec:/usr/bin/python3 " + agent) + " --out " + shell_quote(dir / (name + ".jsonl")),
+                       dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto rs = lines(testing::read_file(dir / (name + ".jsonl")));
+    ASSERT_FALSE(rs.empty());
+    EXPECT_EQ(json::parse(rs[0])["reason"], want) << name;
+  }
+  // an empty questions file has nothing to grade (it once reported accuracy 0 in [0, 0])
+  testing::write_file(dir / "empty.jsonl", "");
+  const auto e = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "empty.jsonl") +
+                         " --agent scripted",
+                     dir);
+  EXPECT_EQ(e.status, 1);
+  EXPECT_THAT(e.err, HasSubstr("holds no question, so there is nothing to grade"));
+  // a speed of 5e-324 km/h once answered "hours": null
+  const auto t = cli("tool travel_time --scenario mixed-103 --config " + shell_quote(cfg) +
+                         " --args '{\"from\": \"place-1\", \"to\": \"place-2\", \"speed_kmh\": 5e-324}'",
+                     dir);
+  EXPECT_NE(t.status, 0);
+  EXPECT_THAT(t.out + t.err, HasSubstr("'speed_kmh' must be a number from 0.1 to 10000, while 5e-324 was given"));
+  EXPECT_THAT(t.out, Not(HasSubstr("null")));
+  // --resamples -1 was accepted
+  EXPECT_NE(cli("metagame " + shell_quote(dir.path().string()) + " --resamples -1", dir).status, 0);
+  EXPECT_THAT(cli("metagame " + shell_quote(dir.path().string()) + " --resamples -1", dir).err, HasSubstr("--resamples"));
+}
+
+/// llm:MODEL through a chat-completions server in the test process: it asks for list_features first (wrapped
+/// in prose, as models do), then answers \\boxed{unsolvable} once it has seen an observation.
+TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
+  std::atomic<int> calls{0};
+  testing::LoopbackServer svr([&](const httplib::Request& req, httplib::Response& res) {
+    ++calls;
+    const json body = json::parse(req.body);
+    bool observed = false;
+    for (const auto& m : body["messages"])
+      observed = observed || m["content"].get<std::string>().starts_with("Observation for call");
+    const std::string content =
+        observed ? R"({"answer": "It cannot be done: \\boxed{unsolvable}"})"
+                 : R"(Let me look. {"tool_call": {"id": "c1", "name": "list_features", "arguments": {"kind": "place"}}})";
+    res.set_content(testing::chat_reply(content).dump(), "application/json");
+  });
+
+  testing::TempDir dir("geo-llm");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const auto r = testing::run_command("ADVPLAN_LLM_ENDPOINT=" + svr.url() + " " +
+                                          shell_quote(ADVPLAN_BINARY) + " quiz " + shell_quote(cfg) + " --questions " +
+                                          shell_quote(dir / "q.jsonl") + " --agent llm:fake --out " + shell_quote(dir / "r.jsonl"),
+                                      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto qs = lines(testing::read_file(dir / "q.jsonl"));
+  const auto rs = lines(testing::read_file(dir / "r.jsonl"));
+  ASSERT_EQ(qs.size(), rs.size());
+  EXPECT_EQ(calls.load(), static_cast<int>(2 * qs.size()));
+  int unsolvable = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const json q = json::parse(qs[i]), o = json::parse(rs[i]);
+    EXPECT_EQ(o["steps"], 1) << rs[i];
+    EXPECT_EQ(o["answer"], "unsolvable") << rs[i];
+    EXPECT_EQ(o["correct"].get<bool>(), q["unsolvable"].get<bool>()) << rs[i];
+    unsolvable += q["unsolvable"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_GT(unsolvable, 0);
+}
+
+}  // namespace
+}  // namespace advplan

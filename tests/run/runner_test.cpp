@@ -1,0 +1,79 @@
+// The runner honours a policy's declared thread safety: a ThreadSafety::none policy is never entered by two
+// scenario tasks at once, and its results equal the concurrent ones.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "advplan/pipeline/standard_run.hpp"
+#include "advplan/run/runner.hpp"
+#include "advplan/io/csv.hpp"
+#include "support/fixtures.hpp"
+
+namespace advplan {
+namespace {
+
+std::atomic<int> g_inside{0};
+std::atomic<int> g_max_inside{0};
+
+/// The seed plan, slowly, recording how many threads are inside at once.
+class SerialSeedPolicy final : public BluePolicy {
+ public:
+  static PolicyInfo static_info() {
+    return {"test_serial_seed", Side::Blue, false, 1, ThreadSafety::none, {}, "test: seed plan, not thread-safe"};
+  }
+  explicit SerialSeedPolicy(Params p) : BluePolicy(static_info(), std::move(p)) {}
+
+ protected:
+  BluePlanResult do_plan(const Scenario& sc, Rng&) const override {
+    const int now = ++g_inside;
+    int seen = g_max_inside.load();
+    while (now > seen && !g_max_inside.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    --g_inside;
+    BluePlanResult r;
+    r.plan = sc.blue_seed_plans.front();
+    return r;
+  }
+};
+
+}  // namespace
+
+ADVPLAN_REGISTER_BLUE_POLICY(SerialSeedPolicy::static_info(),
+                             [](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
+                               return std::make_unique<SerialSeedPolicy>(p);
+                             })
+
+namespace {
+
+TEST(Runner, SerialisesAPolicyThatIsNotThreadSafe) {
+  ExperimentConfig cfg = default_experiment_config();
+  cfg.seed_to = cfg.seed_from + 3;  // 20 scenarios
+  cfg.studies = {false, false, false};
+  const RunPlan plan = prepare_run(cfg, {{"serial", "test_serial_seed", "greedy@8", "evaluate"},
+                                         {"seed", "seed", "greedy@8", "reference"}});
+  ASSERT_NE(plan.lock_for("blue:test_serial_seed"), nullptr);
+  EXPECT_EQ(plan.lock_for("blue:seed"), nullptr);
+  testing::TempDir dir("runner-serial");
+  RunOptions opts;
+  opts.out_dir = dir / "run";
+  opts.threads = 2;
+  opts.progress = false;
+  opts.studies = false;
+  g_max_inside = 0;
+  opts.observers = standard_observers(opts.studies);
+  const RunSummary s = run_experiment(plan, opts);
+  EXPECT_EQ(s.failed_rows, 0u);
+  EXPECT_EQ(g_max_inside.load(), 1);
+  // The serialised policy returns the seed plan, so its rows equal the seed rows in every metric.
+  const auto per = io::CsvTable::read(dir / "run/per_scenario.csv");
+  for (std::size_t i = 0; i + 1 < per.size(); i += 2) {
+    EXPECT_EQ(per.at(i, "advantage"), per.at(i + 1, "advantage"));
+    EXPECT_EQ(per.at(i, "blue_win_rate"), per.at(i + 1, "blue_win_rate"));
+  }
+}
+
+}  // namespace
+}  // namespace advplan

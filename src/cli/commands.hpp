@@ -30,6 +30,12 @@ struct RunDirFlags {
   void apply(ExperimentConfig& cfg) const;
 };
 
+/// The config a run ran, from its run_metadata.json `config_text` and `config_source`: `config_path` when given
+/// (re-read from disk), the built-in config when the source is `<built-in>/...`, else the recorded text with its
+/// templates resolved next to the recorded source.
+ExperimentConfig recorded_config(const std::string& config_text, const std::string& source,
+                                 const std::string& config_path);
+
 /// The exit status of a finished run: 1, with a sentence naming the first reason, when every row failed; else 0.
 int all_failed_status(const RunSummary& s, const std::string& out_dir);
 

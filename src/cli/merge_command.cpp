@@ -95,15 +95,7 @@ void add_merge_command(CLI::App& app, Action& run) {
                                         i, n, shards.size(), n));
       // The config the shards ran, re-read (its templates from disk) and checked against the recorded key.
       const std::string source = first.meta.value("config_source", "");
-      ExperimentConfig cfg;
-      if (!config->empty()) {
-        cfg = load_experiment_config(*config);
-      } else if (source.rfind("<built-in>/", 0) == 0) {
-        cfg = default_experiment_config();
-      } else {
-        std::string base = fs::path(source).parent_path().string();
-        cfg = parse_experiment_config(first.meta.value("config_text", ""), source, base.empty() ? "." : base);
-      }
+      ExperimentConfig cfg = recorded_config(first.meta.value("config_text", ""), source, *config);
       cfg.candidate_plans = key_value(ref, "candidate_plans") == "true";  // --candidate-plans is not in the config text
       std::vector<Condition> conds;
       for (const auto& c : first.meta["conditions"])

@@ -3,6 +3,8 @@
 
 #include "commands.hpp"
 
+#include <filesystem>
+
 namespace advplan::cli {
 
 void RunDirFlags::add_to(CLI::App* cmd) {
@@ -54,6 +56,14 @@ int all_failed_status(const RunSummary& s, const std::string& out_dir) {
   fmt::print(stderr, "advplan: every row failed (first reason: {}); the reasons are in {}/per_scenario.csv\n",
              s.first_failure, out_dir);
   return 1;
+}
+
+ExperimentConfig recorded_config(const std::string& config_text, const std::string& source,
+                                 const std::string& config_path) {
+  if (!config_path.empty()) return load_experiment_config(config_path);
+  if (source.rfind("<built-in>/", 0) == 0) return default_experiment_config();
+  const std::string base = std::filesystem::path(source).parent_path().string();
+  return parse_experiment_config(config_text, source, base.empty() ? "." : base);
 }
 
 }  // namespace advplan::cli

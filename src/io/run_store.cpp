@@ -179,7 +179,7 @@ std::string sha256_file(const std::string& path) {
 namespace {
 /// Folders of results derived from the traces (tables, figures and the analyses of `advplan frontier` and
 /// `advplan metagame`): they may be deleted, rebuilt or added after the run without breaking its MANIFEST.
-constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame"};
+constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame", "regrade"};
 bool is_derived_dir(const std::string& rel) {
   for (const char* d : kDerivedDirs) {
     const std::size_t n = std::strlen(d);
@@ -209,7 +209,7 @@ void check_analysis_output_dir(const std::string& dest) {
   const std::string first = rel.begin()->string();
   if (!is_derived_dir(first))
     throw IoError(fmt::format("{}: inside the run {}, an analysis writes only into a derived folder (tables, figures, "
-                              "frontier, metagame, or a name that starts with one of them and '-', e.g. {}/frontier-{}), "
+                              "frontier, metagame, regrade, or a name that starts with one of them and '-', e.g. {}/frontier-{}), "
                               "so that the run's MANIFEST still checks out",
                               d.string(), run.string(), run.string(), untrusted::safe_path_component(first)));
   fs::path at = run;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "advplan/stats/statistics.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/rubric/judge.hpp"
+#include "advplan/run/played_plans.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"
 #include "advplan/io/csv.hpp"
@@ -333,7 +335,8 @@ void append_rule_verdict_line(std::string& out, const Verdict& v) {
 
 namespace {
 
-using GradedBlues = std::vector<std::pair<std::string, const BluePolicy*>>;  // (spec, policy)
+/// (spec, policy); the policy is null when the plans come from a finished run's plans.jsonl (regrade_files).
+using GradedBlues = std::vector<std::pair<std::string, const BluePolicy*>>;
 
 /// The LLM judges' clients; one that cannot be made (no endpoint) fails on every plan, with the reason.
 struct JudgeClients {
@@ -394,7 +397,7 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
       const auto kept = kept_plans ? kept_plans->find({sc.id, blues[b].first}) : KeptBluePlans::iterator{};
       if (kept_plans && kept != kept_plans->end()) {
         plans[i][b] = std::move(kept->second);
-      } else if (blues[b].second->info().external) {
+      } else if (blues[b].second == nullptr || blues[b].second->info().external) {
         plans[i][b].reset();  // never asked again: a model or a program may answer otherwise
       } else {
         Rng rng = Rng::keyed(cfg.seed, sc.id, "blue/" + blues[b].first);  // the stream the run's conditions use
@@ -525,9 +528,11 @@ void add_scores_and_agreement(std::vector<std::pair<std::string, std::string>>& 
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
-                                                                    const std::vector<Scenario>* kept_corpus,
-                                                                    KeptBluePlans* kept_plans) {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                             const std::vector<Scenario>* kept_corpus,
+                                                             KeptBluePlans* kept_plans, const GradedBlues& blues) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::map<std::string, std::vector<std::string>> kinds;
   bool any = false;
@@ -536,9 +541,6 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
     any = any || !t.rubric_items.empty();
   }
   if (!any) return {};
-  GradedBlues blues;
-  for (const auto& [spec, policy] : plan.blues)
-    if (rubric_grades_blue(*policy, kept_plans != nullptr)) blues.emplace_back(spec, policy.get());
   // The run's scenarios when it kept them (CorpusMemo), else generated here.
   std::vector<Scenario> generated;
   const std::vector<Scenario>* kept = kept_corpus;
@@ -554,6 +556,31 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
   if (!cfg.rubric.judges.empty()) files.emplace_back("rubric/judge_calls.csv", rec.calls_csv.to_string());
   add_scores_and_agreement(files, rec, cfg, bs);
   return files;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                                    const std::vector<Scenario>* kept_corpus,
+                                                                    KeptBluePlans* kept_plans) {
+  GradedBlues blues;
+  for (const auto& [spec, policy] : plan.blues)
+    if (rubric_grades_blue(*policy, kept_plans != nullptr)) blues.emplace_back(spec, policy.get());
+  return layer_files(plan, bs, kept_corpus, kept_plans, blues);
+}
+
+std::vector<std::pair<std::string, std::string>> regrade_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                               const std::string& plans_jsonl) {
+  KeptBluePlans kept;
+  GradedBlues blues;
+  for (PlayedPlan& p : read_played_plans(plans_jsonl)) {
+    if (p.side != Side::Blue || !p.condition.empty() || p.sample != 0) continue;
+    if (std::none_of(blues.begin(), blues.end(), [&](const auto& b) { return b.first == p.policy; }))
+      blues.emplace_back(p.policy, nullptr);
+    kept.try_emplace({p.scenario_id, p.policy}, std::move(p.plan));
+  }
+  std::sort(blues.begin(), blues.end());  // the spec order of plan.blues (a std::map), as the run's own layer
+  return layer_files(plan, bs, nullptr, &kept, blues);
 }
 
 std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg) {
@@ -598,10 +625,13 @@ class RubricObserver final : public RunObserver {
 
   std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& run) override {
     if (!enabled_) return {};
-    // Only when this process saw every scenario are the kept plans all the run's plans: a resumed run saw the
-    // scenarios after its resume point only, and then the external policies are left out rather than graded as
-    // having no plan for the earlier ones (the built-in ones are made again from their streams).
-    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, keep_ && seen_ == total_ ? &kept_ : nullptr);
+    // The kept plans are all the run's plans when this process saw every scenario. A resumed run saw the scenarios
+    // after its resume point only: it takes the earlier ones' plans from the run's plans.jsonl, which holds every
+    // scenario's by then. Without that file the external policies are left out rather than graded as having no
+    // plan for the earlier scenarios (the built-in ones are made again from their streams).
+    bool all = keep_ && seen_ == total_;
+    if (keep_ && !all) all = add_played_plans(run.run.dir);
+    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, all ? &kept_ : nullptr);
   }
 
   std::vector<std::pair<std::string, std::string>> metadata(const ExperimentConfig& cfg) const override {
@@ -609,6 +639,16 @@ class RubricObserver final : public RunObserver {
   }
 
  private:
+  /// Adds the BLUE plans of DIR/plans.jsonl that this process did not see; false when the run wrote no such file.
+  bool add_played_plans(const std::string& dir) {
+    const std::string path = (std::filesystem::path(dir) / "plans.jsonl").string();
+    if (!std::filesystem::is_regular_file(path)) return false;
+    for (PlayedPlan& p : read_played_plans(path))
+      if (p.side == Side::Blue && p.condition.empty() && p.sample == 0)
+        kept_.try_emplace({p.scenario_id, p.policy}, std::move(p.plan));
+    return true;
+  }
+
   std::mutex m_;
   KeptBluePlans kept_;
   std::size_t seen_ = 0, total_ = 0;

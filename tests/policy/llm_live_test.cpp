@@ -546,5 +546,43 @@ TEST_F(LlmLiveTest, AMaxTokensStopResumesToTheBytesOfAnUnlimitedRun) {
   EXPECT_EQ(advplan::testing::compare_runs(dir / "full", dir / "cut"), "");
 }
 
+// A resumed run saw only the later scenarios; it grades the earlier ones' external BLUE plans from plans.jsonl, so
+// its rubric/ is the bytes of an uninterrupted run's, the llm: policy's briefs included.
+TEST_F(LlmLiveTest, AResumedRunGradesTheEarlierExternalPlansFromPlansJsonl) {
+  cfg_.seed_to = cfg_.seed_from + 1;  // 10 scenarios
+  cfg_.studies = {true, false, false};
+  const RunPlan plan = prepare_run(cfg_, {{"llm_blue", "llm:valid", "single", "main"}});
+  advplan::testing::TempDir dir("llm-resume-rubric");
+  auto options = [&](const std::string& out) {
+    RunOptions opts;
+    opts.out_dir = dir / out;
+    opts.threads = 2;
+    opts.progress = false;
+    opts.studies = false;
+    opts.checkpoint_every = 1;
+    opts.observers = standard_observers(false, true);
+    return opts;
+  };
+  const RunSummary full = run_experiment(plan, options("full"));
+  ASSERT_EQ(full.failed_rows, 0u);
+  ASSERT_EQ(full.usage.size(), 1u);
+  const std::uint64_t tokens = full.usage.front().prompt_tokens + full.usage.front().completion_tokens;
+  const auto briefs = io::CsvTable::read(dir / "full/rubric/scores_per_brief.csv");
+  std::size_t llm_briefs = 0;
+  for (const auto& row : briefs.rows()) llm_briefs += row[briefs.col("model")] == "llm:valid";
+  EXPECT_GT(llm_briefs, 0u) << "the llm: policy's plans were left out of an uninterrupted run's rubric/";
+
+  RunOptions limited = options("cut");
+  limited.max_tokens = tokens / 3;
+  EXPECT_THROW(run_experiment(plan, limited), RunLimitReached);
+  const auto kept = io::CsvTable::read(dir / "cut/.advplan-work/scenarios.csv");
+  ASSERT_GT(kept.size(), 0u);
+  ASSERT_LT(kept.size(), 10u);
+  RunOptions resume = options("cut");
+  resume.resume = true;
+  EXPECT_EQ(run_experiment(plan, resume).resumed_from, kept.size());
+  EXPECT_EQ(advplan::testing::compare_runs(dir / "full", dir / "cut"), "");
+}
+
 }  // namespace
 }  // namespace advplan

@@ -56,7 +56,7 @@ PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode,
 std::string sha256_file(const std::string& path);
 
 /// Whether a path relative to the run directory is derived: it lies in a top-level folder named tables, figures,
-/// frontier or metagame, or whose name starts with one of these and '-' (frontier-4d/..., tables-by-hand/...).
+/// frontier, metagame or regrade, or whose name starts with one of these and '-' (frontier-4d/..., regrade-gpt/...).
 bool is_derived_path(const std::string& relative);
 
 /// Checks the output folder `dest` of an analysis (tables, frontier, metagame). When it lies directly inside a run

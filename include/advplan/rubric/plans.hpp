@@ -57,6 +57,13 @@ std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPla
                                                                     const std::vector<Scenario>* corpus = nullptr,
                                                                     KeptBluePlans* kept = nullptr);
 
+/// `advplan rubric regrade`: the rubric/ files of a finished run graded again by plan.cfg's judges (the rule judges
+/// and cfg.rubric.judges), from the BLUE plans in the run's plans.jsonl (sample 0 of each scenario and policy:
+/// read_played_plans), which are never made or asked again; a policy's scenario missing from the file is graded as
+/// having no plan. `plan` needs only cfg and ctx (no policy is created). Throws IoError naming the file.
+std::vector<std::pair<std::string, std::string>> regrade_files(const RunPlan& plan, const BootstrapSettings& bs,
+                                                               const std::string& plans_jsonl);
+
 /// The rubric layer as a run observer: it keeps every BLUE plan the run played (when this process runs the whole
 /// corpus), so it grades the same plans without asking the policies again, external ones (`exec:`, `llm:`)
 /// included, and writes rubric/ and its metadata when the run ends.

@@ -1,0 +1,156 @@
+// `advplan rubric regrade RUN --judges J1,J2 --out DIR` (docs/RUBRIC.md "Regrading a run"): a finished run's plans
+// graded again, from its plans.jsonl (an exec: BLUE policy included) or, without that file, from its built-in
+// policies' streams. With the run's own judges it gives the run's rubric/ byte for byte; with other judges it
+// grades the same plans; inside the run it writes only a derived folder, so the run still checks out; and the bad
+// inputs are one sentence each.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "advplan/io/csv.hpp"
+#include "support/cli.hpp"
+
+namespace advplan {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::advplan;
+using testing::expect_one_line_error;
+using testing::quote;
+using testing::read_file;
+using testing::TempDir;
+
+/// Every file under `dir`, by relative path.
+std::map<std::string, std::string> files_under(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).generic_string()] = read_file(e.path().string());
+  return out;
+}
+
+/// A run's rubric layer as regrade writes it: rubric/ at the top, and the rubric tables under tables/rubric/.
+std::map<std::string, std::string> rubric_layer_of(const fs::path& run) {
+  auto out = files_under(run / "rubric");
+  for (auto& [path, text] : files_under(run / "tables" / "rubric")) out["tables/rubric/" + path] = std::move(text);
+  return out;
+}
+
+/// tests/data/small.yaml over two scenarios, with an exec: BLUE policy beside the seed plan, and the offline LLM
+/// judge in the rubric layer (`judges`).
+std::string regrade_config(const TempDir& dir, const std::string& judges, const std::string& name = "regrade.yaml") {
+  const std::string exec = "exec:python3 " + testing::kSource + "/examples/policies/greedy_blue.py";
+  return testing::small_config(
+      dir,
+      {testing::seeds("[100, 100]"),
+       {"conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]",
+        "conditions: [single, {label: ext, blue: \"" + exec + "\", red: single}]"},
+       {"budget_sweep: [1, 2, 4, 8, 16]", "budget_sweep: []\nrubric: {judges: [" + judges + "]}"},
+       {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: true, framing: false, components: false}"}},
+      name);
+}
+
+class Regrade : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("regrade");
+    const auto x = advplan("run " + quote(regrade_config(*dir_, "llm_judge_offline")) + " --out " +
+                               quote(*dir_ / "run") + " --progress none",
+                           *dir_);
+    ASSERT_EQ(x.status, 0) << x.err;
+    ASSERT_TRUE(fs::exists(*dir_ / "run/plans.jsonl")) << "a run with an exec: policy keeps its plans";
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static fs::path run() { return fs::path(*dir_ / "run"); }
+  static TempDir* dir_;
+};
+TempDir* Regrade::dir_ = nullptr;
+
+TEST_F(Regrade, WithTheRunsJudgesGivesTheRunsRubricByteForByte) {
+  const auto x = advplan("rubric regrade " + quote(run()) + " --judges llm_judge_offline --out " +
+                             quote(run() / "regrade-same"),
+                         *dir_);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("plans.jsonl"));
+  const auto regraded = files_under(run() / "regrade-same"), own = rubric_layer_of(run());
+  EXPECT_EQ(regraded, own);
+  // The exec: policy's plans were graded, from the file.
+  const auto briefs = io::CsvTable::read(run() / "regrade-same" / "scores_per_brief.csv");
+  std::size_t ext = 0;
+  for (const auto& r : briefs.rows()) ext += r[briefs.col("model")].rfind("exec:", 0) == 0;
+  EXPECT_GT(ext, 0u);
+  // A derived folder: the run still checks out.
+  const auto check = advplan("check " + quote(run()), *dir_);
+  EXPECT_EQ(check.status, 0) << check.err;
+}
+
+TEST_F(Regrade, WithOtherJudgesGradesTheSamePlans) {
+  TempDir dir("regrade-other");
+  const auto x = advplan("rubric regrade " + quote(run()) + " --out " + quote(dir / "rules"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_FALSE(fs::exists(fs::path(dir / "rules/judge_calls.csv"))) << "no LLM judge, no calls";
+  EXPECT_EQ(read_file(dir / "rules/items.csv"), read_file(run() / "rubric" / "items.csv"));
+  EXPECT_THAT(read_file(dir / "rules/verdicts.jsonl"), ::testing::Not(HasSubstr("llm_judge_offline")));
+  // The rule judges' verdicts are the run's, line for line (the run's file adds the LLM judge's).
+  const std::string own = read_file(run() / "rubric" / "verdicts.jsonl");
+  std::size_t pos = 0, lines = 0;
+  const std::string rules = read_file(dir / "rules/verdicts.jsonl");
+  while (pos < rules.size()) {
+    const std::size_t end = rules.find('\n', pos);
+    const std::string line = rules.substr(pos, end - pos);
+    EXPECT_NE(own.find(line), std::string::npos) << line.substr(0, 200);
+    ++lines;
+    pos = end == std::string::npos ? rules.size() : end + 1;
+  }
+  EXPECT_GT(lines, 0u);
+}
+
+TEST(RegradeBuiltIn, ARunWithoutPlansJsonlIsGradedFromItsPoliciesStreams) {
+  TempDir dir("regrade-builtin");
+  const std::string config = testing::small_config(
+      dir, {testing::seeds("[100, 100]"),
+            {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: true, framing: false, components: false}"}});
+  ASSERT_EQ(advplan("run " + quote(config) + " --out " + quote(dir / "run") + " --progress none", dir).status, 0);
+  ASSERT_FALSE(fs::exists(fs::path(dir / "run/plans.jsonl")));
+  const auto x = advplan("rubric regrade " + quote(dir / "run") + " --out " + quote(dir / "out"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_EQ(files_under(fs::path(dir / "out")), rubric_layer_of(fs::path(dir / "run")));
+}
+
+TEST_F(Regrade, RefusesBadInputsInOneSentence) {
+  TempDir dir("regrade-bad");
+  // A judge spec that is not one.
+  auto x = advplan("rubric regrade " + quote(run()) + " --judges gpt --out " + quote(dir / "a"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("not a judge spec"));
+  // A judge listed twice.
+  x = advplan("rubric regrade " + quote(run()) + " --judges llm_judge_offline,llm_judge_offline --out " +
+                  quote(dir / "b"),
+              dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("twice"));
+  // A folder inside the run that is not a derived one.
+  x = advplan("rubric regrade " + quote(run()) + " --out " + quote(run() / "rubric"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("derived folder"));
+  // A run whose plans.jsonl was edited: the MANIFEST names it.
+  fs::copy(run(), fs::path(dir / "edited"), fs::copy_options::recursive);
+  fs::remove_all(fs::path(dir / "edited/regrade-same"));
+  {
+    std::string text = read_file(dir / "edited/plans.jsonl");
+    text.replace(text.find("\"BLUE\""), 6, "\"RED!\"");
+    testing::write_file(dir / "edited/plans.jsonl", text);
+  }
+  x = advplan("rubric regrade " + quote(dir / "edited") + " --out " + quote(dir / "c"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("plans.jsonl"));
+  // Not a run at all.
+  x = advplan("rubric regrade " + quote(dir.path().string()) + " --out " + quote(dir / "d"), dir);
+  expect_one_line_error(x);
+}
+
+}  // namespace
+}  // namespace advplan

@@ -130,7 +130,8 @@ class PyRedPolicy final : public RedPolicy {
     const std::string scenario_json = scenario_to_string(sc);
     const std::string blue_json = plan_to_string(*req.blue);
     const std::uint64_t seed =
-        Rng::keyed(req.run_seed, sc.id, "red/" + info().short_name).next_u64() & 0x7fffffffffffffffULL;
+        Rng::keyed(req.run_seed, sc.id, sample_stream("red/" + info().short_name, req.sample)).next_u64() &
+        0x7fffffffffffffffULL;
     std::string text;
     // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
     // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.

@@ -12,6 +12,7 @@
 #include "advplan/tables/tables.hpp"
 #include "advplan/evaluation/evaluation.hpp"
 #include "advplan/run/runner.hpp"
+#include "advplan/run/summaries.hpp"
 #include "advplan/stats/text_table.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -110,7 +111,9 @@ void add_evaluate_command(CLI::App& app, Action& run) {
         const io::CsvTable boot = io::CsvTable::read((fs::path(dir) / "bootstrap_summary.csv").string());
         std::string exempt;
         const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
-        const auto files = evaluation_report(per, cand, boot, repro, exempt, spec, bs);
+        // A run of several samples: the report reads the samples' means within each scenario (sample_means).
+        const auto files = evaluation_report(per.has_col("sample") ? sample_means(per) : per, cand, boot, repro,
+                                             exempt, spec, bs);
         io::write_files(dir, files);
         md = files.front().second;
       };

@@ -147,4 +147,10 @@ std::size_t Rng::weighted_index(std::span<const double> weights) {
   return 0;
 }
 
+std::string sample_stream(std::string_view purpose, int sample) {
+  std::string s(purpose);
+  if (sample != 0) s += "/sample/" + std::to_string(sample);
+  return s;
+}
+
 }  // namespace advplan

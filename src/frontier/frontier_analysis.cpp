@@ -257,6 +257,10 @@ FrontierInputs read_frontier_inputs(const std::string& dir) {
   // candidates.csv and per_scenario.csv are read by column name, so a run written before a column was added
   // still serves the objectives it has.
   in.candidates = CsvTable::read(path("candidates.csv"));
+  if (in.candidates.has_col("sample"))  // docs/DECISIONS.md "Samples"
+    throw CsvError(fmt::format("{}: a run of several samples (a sample column): the frontier analysis reads one "
+                               "candidate set per (scenario, condition), so run it on a run of samples: 1",
+                               in.candidates.source()));
   for (const char* c : {"scenario_id", "condition", "k", "index", "selected_greedy", "selected_constraint"})
     (void)in.candidates.col(c);
   schema::check_ranges(in.candidates, schema::candidates_ranges());

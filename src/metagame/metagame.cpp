@@ -14,6 +14,7 @@
 #include "advplan/metagame/metagame.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/run/summaries.hpp"
 #include "advplan/run/trace_schema.hpp"
 
 namespace advplan::metagame {
@@ -133,8 +134,10 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
                               (fs::path(run_dirs[r]) / "run_metadata.json").string(), u, unit));
     unit = u;
     const std::string path = (fs::path(run_dirs[r]) / "per_scenario.csv").string();
-    const io::CsvTable t = io::CsvTable::read(path);
+    // A run of several samples is read as its samples' means within each scenario (sample_means).
+    io::CsvTable t = io::CsvTable::read(path);
     schema::check_ranges(t, schema::per_scenario_ranges());
+    if (t.has_col("sample")) t = sample_means(t);
     const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
     const std::size_t cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
                       cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);

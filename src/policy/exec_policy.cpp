@@ -197,7 +197,7 @@ class ExecRedPolicy final : public RedPolicy {
     const Scenario& sc = *req.scenario;
     RedResponse r;
     const std::uint64_t id = next_request_id_.fetch_add(1);
-    const std::uint64_t seed = Rng::keyed(req.run_seed, sc.id, "red/exec").next_u64() >> 11;
+    const std::uint64_t seed = Rng::keyed(req.run_seed, sc.id, sample_stream("red/exec", req.sample)).next_u64() >> 11;
     const json request = {{"request_id", id},         {"side", "RED"},
                           {"rng_seed", seed},         {"scenario", to_json(sc)},
                           {"blue_plan", to_json(*req.blue)}};

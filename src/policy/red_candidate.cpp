@@ -130,7 +130,7 @@ detail::CandidateBatch::CandidateBatch(const RedRequest& req, bool with_coherenc
       // sampled_plan.hpp); that needs every asset id to name one asset, which the batch's tables record.
       tables_(sampler_tables(*req.scenario, Side::Red)),
       // The key's strings are hashed once (Rng::key_prefix), and each id is the batch's prefix and its index.
-      key_(Rng::key_prefix(req.run_seed, req.scenario->id, "red/" + req.stream)),
+      key_(Rng::key_prefix(req.run_seed, req.scenario->id, sample_stream("red/" + req.stream, req.sample))),
       id_prefix_(fmt::format("{}/red/{}/c", req.scenario->id, req.stream)),
       with_coherence_(with_coherence) {
   // RED category weights lean towards the pressures the BLUE plan leaves uncovered.

@@ -75,7 +75,8 @@ RedResponse respond_by_contract(const CompletionClient& client, const RedRequest
   CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
   if (generation) apply_generation(prompt, *generation);
   // 31 bits, so every OpenAI-compatible server parses it.
-  prompt.seed = Rng::keyed(req.run_seed, req.scenario->id, "red/" + tag).next_u64() & 0x7fffffffULL;
+  prompt.seed =
+      Rng::keyed(req.run_seed, req.scenario->id, sample_stream("red/" + tag, req.sample)).next_u64() & 0x7fffffffULL;
   auto res = run_contract(client, std::move(prompt), *req.scenario, Side::Red, max_repairs,
                           fmt::format("{}/red/{}", req.scenario->id, tag));
   r.contract = res.stats;

@@ -419,9 +419,7 @@ RubricConfig read_rubric(const YamlReader& r) {
     if (!j.node().IsSequence()) j.fail("rubric.judges must be a list of judge specs (llm_judge:MODEL, llm_judge_offline)");
     for (std::size_t i = 0; i < j.node().size(); ++i) {
       const std::string spec = j.at(i).as_string();
-      if (spec != "llm_judge_offline" && spec != "llm_judge" && spec.rfind("llm_judge:", 0) != 0)
-        j.at(i).fail(fmt::format("'{}' is not a judge spec: use llm_judge:MODEL, llm_judge or llm_judge_offline (the "
-                                 "rule judges are always there)", spec));
+      if (auto why = judge_spec_error(spec)) j.at(i).fail(*why);
       if (std::find(rc.judges.begin(), rc.judges.end(), spec) != rc.judges.end())
         j.at(i).fail(fmt::format("judge '{}' is listed twice", spec));
       rc.judges.push_back(spec);
@@ -448,7 +446,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
                      "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
-                     "matrix", "rubric", "terrain"});
+                     "matrix", "rubric", "terrain", "samples"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -481,6 +479,12 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
     if (t != "templates" && t != "geo") root.at("terrain").fail(fmt::format("'{}' is not templates or geo", t));
     cfg.terrain_geo = t == "geo";
   }
+  if (root.has("samples")) {
+    cfg.samples = static_cast<int>(root.at("samples").as_int_in(1, kMaxSamples));
+    // geo_moves.csv has no sample column (docs/DECISIONS.md "Samples").
+    if (cfg.samples > 1 && cfg.terrain_geo)
+      root.at("samples").fail("samples above 1 are not supported with terrain: geo (geo_moves.csv has no sample column)");
+  }
   if (root.has("traces")) {
     const auto t = root.at("traces");
     t.require_only({"candidate_plans", "transcripts", "plans"});
@@ -494,6 +498,14 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
     }
   }
   return cfg;
+}
+
+std::optional<std::string> judge_spec_error(const std::string& spec) {
+  if (spec == "llm_judge_offline" || spec == "llm_judge" || (spec.rfind("llm_judge:", 0) == 0 && spec.size() > 10))
+    return std::nullopt;
+  return fmt::format("'{}' is not a judge spec: use llm_judge:MODEL, llm_judge or llm_judge_offline (the rule judges "
+                     "are always there)",
+                     untrusted::excerpt(spec, 80));
 }
 
 std::optional<TranscriptsMode> parse_transcripts_mode(std::string_view s) {

@@ -8,6 +8,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/policy/blue_policy.hpp"
+#include "advplan/run/summaries.hpp"
 #include "advplan/run/trace_schema.hpp"
 
 namespace advplan {
@@ -21,11 +22,11 @@ RunTraces read_run_traces(const std::string& dir) {
   r.dir = dir;
   auto path = [&](const std::string& f) { return (fs::path(dir) / f).string(); };
   r.scenarios = CsvTable::read(path("scenarios.csv"), schema::scenarios());
-  r.per_scenario = CsvTable::read(path("per_scenario.csv"), schema::per_scenario());
-  r.bootstrap_summary = CsvTable::read(path("bootstrap_summary.csv"), schema::bootstrap_summary());
   // Every numeric cell must parse and lie in its documented range: a malformed or impossible number (inf, nan, an
-  // advantage of -5) is named now rather than printed in a table.
-  schema::check_ranges(r.per_scenario, schema::per_scenario_ranges());
+  // advantage of -5) is named now rather than printed in a table. A run of several samples is read as its means.
+  r.per_scenario = schema::read_per_scenario(path("per_scenario.csv"));
+  if (r.per_scenario.has_col("sample")) r.per_scenario = sample_means(r.per_scenario);
+  r.bootstrap_summary = CsvTable::read(path("bootstrap_summary.csv"), schema::bootstrap_summary());
   // A BLUE policy in per_scenario.csv that declares extra trace files (PolicyInfo::traces) means they must be
   // there.
   std::set<std::string> blues;

@@ -99,6 +99,12 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
       throw PolicyError(fmt::format("{}: conditions: {}: {}{}", cfg.source, c.label, what, hint));
     }
   }
+  if (cfg.samples > 1)  // its trace rows have no sample column (docs/DECISIONS.md "Samples")
+    for (const auto& [spec, blue] : p.blues)
+      if (!blue->info().traces.empty())
+        throw ConfigError(fmt::format("{}: samples: {} is not supported with BLUE policy {}, which writes its own "
+                                      "trace file {} without a sample column",
+                                      cfg.source, cfg.samples, spec, blue->info().traces.front().name));
   for (const auto& [spec, red] : p.reds)
     if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + spec, std::make_unique<std::mutex>());
   for (const auto& [spec, blue] : p.blues)
@@ -414,8 +420,9 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
     streams.push_back(std::move(st));
   };
   add_stream("scenarios.csv", schema::scenarios(), "scenarios.csv");
-  add_stream("per_scenario.csv", schema::per_scenario(), "per_scenario.csv");
-  add_stream("candidates.csv", schema::candidates(), "candidates.csv");
+  const bool sampled = plan.cfg->samples > 1;
+  add_stream("per_scenario.csv", schema::per_scenario(sampled), "per_scenario.csv");
+  add_stream("candidates.csv", schema::candidates(sampled), "candidates.csv");
   for (const auto& c : plan.conditions)
     for (const auto& f : plan.blues.at(c.blue)->info().traces)
       if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
@@ -495,8 +502,9 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   if (shard) return seal_run(plan, opts, summary, threads, t0, key);
 
   const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
-  if (opts.summary == "streaming" ||
-      (opts.summary == "auto" && summary.rows - summary.failed_rows > kStreamingSummaryRows)) {
+  // A run of several samples averages them within each scenario first, which the streamed summaries do not.
+  if (cfg.samples == 1 && (opts.summary == "streaming" ||
+                           (opts.summary == "auto" && summary.rows - summary.failed_rows > kStreamingSummaryRows))) {
     // At scale: one pass over per_scenario.csv, memory independent of the corpus (docs/RESULTS.md).
     const StreamedSummaries ss = stream_summaries((dir / "per_scenario.csv").string(), bs);
     summary.first_failure = ss.first_failure;
@@ -512,7 +520,9 @@ RunSummary finish_run(const RunPlan& plan, const RunOptions& opts, std::vector<S
   RunTraces run;
   run.dir = opts.out_dir;
   run.scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
-  run.per_scenario = CsvTable::read((dir / "per_scenario.csv").string(), schema::per_scenario());
+  run.per_scenario = CsvTable::read((dir / "per_scenario.csv").string(), schema::per_scenario(cfg.samples > 1));
+  // A run of several samples: every summary and observer reads the samples' means (sample_means).
+  if (cfg.samples > 1) run.per_scenario = sample_means(run.per_scenario);
   const CsvTable& per = run.per_scenario;
   {
     const auto cs = per.col("status"), cr = per.col("failure_reason");
@@ -855,7 +865,7 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
                         std::size_t count, int threads, std::optional<KeptCorpus>& corpus, RunSummary& summary) {
   Progress progress("advplan", count, opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none,
                     start, opts.progress_interval_s);
-  const auto per_header = schema::per_scenario();
+  const auto& per_header = schema::per_scenario(plan.cfg->samples > 1);
   const auto col = [&](const char* name) {
     return static_cast<std::size_t>(std::find(per_header.begin(), per_header.end(), name) - per_header.begin());
   };
@@ -940,6 +950,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const ExperimentConfig& cfg = *plan.cfg;
   check_run_options(opts);
+  if (cfg.samples > 1 && opts.summary == "streaming")
+    throw ConfigError(fmt::format("{}: samples: {} needs the bootstrap summaries (the streamed ones do not average "
+                                  "the samples within a scenario): drop --summary streaming",
+                                  cfg.source, cfg.samples));
   const io::DirMode mode = opts.resume ? io::DirMode::resume : opts.force ? io::DirMode::force : io::DirMode::fresh;
   // Held until the run returns: no second run or merge writes into this directory meanwhile.
   const io::PreparedDirectory prepared = io::prepare_run_directory(opts.out_dir, mode, {cfg.source});
@@ -961,7 +975,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
 
   // State an observer keeps from the scenarios reaches its finish() only when this process runs the whole corpus
   // with its summaries in memory; only then is the corpus kept, so memory stays independent of the corpus at scale.
-  const bool in_memory = opts.summary == "bootstrap" ||
+  const bool in_memory = opts.summary == "bootstrap" || plan.cfg->samples > 1 ||
                          (opts.summary == "auto" && total * plan.conditions.size() <= kStreamingSummaryRows);
   const RunScope scope{total, opts.shard_count == 0 && in_memory};
   bool wants_corpus = false;

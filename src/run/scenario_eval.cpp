@@ -60,7 +60,8 @@ std::string i2s(long long v) { return std::to_string(v); }
 /// The row in schema::per_scenario() order; `fields` fills the named columns, the rest stay empty.
 class RowBuilder {
  public:
-  RowBuilder() : row_(schema::per_scenario().size()) {}
+  /// `sample` >= 0: a run of several samples, whose rows carry the sample column (schema::per_scenario_sampled).
+  explicit RowBuilder(int sample = -1) : row_(schema::per_scenario().size()), sample_(sample) {}
   RowBuilder& set(std::string_view col, std::string v) {
     // The column's index from a table built once (the schema is a static list): a row sets every column.
     static const std::unordered_map<std::string_view, std::size_t> index = [] {
@@ -75,10 +76,16 @@ class RowBuilder {
     return *this;
   }
   RowBuilder& set(std::string_view col, double v) { return set(col, fmt_real(v)); }
-  Row take() { return std::move(row_); }
+  Row take() {
+    if (sample_ >= 0)
+      row_.insert(row_.begin() + static_cast<std::ptrdiff_t>(schema::sample_column_per_scenario()),
+                  std::to_string(sample_));
+    return std::move(row_);
+  }
 
  private:
   Row row_;
+  int sample_;
 };
 
 Row scenario_row(const Scenario& sc) {
@@ -100,12 +107,12 @@ Row scenario_row(const Scenario& sc) {
 
 /// A line of plans.jsonl: the plan a policy returned for one scenario (after parsing and validation), or null
 /// with the reason it gave none (docs/TRACES.md).
-std::string plan_line(const std::string& scenario, const std::string& condition, Side side, const std::string& policy,
-                      const Plan* plan, const std::string& failure) {
+std::string plan_line(const std::string& scenario, const std::string& condition, int sample, Side side,
+                      const std::string& policy, const Plan* plan, const std::string& failure) {
   nlohmann::ordered_json j;
   j["scenario_id"] = scenario;
   j["condition"] = condition;
-  j["sample"] = 0;
+  j["sample"] = sample;
   j["side"] = std::string(to_string(side));
   j["policy"] = policy;
   j["plan"] = plan ? to_json(*plan) : nlohmann::json();
@@ -127,7 +134,7 @@ void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* 
 /// response that failed. The reply text and errors come redacted from the client; no header is ever recorded.
 void transcript_lines(std::vector<std::string>& out, const Transcript& t, TranscriptsMode mode, const char* role,
                       const std::string& policy, const std::string& scenario, const std::string& condition,
-                      bool response_failed) {
+                      int sample, bool response_failed) {
   if (mode == TranscriptsMode::none) return;
   for (std::size_t i = 0; i < t.calls.size(); ++i) {
     const Transcript::Call& call = t.calls[i];
@@ -135,7 +142,7 @@ void transcript_lines(std::vector<std::string>& out, const Transcript& t, Transc
     nlohmann::ordered_json j;
     j["scenario_id"] = scenario;
     j["condition"] = condition;
-    j["sample"] = 0;
+    j["sample"] = sample;
     j["role"] = role;
     j["policy"] = policy;
     j["attempt"] = i;
@@ -155,13 +162,13 @@ void transcript_lines(std::vector<std::string>& out, const Transcript& t, Transc
   }
 }
 
-/// One plan per distinct BLUE policy of the conditions, each from its own keyed stream.
-std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, bool& produced_plan,
+/// One plan per distinct BLUE policy of the conditions, each from its own keyed stream (the sample's).
+std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, int sample, bool& produced_plan,
                                            const geo::GeoMap* map) {
   std::map<std::string, BlueEval> blues;
   for (const auto& c : plan.conditions) {
     if (blues.contains(c.blue)) continue;
-    Rng rng = Rng::keyed(plan.cfg->seed, sc.id, "blue/" + c.blue);
+    Rng rng = Rng::keyed(plan.cfg->seed, sc.id, sample_stream("blue/" + c.blue, sample));
     BluePlanResult r;
     try {
       const SerialCall serial = plan.serialise("blue:" + c.blue);
@@ -219,9 +226,9 @@ void set_contract(RowBuilder& row, const ContractStats& c) {
       .set("contract_retries", i2s(c.retries));
 }
 
-/// The identifying columns every row of a condition starts with.
-RowBuilder base_row(const Scenario& sc, const Condition& c, const RedPolicy& red) {
-  RowBuilder row;
+/// The identifying columns every row of a condition starts with (`sample` -1: a run of one sample).
+RowBuilder base_row(const Scenario& sc, const Condition& c, const RedPolicy& red, int sample) {
+  RowBuilder row(sample);
   row.set("scenario_id", sc.id)
       .set("template", sc.template_id)
       .set("terrain_family", sc.terrain.family)
@@ -244,6 +251,9 @@ struct ScenarioTask {
   ScenarioOutcome& out;
   const geo::GeoMap* map = nullptr;  // terrain: geo
   bool write_plans = false;          // plans.jsonl
+  int sample = 0;                    // the sample this task plays (config samples)
+  bool sampled = false;              // samples > 1: rows carry the sample column
+  int row_sample() const { return sampled ? sample : -1; }
   /// The wargames played so far, by their forces' bits. simulate() is a function of the two forces, the noise
   /// and the settings, and the last two are the task's, so conditions whose RED policies chose the same plan
   /// (greedy@4 and greedy@8 often do) play it once; the result is the same bits.
@@ -262,7 +272,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const Scenario& sc = t.sc;
   const RedPolicy& red = *t.plan.reds.at(c.red);
   const BlueEval& be = t.blues.at(c.blue);
-  RowBuilder row = base_row(sc, c, red);
+  RowBuilder row = base_row(sc, c, red, t.row_sample());
   auto fail = [&](const std::string& why) {
     row.set("status", "failed").set("failure_reason", why);
     set_contract(row, be.result.contract);
@@ -272,7 +282,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   };
   if (!be.result.plan) return fail("blue: " + be.result.failure);
   const Plan& blue = *be.result.plan;
-  const RedRequest req = red_request(sc, blue, t.plan.ctx, "baseline");
+  RedRequest req = red_request(sc, blue, t.plan.ctx, "baseline");
+  req.sample = t.sample;
   RedResponse resp;
   try {
     const SerialCall serial = t.plan.serialise("red:" + c.red);
@@ -283,14 +294,15 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   }
   if (red.info().external) {
     transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts, "red", c.red, sc.id, c.label,
-                     resp.chosen() == nullptr);
+                     t.sample, resp.chosen() == nullptr);
     add_usage(t.out.usage, resp.transcript, "red", c.red);
   }
   ContractStats contract = be.result.contract;
   contract += resp.contract;
   const RedCandidate* rc = resp.chosen();
   if (t.write_plans)
-    t.out.plans.push_back(plan_line(sc.id, c.label, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
+    t.out.plans.push_back(
+        plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
   if (!rc) return fail("red: " + resp.failure);
 
   const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
@@ -354,15 +366,18 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
 
   for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
     const auto& x = resp.candidates[i];
-    t.out.candidates.push_back({sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q),
-                                fmt_real(x.d->D), fmt_real(x.pressure.magnitude),
-                                std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0", i == g ? "1" : "0",
-                                i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
-                                format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
+    Row& cand = t.out.candidates.emplace_back(
+        Row{sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q), fmt_real(x.d->D),
+            fmt_real(x.pressure.magnitude), std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0",
+            i == g ? "1" : "0", i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
+            format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
+    if (t.sampled)
+      cand.insert(cand.begin() + static_cast<std::ptrdiff_t>(schema::sample_column_candidates()), i2s(t.sample));
     if (t.plan.cfg->candidate_plans) {
       nlohmann::ordered_json j;
       j["scenario_id"] = sc.id;
       j["condition"] = c.label;
+      if (t.sampled) j["sample"] = t.sample;
       j["index"] = x.index;
       j["k"] = red.k();
       j["plan_id"] = x.plan.plan_id;
@@ -390,7 +405,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.transcripts.resize(transcripts_before);
     t.out.plans.resize(kept_plans_before);
     if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
-    RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red));
+    RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red), t.row_sample());
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
     t.out.per_scenario.push_back(row.take());
     ++t.out.failed_rows;
@@ -400,36 +415,37 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
 
 }  // namespace
 
-ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
-  ScenarioOutcome out;
-  out.scenario_row = scenario_row(sc);
-  std::optional<geo::GeoMap> map;
-  if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
-  auto blues = plan_blues(sc, plan, out.produced_plan, map ? &*map : nullptr);
+namespace {
+
+/// Sample `sample` of one scenario: every condition's rows, plans and transcripts into `out`; sample 0 also
+/// leaves what the observers read (played, blue_plans) and the BLUE policies' own trace rows.
+void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const SimNoise& noise,
+                     const geo::GeoMap* map, ScenarioOutcome& out) {
+  auto blues = plan_blues(sc, plan, sample, out.produced_plan, map);
+  const bool write_plans = records_plans(plan);
   // The BLUE policies' calls first, in the order the conditions first name the policies; then each condition's RED.
   {
     std::set<std::string> seen;
-    const bool write_plans = records_plans(plan);
     for (const auto& c : plan.conditions) {
       if (!seen.insert(c.blue).second) continue;
       const BluePlanResult& r = blues.at(c.blue).result;
       if (write_plans)
-        out.plans.push_back(plan_line(sc.id, "", Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
+        out.plans.push_back(
+            plan_line(sc.id, "", sample, Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
       if (plan.blues.at(c.blue)->info().external) {
-        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "",
+        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "", sample,
                          !r.plan.has_value());
         add_usage(out.usage, r.transcript, "blue", c.blue);
       }
     }
   }
-  const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
   // One RED request per condition answers its BLUE policy's plan: the cache moves a plan's candidates out in the
   // last of them instead of copying.
   std::map<const Plan*, int> requests;
   for (const auto& c : plan.conditions)
     if (const auto& p = blues.at(c.blue).result.plan) ++requests[&*p];
   CandidateCache cache(std::move(requests));
-  ScenarioTask task{sc, plan, blues, noise, cache, out, map ? &*map : nullptr, records_plans(plan)};
+  ScenarioTask task{sc, plan, blues, noise, cache, out, map, write_plans, sample, plan.cfg->samples > 1};
 
   std::map<std::string, ConditionResult> results;                // by condition label
   std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result
@@ -439,6 +455,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
     if (!first && r.outcome) first = r.outcome;
     results.emplace(c.label, std::move(r));
   }
+  if (sample != 0) return;  // prepare_run refuses samples > 1 with a policy that writes its own traces
   // Policies that trace their own process (the council) add their rows through the generic hook.
   for (const auto& [spec, be] : blues) {
     const BluePolicy& policy = *plan.blues.at(spec);
@@ -463,6 +480,19 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
       out.blue_plans.emplace_back(c.blue, std::move(it->second.result.plan));
       blues.erase(it);
     }
+}
+
+}  // namespace
+
+ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
+  ScenarioOutcome out;
+  out.scenario_row = scenario_row(sc);
+  std::optional<geo::GeoMap> map;
+  if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
+  // The wargame's noise is common to every condition and every sample of the scenario (common random numbers):
+  // samples differ in what the policies answer, not in the dice (docs/METRICS.md "Samples").
+  const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
+  for (int s = 0; s < plan.cfg->samples; ++s) evaluate_sample(sc, plan, s, noise, map ? &*map : nullptr, out);
   return out;
 }
 

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "advplan/core/error.hpp"
 #include "advplan/run/trace_schema.hpp"
@@ -50,6 +52,55 @@ std::vector<std::pair<int, std::string>> sweep_conditions(const CsvTable& per) {
   for (const auto& r : per.rows())
     if (r[cb] == blue && r[cr].rfind("greedy@", 0) == 0) by_k.emplace(k_of(r[ck]), r[cc]);
   return {by_k.begin(), by_k.end()};
+}
+
+CsvTable sample_means(const CsvTable& per) {
+  if (!per.has_col("sample")) return per;
+  std::vector<std::string> header;
+  for (const auto& h : per.header())
+    if (h != "sample") header.push_back(h);
+  CsvTable out(header);
+  out.set_source(per.source());
+  const std::size_t c_sample = per.col("sample"), c_scenario = per.col("scenario_id"),
+                    c_condition = per.col("condition"), c_status = per.col("status");
+  std::vector<std::size_t> numeric;
+  for (const auto& r : schema::per_scenario_ranges())
+    if (std::string_view(r.column) != "k" && std::string_view(r.column) != "sample" && per.has_col(r.column))
+      numeric.push_back(per.col(r.column));
+  // The rows of each (scenario, condition), in order of first appearance.
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> group_of;
+  std::set<std::tuple<std::string_view, std::string_view, std::string_view>> seen;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const auto& r = per.rows()[i];
+    if (!seen.emplace(r[c_scenario], r[c_condition], r[c_sample]).second)
+      throw CsvError(fmt::format("{}: line {}: scenario {} has two rows of condition {}, sample {}", per.source(),
+                                 i + 2, r[c_scenario], r[c_condition], r[c_sample]));
+    auto [it, fresh] = group_of.try_emplace({r[c_scenario], r[c_condition]}, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  for (const auto& g : groups) {
+    std::vector<std::size_t> ok;
+    for (std::size_t i : g)
+      if (per.rows()[i][c_status] == "ok") ok.push_back(i);
+    const std::size_t first = ok.empty() ? g.front() : ok.front();
+    Row row = per.rows()[first];
+    if (!ok.empty())
+      for (std::size_t c : numeric) {
+        double sum = 0;
+        std::size_t n = 0;
+        for (std::size_t i : ok)
+          if (const double v = per.real(i, c); !std::isnan(v)) {
+            sum += v;
+            ++n;
+          }
+        row[c] = n == 0 ? std::string() : fmt_real(sum / static_cast<double>(n));
+      }
+    row.erase(row.begin() + static_cast<std::ptrdiff_t>(c_sample));
+    out.add(std::move(row));
+  }
+  return out;
 }
 
 CsvTable ok_rows(const CsvTable& per) {
@@ -128,7 +179,11 @@ std::string interval_key(std::string_view scope, std::string_view cond, std::str
 
 }  // namespace
 
-CsvTable bootstrap_summary_table(const CsvTable& per_all, const BootstrapSettings& bs) {
+CsvTable bootstrap_summary_table(const CsvTable& per_given, const BootstrapSettings& bs) {
+  // A run of several samples: the samples' means within each scenario first, so n counts scenarios.
+  CsvTable means;
+  if (per_given.has_col("sample")) means = sample_means(per_given);
+  const CsvTable& per_all = per_given.has_col("sample") ? means : per_given;
   CsvTable storage;
   const CsvTable& per = ok_rows(per_all, storage);
   CsvTable out(schema::bootstrap_summary());

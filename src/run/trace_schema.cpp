@@ -1,5 +1,7 @@
 #include "advplan/run/trace_schema.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -39,6 +41,28 @@ const std::vector<std::string>& candidates() {
                                           "selected",    "categories",      "cost",       "raw_capability"};
   return c;
 }
+
+namespace {
+std::vector<std::string> with_sample(const std::vector<std::string>& header) {
+  std::vector<std::string> h = header;
+  h.insert(std::find(h.begin(), h.end(), "condition") + 1, "sample");
+  return h;
+}
+std::size_t sample_index(const std::vector<std::string>& header) {
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), "sample") - header.begin());
+}
+}  // namespace
+
+const std::vector<std::string>& per_scenario_sampled() {
+  static const std::vector<std::string> c = with_sample(per_scenario());
+  return c;
+}
+const std::vector<std::string>& candidates_sampled() {
+  static const std::vector<std::string> c = with_sample(candidates());
+  return c;
+}
+std::size_t sample_column_per_scenario() { return sample_index(per_scenario_sampled()); }
+std::size_t sample_column_candidates() { return sample_index(candidates_sampled()); }
 
 const std::vector<std::string>& bootstrap_summary() {
   static const std::vector<std::string> c{"scope", "condition", "metric", "n", "mean", "ci_lo", "ci_hi",
@@ -80,7 +104,7 @@ const std::vector<std::string>& summarised_metrics() {
 
 const std::vector<ColumnRange>& per_scenario_ranges() {
   static const std::vector<ColumnRange> r{
-      {"k", 1, 1024, true},
+      {"k", 1, 1024, true},              {"sample", 0, 63, true},
       {"blue_quality", 0, 1, false},     {"blue_e", 0, 1, false},          {"blue_c", 0, 1, false},
       {"blue_r", 0, 1, false},           {"blue_coherence", 0, 1, false},  {"red_quality", 0, 1, false},
       {"red_coherence", 0, 1, false},    {"advantage", 0, 1, false},       {"nash_gap", 0, 1, false},
@@ -99,7 +123,7 @@ const std::vector<ColumnRange>& per_scenario_ranges() {
 
 const std::vector<ColumnRange>& candidates_ranges() {
   static const std::vector<ColumnRange> r{
-      {"k", 1, 1024, true},           {"index", 0, 1023, true},        {"quality", 0, 1, false},
+      {"k", 1, 1024, true},           {"sample", 0, 63, true},         {"index", 0, 1023, true},        {"quality", 0, 1, false},
       {"coherence", 0, 1, false},     {"pressure", 0, 1, false},       {"on_frontier", 0, 1, true},
       {"selected_greedy", 0, 1, true}, {"selected_constraint", 0, 1, true}, {"selected", 0, 1, true},
       {"cost", 0, 1, false},          {"raw_capability", 0, 1e12, false}};
@@ -121,6 +145,19 @@ void check_ranges(const io::CsvTable& t, const std::vector<ColumnRange>& ranges)
                                  r.integer ? " of whole numbers" : ""));
     }
   }
+}
+
+io::CsvTable read_per_scenario(const std::string& path) {
+  io::CsvTable t = io::CsvTable::read(path);
+  if (t.header() != per_scenario() && t.header() != per_scenario_sampled()) {
+    std::string got;
+    for (const auto& h : t.header()) got += (got.empty() ? "" : ",") + h;
+    throw CsvError(fmt::format("{}: unexpected columns: found '{}', which is neither the header of a run of one sample "
+                               "nor that of a run of several (docs/TRACES.md)",
+                               path, got));
+  }
+  check_ranges(t, per_scenario_ranges());
+  return t;
 }
 
 }  // namespace advplan::schema

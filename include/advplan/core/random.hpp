@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace advplan {
@@ -13,6 +14,10 @@ namespace advplan {
 std::uint64_t splitmix64(std::uint64_t& state);
 /// FNV-1a over bytes, continued from `h`.
 std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL);
+
+/// The purpose of sample `sample`'s stream (config `samples`): `purpose` itself for sample 0, so a run of one
+/// sample draws what it always drew, else "<purpose>/sample/<s>" (docs/ARCHITECTURE.md "Determinism").
+std::string sample_stream(std::string_view purpose, int sample);
 
 /// A per-task generator. Copyable on purpose (a copy replays the same stream); never share one across tasks.
 class Rng {

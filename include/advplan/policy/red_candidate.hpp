@@ -57,6 +57,9 @@ struct RedRequest {
   /// Names the candidate stream. Candidate i of stream S in scenario X is always the same draw, so greedy@k
   /// and constraint@k share their candidates, and greedy@k's set is the first k of greedy@16's.
   std::string stream = "baseline";
+  /// The run's sample (config `samples`): every keyed RED stream of the request is sample_stream(purpose, sample),
+  /// so sample 0 draws what a run of one sample draws.
+  int sample = 0;
   QualityWeights weights;
   PlanShape shape;  ///< RED plan shape (chain length, branches)
   std::vector<BranchKind> branch_kinds;

@@ -66,6 +66,9 @@ struct RubricConfig {
   int judge_retries = 2;                ///< re-asks of an LLM judge after a malformed reply or unknown item ids
 };
 
+/// The most samples a config may ask (`samples`).
+inline constexpr int kMaxSamples = 64;
+
 /// Which calls of the external policies a run records in transcripts.jsonl (docs/TRACES.md).
 enum class TranscriptsMode {
   none,    ///< no file
@@ -74,6 +77,8 @@ enum class TranscriptsMode {
 };
 /// "none", "errors" or "all"; nullopt for anything else.
 std::optional<TranscriptsMode> parse_transcripts_mode(std::string_view s);
+/// Why `spec` is not an LLM judge spec of rubric.judges (llm_judge:MODEL, llm_judge, llm_judge_offline), or nullopt.
+std::optional<std::string> judge_spec_error(const std::string& spec);
 const char* to_string(TranscriptsMode m);
 
 struct ExperimentConfig {
@@ -97,6 +102,9 @@ struct ExperimentConfig {
   ExecConfig exec;
   LlmConfig llm;
   RubricConfig rubric;
+  /// samples: N independent responses per (scenario, condition), each from its own keyed streams
+  /// (sample_stream); 1 keeps every trace as it was (no `sample` column). docs/CONFIG.md "samples".
+  int samples = 1;
   bool terrain_geo = false;  ///< `terrain: geo`: maps, route-bound movements, geo_moves.csv (docs/GEO.md)
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   /// traces.transcripts: which calls of the external policies (PolicyInfo::external) transcripts.jsonl records

@@ -15,6 +15,15 @@
 
 namespace advplan {
 
+/// per_scenario.csv of a run of several samples (config `samples`: a `sample` column) as one row per (scenario,
+/// condition), in order of first appearance and without the sample column: the row is ok when some sample is,
+/// each numeric column (schema::per_scenario_ranges but k) is the mean of the ok samples' non-empty values
+/// (written as the traces write numbers), and the other columns are the first ok sample's; a (scenario, condition)
+/// no sample of which is ok keeps its first sample's row. Every summary and analysis reads these means
+/// (docs/METRICS.md "Samples"). A table without a sample column is returned as it is. Throws CsvError naming the
+/// file when a (scenario, condition, sample) has two rows.
+io::CsvTable sample_means(const io::CsvTable& per_scenario);
+
 /// Rows of per_scenario.csv with status ok, keeping file order.
 io::CsvTable ok_rows(const io::CsvTable& per_scenario);
 /// The same without a copy when every row is ok (most runs): `per_scenario` itself; otherwise the ok rows, kept in

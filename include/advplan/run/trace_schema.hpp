@@ -15,6 +15,17 @@ namespace advplan::schema {
 const std::vector<std::string>& scenarios();
 const std::vector<std::string>& per_scenario();
 const std::vector<std::string>& candidates();
+/// per_scenario.csv and candidates.csv of a run of more than one sample (config `samples`): the same columns with
+/// `sample` after `condition`.
+const std::vector<std::string>& per_scenario_sampled();
+const std::vector<std::string>& candidates_sampled();
+inline const std::vector<std::string>& per_scenario(bool sampled) {
+  return sampled ? per_scenario_sampled() : per_scenario();
+}
+inline const std::vector<std::string>& candidates(bool sampled) { return sampled ? candidates_sampled() : candidates(); }
+/// The column `sample` is inserted at (after `condition`) in the sampled headers.
+std::size_t sample_column_per_scenario();
+std::size_t sample_column_candidates();
 const std::vector<std::string>& bootstrap_summary();
 const std::vector<std::string>& budget_curve();
 const std::vector<std::string>& terrain_summary();
@@ -40,5 +51,9 @@ inline constexpr std::size_t kMaxCandidateSet = 1024;
 /// refused) within [lo, hi] (a slack of 1e-9 for rounding), and whole where the column is an integer. Throws
 /// CsvError "<file>: line N: column 'c' is X, outside its documented range [lo, hi]".
 void check_ranges(const io::CsvTable& t, const std::vector<ColumnRange>& ranges);
+
+/// per_scenario.csv as a run wrote it: its header must be per_scenario() or per_scenario_sampled(), and its cells
+/// pass check_ranges. Throws CsvError naming the file. (summaries.hpp's sample_means reduces a sampled one.)
+io::CsvTable read_per_scenario(const std::string& path);
 
 }  // namespace advplan::schema

@@ -18,7 +18,9 @@
 #include "advplan/geo/quiz.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/openai_client.hpp"
+#include "advplan/run/transcripts.hpp"
 #include "advplan/policy/policy_settings.hpp"
 #include "commands.hpp"
 
@@ -34,10 +36,12 @@ void write_or_print(const std::string& out, const std::string& text) {
   else io::write_file_atomic(out, text);
 }
 
-/// llm:MODEL: the transcript becomes chat messages; the model must reply with one JSON object.
+/// llm:MODEL: the transcript becomes chat messages; the model must reply with one JSON object. The request carries
+/// policies.quiz.generation (over llm.generation), and goes through the completion cache when the config has one.
 class LlmQuizAgent final : public geo::QuizAgent {
  public:
-  explicit LlmQuizAgent(const LlmSettings& s) : client_(s), model_(s.model) {}
+  LlmQuizAgent(const LlmSettings& s, const ExperimentConfig& cfg)
+      : client_(make_live_client(s, policy_context(cfg))), model_(s.model), generation_(cfg.llm.generation_for("quiz")) {}
   std::string name() const override { return "llm:" + model_; }
   geo::AgentReply step(const std::string& request) override {
     const auto req = nlohmann::json::parse(request);
@@ -55,23 +59,75 @@ class LlmQuizAgent final : public geo::QuizAgent {
       cr.messages.push_back({"user", fmt::format("Observation for call {}: {}", s["observation"]["call_id"].dump(),
                                                  s["observation"].dump())});
     }
-    const Completion c = client_.complete(cr);
+    apply_generation(cr, generation_);
+    const Completion c = client_->complete(cr);
+    last_ = Transcript{cr.messages, {{cr.messages.size(), c, c.ok}}};
     if (!c.ok) return {"", c.error};
     // The model may wrap its object in prose or a fence: keep the outermost {...}.
     const auto a = c.text.find('{'), b = c.text.rfind('}');
     if (a == std::string::npos || b == std::string::npos || b < a) return {c.text, ""};
     return {c.text.substr(a, b - a + 1), ""};
   }
+  /// The last step's call: the messages sent and the reply.
+  const Transcript& last_call() const { return last_; }
 
  private:
-  OpenAiCompatibleClient client_;
+  std::unique_ptr<CompletionClient> client_;
   std::string model_;
+  GenerationSettings generation_;
+  Transcript last_;
+};
+
+/// Records every step of an agent as a line of the quiz's transcripts (--transcripts FILE, docs/GEO.md): for llm:
+/// the chat messages sent and the reply with its tokens; for the other agents the request and the reply line.
+class TranscribedAgent final : public geo::QuizAgent {
+ public:
+  TranscribedAgent(std::unique_ptr<geo::QuizAgent> inner, std::string spec, TranscriptsMode mode)
+      : inner_(std::move(inner)), spec_(std::move(spec)), mode_(mode) {}
+  std::string name() const override { return inner_->name(); }
+  geo::AgentReply step(const std::string& request) override {
+    geo::AgentReply r = inner_->step(request);
+    const auto req = nlohmann::json::parse(request, nullptr, false);
+    const std::string question = req.is_object() ? req.value("question_id", "") : "";
+    if (question != question_) attempt_ = 0;
+    question_ = question;
+    Transcript t;
+    if (const auto* llm = dynamic_cast<const LlmQuizAgent*>(inner_.get())) {
+      t = llm->last_call();
+    } else {
+      Completion c;
+      c.ok = r.error.empty();
+      c.text = r.line;
+      c.error = r.error;
+      t = Transcript{{{"request", request}}, {{1, c, c.ok}}};
+    }
+    std::vector<std::string> lines;
+    const std::string none;
+    transcript_lines(lines, t, mode_, {"quiz", spec_, question, none, 0}, !r.error.empty());
+    for (auto& line : lines) {
+      // The step within the question, not the attempt within one call (every step is one call).
+      auto j = nlohmann::ordered_json::parse(line);
+      j["attempt"] = attempt_;
+      text_ += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    }
+    ++attempt_;
+    return r;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::unique_ptr<geo::QuizAgent> inner_;
+  std::string spec_;
+  TranscriptsMode mode_;
+  std::string question_, text_;
+  std::size_t attempt_ = 0;
 };
 
 std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const ExperimentConfig& cfg,
                                            const std::vector<geo::Question>& qs, double timeout_s) {
   if (spec.starts_with("exec:")) return geo::make_exec_agent(spec.substr(5), timeout_s);
-  if (spec.starts_with("llm:")) return std::make_unique<LlmQuizAgent>(resolve_llm_settings(cfg.llm, spec.substr(4), spec));
+  if (spec.starts_with("llm:"))
+    return std::make_unique<LlmQuizAgent>(resolve_llm_settings(cfg.llm, spec.substr(4), spec), cfg);
   if (spec == "scripted" || spec.starts_with("scripted:")) {
     try {
       return geo::make_scripted_agent(qs, spec == "scripted" ? "oracle" : spec.substr(9));
@@ -204,6 +260,9 @@ void add_quiz_command(CLI::App& app, Action& run) {
   auto summary = std::make_shared<std::string>();
   auto budget = std::make_shared<int>(10);
   auto timeout = std::make_shared<double>(30.0);
+  auto transcripts = std::make_shared<std::string>();
+  auto transcripts_mode = std::make_shared<std::string>("all");
+  auto llm_cache = std::make_shared<std::string>();
   cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
   cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
   cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
@@ -211,11 +270,25 @@ void add_quiz_command(CLI::App& app, Action& run) {
   cmd->add_option("--timeout", *timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd->add_option("--out", *out, "per-question results as JSON lines");
   cmd->add_option("--summary", *summary, "accuracy table as CSV (default: printed)");
-  cmd->callback([&run, config, questions, agent, out, summary, budget, timeout] {
-    run = [config, questions, agent, out, summary, budget, timeout] {
-      const auto cfg = config_or_default(*config);
+  cmd->add_option("--transcripts", *transcripts, "every agent call as JSON lines (docs/GEO.md \"Quiz transcripts\")");
+  cmd->add_option("--transcripts-mode", *transcripts_mode, "with --transcripts: all or errors")->capture_default_str();
+  cmd->add_option("--llm-cache", *llm_cache, "the completion cache of an llm: agent (overrides llm.cache_dir)");
+  cmd->callback([&run, config, questions, agent, out, summary, budget, timeout, transcripts, transcripts_mode, llm_cache] {
+    run = [config, questions, agent, out, summary, budget, timeout, transcripts, transcripts_mode, llm_cache] {
+      auto cfg = config_or_default(*config);
+      if (!llm_cache->empty()) cfg.llm.cache_dir = *llm_cache;
+      const auto mode = parse_transcripts_mode(*transcripts_mode);
+      if (!mode || *mode == TranscriptsMode::none)
+        throw ConfigError(fmt::format("--transcripts-mode {}: accepted values are all and errors",
+                                      untrusted::excerpt(*transcripts_mode, 40)));
       const std::vector<geo::Question> qs = read_questions(*questions);
-      auto a = make_agent(*agent, cfg, qs, *timeout);
+      std::unique_ptr<geo::QuizAgent> a = make_agent(*agent, cfg, qs, *timeout);
+      TranscribedAgent* transcribed = nullptr;
+      if (!transcripts->empty()) {
+        auto t = std::make_unique<TranscribedAgent>(std::move(a), *agent, *mode);
+        transcribed = t.get();
+        a = std::move(t);
+      }
       std::map<std::string, geo::GeoMap> maps;
       std::vector<geo::QuizOutcome> outcomes;
       std::string lines;
@@ -230,6 +303,7 @@ void add_quiz_command(CLI::App& app, Action& run) {
       }
       progress.finish();
       if (!out->empty()) io::write_file_atomic(*out, lines);
+      if (transcribed) io::write_file_atomic(*transcripts, transcribed->text());
       std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
       for (const auto& r : geo::summarise(outcomes))
         csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{}\n", r.group, r.n, r.correct, r.accuracy, r.lo, r.hi,

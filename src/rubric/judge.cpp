@@ -154,12 +154,19 @@ JudgeReply parse_judge_reply(const std::string& text, std::span<const RubricItem
 }
 
 JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricItem> items, const Plan& plan,
-                       const Scenario& sc, int retries) {
+                       const Scenario& sc, int retries, const GenerationSettings* generation) {
   JudgeOutcome out;
   CompletionRequest req = build_judge_prompt(items, plan, sc);
+  if (generation) apply_generation(req, *generation);
+  // The transcript's messages are the request's as they grow; each call records how many it sent.
+  auto record = [&](const Completion& c, bool accepted) {
+    out.transcript.calls.push_back({req.messages.size(), c, accepted});
+    out.transcript.messages = req.messages;
+  };
   for (int attempt = 0; attempt <= retries; ++attempt) {
     ++out.attempts;
     const Completion c = client.complete(req);
+    record(c, false);
     if (!c.ok) {
       out.reason = "transport: " + untrusted::excerpt(c.error, 300);
       continue;  // asked again as it stands
@@ -180,6 +187,7 @@ JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricIte
       out.ok = true;
       out.reason.clear();
       out.failures = std::move(r.failures);
+      out.transcript.calls.back().accepted = true;
       return out;
     }
     req.messages.push_back({"assistant", c.text.size() <= kMaxEchoedReply ? c.text : untrusted::excerpt(c.text, kMaxEchoedReply)});

@@ -20,6 +20,7 @@
 #include "advplan/run/config.hpp"
 #include "advplan/rubric/judge.hpp"
 #include "advplan/run/played_plans.hpp"
+#include "advplan/run/transcripts.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"
 #include "advplan/io/csv.hpp"
@@ -415,7 +416,9 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
         JudgeOutcome& o = outcomes[i][b][j];
         if (!judge_clients[j]) o.reason = "judge not available: " + judge_setup_error[j];
         else if (!plans[i][b]) o.reason = "no plan to judge";
-        else o = run_judge(*judge_clients[j], items[i], *plans[i][b], sc, cfg.rubric.judge_retries);
+        else
+          o = run_judge(*judge_clients[j], items[i], *plans[i][b], sc, cfg.rubric.judge_retries,
+                        &cfg.llm.generation_for("llm_judge"));
       }
     }
   });
@@ -426,6 +429,7 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
 struct RubricRecords {
   RubricSet set;
   std::vector<Verdict> verdicts;
+  std::vector<std::string> transcripts;  ///< lines of rubric/transcripts.jsonl (the live judges' calls)
   io::CsvTable items_csv{{"template", "case_id", "item_id", "step", "tier", "severity", "weight", "question",
                           "pass_condition", "fail_condition"}};
   std::string items_jsonl, verdicts_jsonl;
@@ -459,7 +463,7 @@ void add_rule_verdicts(RubricRecords& rec, const Scenario& sc, std::size_t i, co
 
 /// Scenario i's LLM-judge verdicts, per BLUE policy and LLM judge, with a judge_calls.csv row each.
 void add_llm_verdicts(RubricRecords& rec, const Scenario& sc, std::size_t i, const Graded& g,
-                      const GradedBlues& blues, const std::vector<std::string>& llm_judges) {
+                      const GradedBlues& blues, const std::vector<std::string>& llm_judges, TranscriptsMode mode) {
   for (std::size_t b = 0; b < blues.size(); ++b)
     for (std::size_t jj = 0; jj < llm_judges.size(); ++jj) {
       const JudgeOutcome& o = g.outcomes[i][b][jj];
@@ -484,13 +488,16 @@ void add_llm_verdicts(RubricRecords& rec, const Scenario& sc, std::size_t i, con
                        {"failures", failures},   {"unknown_ids", v.unknown_ids}, {"error", v.error}};
       if (!o.ok) j["reason"] = o.reason;
       rec.verdicts_jsonl += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      // A live judge's calls (the offline stand-in's are a function of the prompt, as llm_offline's are).
+      if (v.judge != "llm_judge_offline")
+        transcript_lines(rec.transcripts, o.transcript, mode, {"judge", v.judge, sc.id, "", 0, &v.model}, !o.ok);
       rec.verdicts.push_back(std::move(v));
     }
 }
 
 /// Every scenario's items and verdicts, in corpus order.
 RubricRecords collect_records(const std::vector<Scenario>& corpus, const Graded& g, const GradedBlues& blues,
-                              const std::vector<std::string>& llm_judges) {
+                              const std::vector<std::string>& llm_judges, TranscriptsMode mode) {
   RubricRecords rec;
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const Scenario& sc = corpus[i];
@@ -503,7 +510,7 @@ RubricRecords collect_records(const std::vector<Scenario>& corpus, const Graded&
       detail::append_item_line(rec.items_jsonl, sc.id, it);
     }
     add_rule_verdicts(rec, sc, i, g, blues);
-    add_llm_verdicts(rec, sc, i, g, blues, llm_judges);
+    add_llm_verdicts(rec, sc, i, g, blues, llm_judges, mode);
   }
   return rec;
 }
@@ -548,12 +555,17 @@ std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan
   const std::vector<Scenario>& corpus = kept ? *kept : generated;
   const JudgeClients judges = make_judge_clients(plan);
   const Graded graded = grade_corpus(plan, corpus, kinds, blues, kept_plans, judges);
-  const RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges);
+  const RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges, cfg.transcripts);
   std::vector<std::pair<std::string, std::string>> files;
   files.emplace_back("rubric/items.csv", rec.items_csv.to_string());
   files.emplace_back("rubric/rubric_items.jsonl", rec.items_jsonl);
   files.emplace_back("rubric/verdicts.jsonl", rec.verdicts_jsonl);
   if (!cfg.rubric.judges.empty()) files.emplace_back("rubric/judge_calls.csv", rec.calls_csv.to_string());
+  if (!rec.transcripts.empty()) {
+    std::string text;
+    for (const auto& line : rec.transcripts) text += line + "\n";
+    files.emplace_back("rubric/transcripts.jsonl", std::move(text));
+  }
   add_scores_and_agreement(files, rec, cfg, bs);
   return files;
 }

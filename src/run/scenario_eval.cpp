@@ -18,6 +18,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/run/geo_eval.hpp"
 #include "advplan/run/trace_schema.hpp"
+#include "advplan/run/transcripts.hpp"
 #include "advplan/geo/map.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/metrics/frontier.hpp"
@@ -127,39 +128,6 @@ void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* 
     add_usage(usage, ModelUsage{role, policy, call.reply.model, 1,
                                 static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens)),
                                 static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
-}
-
-/// The lines of transcripts.jsonl for the calls behind one response of an external policy (docs/TRACES.md): every
-/// call, or under TranscriptsMode::errors those whose reply was an error or was not accepted and every call of a
-/// response that failed. The reply text and errors come redacted from the client; no header is ever recorded.
-void transcript_lines(std::vector<std::string>& out, const Transcript& t, TranscriptsMode mode, const char* role,
-                      const std::string& policy, const std::string& scenario, const std::string& condition,
-                      int sample, bool response_failed) {
-  if (mode == TranscriptsMode::none) return;
-  for (std::size_t i = 0; i < t.calls.size(); ++i) {
-    const Transcript::Call& call = t.calls[i];
-    if (mode == TranscriptsMode::errors && !response_failed && call.reply.ok && call.accepted) continue;
-    nlohmann::ordered_json j;
-    j["scenario_id"] = scenario;
-    j["condition"] = condition;
-    j["sample"] = sample;
-    j["role"] = role;
-    j["policy"] = policy;
-    j["attempt"] = i;
-    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-    for (std::size_t m = 0; m < call.messages_sent && m < t.messages.size(); ++m)
-      messages.push_back({{"role", t.messages[m].role}, {"content", t.messages[m].content}});
-    j["messages"] = std::move(messages);
-    j["ok"] = call.reply.ok;
-    j["reply"] = call.reply.text;
-    j["finish_reason"] = call.reply.finish_reason;
-    j["prompt_tokens"] = call.reply.prompt_tokens;
-    j["completion_tokens"] = call.reply.completion_tokens;
-    j["error"] = call.reply.error;
-    j["accepted"] = call.accepted;
-    j["cache_key"] = call.reply.cache_key;
-    out.push_back(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-  }
 }
 
 /// One plan per distinct BLUE policy of the conditions, each from its own keyed stream (the sample's).
@@ -293,8 +261,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     resp.selected = -1;
   }
   if (red.info().external) {
-    transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts, "red", c.red, sc.id, c.label,
-                     t.sample, resp.chosen() == nullptr);
+    transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts,
+                     {"red", c.red, sc.id, c.label, t.sample}, resp.chosen() == nullptr);
     add_usage(t.out.usage, resp.transcript, "red", c.red);
   }
   ContractStats contract = be.result.contract;
@@ -433,7 +401,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
         out.plans.push_back(
             plan_line(sc.id, "", sample, Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
       if (plan.blues.at(c.blue)->info().external) {
-        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, "blue", c.blue, sc.id, "", sample,
+        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, {"blue", c.blue, sc.id, "", sample},
                          !r.plan.has_value());
         add_usage(out.usage, r.transcript, "blue", c.blue);
       }

@@ -2,6 +2,8 @@
 // the example Python exec: agent (experiments/geo_agent.py).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <set>
+#include <mutex>
 
 #include <atomic>
 #include <chrono>
@@ -236,6 +238,77 @@ TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
     unsolvable += q["unsolvable"].get<bool>() ? 1 : 0;
   }
   EXPECT_GT(unsolvable, 0);
+}
+
+// The llm: agent's calls carry policies.quiz.generation, go through the completion cache (a second quiz asks
+// nothing), and --transcripts writes one line per call: the messages sent and the reply, step by step; any agent's
+// steps are transcribed the same way, its request as the message.
+TEST(GeoCli, QuizTranscriptsGenerationAndCache) {
+  std::atomic<int> calls{0};
+  std::mutex mu;
+  std::set<std::string> temperatures;
+  testing::LoopbackServer svr([&](const httplib::Request& req, httplib::Response& res) {
+    ++calls;
+    const json body = json::parse(req.body);
+    {
+      std::lock_guard lock(mu);
+      temperatures.insert(body["temperature"].dump());
+    }
+    bool observed = false;
+    for (const auto& m : body["messages"])
+      observed = observed || m["content"].get<std::string>().starts_with("Observation for call");
+    const std::string content =
+        observed ? R"({"answer": "\boxed{unsolvable}"})"
+                 : R"({"tool_call": {"id": "c1", "name": "list_features", "arguments": {"kind": "place"}}})";
+    res.set_content(testing::chat_reply(content).dump(), "application/json");
+  });
+  testing::TempDir dir("geo-quiz-transcripts");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\nllm: {generation: {temperature: 0.5}}\n"
+                        "policies: {quiz: {generation: {temperature: 0.75}}}\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const auto qs = lines(testing::read_file(dir / "q.jsonl"));
+  auto quiz = [&](const std::string& out) {
+    return testing::run_command("ADVPLAN_LLM_ENDPOINT=" + svr.url() + " " + shell_quote(ADVPLAN_BINARY) + " quiz " +
+                                    shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                                    " --agent llm:fake --llm-cache " + shell_quote(dir / "cache") + " --transcripts " +
+                                    shell_quote(dir / out),
+                                dir);
+  };
+  const auto a = quiz("t1.jsonl");
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(calls.load(), static_cast<int>(2 * qs.size()));
+  EXPECT_EQ(temperatures, (std::set<std::string>{"0.75"}));
+  const auto t = lines(testing::read_file(dir / "t1.jsonl"));
+  ASSERT_EQ(t.size(), 2 * qs.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const json j = json::parse(t[i]);
+    EXPECT_EQ(j["role"], "quiz");
+    EXPECT_EQ(j["policy"], "llm:fake");
+    EXPECT_EQ(j["scenario_id"], json::parse(qs[i / 2])["id"]) << "the question id";
+    EXPECT_EQ(j["attempt"], i % 2) << "the step within the question";
+    EXPECT_EQ(j["messages"][0]["role"], "system");
+    EXPECT_FALSE(j["cache_key"].get<std::string>().empty());
+  }
+  const auto b = quiz("t2.jsonl");
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(calls.load(), static_cast<int>(2 * qs.size())) << "the second quiz asked the model again";
+
+  const auto s = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                         " --agent scripted --transcripts " + shell_quote(dir / "s.jsonl"),
+                     dir);
+  ASSERT_EQ(s.status, 0) << s.err;
+  const auto st = lines(testing::read_file(dir / "s.jsonl"));
+  ASSERT_FALSE(st.empty());
+  const json first = json::parse(st.front());
+  EXPECT_EQ(first["messages"][0]["role"], "request");
+  EXPECT_EQ(json::parse(first["messages"][0]["content"].get<std::string>())["question_id"], first["scenario_id"]);
+  const auto bad = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                           " --agent scripted --transcripts " + shell_quote(dir / "x.jsonl") + " --transcripts-mode none",
+                       dir);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--transcripts-mode"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -75,6 +75,11 @@ class JudgeServer {
     std::lock_guard lock(mu_);
     return authorization_;
   }
+  /// The temperatures the judge requests carried (their "temperature" field as text).
+  std::set<std::string> judge_temperatures() const {
+    std::lock_guard lock(mu_);
+    return judge_temperatures_;
+  }
 
  private:
   void handle(const httplib::Request& q, httplib::Response& r) {
@@ -87,6 +92,10 @@ class JudgeServer {
     const std::string model = testing::requested_model(body);
     const CompletionRequest req = testing::chat_request(body);
     const bool first = req.messages.size() <= 2;
+    if (is_judge_request(req) && body.is_object() && body.contains("temperature")) {
+      std::lock_guard lock(mu_);
+      judge_temperatures_.insert(body["temperature"].dump());
+    }
     if (model == "judge-500") {
       r.status = 500;
       return r.set_content(R"({"error":{"message":"internal"}})", "application/json");
@@ -117,6 +126,7 @@ class JudgeServer {
   std::atomic<int> requests_{0};
   mutable std::mutex mu_;
   std::string authorization_;
+  std::set<std::string> judge_temperatures_;
   testing::LoopbackServer server_;  // last: it stops before the state its handler uses goes
 };
 
@@ -442,6 +452,45 @@ TEST(JudgeRun, ALiveRunIsReproducedFromTheCacheWithZeroRequests) {
     }
   EXPECT_TRUE(live_vs_exact);
   EXPECT_THAT(a.at("rubric/verdicts.jsonl"), HasSubstr("\"evidence\""));
+}
+
+// Every call of a live judge is a line of rubric/transcripts.jsonl (the offline stand-in's are not), with the plan it
+// graded, the messages sent and the reply; and policies.llm_judge.generation reaches the judge's requests.
+TEST(JudgeRun, LiveJudgeCallsAreTranscribedWithTheirOwnGenerationSettings) {
+  JudgeServer server;
+  EnvGuard endpoint_env("ADVPLAN_LLM_ENDPOINT"), model_env("ADVPLAN_LLM_MODEL"), key_env(kKeyEnv);
+  endpoint_env.unset();
+  model_env.unset();
+  key_env.set(kSentinel);
+  testing::TempDir dir("judge-transcripts");
+  ExperimentConfig cfg = parse_experiment_config(
+      run_config(server.url(), "\"llm_judge:judge-unknown-once\", llm_judge_offline") +
+          "policies: {llm_judge: {generation: {temperature: 0.25}}}\n",
+      "judge-transcripts.yaml", "");
+  run_once(cfg, dir / "a");
+  EXPECT_EQ(server.judge_temperatures(), (std::set<std::string>{"0.25"}));
+  const std::string text = testing::read_file(dir / "a/rubric/transcripts.jsonl");
+  const auto calls = io::CsvTable::read(dir / "a/rubric/judge_calls.csv");
+  std::size_t lines = 0, reasked = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    const json j = json::parse(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++lines;
+    EXPECT_EQ(j["role"], "judge");
+    EXPECT_EQ(j["policy"], "llm_judge:judge-unknown-once");
+    EXPECT_FALSE(j["graded"].get<std::string>().empty());
+    EXPECT_THAT(j["messages"][1]["content"].get<std::string>(), HasSubstr("ITEMS:"));
+    EXPECT_EQ(j["accepted"].get<bool>(), j["attempt"].get<int>() == 1) << "the first reply names an unknown id";
+    reasked += j["attempt"].get<int>() == 1;
+  }
+  std::size_t live_attempts = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls.at(i, "judge") == "llm_judge:judge-unknown-once") live_attempts += std::stoul(calls.at(i, "attempts"));
+  EXPECT_EQ(lines, live_attempts) << "one line per call of the live judge, none of the offline one";
+  EXPECT_GT(reasked, 0u);
+  EXPECT_EQ(text.find(kSentinel), std::string::npos);
 }
 
 TEST(JudgeRun, AJudgeThatKeepsFailingIsRecordedNeverAPass) {

@@ -52,12 +52,14 @@ struct JudgeOutcome {
   std::vector<JudgeFailure> failures;  ///< when ok
   std::vector<std::string> unknown_ids;  ///< every unknown id of every attempt (recorded, ignored)
   int attempts = 0, malformed = 0;     ///< requests made; replies that did not follow the schema
+  Transcript transcript;               ///< every attempt: the messages sent and each reply (rubric/transcripts.jsonl)
 };
 /// Asks `client`; a malformed reply or one with unknown ids is re-asked with the problem stated, and a transport
 /// failure (after the client's own bounded retries) is asked again as it stands, at most `retries` times in all.
 /// After the bound the outcome is a failure with the last problem as its reason.
+/// `generation` (policies.llm_judge.generation over llm.generation) goes into every request when given.
 JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricItem> items, const Plan& plan,
-                       const Scenario& sc, int retries);
+                       const Scenario& sc, int retries, const GenerationSettings* generation = nullptr);
 
 /// The offline stand-in: reads ITEMS, SCENARIO and PLAN back out of the prompt and answers with the exact rule
 /// judge's verdicts. On the first attempt of some prompts (chosen by a hash of the prompt) it answers as a real

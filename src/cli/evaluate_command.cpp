@@ -127,6 +127,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       fmt::print("{}", md);
       fmt::print(stderr, "advplan: evaluated {} on {} scenarios in {:.2f}s: {} failure(s); wrote {}\n", *blue,
                  s.scenarios, s.seconds, policy_failures, *out);
+      if (const std::string u = usage_summary(s.usage, cfg.llm); !u.empty()) fmt::print(stderr, "advplan: {}\n", u);
       if (s.scenarios_with_blue_plan == 0) {
         fmt::print(stderr, "advplan: {} produced no plan on any scenario\n", *blue);
         return 1;

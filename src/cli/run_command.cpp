@@ -171,6 +171,7 @@ void add_run_command(CLI::App& app, Action& run) {
       }
       fmt::print(stderr, "advplan: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", s.scenarios, s.rows,
                  s.failed_rows, s.seconds, *out);
+      if (const std::string u = usage_summary(s.usage, cfg.llm); !u.empty()) fmt::print(stderr, "advplan: {}\n", u);
       if (s.streamed_summaries)
         fmt::print(stderr, "advplan: summaries streamed with normal-approximation intervals; no studies or tables "
                            "(docs/RESULTS.md \"Summaries at scale\")\n");

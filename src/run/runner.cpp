@@ -130,6 +130,30 @@ std::optional<double> cost_usd(const ModelUsage& u, const LlmConfig& llm) {
          1e6;
 }
 
+}  // namespace
+
+std::string usage_summary(const std::vector<ModelUsage>& usage, const LlmConfig& llm) {
+  if (usage.empty()) return "";
+  std::uint64_t calls = 0, prompt = 0, completion = 0;
+  double total = 0;
+  std::string per, unpriced;
+  for (const ModelUsage& u : usage) {
+    calls += u.calls;
+    prompt += u.prompt_tokens;
+    completion += u.completion_tokens;
+    per += fmt::format("{}{} {} {}", per.empty() ? "" : ", ", u.role, u.policy, u.calls);
+    if (const auto c = cost_usd(u, llm)) total += *c;
+    else if (u.model.empty()) continue;  // an exec: program: no model, no price
+    else if (unpriced.find("'" + u.model + "'") == std::string::npos)
+      unpriced += fmt::format("{}'{}'", unpriced.empty() ? "" : ", ", u.model);
+  }
+  const std::string cost = unpriced.empty() ? fmt::format("${:.4f} under llm.prices", total)
+                                            : fmt::format("cost unknown (no llm.prices entry for {})", unpriced);
+  return fmt::format("model calls: {} ({}); {} prompt + {} completion tokens; {}", calls, per, prompt, completion, cost);
+}
+
+namespace {
+
 std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const RunSummary& s, int threads,
                           const std::string& manifest_sha, const std::vector<std::pair<std::string, std::string>>& key) {
   const ExperimentConfig& cfg = *plan.cfg;

@@ -77,3 +77,25 @@ TEST(Runner, SerialisesAPolicyThatIsNotThreadSafe) {
 
 }  // namespace
 }  // namespace advplan
+
+namespace advplan {
+namespace {
+
+// The one line `run` and `evaluate` print about the external calls: totals, per policy, and the cost under
+// llm.prices, unknown (naming the model) when a model has no price; an exec: program has no model and costs nothing.
+TEST(UsageSummary, TotalsTheCallsAndPricesThem) {
+  LlmConfig llm;
+  llm.prices["m"] = TokenPrice{2.0, 10.0};
+  std::vector<ModelUsage> usage{{"blue", "llm:m", "m", 3, 1000000, 100000}, {"red", "exec:x", "", 2, 0, 0}};
+  EXPECT_EQ(usage_summary(usage, llm),
+            "model calls: 5 (blue llm:m 3, red exec:x 2); 1000000 prompt + 100000 completion tokens; $3.0000 under "
+            "llm.prices");
+  usage.push_back({"red", "llm_live", "other", 1, 10, 10});
+  EXPECT_EQ(usage_summary(usage, llm),
+            "model calls: 6 (blue llm:m 3, red exec:x 2, red llm_live 1); 1000010 prompt + 100010 completion tokens; "
+            "cost unknown (no llm.prices entry for 'other')");
+  EXPECT_EQ(usage_summary({}, llm), "");
+}
+
+}  // namespace
+}  // namespace advplan

@@ -27,6 +27,10 @@ struct ModelUsage {
 };
 /// Adds `u` to the entry of its (role, policy, model) in `total`, appending one when there is none.
 void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u);
+/// One line on what the external policies' calls took (docs/LLM.md "Costs and limits"), e.g. "model calls: 40
+/// (blue llm:gpt 40); 1200 prompt + 300 completion tokens; $0.0042 under llm.prices"; empty without calls. Calls
+/// without a model (exec: programs) cost nothing; a model without a price makes the cost unknown, naming it.
+std::string usage_summary(const std::vector<ModelUsage>& usage, const struct LlmConfig& llm);
 
 struct RunOptions {
   std::string out_dir;

@@ -40,6 +40,21 @@ testing::LoopbackServer& slow_server() {
   return server;
 }
 
+/// The resident-set high-water mark of this process in KiB (VmHWM), or -1 when /proc does not tell.
+long peak_rss_kib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+/// Resets the high-water mark to the current resident set (Linux: "5" to /proc/self/clear_refs), so each
+/// connection count's peak is its own; false when the kernel does not allow it.
+bool reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  return static_cast<bool>(out.flush());
+}
+
 std::string file_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -64,18 +79,47 @@ void BM_LlmLiveThroughput(benchmark::State& state) {
   opts.threads = 2;
   opts.studies = false;
   std::string digest;
+  const bool reset = reset_peak_rss();
+  const long before = peak_rss_kib();
+  double seconds = 0;
   for (auto _ : state) {
     opts.observers = standard_observers(opts.studies);
+    const auto t0 = std::chrono::steady_clock::now();
     (void)run_experiment(plan, opts);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     digest = io::sha256_hex(file_text(dir / "per_scenario.csv"));
+  }
+  // The target: 32 connections at least 10x faster in wall time than 1 (the first count run).
+  static double one_connection_seconds = 0;
+  if (state.range(0) == 1) one_connection_seconds = seconds;
+  if (state.range(0) == 32 && one_connection_seconds > 0) {
+    state.counters["speedup_over_1"] = one_connection_seconds / seconds;
+    if (one_connection_seconds < 10 * seconds) state.SkipWithError("32 connections are not 10x faster than 1");
   }
   fs::remove_all(dir);
   static std::string first;
   if (first.empty()) first = digest;
   if (digest != first) state.SkipWithError("per_scenario.csv differs from the first connection count's");
+  state.counters["requests"] = 200;
+  // This connection count's own peak, above the resident set it started from: the replies in flight and the
+  // transfers' buffers. Target: it does not grow with the connection count beyond the replies in flight, so the
+  // growth over the first count's must stay under 1 MiB per extra connection (a reply here is about 3 KiB; the
+  // client caps one at 4 MiB).
+  const long peak = peak_rss_kib();
+  if (reset && before >= 0 && peak >= 0) {
+    const double rise_mib = static_cast<double>(peak - before) / 1024.0;
+    state.counters["peak_rss_rise_mib"] = rise_mib;
+    static double first_rise = -1;
+    static long first_connections = 0;
+    if (first_rise < 0) {
+      first_rise = rise_mib;
+      first_connections = state.range(0);
+    } else if (rise_mib - first_rise > static_cast<double>(state.range(0) - first_connections)) {
+      state.SkipWithError("peak RSS grew by more than 1 MiB per extra connection over the first count's");
+    }
+  }
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
-  state.counters["requests"] = 200;
   state.counters["peak_rss_mib"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
 BENCHMARK(BM_LlmLiveThroughput)

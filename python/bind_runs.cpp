@@ -134,14 +134,12 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
   {
     const InterruptScope interrupt;
     py::gil_scoped_release nogil;
-    s = run_experiment(plan, opts);
-    const io::CsvTable per = io::CsvTable::read((fs::path(out) / "per_scenario.csv").string());
-    const io::CsvTable cand = io::CsvTable::read((fs::path(out) / "candidates.csv").string());
-    const io::CsvTable boot = io::CsvTable::read((fs::path(out) / "bootstrap_summary.csv").string());
     const BootstrapSettings bs{c.cfg->bootstrap.resamples, c.cfg->bootstrap.seed};
-    std::string exempt;
-    const io::CsvTable repro = check_reproducibility(plan, per, rerun, &exempt);
-    io::write_files(out, evaluation_report(per, cand, boot, repro, exempt, spec, bs));
+    // The report is part of the run, written before the MANIFEST, as `advplan evaluate` writes it.
+    opts.before_manifest = [&](const std::string& dir) {
+      io::write_files(dir, evaluation_report_of_run(plan, dir, rerun, spec, bs));
+    };
+    s = run_experiment(plan, opts);
   }
   return summary_dict(s);
 }

@@ -3,7 +3,7 @@ import os
 import unittest
 
 import advplan
-from common import TempDir, column, csv_files, read, small_config
+from common import TempDir, cli, column, csv_files, read, small_config
 
 
 @advplan.blue_policy("py_seed", thread_safe=True)
@@ -147,6 +147,8 @@ class Policies(unittest.TestCase):
             self.assertGreater(len(verdicts), 0)
             # py_seed plays the seed plan: every verdict against seed finds no difference
             self.assertEqual(set(verdicts["verdict"]), {"no detectable difference"})
+            # The report is part of the run: written before the MANIFEST, so the run checks out.
+            self.assertEqual(cli("check", d, check=False).returncode, 0)
 
 
 if __name__ == "__main__":

@@ -106,16 +106,10 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       std::string md;
       // The report is part of the run: written before the MANIFEST, from the written traces.
       opts.before_manifest = [&](const std::string& dir) {
-        per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
-        const io::CsvTable cand = io::CsvTable::read((fs::path(dir) / "candidates.csv").string());
-        const io::CsvTable boot = io::CsvTable::read((fs::path(dir) / "bootstrap_summary.csv").string());
-        std::string exempt;
-        const io::CsvTable repro = check_reproducibility(plan, per, *rerun, &exempt);
-        // A run of several samples: the report reads the samples' means within each scenario (sample_means).
-        const auto files = evaluation_report(per.has_col("sample") ? sample_means(per) : per, cand, boot, repro,
-                                             exempt, spec, bs);
+        const auto files = evaluation_report_of_run(plan, dir, *rerun, spec, bs);
         io::write_files(dir, files);
         md = files.front().second;
+        per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
       };
       const RunSummary s = run_experiment(plan, opts);
       std::size_t policy_failures = 0, policy_rows = 0;

@@ -281,6 +281,16 @@ void add_quiz_command(CLI::App& app, Action& run) {
       if (!mode || *mode == TranscriptsMode::none)
         throw ConfigError(fmt::format("--transcripts-mode {}: accepted values are all and errors",
                                       untrusted::excerpt(*transcripts_mode, 40)));
+      // The output files are checked before any agent call: a live model's answers are not wasted on a bad path.
+      for (const std::string* f : {out.get(), summary.get(), transcripts.get()}) {
+        if (f->empty() || *f == "-") continue;
+        std::error_code ec;
+        const auto st = std::filesystem::symlink_status(*f, ec);
+        if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && *f != "/dev/null")
+          throw ConfigError(fmt::format("{}: exists and is not a regular file", *f));
+      }
+      if (!transcripts->empty() && (*transcripts == *out || *transcripts == *summary))
+        throw ConfigError(fmt::format("--transcripts {}: the same file as --out or --summary", *transcripts));
       const std::vector<geo::Question> qs = read_questions(*questions);
       std::unique_ptr<geo::QuizAgent> a = make_agent(*agent, cfg, qs, *timeout);
       TranscribedAgent* transcribed = nullptr;

@@ -5,10 +5,15 @@
 
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/registry.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/rubric/plans.hpp"
 #include "advplan/run/summaries.hpp"
@@ -44,19 +49,38 @@ std::vector<rubric::Verdict> read_all(const std::vector<std::string>& files) {
 
 /// `advplan rubric regrade RUN --judges J1,J2 --out DIR`: RUN's rubric layer graded again by other judges, from the
 /// plans the run played (plans.jsonl), or, for a run without that file, from its built-in BLUE policies' streams.
+/// run_metadata.json is not covered by the MANIFEST (it holds timings), so what it says is not trusted with more
+/// than the grading: no external policy is created from it, its `llm:` settings (an endpoint, a key variable, a
+/// cache folder) are not used unless --config names the config, and its templates must hash as the run recorded.
 int regrade(const std::string& run_dir, const std::vector<std::string>& judges, const std::string& out,
-            const RunDirFlags& flags) {
+            const std::string& config_path, const RunDirFlags& flags) {
   io::verify_run_directory(run_dir);  // one complete run, matching its MANIFEST
   namespace fs = std::filesystem;
   const std::string meta_path = (fs::path(run_dir) / io::kMetadataFile).string();
   if (!fs::is_regular_file(meta_path)) throw IoError(fmt::format("{}: missing, so {} is not a run", meta_path, run_dir));
-  const auto meta = nlohmann::ordered_json::parse(io::read_text_file(meta_path, io::kMaxDocumentBytes), nullptr, false);
+  nlohmann::json meta;
+  if (const std::string why = untrusted::parse_json_bounded(io::read_text_file(meta_path, io::kMaxDocumentBytes), meta);
+      !why.empty())
+    throw CsvError(fmt::format("{}: {}", meta_path, why));
   if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string() ||
       !meta.contains("conditions") || !meta["conditions"].is_array())
     throw CsvError(fmt::format("{}: config_text or conditions: missing, so the run's config is unknown", meta_path));
   if (meta.contains("shard") && meta["shard"].is_object())
     throw ConfigError(fmt::format("{}: a shard: regrade the merged run (advplan merge)", run_dir));
-  ExperimentConfig cfg = recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
+  ExperimentConfig cfg =
+      recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), config_path);
+  if (config_path.empty()) cfg.llm = LlmConfig{};  // the environment's endpoint and key variable, not the file's
+  // The templates the items come from must be the run's.
+  {
+    std::string tpls;
+    for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+    const auto& key = meta.contains("run_key") && meta["run_key"].is_object() ? meta["run_key"] : nlohmann::json();
+    const std::string recorded = key.is_object() ? key.value("templates_sha256", "") : "";
+    if (recorded != io::sha256_hex(tpls))
+      throw ConfigError(fmt::format("{}: run_key.templates_sha256: the templates read now are not the ones the run "
+                                    "used, so the rubric items would differ (pass --config with the run's config)",
+                                    meta_path));
+  }
   cfg.rubric.judges.clear();
   for (const auto& j : judges) {
     if (auto why = judge_spec_error(j)) throw ConfigError(fmt::format("--judges: {}", *why));
@@ -64,29 +88,45 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
       throw ConfigError(fmt::format("--judges: judge '{}' is listed twice", j));
     cfg.rubric.judges.push_back(j);
   }
-  flags.apply(cfg);  // --llm-cache, --max-connections
+  flags.apply(cfg);  // --llm-cache, --max-connections, --transcripts
   if (std::none_of(cfg.templates.begin(), cfg.templates.end(), [](const auto& t) { return !t.rubric_items.empty(); }))
     throw ConfigError(fmt::format("{}: no template of the run declares rubric items, so there is nothing to grade", run_dir));
   const BootstrapSettings bs = recorded_bootstrap(io::CsvTable::read(
       (fs::path(run_dir) / "bootstrap_summary.csv").string(), schema::bootstrap_summary()));
   io::check_analysis_output_dir(out);
   const std::string plans = (fs::path(run_dir) / "plans.jsonl").string();
+  RunPlan plan;  // the config and the policy context; policies only as below
+  plan.cfg = &cfg;
+  plan.ctx = policy_context(cfg);
   std::vector<std::pair<std::string, std::string>> files;
   std::string from;
   if (fs::is_regular_file(plans)) {
-    RunPlan plan;  // no policy is created: every plan comes from the file
-    plan.cfg = &cfg;
-    plan.ctx = policy_context(cfg);
-    files = rubric::regrade_files(plan, bs, plans);
+    files = rubric::regrade_files(plan, bs, plans);  // no policy is created: every plan comes from the file
     from = "the plans in " + plans;
   } else {
-    std::vector<Condition> conds;
-    for (const auto& c : meta["conditions"])
-      if (c.is_object())
-        conds.push_back({c.value("label", ""), c.value("blue", ""), c.value("red", ""), c.value("group", "")});
-    const RunPlan plan = prepare_run(cfg, conds);
+    // Only the built-in policies that are functions of the scenario and the seed: an external one (exec:, llm:)
+    // is never created, so no program starts and no model is asked.
+    std::size_t left_out = 0;
+    for (const auto& c : meta["conditions"]) {
+      if (!c.is_object() || !c.contains("blue") || !c["blue"].is_string()) continue;
+      const std::string spec = c["blue"].get<std::string>();
+      if (plan.blues.contains(spec)) continue;
+      const std::string name = spec.substr(0, spec.find_first_of("@:"));
+      const auto& reg = BlueRegistry::instance();
+      if (!reg.contains(name) || reg.info(name, "BLUE").external || !reg.info(name, "BLUE").argument.empty()) {
+        ++left_out;
+        continue;
+      }
+      auto policy = make_blue_policy(spec, plan.ctx);
+      if (policy->info().thread_safety == ThreadSafety::none)
+        plan.serial.emplace("blue:" + spec, std::make_unique<std::mutex>());
+      plan.blues.emplace(spec, std::move(policy));
+    }
     files = rubric::rubric_layer_files(plan, bs);
-    from = "its BLUE policies' streams (it has no plans.jsonl: external policies are left out)";
+    from = left_out ? fmt::format("its built-in BLUE policies' streams ({} external or unknown polic{} left out: the "
+                                  "run has no plans.jsonl)",
+                                  left_out, left_out == 1 ? "y" : "ies")
+                    : "its BLUE policies' streams";
   }
   std::vector<std::pair<std::string, std::string>> written;
   for (auto& [path, text] : files)
@@ -148,11 +188,19 @@ void add_rubric_command(CLI::App& app, Action& run) {
       ->delimiter(',');
   re->add_option("--out", *r_out, "directory for the rubric files (inside RUN_DIR: regrade/ or regrade-NAME/)")
       ->required();
-  re->add_option("--llm-cache", r_flags->llm_cache, "the completion cache of the judges' calls (overrides llm.cache_dir)");
+  auto r_config = std::make_shared<std::string>();
+  re->add_option("--config", *r_config,
+                 "the run's config file, read instead of the text run_metadata.json records (its llm: settings are "
+                 "then used for live judges; without it they come from the environment)");
+  re->add_option("--llm-cache", r_flags->llm_cache, "the completion cache of the judges' calls");
+  re->add_option("--transcripts", r_flags->transcripts, "the live judges' calls in transcripts.jsonl: none, errors or all")
+      ->check(CLI::IsMember({"none", "errors", "all"}));
   re->add_option("--max-connections", r_flags->max_connections, "live judge requests in flight (overrides llm.max_connections)")
       ->check(CLI::Range(1, 1024));
-  re->callback([&run, r_run, r_judges, r_out, r_flags] {
-    run = [r_run, r_judges, r_out, r_flags] { return regrade(*r_run, *r_judges, *r_out, *r_flags); };
+  re->callback([&run, r_run, r_judges, r_out, r_flags, r_config] {
+    run = [r_run, r_judges, r_out, r_flags, r_config] {
+      return regrade(*r_run, *r_judges, *r_out, *r_config, *r_flags);
+    };
   });
 
   auto* agree = cmd->add_subcommand("agreement", "Judge agreement on MA-Bench-format verdicts");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -648,6 +649,18 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
           {"evaluation/robustness.csv", rcsv.to_string()},
           {"evaluation/scorecard.csv", scsv.to_string()},
           {"evaluation/reproducibility.csv", reproducibility.to_string()}};
+}
+
+std::vector<std::pair<std::string, std::string>> evaluation_report_of_run(const RunPlan& plan, const std::string& dir,
+                                                                          std::size_t rerun, const EvaluateSpec& spec,
+                                                                          const BootstrapSettings& bs) {
+  namespace fs = std::filesystem;
+  const CsvTable per = CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
+  const CsvTable cand = CsvTable::read((fs::path(dir) / "candidates.csv").string());
+  const CsvTable boot = CsvTable::read((fs::path(dir) / "bootstrap_summary.csv").string());
+  std::string exempt;
+  const CsvTable repro = check_reproducibility(plan, per, rerun, &exempt);
+  return evaluation_report(per.has_col("sample") ? sample_means(per) : per, cand, boot, repro, exempt, spec, bs);
 }
 
 }  // namespace advplan

@@ -179,7 +179,7 @@ std::string sha256_file(const std::string& path) {
 namespace {
 /// Folders of results derived from the traces (tables, figures and the analyses of `advplan frontier` and
 /// `advplan metagame`): they may be deleted, rebuilt or added after the run without breaking its MANIFEST.
-constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame", "regrade"};
+constexpr const char* kDerivedDirs[] = {"tables", "figures", "frontier", "metagame", "regrade", "report"};
 bool is_derived_dir(const std::string& rel) {
   for (const char* d : kDerivedDirs) {
     const std::size_t n = std::strlen(d);
@@ -190,11 +190,29 @@ bool is_derived_dir(const std::string& rel) {
 }
 }  // namespace
 
+namespace {
+void check_output_path(fs::path d);
+}  // namespace
+
 void check_analysis_output_dir(const std::string& dest) {
   std::error_code ec;
   // Absolute first: "./tables" from inside a run has the run as its parent too.
   fs::path d = fs::absolute(dest, ec).lexically_normal();
   if (d.filename().empty()) d = d.parent_path();
+  check_output_path(d);
+  // And where it leads: a symbolic link (the folder itself or one above it) to a run's own folder is checked as
+  // that folder.
+  const fs::path real = fs::weakly_canonical(d, ec);
+  if (!ec && real != d) check_output_path(real);
+}
+
+namespace {
+void check_output_path(fs::path d) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(d / kManifestFile, ec)))
+    throw IoError(fmt::format("{}: is a run directory (it has a MANIFEST); write an analysis into a derived folder "
+                              "inside it (tables, frontier, regrade, report, ...) or elsewhere",
+                              d.string()));
   // The nearest enclosing run (a folder with a MANIFEST), by the path as written.
   fs::path run;
   for (fs::path a = d.parent_path(); !a.empty(); a = a.parent_path()) {
@@ -209,7 +227,7 @@ void check_analysis_output_dir(const std::string& dest) {
   const std::string first = rel.begin()->string();
   if (!is_derived_dir(first))
     throw IoError(fmt::format("{}: inside the run {}, an analysis writes only into a derived folder (tables, figures, "
-                              "frontier, metagame, regrade, or a name that starts with one of them and '-', e.g. {}/frontier-{}), "
+                              "frontier, metagame, regrade, report, or a name that starts with one of them and '-', e.g. {}/frontier-{}), "
                               "so that the run's MANIFEST still checks out",
                               d.string(), run.string(), run.string(), untrusted::safe_path_component(first)));
   fs::path at = run;
@@ -221,6 +239,7 @@ void check_analysis_output_dir(const std::string& dest) {
                                 at.string(), run.string()));
   }
 }
+}  // namespace
 
 bool is_derived_path(const std::string& rel) {
   const auto slash = rel.find('/');

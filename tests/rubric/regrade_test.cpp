@@ -7,10 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "advplan/io/csv.hpp"
+#include "support/chat_server.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -150,6 +153,72 @@ TEST_F(Regrade, RefusesBadInputsInOneSentence) {
   // Not a run at all.
   x = advplan("rubric regrade " + quote(dir.path().string()) + " --out " + quote(dir / "d"), dir);
   expect_one_line_error(x);
+}
+
+// run_metadata.json is outside the MANIFEST, so a hostile one is trusted with nothing but the grading: an exec:
+// policy added to its conditions is never started, the llm: settings of its config text (an endpoint, a key
+// variable, a cache folder) are not used, and templates that no longer hash as the run recorded are refused.
+TEST(RegradeHostile, AnEditedRunMetadataStartsNoProgramAndReachesNoEndpoint) {
+  TempDir dir("regrade-hostile");
+  const std::string config = testing::small_config(
+      dir, {testing::seeds("[100, 100]"),
+            {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: true, framing: false, components: false}"}});
+  ASSERT_EQ(advplan("run " + quote(config) + " --out " + quote(dir / "run") + " --progress none", dir).status, 0);
+  std::atomic<int> requests{0};
+  testing::LoopbackServer server([&](const httplib::Request&, httplib::Response& r) {
+    ++requests;
+    r.set_content(testing::chat_reply("{\"failed_items\": []}").dump(), "application/json");
+  });
+  const std::string meta_path = dir / "run/run_metadata.json";
+  nlohmann::ordered_json meta = nlohmann::ordered_json::parse(read_file(meta_path));
+  const std::string marker = dir / "PWNED";
+  meta["conditions"].push_back({{"label", "x"}, {"blue", "exec:touch " + marker + "; cat"}, {"red", "single"}, {"group", "main"}});
+  meta["config_text"] = meta["config_text"].get<std::string>() + "\n" +
+                        "traces: {plans: false}\n";  // any edit: the text is re-read, its llm: below is ignored
+  std::string text = meta["config_text"].get<std::string>();
+  const auto llm = text.find("llm: {");
+  ASSERT_NE(llm, std::string::npos);
+  text.replace(llm, 6, "llm: {cache_dir: " + (dir / "outside-cache") + ", ");
+  const auto endpoint = text.find("endpoint: \"\"");
+  ASSERT_NE(endpoint, std::string::npos);
+  text.replace(endpoint, 12, "endpoint: \"" + server.url() + "\"");
+  meta["config_text"] = text;
+  testing::write_file(meta_path, meta.dump());
+  ASSERT_EQ(advplan("check " + quote(dir / "run"), dir).status, 0) << "the MANIFEST does not cover run_metadata.json";
+  const auto x = advplan("rubric regrade " + quote(dir / "run") + " --judges llm_judge:m --out " + quote(dir / "out"), dir);
+  EXPECT_EQ(x.status, 0) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("left out"));
+  EXPECT_FALSE(fs::exists(marker)) << "an exec: policy of run_metadata.json was started";
+  EXPECT_EQ(requests.load(), 0) << "the recorded config's endpoint was asked";
+  EXPECT_FALSE(fs::exists(fs::path(dir / "outside-cache"))) << "the recorded config's cache folder was written";
+}
+
+TEST(RegradeHostile, ChangedTemplatesAndARunAsTheOutputAreRefused) {
+  TempDir dir("regrade-templates");
+  fs::create_directories(fs::path(dir / "tpl"));
+  for (const char* t : {"urban", "air-defense"})
+    fs::copy_file(testing::kSource + "/configs/templates/" + t + ".yaml", fs::path(dir / (std::string("tpl/") + t + ".yaml")));
+  const std::string config = testing::small_config(
+      dir, {testing::seeds("[100, 100]"),
+            {"template_dir: " + testing::kSource + "/configs/templates", "template_dir: tpl"},
+            {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: true, framing: false, components: false}"}});
+  ASSERT_EQ(advplan("run " + quote(config) + " --out " + quote(dir / "run") + " --progress none", dir).status, 0);
+  // The run itself, and a link that leads into it, are no output folders.
+  auto x = advplan("rubric regrade " + quote(dir / "run") + " --out " + quote(dir / "run"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("is a run directory"));
+  fs::create_directory_symlink(fs::path(dir / "run/rubric"), fs::path(dir / "link"));
+  x = advplan("rubric regrade " + quote(dir / "run") + " --out " + quote(dir / "link"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("derived folder"));
+  // One item fewer in a template: the items would not be the run's.
+  const std::string tpl = dir / "tpl/urban.yaml";
+  std::string text = read_file(tpl);
+  text += "\n# edited\n";
+  testing::write_file(tpl, text);
+  x = advplan("rubric regrade " + quote(dir / "run") + " --out " + quote(dir / "out"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("templates_sha256"));
 }
 
 }  // namespace

@@ -101,6 +101,13 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const io::Csv
                                                                    const EvaluateSpec& spec,
                                                                    const BootstrapSettings& bs);
 
+/// The report of the evaluate run in `dir`, read from its written traces: check_reproducibility (on the rows as
+/// written) and evaluation_report (on the sample means of a sampled run, as every reader of per_scenario.csv).
+/// What `advplan evaluate` and the Python module both write before the MANIFEST.
+std::vector<std::pair<std::string, std::string>> evaluation_report_of_run(const RunPlan& plan, const std::string& dir,
+                                                                          std::size_t rerun, const EvaluateSpec& spec,
+                                                                          const BootstrapSettings& bs);
+
 /// The cause of a failure reason: its leading ": "-separated parts (after the side tag), digits masked as N, at
 /// most 80 characters ("blue: exec: timeout after N.N s").
 std::string failure_cause(const std::string& reason);

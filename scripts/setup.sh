@@ -17,6 +17,9 @@ PACKAGES+=(qemu-user)
 # the Python module (python/, docs/PYTHON.md)
 PACKAGES+=(python3-dev pybind11-dev)
 
+# the report's chart and map libraries, compiled into the binary (docs/REPORT.md)
+PACKAGES+=(libjs-d3 libjs-leaflet)
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

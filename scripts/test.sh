@@ -5,6 +5,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh -DADVPLAN_BUILD_TESTS=ON "$@"
+# The report's browser test (tests/browser/): Debian's Chromium and Node, and playwright-core from npm (never
+# `npx playwright install`: it drives the system Chromium), into build/browser/ so nothing lands in the tree.
+browser_missing=()
+dpkg -s chromium >/dev/null 2>&1 || browser_missing+=(chromium)
+# Node from any source (Debian's nodejs and npm, or one already installed): only a missing command is installed.
+command -v node >/dev/null || browser_missing+=(nodejs)
+command -v npm >/dev/null || browser_missing+=(npm)
+if [ ${#browser_missing[@]} -gt 0 ]; then
+  echo "test: installing ${browser_missing[*]} for the browser test" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${browser_missing[@]}" >/dev/null
+fi
+if [ ! -d build/browser/node_modules/playwright-core ]; then
+  echo "test: installing playwright-core from npm into build/browser/" >&2
+  mkdir -p build/browser
+  npm install --prefix build/browser --no-audit --no-fund --silent playwright-core@1.65.2 >/dev/null
+fi
 jobs="$(nproc)"
 echo "test: building the tests with ${jobs} job(s)" >&2
 cmake --build build -j"${jobs}" --target advplan_tests

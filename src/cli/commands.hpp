@@ -53,6 +53,7 @@ void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
 void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, quiz
-void add_check_command(CLI::App& app, Action& run);  ///< check RUN_DIR: the MANIFEST check
+void add_check_command(CLI::App& app, Action& run);
+void add_report_command(CLI::App& app, Action& run);  ///< report RUN_DIR: the static site (docs/REPORT.md)  ///< check RUN_DIR: the MANIFEST check
 
 }  // namespace advplan::cli

@@ -1,0 +1,69 @@
+// `advplan report RUN_DIR [--against RUN_B] --out DIR` (docs/REPORT.md): a static site of a run, opened from
+// file://, from its tables down to one model call.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/report/report.hpp"
+#include "commands.hpp"
+
+namespace advplan::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The config a run ran, from its run_metadata.json (bounded); a run whose config no longer parses (a template
+/// gone) is reported without its scenarios' assets, with a warning.
+std::optional<ExperimentConfig> run_config(const std::string& dir) {
+  const std::string path = (fs::path(dir) / io::kMetadataFile).string();
+  if (!fs::is_regular_file(path)) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
+  nlohmann::json meta;
+  const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
+  if (!why.empty() || !meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
+    throw CsvError(fmt::format("{}: config_text: {}", path, why.empty() ? "missing" : why));
+  try {
+    return recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
+  } catch (const Error& e) {
+    fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); its scenarios are shown without "
+               "their assets\n", dir, e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("report", "A static site of a run (or two side by side) that opens from file://");
+  auto dir = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto against = std::make_shared<std::string>();
+  cmd->add_option("RUN_DIR", *dir, "a complete run directory")->required();
+  cmd->add_option("--against", *against, "a second run: paired differences, and both runs' scenarios side by side");
+  cmd->add_option("--out", *out, "the site's folder (outside the run, or inside it as report/ or report-NAME/)")->required();
+  cmd->callback([&run, dir, out, against] {
+    run = [dir, out, against] {
+      io::check_analysis_output_dir(*out);
+      const auto cfg = run_config(*dir);
+      const report::ReportRun a{*dir, cfg ? &*cfg : nullptr};
+      std::optional<ExperimentConfig> cfg_b;
+      std::optional<report::ReportRun> b;
+      if (!against->empty()) {
+        cfg_b = run_config(*against);
+        b = report::ReportRun{*against, cfg_b ? &*cfg_b : nullptr};
+      }
+      const auto files = report::report_files(a, b ? &*b : nullptr);
+      io::write_files(*out, files);
+      fmt::print(stderr, "advplan: wrote a report of {}{} ({} files) to {}; open {}\n", *dir,
+                 against->empty() ? "" : " against " + *against, files.size(), *out,
+                 (fs::absolute(*out) / "index.html").string());
+      return 0;
+    };
+  });
+}
+
+}  // namespace advplan::cli

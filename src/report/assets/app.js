@@ -1,0 +1,448 @@
+// advplan report (docs/REPORT.md): a page that reads the run's data files (data/overview.js, data/s/<i>.js) through
+// <script> tags, so that it works from file:// with nothing fetched from the network. Every text from the run is
+// set with textContent, never parsed as HTML.
+"use strict";
+
+const DATA = {};
+const waiting = {};
+function ADVPLAN_DATA(key, value) {
+  DATA[key] = value;
+  (waiting[key] || []).forEach((f) => f(value));
+  delete waiting[key];
+}
+window.ADVPLAN_DATA = ADVPLAN_DATA;
+
+/// The data file of `key` ("s/3", "b/s/3"), loaded once.
+function load(key) {
+  if (DATA[key] !== undefined) return Promise.resolve(DATA[key]);
+  return new Promise((resolve, reject) => {
+    const first = !waiting[key];
+    (waiting[key] = waiting[key] || []).push(resolve);
+    if (!first) return;
+    const s = document.createElement("script");
+    s.src = "data/" + key + ".js";
+    s.onerror = () => reject(new Error("cannot load data/" + key + ".js"));
+    document.body.appendChild(s);
+  });
+}
+
+/// An element: h("td", {class: "num"}, "0.5", child, ...); strings become text nodes.
+function h(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "onclick") e.addEventListener("click", v);
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null) continue;
+    e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+const SVG = "http://www.w3.org/2000/svg";
+function s(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, v);
+  for (const c of children.flat()) {
+    if (c === undefined || c === null) continue;
+    e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+
+function fmt(v, digits = 3) {
+  if (v === null || v === undefined || v === "") return "";
+  return typeof v === "number" ? v.toFixed(digits) : String(v);
+}
+function link(href, text, attrs) { return h("a", Object.assign({ href }, attrs || {}), text); }
+const enc = encodeURIComponent;
+
+const tooltip = () => document.getElementById("tooltip");
+function tip(event, text) {
+  const t = tooltip();
+  t.textContent = text;
+  t.hidden = false;
+  t.style.left = event.clientX + 12 + "px";
+  t.style.top = event.clientY + 12 + "px";
+}
+function untip() { tooltip().hidden = true; }
+
+/// A sortable table: columns [{key, label, num, render(row) -> node|string}], rows of objects.
+function sortable(columns, rows, attrs) {
+  let key = null, dir = 1;
+  const tbody = h("tbody");
+  const draw = () => {
+    const sorted = rows.slice();
+    if (key !== null)
+      sorted.sort((a, b) => {
+        const x = a[key], y = b[key];
+        if (x === y) return 0;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (x < y ? -1 : 1) * dir;
+      });
+    tbody.replaceChildren(...sorted.map((r) =>
+      h("tr", {}, columns.map((c) => h("td", { class: c.num ? "num" : null }, c.render ? c.render(r) : fmt(r[c.key]))))));
+  };
+  const head = h("tr", {}, columns.map((c) => h("th", {
+    class: "sortable", onclick: () => { dir = key === c.key ? -dir : 1; key = c.key; draw(); },
+  }, c.label)));
+  draw();
+  return h("table", attrs || {}, h("thead", {}, head), tbody);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Overview.
+
+const TABLE3 = ["advantage", "blue_win_rate", "red_quality", "blue_quality", "nash_gap", "diversity", "pareto_count"];
+
+function conditions(o) {
+  const seen = new Set();
+  const out = [];
+  for (const c of o.conditions || []) if (!seen.has(c.label)) { seen.add(c.label); out.push(c); }
+  for (const label of Object.keys(o.summary || {}))
+    if (!seen.has(label)) { seen.add(label); out.push({ label, group: "" }); }
+  return out;
+}
+
+function interval_cell(o, cond, metric) {
+  const v = ((o.summary || {})[cond] || {})[metric];
+  if (!v) return h("td", { class: "muted" }, "–");
+  return h("td", { class: "num" }, link("#/cell/" + enc(cond) + "/" + enc(metric), fmt(v[1]),
+    { "data-testid": "cell-" + cond + "-" + metric, title: "n = " + v[0] }), " ",
+    h("span", { class: "ci" }, "[" + fmt(v[2]) + ", " + fmt(v[3]) + "]"));
+}
+
+function summary_table(o, conds, metrics, testid) {
+  return h("table", { "data-testid": testid },
+    h("thead", {}, h("tr", {}, h("th", {}, "condition"), metrics.map((m) => h("th", {}, m)))),
+    h("tbody", {}, conds.map((c) => h("tr", {}, h("td", {}, c.label), metrics.map((m) => interval_cell(o, c.label, m))))));
+}
+
+function rows_of(o) {
+  const cols = o.rows.columns;
+  return o.rows.data.map((r) => { const x = {}; cols.forEach((c, i) => { x[c] = r[i]; }); return x; });
+}
+
+function failures_by_cause(rows) {
+  const by = new Map();
+  for (const r of rows) if (r.status !== "ok") by.set(r.failure_reason || "(no reason)", (by.get(r.failure_reason || "(no reason)") || 0) + 1);
+  if (by.size === 0) return h("p", { class: "muted" }, "No failed rows.");
+  return h("table", { "data-testid": "failures" }, h("thead", {}, h("tr", {}, h("th", {}, "failed rows"), h("th", {}, "cause"))),
+    h("tbody", {}, [...by.entries()].sort((a, b) => b[1] - a[1]).map(([cause, n]) => h("tr", { class: "failed" }, h("td", { class: "num" }, n), h("td", {}, cause)))));
+}
+
+function line_chart(points, xlabel, ylabel) {
+  // points: [{x, y, lo, hi}]; hover shows the value, the wheel zooms the x axis.
+  const W = 560, H = 260, m = { l: 48, r: 12, t: 10, b: 36 };
+  const svg = d3.select(document.createElementNS(SVG, "svg")).attr("width", W).attr("height", H).attr("class", "chart");
+  const x = d3.scale.log().base(2).domain(d3.extent(points, (p) => p.x)).range([m.l, W - m.r]);
+  const y = d3.scale.linear().domain([d3.min(points, (p) => p.lo), d3.max(points, (p) => p.hi)]).nice().range([H - m.b, m.t]);
+  const xAxis = d3.svg.axis().scale(x).orient("bottom").tickFormat(d3.format("d"));
+  const gx = svg.append("g").attr("class", "axis").attr("transform", "translate(0," + (H - m.b) + ")").call(xAxis);
+  svg.append("g").attr("class", "axis").attr("transform", "translate(" + m.l + ",0)").call(d3.svg.axis().scale(y).orient("left"));
+  svg.append("text").attr("x", W / 2).attr("y", H - 4).attr("text-anchor", "middle").text(xlabel);
+  svg.append("text").attr("x", 12).attr("y", m.t + 8).text(ylabel);
+  const band = svg.append("path").attr("fill", "#c9d9f3");
+  const line = svg.append("path").attr("fill", "none").attr("stroke", "#1f5fbf").attr("stroke-width", 2);
+  const dots = svg.selectAll("circle.pt").data(points).enter().append("circle").attr("class", "pt").attr("r", 4).attr("fill", "#1f5fbf")
+    .on("mousemove", (p) => tip(d3.event, "k = " + p.x + ": " + fmt(p.y) + " [" + fmt(p.lo) + ", " + fmt(p.hi) + "]"))
+    .on("mouseout", untip);
+  const draw = () => {
+    band.attr("d", d3.svg.area().x((p) => x(p.x)).y0((p) => y(p.lo)).y1((p) => y(p.hi))(points));
+    line.attr("d", d3.svg.line().x((p) => x(p.x)).y((p) => y(p.y))(points));
+    dots.attr("cx", (p) => x(p.x)).attr("cy", (p) => y(p.y));
+    gx.call(xAxis);
+  };
+  svg.call(d3.behavior.zoom().x(x).scaleExtent([1, 16]).on("zoom", draw));
+  draw();
+  return svg.node();
+}
+
+function overview(o) {
+  const r = o.run;
+  const conds = conditions(o);
+  const main = conds.filter((c) => c.group === "main");
+  const parts = [
+    h("h1", {}, "Run " + (r.name || r.dir)),
+    h("div", { class: "card", "data-testid": "run-card" },
+      h("div", {}, "Directory: ", r.dir, " · command: ", r.command, " · config: ", r.config_source),
+      h("div", {}, "Seed: ", String(r.seed), " · version ", r.version, " · commit ", r.commit),
+      h("div", {}, "MANIFEST: ", r.manifest),
+      h("div", {}, r.scenarios + " scenarios, " + r.rows + " rows" + (r.samples > 1 ? ", " + r.samples + " samples each" : "") +
+        (r.summary_method ? " · summaries: " + r.summary_method : "")),
+      h("details", {}, h("summary", {}, "config"), h("pre", {}, r.config_text))),
+  ];
+  if (o.against) parts.push(h("p", {}, link("#/compare", "Comparison with " + o.against.run.dir, { "data-testid": "compare-link" })));
+  parts.push(h("h2", {}, "Table 3: the main conditions (mean [95% interval], scope all)"),
+    main.length ? summary_table(o, main, TABLE3, "table3") : h("p", { class: "muted" }, "This run has no condition of group main."),
+    h("h2", {}, "Every condition"), summary_table(o, conds, o.metrics, "all-conditions"));
+  if (o.budget_curve && o.budget_curve.length > 1) {
+    const pts = o.budget_curve.map((b) => ({ x: b.k, y: b.advantage, lo: b.advantage_lo, hi: b.advantage_hi }));
+    parts.push(h("h2", {}, "Response budget: BLUE advantage against greedy@k (Table 4)"), line_chart(pts, "k", "advantage"));
+  }
+  parts.push(h("h2", {}, "Failed rows by cause"), failures_by_cause(rows_of(o)));
+  return parts;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A table cell's scenarios.
+
+function cell_view(o, cond, metric) {
+  const all = rows_of(o).filter((r) => r.condition === cond);
+  const templates = [...new Set(all.map((r) => r.template))], terrains = [...new Set(all.map((r) => r.terrain_family))];
+  const list = h("div");
+  const sel = (name, values) => h("select", { name }, h("option", { value: "" }, "all " + name + "s"), values.map((v) => h("option", { value: v }, v)));
+  const ft = sel("template", templates), fr = sel("terrain", terrains);
+  const fs = h("select", { name: "status" }, h("option", { value: "" }, "any status"), h("option", { value: "ok" }, "ok"), h("option", { value: "failed" }, "failed"));
+  const draw = () => {
+    const rows = all.filter((r) => (!ft.value || r.template === ft.value) && (!fr.value || r.terrain_family === fr.value) &&
+      (!fs.value || (fs.value === "ok") === (r.status === "ok")))
+      .map((r) => ({ scenario: r.scenario, scenario_id: r.scenario_id, template: r.template, terrain: r.terrain_family, status: r.status,
+        sample: r.sample, value: r[metric], failure_reason: r.failure_reason }));
+    const cols = [
+      { key: "scenario_id", label: "scenario", render: (r) => link("#/scenario/" + r.scenario, r.scenario_id, { "data-testid": "scenario-link" }) },
+      { key: "template", label: "template" }, { key: "terrain", label: "terrain" },
+      { key: "status", label: "status", render: (r) => h("span", { class: r.status === "ok" ? null : "failed" }, r.status) },
+      { key: "value", label: metric, num: true, render: (r) => fmt(r.value) }];
+    if (o.run.samples > 1) cols.splice(1, 0, { key: "sample", label: "sample", num: true, render: (r) => String(r.sample) });
+    list.replaceChildren(sortable(cols, rows, { "data-testid": "cell-rows" }), h("h3", {}, "Failed rows by cause"), failures_by_cause(rows));
+  };
+  [ft, fr, fs].forEach((e) => e.addEventListener("change", draw));
+  draw();
+  return [h("h1", {}, cond + " · " + metric), h("p", {}, link("#/", "← overview")), h("div", {}, "Filter: ", ft, fr, fs), list];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One scenario.
+
+/// The plan's action graph as SVG: the chain left to right, each branch's options below its step.
+function plan_svg(plan, side) {
+  const byId = {};
+  for (const a of plan.actions || []) byId[a.id] = a;
+  const roles = plan.roles || {};
+  const pos = {}, W = 150, NW = 138, NH = 48;
+  (plan.chain || []).forEach((id, i) => { pos[id] = { x: 8 + i * W, y: 8 }; });
+  let rows = 1;
+  for (const b of plan.branches || []) {
+    const at = pos[b.at] || { x: 8, y: 8 };
+    (b.options || []).forEach((opt, k) => {
+      opt.forEach((id, j) => { pos[id] = { x: at.x + (j + 0.5) * W * 0.5, y: 8 + (rows + k) * 70 }; });
+    });
+    rows += (b.options || []).length;
+  }
+  const width = Math.max(...Object.values(pos).map((p) => p.x), 0) + NW + 16;
+  const height = rows * 70 + 16;
+  const edges = [];
+  const chain = plan.chain || [];
+  for (let i = 0; i + 1 < chain.length; ++i) edges.push([chain[i], chain[i + 1]]);
+  for (const b of plan.branches || []) {
+    const next = chain[chain.indexOf(b.at) + 1];
+    for (const opt of b.options || []) {
+      if (!opt.length) continue;
+      edges.push([b.at, opt[0]]);
+      for (let j = 0; j + 1 < opt.length; ++j) edges.push([opt[j], opt[j + 1]]);
+      if (next) edges.push([opt[opt.length - 1], next]);
+    }
+  }
+  const svg = s("svg", { width, height, "data-testid": "plan-" + side },
+    s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" },
+      s("path", { d: "M0,0 L10,5 L0,10 z", fill: "#8a94a6" }))));
+  for (const [a, b] of edges) {
+    const p = pos[a], q = pos[b];
+    if (!p || !q) continue;
+    svg.appendChild(s("path", { class: "edge", d: `M${p.x + NW},${p.y + NH / 2} C${p.x + NW + 20},${p.y + NH / 2} ${q.x - 20},${q.y + NH / 2} ${q.x},${q.y + NH / 2}` }));
+  }
+  for (const [id, p] of Object.entries(pos)) {
+    const a = byId[id] || {};
+    const g = s("g", { class: "node" + (side === "RED" ? " red" : ""), transform: `translate(${p.x},${p.y})`, "data-action": id },
+      s("rect", { width: NW, height: NH, rx: 4 }),
+      s("text", { x: 6, y: 14 }, id + " · " + (a.category || "")),
+      s("text", { x: 6, y: 28 }, (a.verb || "") + (a.target ? " → " + a.target : "")),
+      s("text", { x: 6, y: 42 }, (a.asset || "") + (roles[a.asset] ? " (" + roles[a.asset] + ")" : "")));
+    g.addEventListener("mousemove", (e) => tip(e, `${id}: ${a.category} ${a.verb} by ${a.asset}, priority ${a.priority}` + (a.target ? `, target ${a.target}` : "")));
+    g.addEventListener("mouseout", untip);
+    svg.appendChild(g);
+  }
+  return svg;
+}
+
+function plan_block(label, p, side) {
+  if (!p) return h("div", { class: "muted" }, label + ": not recorded (the run keeps plans in plans.jsonl with traces: {plans: true}, or when it has an external policy)");
+  if (!p.plan) return h("div", { class: "failed" }, label + ": no plan (" + (p.failure || "no reason") + ")");
+  return h("div", { class: "plan" }, h("div", {}, label + ": ", p.plan.plan_id, " · objective: ", p.plan.objective || ""), plan_svg(p.plan, side));
+}
+
+/// The RED candidate cloud in (q, D): the Pareto front filled, the greedy and constraint-aware picks and the
+/// selected candidate marked; the wheel zooms.
+function candidate_cloud(cands, testid) {
+  const W = 420, H = 300, m = { l: 44, r: 10, t: 10, b: 34 };
+  const svg = d3.select(document.createElementNS(SVG, "svg")).attr("width", W).attr("height", H).attr("class", "chart").attr("data-testid", testid);
+  const x = d3.scale.linear().domain(d3.extent(cands, (c) => c.quality)).nice().range([m.l, W - m.r]);
+  const y = d3.scale.linear().domain(d3.extent(cands, (c) => c.coherence)).nice().range([H - m.b, m.t]);
+  const ax = d3.svg.axis().scale(x).orient("bottom").ticks(6), ay = d3.svg.axis().scale(y).orient("left").ticks(6);
+  const gx = svg.append("g").attr("class", "axis").attr("transform", "translate(0," + (H - m.b) + ")").call(ax);
+  const gy = svg.append("g").attr("class", "axis").attr("transform", "translate(" + m.l + ",0)").call(ay);
+  svg.append("text").attr("x", W / 2).attr("y", H - 4).attr("text-anchor", "middle").text("quality q");
+  svg.append("text").attr("x", 4).attr("y", m.t + 8).text("D");
+  const pts = svg.selectAll("circle.cand").data(cands).enter().append("circle").attr("class", "cand").attr("r", (c) => c.selected ? 7 : 4.5)
+    .attr("fill", (c) => c.on_frontier ? "#b42318" : "#f4b4ad").attr("stroke", (c) => c.selected ? "#1d2330" : "none").attr("stroke-width", 2)
+    .on("mousemove", (c) => tip(d3.event, `candidate ${c.index}: q ${fmt(c.quality)}, D ${fmt(c.coherence)}` +
+      (c.on_frontier ? ", on the front" : "") + (c.selected_greedy ? ", greedy pick" : "") + (c.selected_constraint ? ", constraint pick" : "") + (c.selected ? ", selected" : "")))
+    .on("mouseout", untip);
+  const marks = svg.selectAll("text.pick").data(cands.filter((c) => c.selected_greedy || c.selected_constraint)).enter().append("text")
+    .attr("class", "pick").attr("font-size", 11).text((c) => (c.selected_greedy ? "G" : "") + (c.selected_constraint ? "C" : ""));
+  const draw = () => {
+    pts.attr("cx", (c) => x(c.quality)).attr("cy", (c) => y(c.coherence));
+    marks.attr("x", (c) => x(c.quality) + 7).attr("y", (c) => y(c.coherence) - 7);
+    gx.call(ax); gy.call(ay);
+  };
+  svg.call(d3.behavior.zoom().x(x).y(y).scaleExtent([1, 20]).on("zoom", draw));
+  draw();
+  return svg.node();
+}
+
+function win_bars(rows) {
+  const ok = rows.filter((r) => r.status === "ok");
+  if (!ok.length) return h("p", { class: "muted" }, "No condition was played to the end.");
+  const W = 420, bh = 18, H = ok.length * (bh + 6) + 30, L = 170;
+  const svg = s("svg", { width: W, height: H, class: "chart", "data-testid": "outcomes" });
+  ok.forEach((r, i) => {
+    const y = 8 + i * (bh + 6), w = (W - L - 40) * (r.blue_win_rate || 0);
+    svg.appendChild(s("text", { x: 4, y: y + 13, "font-size": 11 }, r.condition + (r.sample !== undefined && r.sample !== null ? " #" + r.sample : "")));
+    const bar = s("rect", { x: L, y, width: Math.max(1, w), height: bh, fill: "#1f5fbf" });
+    bar.addEventListener("mousemove", (e) => tip(e, `${r.condition}: BLUE wins ${fmt(r.blue_win_rate)} of the replications; final strengths BLUE ${fmt(r.blue_final_strength)}, RED ${fmt(r.red_final_strength)}`));
+    bar.addEventListener("mouseout", untip);
+    svg.appendChild(bar);
+    svg.appendChild(s("text", { x: L + w + 4, y: y + 13, "font-size": 11 }, fmt(r.blue_win_rate)));
+  });
+  return svg;
+}
+
+function objects_table(list, testid, keys) {
+  if (!list.length) return h("p", { class: "muted" }, "None recorded.");
+  keys = keys || Object.keys(list[0]).filter((k) => typeof list[0][k] !== "object" || list[0][k] === null);
+  return h("table", { "data-testid": testid }, h("thead", {}, h("tr", {}, keys.map((k) => h("th", {}, k)))),
+    h("tbody", {}, list.map((o) => h("tr", {}, keys.map((k) => {
+      const v = o[k];
+      return h("td", { class: typeof v === "number" ? "num" : null }, Array.isArray(v) ? v.map((x) => typeof x === "object" ? JSON.stringify(x) : String(x)).join(", ") : fmt(v));
+    })))));
+}
+
+function leaflet_map(geojson) {
+  const div = h("div", { class: "map", "data-testid": "map" });
+  setTimeout(() => {
+    const map = L.map(div, { crs: L.CRS.Simple, minZoom: -5, attributionControl: false });
+    const layer = L.geoJSON(geojson, {
+      onEachFeature: (f, l) => { const p = f.properties || {}; l.bindTooltip(String(p.name || p.id || p.kind || "")); },
+      pointToLayer: (f, latlng) => L.circleMarker(latlng, { radius: 5 }),
+    }).addTo(map);
+    const b = layer.getBounds();
+    if (b.isValid()) map.fitBounds(b); else map.setView([0, 0], 0);
+  }, 0);
+  return div;
+}
+
+function scenario_view(container, d, o, prefix) {
+  const sc = d.scenario || {};
+  const row = d.row || {};
+  const parts = [h("h1", {}, row.scenario_id || "scenario"),
+    h("div", { class: "card" }, "Template ", row.template, " · terrain ", row.terrain_family, " · framing ", row.framing,
+      " · BLUE objective: ", row.blue_objective || sc.objectives && sc.objectives.BLUE || "")];
+  if (sc.assets) parts.push(h("h2", {}, "Assets and roles"), objects_table(sc.assets, "assets"));
+  if (sc.terrain) parts.push(h("div", { class: "muted" }, "Terrain: " + JSON.stringify(sc.terrain)));
+  if (d.map) parts.push(h("h2", {}, "Map"), leaflet_map(d.map));
+  parts.push(h("h2", {}, "Outcome per condition (BLUE win rate)"), win_bars(d.rows));
+  for (const r of d.rows) {
+    const sample = r.sample === undefined || r.sample === null ? 0 : r.sample;
+    const blue = d.plans.find((p) => p.side === "BLUE" && p.condition === "" && p.policy === r.blue_policy && p.sample === sample);
+    const red = d.plans.find((p) => p.side === "RED" && p.condition === r.condition && p.sample === sample);
+    const cands = d.candidates.filter((c) => c.condition === r.condition && (c.sample === undefined || c.sample === sample));
+    parts.push(h("div", { class: "card", "data-testid": "condition-" + r.condition },
+      h("h3", {}, r.condition + (o.run.samples > 1 ? " · sample " + sample : "") + " — BLUE " + r.blue_policy + " against RED " + r.red_policy),
+      r.status === "ok"
+        ? h("div", {}, "advantage ", fmt(r.advantage), " · BLUE win rate ", fmt(r.blue_win_rate), " · q_B ", fmt(r.blue_quality), " · q_R ", fmt(r.red_quality), " · D_B ", fmt(r.blue_coherence), " · D_R ", fmt(r.red_coherence))
+        : h("div", { class: "failed" }, "failed: ", r.failure_reason),
+      h("div", { class: "grid" },
+        h("div", { class: "pane" }, plan_block("BLUE plan", blue, "BLUE")),
+        h("div", { class: "pane" }, plan_block("selected RED plan", red, "RED"))),
+      cands.length ? h("div", {}, h("div", {}, cands.length + " RED candidates (front filled; G greedy pick, C constraint pick, ringed: selected)"), candidate_cloud(cands, "candidates-" + r.condition)) : null));
+  }
+  if (d.council.length) parts.push(h("h2", {}, "Council"), objects_table(d.council, "council"));
+  parts.push(h("h2", {}, "Rubric verdicts"), d.verdicts.length ? h("table", { "data-testid": "verdicts" },
+    h("thead", {}, h("tr", {}, ["judge", "policy", "failed items", "error", "evidence"].map((k) => h("th", {}, k)))),
+    h("tbody", {}, d.verdicts.map((v) => h("tr", {}, h("td", {}, v.judge), h("td", {}, v.model), h("td", {}, (v.failed_items || []).join(", ")),
+      h("td", { class: v.error ? "failed" : null }, v.error ? (v.reason || "error") : ""),
+      h("td", {}, (v.failures || []).length ? h("details", {}, h("summary", {}, (v.failures || []).length + " items"),
+        (v.failures || []).map((f) => h("div", {}, h("b", {}, f.item_id + ": "), f.evidence + " — " + f.rationale))) : ""))))) : h("p", { class: "muted" }, "No rubric verdicts for this scenario."));
+  parts.push(h("h2", {}, "Model calls"), d.transcripts.length ? h("div", { "data-testid": "transcripts" }, d.transcripts.map((t) =>
+    h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + t.cache_key.slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
+      (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content))),
+      h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""))))) : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
+  container.replaceChildren(...parts);
+  return container;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The comparison (--against).
+
+function compare_view(o, cond) {
+  const a = o.against;
+  if (!a) return [h("p", {}, "This report has no second run (advplan report RUN --against RUN_B).")];
+  const parts = [h("h1", {}, "Paired differences: " + o.run.dir + " − " + a.run.dir), h("p", {}, link("#/", "← overview"))];
+  parts.push(h("table", { "data-testid": "compare-conditions" }, h("thead", {}, h("tr", {}, ["condition", "n", "Δ advantage [95%]", "Δ BLUE win rate [95%]"].map((k) => h("th", {}, k)))),
+    h("tbody", {}, a.conditions.map((c) => h("tr", {}, h("td", {}, link("#/compare/" + enc(c.condition), c.condition, { "data-testid": "compare-condition" })), h("td", { class: "num" }, c.n),
+      h("td", { class: "num" }, fmt(c.advantage[0]), " ", h("span", { class: "ci" }, "[" + fmt(c.advantage[1]) + ", " + fmt(c.advantage[2]) + "]")),
+      h("td", { class: "num" }, fmt(c.blue_win_rate[0]), " ", h("span", { class: "ci" }, "[" + fmt(c.blue_win_rate[1]) + ", " + fmt(c.blue_win_rate[2]) + "]")))))));
+  const chosen = a.conditions.find((c) => c.condition === cond) || a.conditions[0];
+  if (chosen) {
+    const flipped = chosen.scenarios.filter((x) => x.flipped);
+    const row = (x) => h("tr", { "data-testid": "compare-row" }, h("td", {}, link("#/pair/" + x.a + "/" + x.b, x.scenario_id)), h("td", { class: "num" }, fmt(x.diff)),
+      h("td", { class: "num" }, fmt(x.advantage_a)), h("td", { class: "num" }, fmt(x.advantage_b)), h("td", {}, x.flipped ? "flipped" : ""));
+    const head = h("thead", {}, h("tr", {}, ["scenario", "Δ advantage", "advantage A", "advantage B", ""].map((k) => h("th", {}, k))));
+    parts.push(h("h2", {}, chosen.condition + ": scenarios by the size of the difference"),
+      h("table", { "data-testid": "compare-scenarios" }, head, h("tbody", {}, chosen.scenarios.map(row))),
+      h("h3", {}, "Flipped (BLUE ahead in one run, behind in the other): " + flipped.length),
+      h("table", {}, head.cloneNode(true), h("tbody", {}, flipped.map(row))));
+  }
+  return parts;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Routing.
+
+async function route() {
+  const main = document.getElementById("main");
+  const o = DATA.overview;
+  if (!o) return;
+  document.getElementById("runname").textContent = o.run.dir;
+  const nav = document.getElementById("nav");
+  nav.replaceChildren(link("#/", "overview"), o.against ? link("#/compare", "comparison") : null);
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  untip();
+  try {
+    if (parts[0] === "cell") main.replaceChildren(...cell_view(o, parts[1], parts[2]));
+    else if (parts[0] === "scenario" || (parts[0] === "b" && parts[1] === "scenario")) {
+      const b = parts[0] === "b";
+      const i = Number(b ? parts[2] : parts[1]);
+      const d = await load((b ? "b/" : "") + "s/" + i);
+      scenario_view(main, d, o, b ? "b/" : "");
+    } else if (parts[0] === "compare") main.replaceChildren(...compare_view(o, parts[1]));
+    else if (parts[0] === "pair") {
+      const [da, db] = await Promise.all([load("s/" + Number(parts[1])), load("b/s/" + Number(parts[2]))]);
+      const left = h("div", { class: "pane", "data-testid": "pair-a" }), right = h("div", { class: "pane", "data-testid": "pair-b" });
+      scenario_view(left, da, o, "");
+      scenario_view(right, db, o, "b/");
+      main.replaceChildren(h("p", {}, link("#/compare", "← comparison")), h("div", { class: "grid" },
+        h("div", {}, h("h2", {}, o.run.dir), left), h("div", {}, h("h2", {}, o.against.run.dir), right)));
+    } else main.replaceChildren(...overview(o));
+  } catch (e) {
+    main.replaceChildren(h("p", { class: "failed" }, "This page cannot be shown: " + e.message));
+  }
+  document.body.setAttribute("data-ready", location.hash || "#/");
+}
+
+window.addEventListener("hashchange", route);
+const ready = setInterval(() => { if (DATA.overview) { clearInterval(ready); route(); } }, 10);

@@ -1,0 +1,303 @@
+#include "advplan/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/io/embedded_files.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/run/played_plans.hpp"
+#include "advplan/run/summaries.hpp"
+#include "advplan/run/trace_schema.hpp"
+#include "advplan/stats/statistics.hpp"
+
+namespace advplan::report {
+namespace {
+namespace fs = std::filesystem;
+using io::CsvTable;
+using json = nlohmann::json;
+
+/// A JSON value as the argument of a data file's call: ASCII only (no U+2028 line terminator can end a string
+/// early), invalid UTF-8 replaced.
+std::string data_call(const std::string& key, const json& value) {
+  return fmt::format("ADVPLAN_DATA({}, {});\n", json(key).dump(), value.dump(-1, ' ', true, json::error_handler_t::replace));
+}
+
+/// A number cell as JSON: null when empty.
+json cell(const std::string& s) {
+  if (s.empty()) return nullptr;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return s;
+  return v;
+}
+
+/// A CSV row as an object, numbers as numbers.
+json row_object(const CsvTable& t, std::size_t i) {
+  json o = json::object();
+  for (std::size_t c = 0; c < t.header().size(); ++c) o[t.header()[c]] = cell(t.rows()[i][c]);
+  return o;
+}
+
+/// The JSON-lines file at `path` as parsed lines, bounded: the file at most io::kMaxListBytes, each line nested at
+/// most 64 levels. Lines that are not objects are refused, naming the line. Nothing when the file is absent.
+std::vector<json> read_jsonl(const fs::path& path) {
+  std::vector<json> out;
+  if (!fs::is_regular_file(path)) return out;
+  const std::string text = io::read_text_file(path.string(), io::kMaxListBytes);
+  std::size_t pos = 0, line = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    ++line;
+    const std::string_view s(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (s.empty()) continue;
+    json j;
+    const std::string why = untrusted::parse_json_bounded(s, j);
+    if (!why.empty() || !j.is_object())
+      throw CsvError(fmt::format("{}: line {}: {}", path.string(), line, why.empty() ? "not a JSON object" : why));
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json metadata_of(const fs::path& dir) {
+  const fs::path p = dir / io::kMetadataFile;
+  if (!fs::is_regular_file(p)) throw IoError(fmt::format("{}: missing, so {} is not a run", p.string(), dir.string()));
+  json j;
+  const std::string why = untrusted::parse_json_bounded(io::read_text_file(p.string(), io::kMaxDocumentBytes), j);
+  if (!why.empty() || !j.is_object())
+    throw CsvError(fmt::format("{}: {}", p.string(), why.empty() ? "not a JSON object" : why));
+  return j;
+}
+
+/// Everything the site shows of one run.
+struct RunData {
+  json overview;
+  std::vector<std::pair<std::string, std::string>> scenario_files;  ///< (data/[b/]s/<i>.js, content)
+  CsvTable per;     ///< per_scenario.csv, sample means when sampled
+  std::map<std::string, std::size_t> index;  ///< scenario id -> its row in scenarios.csv
+};
+
+RunData read_run_data(const ReportRun& run, const std::string& prefix) {
+  const fs::path dir(run.dir);
+  io::verify_run_directory(run.dir);  // one complete run, matching its MANIFEST
+  RunData d;
+  const json meta = metadata_of(dir);
+  const CsvTable scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
+  CsvTable per = schema::read_per_scenario((dir / "per_scenario.csv").string());
+  if (per.size() > kMaxReportRows)
+    throw CsvError(fmt::format("{}: {} rows, more than the {} a report bundles", (dir / "per_scenario.csv").string(),
+                               per.size(), kMaxReportRows));
+  const CsvTable boot = CsvTable::read((dir / "bootstrap_summary.csv").string(), schema::bootstrap_summary());
+  for (std::size_t i = 0; i < scenarios.size(); ++i) d.index.emplace(scenarios.at(i, "scenario_id"), i);
+
+  json& o = d.overview;
+  o["run"] = {{"dir", fs::path(run.dir).filename().string()},
+              {"name", run.cfg ? run.cfg->name : std::string()},
+              {"config_source", meta.value("config_source", "")},
+              {"config_text", meta.value("config_text", "")},
+              {"seed", meta.contains("seed") ? meta["seed"] : json()},
+              {"command", meta.value("command", "run")},
+              {"version", meta.value("version", "")},
+              {"commit", meta.value("git_commit", "")},
+              {"manifest", fmt::format("checked: {} files match the MANIFEST", io::list_run_files(run.dir).size())},
+              {"scenarios", scenarios.size()},
+              {"rows", per.size()},
+              {"samples", run.cfg ? run.cfg->samples : 1},
+              {"summary_method", meta.value("summary_method", "")}};
+  o["conditions"] = meta.contains("conditions") ? meta["conditions"] : json::array();
+  o["metrics"] = schema::summarised_metrics();
+  json summary = json::object();
+  for (std::size_t i = 0; i < boot.size(); ++i) {
+    if (boot.at(i, "scope") != "all") continue;
+    summary[boot.at(i, "condition")][boot.at(i, "metric")] = {cell(boot.at(i, "n")), cell(boot.at(i, "mean")),
+                                                               cell(boot.at(i, "ci_lo")), cell(boot.at(i, "ci_hi"))};
+  }
+  o["summary"] = std::move(summary);
+  if (fs::is_regular_file(dir / "budget_curve.csv")) {
+    const CsvTable b = CsvTable::read((dir / "budget_curve.csv").string(), schema::budget_curve());
+    json curve = json::array();
+    for (std::size_t i = 0; i < b.size(); ++i) curve.push_back(row_object(b, i));
+    o["budget_curve"] = std::move(curve);
+  }
+  // The rows, column-major names once: scenario index, then the per_scenario columns.
+  json cols = json::array({"scenario"});
+  for (const auto& h : per.header()) cols.push_back(h);
+  json rows = json::array();
+  const std::size_t cs = per.col("scenario_id");
+  std::map<std::size_t, std::vector<std::size_t>> rows_of;  // scenario index -> its rows
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const auto it = d.index.find(per.rows()[i][cs]);
+    if (it == d.index.end())
+      throw CsvError(fmt::format("{}: line {}: scenario {} is not in scenarios.csv", per.source(), i + 2,
+                                 untrusted::excerpt(per.rows()[i][cs], 60)));
+    json r = json::array({it->second});
+    for (const auto& v : per.rows()[i]) r.push_back(cell(v));
+    rows.push_back(std::move(r));
+    rows_of[it->second].push_back(i);
+  }
+  o["rows"] = {{"columns", std::move(cols)}, {"data", std::move(rows)}};
+  json sc_list = json::array();
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    sc_list.push_back({scenarios.at(i, "scenario_id"), scenarios.at(i, "template"), scenarios.at(i, "terrain_family"),
+                       scenarios.at(i, "framing")});
+  o["scenarios"] = std::move(sc_list);
+
+  // Per scenario: what the run recorded of it, bucketed by its row in scenarios.csv.
+  std::vector<json> per_scenario(scenarios.size(), json::object());
+  auto bucket = [&](const std::string& id) -> json* {
+    const auto it = d.index.find(id);
+    return it == d.index.end() ? nullptr : &per_scenario[it->second];
+  };
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    json& s = per_scenario[i];
+    s["row"] = row_object(scenarios, i);
+    s["rows"] = json::array();
+    for (std::size_t r : rows_of[i]) s["rows"].push_back(row_object(per, r));
+    for (const char* k : {"candidates", "plans", "transcripts", "verdicts", "council"}) s[k] = json::array();
+  }
+  {
+    const CsvTable cand = CsvTable::read((dir / "candidates.csv").string());
+    schema::check_ranges(cand, schema::candidates_ranges());
+    for (std::size_t i = 0; i < cand.size(); ++i)
+      if (json* s = bucket(cand.at(i, "scenario_id"))) (*s)["candidates"].push_back(row_object(cand, i));
+  }
+  if (fs::is_regular_file(dir / "plans.jsonl"))
+    for (const PlayedPlan& p : read_played_plans((dir / "plans.jsonl").string()))
+      if (json* s = bucket(p.scenario_id))
+        (*s)["plans"].push_back({{"condition", p.condition},
+                                 {"sample", p.sample},
+                                 {"side", std::string(to_string(p.side))},
+                                 {"policy", p.policy},
+                                 {"plan", p.plan ? to_json(*p.plan) : json()},
+                                 {"failure", p.failure}});
+  for (json& t : read_jsonl(dir / "transcripts.jsonl"))
+    if (t.contains("scenario_id") && t["scenario_id"].is_string())
+      if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
+  for (json& t : read_jsonl(dir / "rubric" / "transcripts.jsonl"))
+    if (t.contains("scenario_id") && t["scenario_id"].is_string())
+      if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
+  for (json& v : read_jsonl(dir / "rubric" / "verdicts.jsonl"))
+    if (v.contains("case_id") && v["case_id"].is_string())
+      if (json* s = bucket(v["case_id"].get<std::string>())) (*s)["verdicts"].push_back(std::move(v));
+  if (fs::is_regular_file(dir / "council_trace.csv")) {
+    const CsvTable c = CsvTable::read((dir / "council_trace.csv").string());
+    if (c.has_col("scenario_id"))
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (json* s = bucket(c.at(i, "scenario_id"))) (*s)["council"].push_back(row_object(c, i));
+  }
+  // The scenario itself (assets, roles, terrain) from the config the run recorded: generation is a function of
+  // the config and the seed, as the run made it.
+  std::map<std::string, Scenario> made;
+  if (run.cfg)
+    for (Scenario& sc : generate_corpus(*run.cfg)) made.emplace(sc.id, std::move(sc));
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const std::string& id = scenarios.at(i, "scenario_id");
+    json& s = per_scenario[i];
+    const auto it = made.find(id);
+    s["scenario"] = it == made.end() ? json() : to_json(it->second, ScenarioJson::without_seed_plans);
+    // Its map (terrain: geo): maps/<id>.geojson, a file the MANIFEST covers; an id that is not a plain file name
+    // names no map.
+    s["map"] = nullptr;
+    if (untrusted::safe_path_component(id) == id) {
+      const fs::path m = dir / "maps" / (id + ".geojson");
+      if (fs::is_regular_file(m)) {
+        json g;
+        if (untrusted::parse_json_bounded(io::read_text_file(m.string(), io::kMaxDocumentBytes), g).empty() &&
+            g.is_object())
+          s["map"] = std::move(g);
+      }
+    }
+    d.scenario_files.emplace_back(fmt::format("data/{}s/{}.js", prefix, i),
+                                  data_call(fmt::format("{}s/{}", prefix, i), s));
+  }
+  d.per = per.has_col("sample") ? sample_means(per) : std::move(per);
+  return d;
+}
+
+/// Paired differences A - B per condition both runs have, over their shared scenarios (advantage and BLUE win
+/// rate), each with a percentile bootstrap interval, and the scenarios by the size of the difference.
+json comparison(const RunData& a, const RunData& b, const BootstrapSettings& bs) {
+  json out = json::array();
+  const CsvTable ok_a = ok_rows(a.per), ok_b = ok_rows(b.per);
+  for (const std::string& cond : distinct_values(ok_a, "condition")) {
+    std::map<std::string, std::pair<double, double>> va, vb;  // scenario -> (advantage, win rate)
+    for (std::size_t i = 0; i < ok_a.size(); ++i)
+      if (ok_a.at(i, "condition") == cond)
+        va[ok_a.at(i, "scenario_id")] = {ok_a.real(i, "advantage"), ok_a.real(i, "blue_win_rate")};
+    for (std::size_t i = 0; i < ok_b.size(); ++i)
+      if (ok_b.at(i, "condition") == cond)
+        vb[ok_b.at(i, "scenario_id")] = {ok_b.real(i, "advantage"), ok_b.real(i, "blue_win_rate")};
+    std::vector<double> d_adv, d_win;
+    json list = json::array();
+    for (const auto& [id, x] : va) {
+      const auto it = vb.find(id);
+      if (it == vb.end()) continue;
+      const double da = x.first - it->second.first, dw = x.second - it->second.second;
+      d_adv.push_back(da);
+      d_win.push_back(dw);
+      const bool flipped = (x.first > 0.5) != (it->second.first > 0.5);
+      list.push_back({{"scenario_id", id}, {"a", a.index.at(id)}, {"b", b.index.at(id)}, {"advantage_a", x.first},
+                      {"advantage_b", it->second.first}, {"diff", da}, {"win_diff", dw}, {"flipped", flipped}});
+    }
+    if (d_adv.empty()) continue;
+    // Largest |difference| first; ties by scenario id, so the order is the same every time.
+    std::stable_sort(list.begin(), list.end(), [](const json& x, const json& y) {
+      return std::abs(x["diff"].get<double>()) > std::abs(y["diff"].get<double>());
+    });
+    const Interval ia = bootstrap_mean(d_adv, bs.resamples, bs.seed, "report-against|" + cond + "|advantage");
+    const Interval iw = bootstrap_mean(d_win, bs.resamples, bs.seed, "report-against|" + cond + "|blue_win_rate");
+    out.push_back({{"condition", cond},
+                   {"n", ia.n},
+                   {"advantage", {ia.mean, ia.lo, ia.hi}},
+                   {"blue_win_rate", {iw.mean, iw.lo, iw.hi}},
+                   {"scenarios", std::move(list)}});
+  }
+  return out;
+}
+
+std::string asset(std::string_view name) {
+  const auto text = io::embedded_file(name);
+  if (!text) throw Error(fmt::format("report: the asset {} is not compiled in", name));
+  return std::string(*text);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& run, const ReportRun* against) {
+  RunData a = read_run_data(run, "");
+  std::vector<std::pair<std::string, std::string>> files;
+  if (against) {
+    RunData b = read_run_data(*against, "b/");
+    const BootstrapSettings bs = recorded_bootstrap(
+        CsvTable::read((fs::path(run.dir) / "bootstrap_summary.csv").string(), schema::bootstrap_summary()));
+    a.overview["against"] = {{"run", b.overview["run"]}, {"conditions", comparison(a, b, bs)},
+                             {"scenarios", b.overview["scenarios"]}};
+    files.insert(files.end(), std::make_move_iterator(b.scenario_files.begin()),
+                 std::make_move_iterator(b.scenario_files.end()));
+  }
+  files.emplace_back("index.html", asset("src/report/assets/index.html"));
+  files.emplace_back("app.js", asset("src/report/assets/app.js"));
+  files.emplace_back("style.css", asset("src/report/assets/style.css"));
+  files.emplace_back("vendor/d3.min.js", asset("vendor/d3.min.js"));
+  files.emplace_back("vendor/leaflet.js", asset("vendor/leaflet.js"));
+  files.emplace_back("vendor/leaflet.css", asset("vendor/leaflet.css"));
+  files.emplace_back("data/overview.js", data_call("overview", a.overview));
+  files.insert(files.end(), std::make_move_iterator(a.scenario_files.begin()),
+               std::make_move_iterator(a.scenario_files.end()));
+  return files;
+}
+
+}  // namespace advplan::report

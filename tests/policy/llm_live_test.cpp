@@ -497,6 +497,18 @@ TEST_F(LlmLiveTest, BadTokenCountsAreNotReportedOrSaturate) {
   EXPECT_EQ(res.stats.completion_tokens, std::numeric_limits<int>::max());
 }
 
+/// A run into `out` at two threads with a checkpoint after every scenario, so a limit can stop it between any two.
+RunOptions checkpointed_options(const std::string& out, RunObservers observers) {
+  RunOptions opts;
+  opts.out_dir = out;
+  opts.threads = 2;
+  opts.progress = false;
+  opts.studies = false;
+  opts.checkpoint_every = 1;
+  opts.observers = std::move(observers);
+  return opts;
+}
+
 // --max-tokens stops a run after the scenario whose calls pass the limit, resumably; the resumed run ends in the
 // bytes of a run without a limit, and run_metadata.json prices the calls (docs/LLM.md "Costs and limits").
 TEST_F(LlmLiveTest, AMaxTokensStopResumesToTheBytesOfAnUnlimitedRun) {
@@ -505,16 +517,7 @@ TEST_F(LlmLiveTest, AMaxTokensStopResumesToTheBytesOfAnUnlimitedRun) {
   cfg_.llm.prices["valid"] = {2.0, 8.0};
   const RunPlan plan = prepare_run(cfg_, {{"llm_live", "seed", "llm_live", "main"}});
   advplan::testing::TempDir dir("llm-limits");
-  auto options = [&](const std::string& out) {
-    RunOptions opts;
-    opts.out_dir = dir / out;
-    opts.threads = 2;
-    opts.progress = false;
-    opts.studies = false;
-    opts.checkpoint_every = 1;
-    opts.observers = standard_observers(false);
-    return opts;
-  };
+  auto options = [&](const std::string& out) { return checkpointed_options(dir / out, standard_observers(false)); };
   const RunSummary full = run_experiment(plan, options("full"));
   ASSERT_EQ(full.failed_rows, 0u);
   ASSERT_EQ(full.usage.size(), 1u);
@@ -554,14 +557,7 @@ TEST_F(LlmLiveTest, AResumedRunGradesTheEarlierExternalPlansFromPlansJsonl) {
   const RunPlan plan = prepare_run(cfg_, {{"llm_blue", "llm:valid", "single", "main"}});
   advplan::testing::TempDir dir("llm-resume-rubric");
   auto options = [&](const std::string& out) {
-    RunOptions opts;
-    opts.out_dir = dir / out;
-    opts.threads = 2;
-    opts.progress = false;
-    opts.studies = false;
-    opts.checkpoint_every = 1;
-    opts.observers = standard_observers(false, true);
-    return opts;
+    return checkpointed_options(dir / out, standard_observers(false, true));
   };
   const RunSummary full = run_experiment(plan, options("full"));
   ASSERT_EQ(full.failed_rows, 0u);

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_frontier_command(app, run);
   advplan::cli::add_metagame_command(app, run);
   advplan::cli::add_report_command(app, run);
+  advplan::cli::add_view_command(app, run);
   advplan::cli::add_geo_commands(app, run);
   advplan::cli::add_check_command(app, run);
   std::vector<std::string> plugins = advplan::io::plugins_from_env();

@@ -1,5 +1,7 @@
 #include "advplan/report/report.hpp"
 
+#include "report/site.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,7 +24,7 @@
 #include "advplan/stats/statistics.hpp"
 
 namespace advplan::report {
-namespace {
+namespace site {
 namespace fs = std::filesystem;
 using io::CsvTable;
 using json = nlohmann::json;
@@ -82,6 +84,79 @@ json metadata_of(const fs::path& dir) {
   return j;
 }
 
+json plan_entry(const PlayedPlan& p) {
+  return {{"condition", p.condition},
+          {"sample", p.sample},
+          {"side", std::string(to_string(p.side))},
+          {"policy", p.policy},
+          {"plan", p.plan ? to_json(*p.plan) : json()},
+          {"failure", p.failure}};
+}
+
+void finish_scenario(json& s, const std::string& id, const Scenario* sc, const fs::path& dir) {
+  s["scenario"] = sc ? to_json(*sc, ScenarioJson::without_seed_plans) : json();
+  // Its map (terrain: geo): maps/<id>.geojson, a file the MANIFEST covers; an id that is not a plain file name
+  // names no map.
+  s["map"] = nullptr;
+  if (untrusted::safe_path_component(id) == id) {
+    const fs::path m = dir / "maps" / (id + ".geojson");
+    if (fs::is_regular_file(m)) {
+      json g;
+      if (untrusted::parse_json_bounded(io::read_text_file(m.string(), io::kMaxDocumentBytes), g).empty() &&
+          g.is_object())
+        s["map"] = std::move(g);
+    }
+  }
+}
+
+json overview_head(const ReportRun& run, const json& meta, const CsvTable& scenarios, const CsvTable& boot,
+                   std::size_t rows) {
+  const fs::path dir(run.dir);
+  json o;
+  o["run"] = {{"dir", fs::path(run.dir).filename().string()},
+              {"name", run.cfg ? run.cfg->name : std::string()},
+              {"config_source", meta.value("config_source", "")},
+              {"config_text", meta.value("config_text", "")},
+              {"seed", meta.contains("seed") ? meta["seed"] : json()},
+              {"command", meta.value("command", "run")},
+              {"version", meta.value("version", "")},
+              {"commit", meta.value("git_commit", "")},
+              {"manifest", fmt::format("checked: {} files match the MANIFEST", io::list_run_files(run.dir).size())},
+              {"scenarios", scenarios.size()},
+              {"rows", rows},
+              {"samples", run.cfg ? run.cfg->samples : 1},
+              {"summary_method", meta.value("summary_method", "")}};
+  o["conditions"] = meta.contains("conditions") ? meta["conditions"] : json::array();
+  o["metrics"] = schema::summarised_metrics();
+  json summary = json::object();
+  for (std::size_t i = 0; i < boot.size(); ++i) {
+    if (boot.at(i, "scope") != "all") continue;
+    summary[boot.at(i, "condition")][boot.at(i, "metric")] = {cell(boot.at(i, "n")), cell(boot.at(i, "mean")),
+                                                               cell(boot.at(i, "ci_lo")), cell(boot.at(i, "ci_hi"))};
+  }
+  o["summary"] = std::move(summary);
+  if (fs::is_regular_file(dir / "budget_curve.csv")) {
+    const CsvTable b = CsvTable::read((dir / "budget_curve.csv").string(), schema::budget_curve());
+    json curve = json::array();
+    for (std::size_t i = 0; i < b.size(); ++i) curve.push_back(row_object(b, i));
+    o["budget_curve"] = std::move(curve);
+  }
+  json sc_list = json::array();
+  for (std::size_t i = 0; i < scenarios.size(); ++i)
+    sc_list.push_back({scenarios.at(i, "scenario_id"), scenarios.at(i, "template"), scenarios.at(i, "terrain_family"),
+                       scenarios.at(i, "framing")});
+  o["scenarios"] = std::move(sc_list);
+  return o;
+}
+
+}  // namespace site
+
+namespace {
+using namespace site;
+namespace fs = std::filesystem;
+using io::CsvTable;
+using json = nlohmann::json;
+
 /// Everything the site shows of one run.
 struct RunData {
   json overview;
@@ -103,35 +178,8 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   const CsvTable boot = CsvTable::read((dir / "bootstrap_summary.csv").string(), schema::bootstrap_summary());
   for (std::size_t i = 0; i < scenarios.size(); ++i) d.index.emplace(scenarios.at(i, "scenario_id"), i);
 
+  d.overview = overview_head(run, meta, scenarios, boot, per.size());
   json& o = d.overview;
-  o["run"] = {{"dir", fs::path(run.dir).filename().string()},
-              {"name", run.cfg ? run.cfg->name : std::string()},
-              {"config_source", meta.value("config_source", "")},
-              {"config_text", meta.value("config_text", "")},
-              {"seed", meta.contains("seed") ? meta["seed"] : json()},
-              {"command", meta.value("command", "run")},
-              {"version", meta.value("version", "")},
-              {"commit", meta.value("git_commit", "")},
-              {"manifest", fmt::format("checked: {} files match the MANIFEST", io::list_run_files(run.dir).size())},
-              {"scenarios", scenarios.size()},
-              {"rows", per.size()},
-              {"samples", run.cfg ? run.cfg->samples : 1},
-              {"summary_method", meta.value("summary_method", "")}};
-  o["conditions"] = meta.contains("conditions") ? meta["conditions"] : json::array();
-  o["metrics"] = schema::summarised_metrics();
-  json summary = json::object();
-  for (std::size_t i = 0; i < boot.size(); ++i) {
-    if (boot.at(i, "scope") != "all") continue;
-    summary[boot.at(i, "condition")][boot.at(i, "metric")] = {cell(boot.at(i, "n")), cell(boot.at(i, "mean")),
-                                                               cell(boot.at(i, "ci_lo")), cell(boot.at(i, "ci_hi"))};
-  }
-  o["summary"] = std::move(summary);
-  if (fs::is_regular_file(dir / "budget_curve.csv")) {
-    const CsvTable b = CsvTable::read((dir / "budget_curve.csv").string(), schema::budget_curve());
-    json curve = json::array();
-    for (std::size_t i = 0; i < b.size(); ++i) curve.push_back(row_object(b, i));
-    o["budget_curve"] = std::move(curve);
-  }
   // The rows, column-major names once: scenario index, then the per_scenario columns.
   json cols = json::array({"scenario"});
   for (const auto& h : per.header()) cols.push_back(h);
@@ -149,11 +197,6 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
     rows_of[it->second].push_back(i);
   }
   o["rows"] = {{"columns", std::move(cols)}, {"data", std::move(rows)}};
-  json sc_list = json::array();
-  for (std::size_t i = 0; i < scenarios.size(); ++i)
-    sc_list.push_back({scenarios.at(i, "scenario_id"), scenarios.at(i, "template"), scenarios.at(i, "terrain_family"),
-                       scenarios.at(i, "framing")});
-  o["scenarios"] = std::move(sc_list);
 
   // Per scenario: what the run recorded of it, bucketed by its row in scenarios.csv.
   std::vector<json> per_scenario(scenarios.size(), json::object());
@@ -176,13 +219,7 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   }
   if (fs::is_regular_file(dir / "plans.jsonl"))
     for (const PlayedPlan& p : read_played_plans((dir / "plans.jsonl").string()))
-      if (json* s = bucket(p.scenario_id))
-        (*s)["plans"].push_back({{"condition", p.condition},
-                                 {"sample", p.sample},
-                                 {"side", std::string(to_string(p.side))},
-                                 {"policy", p.policy},
-                                 {"plan", p.plan ? to_json(*p.plan) : json()},
-                                 {"failure", p.failure}});
+      if (json* s = bucket(p.scenario_id)) (*s)["plans"].push_back(plan_entry(p));
   for (json& t : read_jsonl(dir / "transcripts.jsonl"))
     if (t.contains("scenario_id") && t["scenario_id"].is_string())
       if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
@@ -205,23 +242,10 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
     for (Scenario& sc : generate_corpus(*run.cfg)) made.emplace(sc.id, std::move(sc));
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const std::string& id = scenarios.at(i, "scenario_id");
-    json& s = per_scenario[i];
     const auto it = made.find(id);
-    s["scenario"] = it == made.end() ? json() : to_json(it->second, ScenarioJson::without_seed_plans);
-    // Its map (terrain: geo): maps/<id>.geojson, a file the MANIFEST covers; an id that is not a plain file name
-    // names no map.
-    s["map"] = nullptr;
-    if (untrusted::safe_path_component(id) == id) {
-      const fs::path m = dir / "maps" / (id + ".geojson");
-      if (fs::is_regular_file(m)) {
-        json g;
-        if (untrusted::parse_json_bounded(io::read_text_file(m.string(), io::kMaxDocumentBytes), g).empty() &&
-            g.is_object())
-          s["map"] = std::move(g);
-      }
-    }
+    finish_scenario(per_scenario[i], id, it == made.end() ? nullptr : &it->second, dir);
     d.scenario_files.emplace_back(fmt::format("data/{}s/{}.js", prefix, i),
-                                  data_call(fmt::format("{}s/{}", prefix, i), s));
+                                  data_call(fmt::format("{}s/{}", prefix, i), per_scenario[i]));
   }
   d.per = per.has_col("sample") ? sample_means(per) : std::move(per);
   return d;

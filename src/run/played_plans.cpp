@@ -58,9 +58,12 @@ PlayedPlan read_line(std::string_view line, const std::string& where) {
 }  // namespace
 
 std::vector<PlayedPlan> read_played_plans(const std::string& path) {
-  const std::string text = io::read_text_file(path, io::kMaxListBytes);
+  return parse_played_plans(io::read_text_file(path, io::kMaxListBytes), path, 0);
+}
+
+std::vector<PlayedPlan> parse_played_plans(std::string_view text, const std::string& path, std::size_t first_line) {
   std::vector<PlayedPlan> out;
-  std::size_t pos = 0, line_no = 0;
+  std::size_t pos = 0, line_no = first_line;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();

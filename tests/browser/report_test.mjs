@@ -12,7 +12,7 @@ import path from "node:path";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require("playwright-core");
-const [site, runA, runB, shot] = process.argv.slice(2);
+const [site, runA, runB, shot, served] = process.argv.slice(2);
 const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); };
 
@@ -49,17 +49,18 @@ for (const r of perA)
 
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "advplan-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
+  // offline blocks loopback too; with a served URL the route below is what keeps every other request off the network
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-dev-shm-usage"],
-  offline: true,
+  offline: !served,
   viewport: { width: 1400, height: 1000 },
 });
 let blocked = 0;
 const blockedUrls = [];
 await browser.route("**/*", (route) => {
   const url = route.request().url();
-  if (url.startsWith("file://")) return route.continue();
+  if (url.startsWith("file://") || (served && url.startsWith(served))) return route.continue();
   ++blocked;
   blockedUrls.push(url);
   return route.abort();
@@ -105,6 +106,16 @@ try {
   await page.locator('[data-testid="condition-greedy@8"]').scrollIntoViewIfNeeded();
   await page.evaluate(() => window.scrollBy(0, -60));
   await page.screenshot({ path: shot, fullPage: false });
+  // The same pages served by `advplan view` (127.0.0.1 only): the cell's rows come page by page.
+  if (served) {
+    await page.goto(served + "#/cell/" + encodeURIComponent("greedy@8") + "/advantage");
+    await page.waitForSelector('[data-testid="pager"]');
+    await page.waitForSelector('[data-testid="cell-rows"]');
+    const servedRows = await page.$$eval('[data-testid="scenario-link"]', (as) => as.map((a) => a.textContent));
+    check(servedRows.length === listed.length, `the served cell lists the same scenarios (${servedRows.length})`);
+    await page.click('[data-testid="scenario-link"] >> nth=0');
+    await page.waitForSelector(`${card} [data-testid="plan-BLUE"] [data-action]`);
+  }
 } catch (e) {
   failures.push("the page did not behave: " + e.message);
 } finally {

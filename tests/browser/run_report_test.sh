@@ -18,4 +18,15 @@ sed -e "s|^seed: 20240601|seed: 99|" "$cfg" > "$work/small-b.yaml"
 "$bin" run "$cfg" --out "$work/a" --progress none
 "$bin" run "$work/small-b.yaml" --out "$work/b" --progress none
 "$bin" report "$work/a" --against "$work/b" --out "$work/site"
-NODE_PATH="$modules" node "$src/tests/browser/report_test.mjs" "$work/site" "$work/a" "$work/b" "$work/report.png"
+# `advplan view` of the first run on a free port, for the served half of the test.
+"$bin" view "$work/a" --port 0 2> "$work/view.log" &
+view_pid=$!
+trap 'kill $view_pid 2>/dev/null || true' EXIT
+url=""
+for _ in $(seq 1 100); do
+  url="$(grep -o 'http://127.0.0.1:[0-9]*/' "$work/view.log" || true)"
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "advplan view did not start: $(cat "$work/view.log")" >&2; exit 1; }
+NODE_PATH="$modules" node "$src/tests/browser/report_test.mjs" "$work/site" "$work/a" "$work/b" "$work/report.png" "$url"

@@ -4,7 +4,10 @@
 // libraries (d3 and Leaflet from Debian, compiled into the binary); data/ holds the run's numbers as script files
 // (data/overview.js, one data/s/<i>.js per scenario), loaded by <script> tags so that the site opens from file://
 // with nothing fetched from anywhere.
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,32 @@ struct ReportRun {
 /// data/s/<i>.js per scenario (i: the scenario's row in scenarios.csv); with `against`, its scenarios too under
 /// data/b/ and the paired differences in data/overview.js. Throws IoError / CsvError naming a file of the run.
 std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& run, const ReportRun* against);
+
+/// `advplan view` (docs/REPORT.md "Serving a large run"): the report's pages for a run too large to bundle, answered
+/// one request at a time from an index of where each scenario's records lie in the run's files (byte offsets,
+/// built in one streamed pass), so memory grows with the number of scenarios by a few offsets each, never with
+/// the traces. The overview holds no rows; they come page by page (`data/rows/<p>.js`, kViewPage scenarios each),
+/// and a scenario's page (`data/s/<i>.js`) is the bytes the static report holds for it.
+class ViewSite {
+ public:
+  /// Checks the run against its MANIFEST and indexes it. Throws IoError / CsvError naming a file.
+  explicit ViewSite(const ReportRun& run);
+  ~ViewSite();
+  ViewSite(const ViewSite&) = delete;
+  ViewSite& operator=(const ViewSite&) = delete;
+  struct Response {
+    std::string content_type, body;
+  };
+  /// The answer to GET `path` ("/", "/app.js", "/data/overview.js", "/data/rows/0.js", "/data/s/3.js"), or
+  /// nullopt (404) for any other path. Callable from several threads at once.
+  std::optional<Response> get(std::string_view path) const;
+  std::size_t scenarios() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+inline constexpr std::size_t kViewPage = 200;
 
 /// The largest run a report bundles (scenarios x conditions rows of per_scenario.csv); above it the error names
 /// the limit. A site holds every row in its overview.

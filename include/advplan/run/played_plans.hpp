@@ -4,6 +4,7 @@
 // external policy again.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "advplan/core/plan.hpp"
@@ -25,5 +26,8 @@ struct PlayedPlan {
 /// plan's JSON nested at most untrusted::kMaxJsonDepth levels and holding at most untrusted::kMaxPlanActions
 /// actions. Throws IoError naming the file (and the line and field for a malformed line).
 std::vector<PlayedPlan> read_played_plans(const std::string& path);
+/// The same for lines of such a file already read (a block of it: `first_line` lines come before it); errors name
+/// `path` and the line.
+std::vector<PlayedPlan> parse_played_plans(std::string_view text, const std::string& path, std::size_t first_line);
 
 }  // namespace advplan

@@ -183,15 +183,36 @@ function overview(o) {
     const pts = o.budget_curve.map((b) => ({ x: b.k, y: b.advantage, lo: b.advantage_lo, hi: b.advantage_hi }));
     parts.push(h("h2", {}, "Response budget: BLUE advantage against greedy@k (Table 4)"), line_chart(pts, "k", "advantage"));
   }
-  parts.push(h("h2", {}, "Failed rows by cause"), failures_by_cause(rows_of(o)));
+  parts.push(h("h2", {}, "Failed rows by cause"), o.paged
+    ? h("p", { class: "muted" }, "Served page by page (advplan view): open a condition's cell for the failed rows of each page.")
+    : failures_by_cause(rows_of(o)));
   return parts;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // A table cell's scenarios.
 
+/// A cell's rows: all of them in a bundled report; page by page (kViewPage scenarios each) when served.
 function cell_view(o, cond, metric) {
-  const all = rows_of(o).filter((r) => r.condition === cond);
+  if (!o.paged) return cell_rows_view(o, cond, metric, rows_of(o).filter((r) => r.condition === cond), null);
+  const box = h("div", {}, h("p", {}, "Loading ..."));
+  let page = 0;
+  const show = async () => {
+    const d = await load("rows/" + page);
+    const cols = d.columns;
+    const rows = d.data.map((r) => { const x = {}; cols.forEach((c, i) => { x[c] = r[i]; }); return x; }).filter((r) => r.condition === cond);
+    const pager = h("div", { "data-testid": "pager" },
+      h("button", { onclick: () => { if (page > 0) { --page; show(); } }, disabled: page === 0 ? "disabled" : null }, "← previous"),
+      " page " + (page + 1) + " of " + o.paged.pages + " (scenarios " + (page * o.paged.page_size + 1) + "–" +
+        Math.min((page + 1) * o.paged.page_size, o.run.scenarios) + ") ",
+      h("button", { onclick: () => { if (page + 1 < o.paged.pages) { ++page; show(); } }, disabled: page + 1 >= o.paged.pages ? "disabled" : null }, "next →"));
+    box.replaceChildren(...cell_rows_view(o, cond, metric, rows, pager));
+  };
+  show();
+  return [box];
+}
+
+function cell_rows_view(o, cond, metric, all, pager) {
   const templates = [...new Set(all.map((r) => r.template))], terrains = [...new Set(all.map((r) => r.terrain_family))];
   const list = h("div");
   const sel = (name, values) => h("select", { name }, h("option", { value: "" }, "all " + name + "s"), values.map((v) => h("option", { value: v }, v)));
@@ -212,7 +233,7 @@ function cell_view(o, cond, metric) {
   };
   [ft, fr, fs].forEach((e) => e.addEventListener("change", draw));
   draw();
-  return [h("h1", {}, cond + " · " + metric), h("p", {}, link("#/", "← overview")), h("div", {}, "Filter: ", ft, fr, fs), list];
+  return [h("h1", {}, cond + " · " + metric), h("p", {}, link("#/", "← overview")), pager, h("div", {}, "Filter: ", ft, fr, fs), list];
 }
 
 // ---------------------------------------------------------------------------------------------------------

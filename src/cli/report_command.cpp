@@ -24,13 +24,14 @@ std::optional<ExperimentConfig> run_config(const std::string& dir) {
   if (!fs::is_regular_file(path)) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
   nlohmann::json meta;
   const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
-  if (!why.empty() || !meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
-    throw CsvError(fmt::format("{}: config_text: {}", path, why.empty() ? "missing" : why));
+  if (!why.empty()) throw CsvError(fmt::format("{}: {}", path, why));
+  if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
+    throw CsvError(fmt::format("{}: config_text: missing or not a text, so the run's config is unknown", path));
   try {
     return recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
   } catch (const Error& e) {
     fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); its scenarios are shown without "
-               "their assets\n", dir, e.what());
+               "their assets\n", untrusted::excerpt(dir, 200), untrusted::excerpt(e.what(), 300));
     return std::nullopt;
   }
 }

@@ -34,7 +34,7 @@ void add_view_command(CLI::App& app, Action& run) {
             cfg = recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
           } catch (const Error& e) {
             fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); scenarios are shown without "
-                       "their assets\n", *dir, e.what());
+                       "their assets\n", untrusted::excerpt(*dir, 200), untrusted::excerpt(e.what(), 300));
           }
         }
       }

@@ -214,6 +214,13 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
       std::filesystem::create_directory(at, ec);
       if (ec) throw IoError(fmt::format("{}: cannot create directory ({})", at.string(), ec.message()));
     }
+    // A file of a folder advplan writes is replaced only when it is a regular file: never written through a
+    // link, a FIFO or a device that a hostile folder planted there.
+    const auto st = std::filesystem::symlink_status(target, ec);
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      throw IoError(fmt::format("{}: exists and is not a regular file (a link, FIFO or device); advplan replaces only "
+                                "regular files in a folder it writes",
+                                target.string()));
     write_file_atomic(target.string(), content);
   }
 }

@@ -84,6 +84,24 @@ json metadata_of(const fs::path& dir) {
   return j;
 }
 
+/// A text field of run_metadata.json (outside the MANIFEST: anything else reads as "").
+std::string text_of(const json& meta, const char* key, const std::string& otherwise = "") {
+  return meta.contains(key) && meta[key].is_string() ? meta[key].get<std::string>() : otherwise;
+}
+
+/// dir/rel when it is a regular file reached through real folders only (no component a symbolic link: the MANIFEST
+/// check does not look into a linked folder), else nullopt.
+std::optional<fs::path> run_file(const fs::path& dir, const fs::path& rel) {
+  std::error_code ec;
+  fs::path at = dir;
+  for (const auto& part : rel) {
+    at /= part;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) return std::nullopt;
+  }
+  if (!fs::is_regular_file(fs::symlink_status(at, ec))) return std::nullopt;
+  return at;
+}
+
 json plan_entry(const PlayedPlan& p) {
   return {{"condition", p.condition},
           {"sample", p.sample},
@@ -98,15 +116,13 @@ void finish_scenario(json& s, const std::string& id, const Scenario* sc, const f
   // Its map (terrain: geo): maps/<id>.geojson, a file the MANIFEST covers; an id that is not a plain file name
   // names no map.
   s["map"] = nullptr;
-  if (untrusted::safe_path_component(id) == id) {
-    const fs::path m = dir / "maps" / (id + ".geojson");
-    if (fs::is_regular_file(m)) {
+  if (untrusted::safe_path_component(id) == id)
+    if (const auto m = run_file(dir, fs::path("maps") / (id + ".geojson"))) {
       json g;
-      if (untrusted::parse_json_bounded(io::read_text_file(m.string(), io::kMaxDocumentBytes), g).empty() &&
+      if (untrusted::parse_json_bounded(io::read_text_file(m->string(), io::kMaxDocumentBytes), g).empty() &&
           g.is_object())
         s["map"] = std::move(g);
     }
-  }
 }
 
 json overview_head(const ReportRun& run, const json& meta, const CsvTable& scenarios, const CsvTable& boot,
@@ -115,18 +131,18 @@ json overview_head(const ReportRun& run, const json& meta, const CsvTable& scena
   json o;
   o["run"] = {{"dir", fs::path(run.dir).filename().string()},
               {"name", run.cfg ? run.cfg->name : std::string()},
-              {"config_source", meta.value("config_source", "")},
-              {"config_text", meta.value("config_text", "")},
+              {"config_source", text_of(meta, "config_source")},
+              {"config_text", text_of(meta, "config_text")},
               {"seed", meta.contains("seed") ? meta["seed"] : json()},
-              {"command", meta.value("command", "run")},
-              {"version", meta.value("version", "")},
-              {"commit", meta.value("git_commit", "")},
+              {"command", text_of(meta, "command", "run")},
+              {"version", text_of(meta, "version")},
+              {"commit", text_of(meta, "git_commit")},
               {"manifest", fmt::format("checked: {} files match the MANIFEST", io::list_run_files(run.dir).size())},
               {"scenarios", scenarios.size()},
               {"rows", rows},
               {"samples", run.cfg ? run.cfg->samples : 1},
-              {"summary_method", meta.value("summary_method", "")}};
-  o["conditions"] = meta.contains("conditions") ? meta["conditions"] : json::array();
+              {"summary_method", text_of(meta, "summary_method")}};
+  o["conditions"] = meta.contains("conditions") && meta["conditions"].is_array() ? meta["conditions"] : json::array();
   o["metrics"] = schema::summarised_metrics();
   json summary = json::object();
   for (std::size_t i = 0; i < boot.size(); ++i) {
@@ -173,8 +189,8 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   const CsvTable scenarios = CsvTable::read((dir / "scenarios.csv").string(), schema::scenarios());
   CsvTable per = schema::read_per_scenario((dir / "per_scenario.csv").string());
   if (per.size() > kMaxReportRows)
-    throw CsvError(fmt::format("{}: {} rows, more than the {} a report bundles", (dir / "per_scenario.csv").string(),
-                               per.size(), kMaxReportRows));
+    throw CsvError(fmt::format("{}: {} rows, more than the {} a report bundles: serve it with advplan view",
+                               (dir / "per_scenario.csv").string(), per.size(), kMaxReportRows));
   const CsvTable boot = CsvTable::read((dir / "bootstrap_summary.csv").string(), schema::bootstrap_summary());
   for (std::size_t i = 0; i < scenarios.size(); ++i) d.index.emplace(scenarios.at(i, "scenario_id"), i);
 
@@ -223,9 +239,11 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   for (json& t : read_jsonl(dir / "transcripts.jsonl"))
     if (t.contains("scenario_id") && t["scenario_id"].is_string())
       if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
+  if (run_file(dir, "rubric/transcripts.jsonl"))
   for (json& t : read_jsonl(dir / "rubric" / "transcripts.jsonl"))
     if (t.contains("scenario_id") && t["scenario_id"].is_string())
       if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
+  if (run_file(dir, "rubric/verdicts.jsonl"))
   for (json& v : read_jsonl(dir / "rubric" / "verdicts.jsonl"))
     if (v.contains("case_id") && v["case_id"].is_string())
       if (json* s = bucket(v["case_id"].get<std::string>())) (*s)["verdicts"].push_back(std::move(v));
@@ -237,8 +255,10 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   }
   // The scenario itself (assets, roles, terrain) from the config the run recorded: generation is a function of
   // the config and the seed, as the run made it.
+  // Only when the recorded config's corpus is the run's size: run_metadata.json is outside the MANIFEST, and an
+  // edited one could ask for ten million scenarios.
   std::map<std::string, Scenario> made;
-  if (run.cfg)
+  if (run.cfg && corpus_size(*run.cfg) == scenarios.size())
     for (Scenario& sc : generate_corpus(*run.cfg)) made.emplace(sc.id, std::move(sc));
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const std::string& id = scenarios.at(i, "scenario_id");
@@ -305,8 +325,13 @@ std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& r
   std::vector<std::pair<std::string, std::string>> files;
   if (against) {
     RunData b = read_run_data(*against, "b/");
-    const BootstrapSettings bs = recorded_bootstrap(
-        CsvTable::read((fs::path(run.dir) / "bootstrap_summary.csv").string(), schema::bootstrap_summary()));
+    // B and the seed of RUN_DIR's summaries; a streamed run records no B (0), so its config's (within the config's
+    // bounds, whatever the metadata says).
+    const CsvTable boot =
+        CsvTable::read((fs::path(run.dir) / "bootstrap_summary.csv").string(), schema::bootstrap_summary());
+    BootstrapSettings bs{2000, 7};
+    if (run.cfg) bs = {run.cfg->bootstrap.resamples, run.cfg->bootstrap.seed};
+    if (boot.size() && boot.at(0, "resamples") != "0") bs = recorded_bootstrap(boot);
     a.overview["against"] = {{"run", b.overview["run"]}, {"conditions", comparison(a, b, bs)},
                              {"scenarios", b.overview["scenarios"]}};
     files.insert(files.end(), std::make_move_iterator(b.scenario_files.begin()),

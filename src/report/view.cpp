@@ -93,6 +93,13 @@ FileIndex index_file(const fs::path& dir, const std::string& file, const std::ma
   FileIndex ix;
   ix.path = dir / file;
   ix.range.assign(ids.size(), {0, 0});
+  // Through real folders only: the MANIFEST check does not look into a linked folder.
+  std::error_code ec;
+  fs::path at = dir;
+  for (const auto& part : fs::path(file)) {
+    at /= part;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) return ix;
+  }
   if (!fs::is_regular_file(ix.path)) return ix;
   ix.present = true;
   bool first = true;

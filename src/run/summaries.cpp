@@ -289,6 +289,8 @@ BootstrapSettings recorded_bootstrap(const CsvTable& b) {
                                b.source()));
   if (e1 != std::errc() || e2 != std::errc() || s.resamples < 1)
     throw CsvError(fmt::format("{}: line 2: resamples/seed are not integers", b.source()));
+  if (s.resamples > 1000000)  // the config's bound on bootstrap.resamples: a larger B is not a run's
+    throw CsvError(fmt::format("{}: line 2: resamples is {}, above the 1000000 a config allows", b.source(), s.resamples));
   return s;
 }
 

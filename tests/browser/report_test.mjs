@@ -106,6 +106,17 @@ try {
   await page.locator('[data-testid="condition-greedy@8"]').scrollIntoViewIfNeeded();
   await page.evaluate(() => window.scrollBy(0, -60));
   await page.screenshot({ path: shot, fullPage: false });
+  // A hostile run's map names are shown as text, never run (Leaflet takes a string tooltip as HTML).
+  if (process.env.HOSTILE_SITE) {
+    await page.goto("file://" + path.resolve(process.env.HOSTILE_SITE, "index.html") + "#/scenario/0");
+    await page.waitForSelector('[data-testid="map"] .leaflet-interactive', { timeout: 20000 });
+    // Every feature's tooltip opened, as hovering each would.
+    await page.evaluate(() => (window.ADVPLAN_MAPS || []).forEach((m) => m.eachLayer((l) => { if (l.getTooltip && l.getTooltip()) l.openTooltip(); })));
+    await page.waitForTimeout(300);
+    check((await page.title()) !== "PWNED", "a map name from a hostile run ran as script");
+    const tips = await page.$$eval(".leaflet-tooltip", (ts) => ts.map((t) => t.textContent));
+    check(tips.some((t) => t.includes("<img")), `the hostile name is shown as text (${tips.length} tooltips)`);
+  }
   // The same pages served by `advplan view` (127.0.0.1 only): the cell's rows come page by page.
   if (served) {
     await page.goto(served + "#/cell/" + encodeURIComponent("greedy@8") + "/advantage");

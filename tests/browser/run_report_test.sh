@@ -18,6 +18,32 @@ sed -e "s|^seed: 20240601|seed: 99|" "$cfg" > "$work/small-b.yaml"
 "$bin" run "$cfg" --out "$work/a" --progress none
 "$bin" run "$work/small-b.yaml" --out "$work/b" --progress none
 "$bin" report "$work/a" --against "$work/b" --out "$work/site"
+# A hostile run (the threat: a run mailed to you): a terrain: geo run whose map names are markup, with its MANIFEST
+# updated so that it checks out; its site must show the names as text and run none of them.
+sed -e "s|framing_mode: metadata|framing_mode: metadata\nterrain: geo|" -e "s|seeds: \[100, 102\]|seeds: [100, 100]|" "$cfg" > "$work/geo.yaml"
+"$bin" run "$work/geo.yaml" --out "$work/hostile" --progress none
+/usr/bin/python3 - "$work/hostile" <<'PY'
+import hashlib, json, os, sys
+run = sys.argv[1]
+payload = "<img src=x onerror=\"document.title='PWNED'\">"
+for name in os.listdir(os.path.join(run, "maps")):
+    path = os.path.join(run, "maps", name)
+    g = json.load(open(path))
+    for f in g.get("features", []):
+        f.setdefault("properties", {})["name"] = payload
+    open(path, "w").write(json.dumps(g))
+lines = []
+for line in open(os.path.join(run, "MANIFEST")):
+    digest, rel = line.rstrip("\n").split("  ", 1)
+    if rel.startswith("maps/"):
+        digest = hashlib.sha256(open(os.path.join(run, rel), "rb").read()).hexdigest()
+    lines.append(digest + "  " + rel + "\n")
+open(os.path.join(run, "MANIFEST"), "w").write("".join(lines))
+PY
+"$bin" check "$work/hostile" >/dev/null
+"$bin" report "$work/hostile" --out "$work/hostile-site"
+export HOSTILE_SITE="$work/hostile-site"
+
 # `advplan view` of the first run on a free port, for the served half of the test.
 "$bin" view "$work/a" --port 0 2> "$work/view.log" &
 view_pid=$!

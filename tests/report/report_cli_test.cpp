@@ -7,8 +7,12 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <sys/stat.h>
 
 #include "advplan/io/csv.hpp"
+#include "advplan/io/sha256.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -115,6 +119,51 @@ TEST(ReportCli, RefusesBadInputsInOneSentence) {
   // Not a run.
   x = advplan("report " + quote(dir / "nowhere") + " --out " + quote(dir / "out2"), dir);
   expect_one_line_error(x);
+}
+
+/// Rewrites `rel`'s line of RUN's MANIFEST to the file's current sha256, as a hostile sender would.
+void remanifest(const std::string& run, const std::string& rel) {
+  std::string out;
+  std::istringstream in(read_file(run + "/MANIFEST"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > 66 && line.substr(66) == rel) line = io::sha256_hex(read_file(run + "/" + rel)) + "  " + rel;
+    out += line + "\n";
+  }
+  testing::write_file(run + "/MANIFEST", out);
+}
+
+// A hostile run (one mailed to you) is bounded: a FIFO planted where the site writes a file is refused, an edited
+// run_metadata.json (outside the MANIFEST) asking for ten million scenarios is not generated, and a bootstrap B
+// above the config's bound is refused, each in one sentence or without any hang.
+TEST(ReportCli, AHostileRunIsBounded) {
+  TempDir dir("report-hostile");
+  ASSERT_EQ(advplan("run " + quote(small(dir)) + " --out " + quote(dir / "run") + " --progress none", dir).status, 0);
+  fs::create_directories(fs::path(dir / "run/report/vendor"));
+  ASSERT_EQ(::mkfifo((dir / "run/report/vendor/d3.min.js").c_str(), 0644), 0);
+  auto x = advplan("report " + quote(dir / "run") + " --out " + quote(dir / "run/report"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("not a regular file"));
+  fs::remove_all(fs::path(dir / "run/report"));
+
+  nlohmann::ordered_json meta = nlohmann::ordered_json::parse(read_file(dir / "run/run_metadata.json"));
+  std::string text = meta["config_text"].get<std::string>();
+  text.replace(text.find("seeds: [100, 102]"), 17, "seeds: [100, 4999000]");
+  meta["config_text"] = text;
+  testing::write_file(dir / "run/run_metadata.json", meta.dump());
+  x = advplan("report " + quote(dir / "run") + " --out " + quote(dir / "site"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_TRUE(data_of(dir / "site/data/s/0.js", "s/0")["scenario"].is_null()) << "ten million scenarios were generated";
+
+  ASSERT_EQ(advplan("run " + quote(small(dir, {}, "b.yaml")) + " --out " + quote(dir / "b") + " --progress none", dir).status, 0);
+  std::string boot = read_file(dir / "b/bootstrap_summary.csv");
+  for (std::size_t at = boot.find(",200,7\n"); at != std::string::npos; at = boot.find(",200,7\n", at))
+    boot.replace(at, 7, ",2000000000,7\n");
+  testing::write_file(dir / "b/bootstrap_summary.csv", boot);
+  remanifest(dir / "b", "bootstrap_summary.csv");
+  ASSERT_EQ(advplan("check " + quote(dir / "b"), dir).status, 0);
+  x = advplan("report " + quote(dir / "b") + " --against " + quote(dir / "run") + " --out " + quote(dir / "cmp"), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("resamples"));
 }
 
 }  // namespace

@@ -52,8 +52,9 @@ class ViewSite {
 };
 inline constexpr std::size_t kViewPage = 200;
 
-/// The largest run a report bundles (scenarios x conditions rows of per_scenario.csv); above it the error names
-/// the limit. A site holds every row in its overview.
-inline constexpr std::size_t kMaxReportRows = 2'000'000;
+/// The largest run a report bundles (rows of per_scenario.csv); above it the error names the limit and `advplan
+/// view`. A site holds every row in its overview, and a browser tab holds the site (300,000 rows took 2.9 GB to
+/// write and a tab of a million rows fails to load).
+inline constexpr std::size_t kMaxReportRows = 200'000;
 
 }  // namespace advplan::report

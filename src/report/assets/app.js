@@ -37,9 +37,14 @@ function h(tag, attrs, ...children) {
   }
   for (const c of children.flat()) {
     if (c === undefined || c === null) continue;
-    e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    e.appendChild(as_node(c));
   }
   return e;
+}
+/// A child as a node: a node as it is, anything else as text (an object from a hostile file as its JSON).
+function as_node(c) {
+  if (c instanceof Node) return c;
+  return document.createTextNode(typeof c === "object" ? JSON.stringify(c) : String(c));
 }
 const SVG = "http://www.w3.org/2000/svg";
 function s(tag, attrs, ...children) {
@@ -47,7 +52,7 @@ function s(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, v);
   for (const c of children.flat()) {
     if (c === undefined || c === null) continue;
-    e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    e.appendChild(as_node(c));
   }
   return e;
 }
@@ -356,12 +361,21 @@ function leaflet_map(geojson) {
   const div = h("div", { class: "map", "data-testid": "map" });
   setTimeout(() => {
     const map = L.map(div, { crs: L.CRS.Simple, minZoom: -5, attributionControl: false });
-    const layer = L.geoJSON(geojson, {
-      onEachFeature: (f, l) => { const p = f.properties || {}; l.bindTooltip(String(p.name || p.id || p.kind || "")); },
-      pointToLayer: (f, latlng) => L.circleMarker(latlng, { radius: 5 }),
-    }).addTo(map);
-    const b = layer.getBounds();
-    if (b.isValid()) map.fitBounds(b); else map.setView([0, 0], 0);
+    (window.ADVPLAN_MAPS = window.ADVPLAN_MAPS || []).push(map);  // for the browser test
+    try {
+      const layer = L.geoJSON(geojson, {
+        // A tooltip given as a string is HTML to Leaflet: the name goes in as a text node.
+        onEachFeature: (f, l) => {
+          const p = f.properties || {};
+          l.bindTooltip(h("span", {}, String(p.name || p.id || p.kind || "")));
+        },
+        pointToLayer: (f, latlng) => L.circleMarker(latlng, { radius: 5 }),
+      }).addTo(map);
+      const b = layer.getBounds();
+      if (b.isValid()) map.fitBounds(b); else map.setView([0, 0], 0);
+    } catch (e) {
+      div.replaceChildren(h("p", { class: "failed" }, "The map cannot be drawn: " + e.message));
+    }
   }, 0);
   return div;
 }
@@ -399,7 +413,7 @@ function scenario_view(container, d, o, prefix) {
       h("td", {}, (v.failures || []).length ? h("details", {}, h("summary", {}, (v.failures || []).length + " items"),
         (v.failures || []).map((f) => h("div", {}, h("b", {}, f.item_id + ": "), f.evidence + " — " + f.rationale))) : ""))))) : h("p", { class: "muted" }, "No rubric verdicts for this scenario."));
   parts.push(h("h2", {}, "Model calls"), d.transcripts.length ? h("div", { "data-testid": "transcripts" }, d.transcripts.map((t) =>
-    h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + t.cache_key.slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
+    h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + String(t.cache_key).slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
       (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content))),
       h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""))))) : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
   container.replaceChildren(...parts);

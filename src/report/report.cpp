@@ -157,6 +157,14 @@ json overview_head(const ReportRun& run, const json& meta, const CsvTable& scena
     for (std::size_t i = 0; i < b.size(); ++i) curve.push_back(row_object(b, i));
     o["budget_curve"] = std::move(curve);
   }
+  // An evaluate run's verdicts, scorecard and robustness curves (evaluation/, covered by the MANIFEST).
+  for (const char* name : {"verdicts", "scorecard", "robustness"})
+    if (const auto f = run_file(dir, fs::path("evaluation") / (std::string(name) + ".csv"))) {
+      const CsvTable t = CsvTable::read(f->string());
+      json rows = json::array();
+      for (std::size_t i = 0; i < t.size(); ++i) rows.push_back(row_object(t, i));
+      o["evaluation"][name] = std::move(rows);
+    }
   json sc_list = json::array();
   for (std::size_t i = 0; i < scenarios.size(); ++i)
     sc_list.push_back({scenarios.at(i, "scenario_id"), scenarios.at(i, "template"), scenarios.at(i, "terrain_family"),

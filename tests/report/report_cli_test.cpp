@@ -121,6 +121,23 @@ TEST(ReportCli, RefusesBadInputsInOneSentence) {
   expect_one_line_error(x);
 }
 
+// An evaluate run's report shows its verdicts, scorecard and robustness curves, as evaluation/ holds them.
+TEST(ReportCli, AnEvaluateRunShowsItsVerdictsScorecardAndRobustness) {
+  TempDir dir("report-evaluate");
+  const auto e = advplan("evaluate --blue random --config " + quote(small(dir)) + " --out " + quote(dir / "ev") +
+                             " --progress none",
+                         dir);
+  ASSERT_EQ(e.status, 0) << e.err;
+  ASSERT_EQ(advplan("report " + quote(dir / "ev") + " --out " + quote(dir / "site"), dir).status, 0);
+  const auto o = data_of(dir / "site/data/overview.js", "overview");
+  for (const char* name : {"verdicts", "scorecard", "robustness"}) {
+    const auto t = io::CsvTable::read(dir / (std::string("ev/evaluation/") + name + ".csv"));
+    ASSERT_TRUE(o["evaluation"].contains(name)) << name;
+    EXPECT_EQ(o["evaluation"][name].size(), t.size()) << name;
+  }
+  EXPECT_EQ(o["evaluation"]["verdicts"][0]["verdict"], io::CsvTable::read(dir / "ev/evaluation/verdicts.csv").at(0, "verdict"));
+}
+
 /// Rewrites `rel`'s line of RUN's MANIFEST to the file's current sha256, as a hostile sender would.
 void remanifest(const std::string& run, const std::string& rel) {
   std::string out;

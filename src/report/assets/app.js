@@ -188,6 +188,17 @@ function overview(o) {
     const pts = o.budget_curve.map((b) => ({ x: b.k, y: b.advantage, lo: b.advantage_lo, hi: b.advantage_hi }));
     parts.push(h("h2", {}, "Response budget: BLUE advantage against greedy@k (Table 4)"), line_chart(pts, "k", "advantage"));
   }
+  if (o.evaluation) {
+    const ev = o.evaluation;
+    parts.push(h("h2", {}, "Evaluation: verdicts against the references"), objects_table(ev.verdicts || [], "eval-verdicts"),
+      h("h2", {}, "Scorecard"), objects_table(ev.scorecard || [], "eval-scorecard"));
+    const byPolicy = new Map();
+    for (const r of ev.robustness || []) (byPolicy.get(r.blue_policy) || byPolicy.set(r.blue_policy, []).get(r.blue_policy)).push(r);
+    if (byPolicy.size) parts.push(h("h2", {}, "Robustness: BLUE advantage as RED's budget k grows"));
+    for (const [policy, rows] of byPolicy)
+      if (rows.length > 1)
+        parts.push(h("h3", {}, String(policy)), line_chart(rows.map((r) => ({ x: r.k, y: r.advantage, lo: r.advantage_lo, hi: r.advantage_hi })), "k", "advantage"));
+  }
   parts.push(h("h2", {}, "Failed rows by cause"), o.paged
     ? h("p", { class: "muted" }, "Served page by page (advplan view): open a condition's cell for the failed rows of each page.")
     : failures_by_cause(rows_of(o)));

@@ -36,6 +36,11 @@ struct RunDirFlags {
 ExperimentConfig recorded_config(const std::string& config_text, const std::string& source,
                                  const std::string& config_path);
 
+/// The config of the run in `dir` (run_metadata.json, bounded), for the commands that show a run; a config that no
+/// longer loads (a template gone) is nullopt, with a warning. Throws IoError / CsvError naming the file when the
+/// metadata is missing or malformed.
+std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir);
+
 /// The exit status of a finished run: 1, with a sentence naming the first reason, when every row failed; else 0.
 int all_failed_status(const RunSummary& s, const std::string& out_dir);
 

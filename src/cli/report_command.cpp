@@ -15,28 +15,6 @@
 namespace advplan::cli {
 namespace fs = std::filesystem;
 
-namespace {
-
-/// The config a run ran, from its run_metadata.json (bounded); a run whose config no longer parses (a template
-/// gone) is reported without its scenarios' assets, with a warning.
-std::optional<ExperimentConfig> run_config(const std::string& dir) {
-  const std::string path = (fs::path(dir) / io::kMetadataFile).string();
-  if (!fs::is_regular_file(path)) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
-  nlohmann::json meta;
-  const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
-  if (!why.empty()) throw CsvError(fmt::format("{}: {}", path, why));
-  if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
-    throw CsvError(fmt::format("{}: config_text: missing or not a text, so the run's config is unknown", path));
-  try {
-    return recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
-  } catch (const Error& e) {
-    fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); its scenarios are shown without "
-               "their assets\n", untrusted::excerpt(dir, 200), untrusted::excerpt(e.what(), 300));
-    return std::nullopt;
-  }
-}
-
-}  // namespace
 
 void add_report_command(CLI::App& app, Action& run) {
   auto* cmd = app.add_subcommand("report", "A static site of a run (or two side by side) that opens from file://");
@@ -49,12 +27,12 @@ void add_report_command(CLI::App& app, Action& run) {
   cmd->callback([&run, dir, out, against] {
     run = [dir, out, against] {
       io::check_analysis_output_dir(*out);
-      const auto cfg = run_config(*dir);
+      const auto cfg = run_config_or_warn(*dir);
       const report::ReportRun a{*dir, cfg ? &*cfg : nullptr};
       std::optional<ExperimentConfig> cfg_b;
       std::optional<report::ReportRun> b;
       if (!against->empty()) {
-        cfg_b = run_config(*against);
+        cfg_b = run_config_or_warn(*against);
         b = report::ReportRun{*against, cfg_b ? &*cfg_b : nullptr};
       }
       const auto files = report::report_files(a, b ? &*b : nullptr);

@@ -2,6 +2,11 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "advplan/core/error.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/core/untrusted.hpp"
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
@@ -65,5 +70,26 @@ ExperimentConfig recorded_config(const std::string& config_text, const std::stri
   const std::string base = std::filesystem::path(source).parent_path().string();
   return parse_experiment_config(config_text, source, base.empty() ? "." : base);
 }
+
+/// The config a run ran, from its run_metadata.json (bounded); a run whose config no longer parses (a template
+/// gone) is reported without its scenarios' assets, with a warning.
+std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string path = (fs::path(dir) / io::kMetadataFile).string();
+  if (!fs::is_regular_file(path)) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
+  nlohmann::json meta;
+  const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
+  if (!why.empty()) throw CsvError(fmt::format("{}: {}", path, why));
+  if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
+    throw CsvError(fmt::format("{}: config_text: missing or not a text, so the run's config is unknown", path));
+  try {
+    return recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
+  } catch (const Error& e) {
+    fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); its scenarios are shown without "
+               "their assets\n", untrusted::excerpt(dir, 200), untrusted::excerpt(e.what(), 300));
+    return std::nullopt;
+  }
+}
+
 
 }  // namespace advplan::cli

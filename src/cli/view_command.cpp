@@ -24,20 +24,7 @@ void add_view_command(CLI::App& app, Action& run) {
   cmd->add_option("--port", *port, "the port on 127.0.0.1 (0: any free one)")->capture_default_str()->check(CLI::Range(0, 65535));
   cmd->callback([&run, dir, port] {
     run = [dir, port] {
-      const std::string meta_path = (fs::path(*dir) / io::kMetadataFile).string();
-      std::optional<ExperimentConfig> cfg;
-      if (fs::is_regular_file(meta_path)) {
-        nlohmann::json meta;
-        if (untrusted::parse_json_bounded(io::read_text_file(meta_path, io::kMaxDocumentBytes), meta).empty() &&
-            meta.is_object() && meta.contains("config_text") && meta["config_text"].is_string()) {
-          try {
-            cfg = recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
-          } catch (const Error& e) {
-            fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); scenarios are shown without "
-                       "their assets\n", untrusted::excerpt(*dir, 200), untrusted::excerpt(e.what(), 300));
-          }
-        }
-      }
+      const std::optional<ExperimentConfig> cfg = run_config_or_warn(*dir);
       const report::ViewSite site(report::ReportRun{*dir, cfg ? &*cfg : nullptr});
       httplib::Server server;
       server.Get(R"(/.*)", [&](const httplib::Request& req, httplib::Response& res) {

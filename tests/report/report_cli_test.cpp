@@ -53,6 +53,11 @@ TEST(ReportCli, WritesASiteWhoseNumbersAreTheRunsAndLeavesTheRunCheckingOut) {
   EXPECT_THAT(html, ::testing::Not(HasSubstr("https://")));
   EXPECT_THAT(read_file(dir / "run/report/app.js"), ::testing::Not(HasSubstr("fetch(")));
   const auto o = data_of(dir / "run/report/data/overview.js", "overview");
+  {
+    const std::string manifest = read_file(dir / "run/MANIFEST");
+    const auto files = std::count(manifest.begin(), manifest.end(), '\n');
+    EXPECT_EQ(o["run"]["manifest"], fmt::format("checked: {} files match the MANIFEST", files));
+  }
   const auto boot = io::CsvTable::read(dir / "run/bootstrap_summary.csv");
   std::size_t checked = 0;
   for (std::size_t i = 0; i < boot.size(); ++i) {

@@ -20,6 +20,8 @@
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/rubric/mabench.hpp"
+#include "advplan/rubric/validate.hpp"
+#include "advplan/rubric/model_table.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -158,16 +160,27 @@ void add_rubric_command(CLI::App& app, Action& run) {
   score->add_option("--resamples", *resamples, "bootstrap resamples for the intervals")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  score->callback([&run, items, verdicts, out, mean_over, resamples] {
-    run = [items, verdicts, out, mean_over, resamples] {
+  auto briefs = std::make_shared<std::string>();
+  score->add_option("--briefs", *briefs,
+                    "MA-Bench's briefs.jsonl: each brief's model and condition; adds scores_per_model.csv, "
+                    "condition_differences.csv and judge_rank_correlation.csv");
+  score->callback([&run, items, verdicts, out, mean_over, resamples, briefs] {
+    run = [items, verdicts, out, mean_over, resamples, briefs] {
       const auto mo = rubric::parse_mean_over(*mean_over);
       if (!mo) throw ConfigError(fmt::format("--mean-over: '{}' is not case or brief", *mean_over));
       std::vector<std::string> inputs{*items};
       inputs.insert(inputs.end(), verdicts->begin(), verdicts->end());
+      if (!briefs->empty()) inputs.push_back(*briefs);
       const std::size_t checked = check_manifests(inputs);
       const auto set = rubric::read_rubric_items(*items);
-      const auto all = read_all(*verdicts);
-      const auto rep = rubric::score_verdicts(set, all, *mo, *resamples);
+      auto all = read_all(*verdicts);
+      if (!briefs->empty()) rubric::attach_briefs(all, rubric::read_briefs(*briefs));
+      auto rep = rubric::score_verdicts(set, all, *mo, *resamples);
+      if (!briefs->empty()) {
+        auto models = rubric::model_tables(set, all, *resamples);
+        rep.files.insert(rep.files.end(), models.files.begin(), models.files.end());
+        rep.summary_markdown += "\n" + models.markdown;
+      }
       if (!out->empty()) io::write_files(*out, rep.files);
       fmt::print("{}", rep.summary_markdown);
       fmt::print(stderr, "advplan: scored {} verdicts ({} unknown item ids, {} judge errors){}{}\n", rep.briefs,
@@ -200,6 +213,50 @@ void add_rubric_command(CLI::App& app, Action& run) {
   re->callback([&run, r_run, r_judges, r_out, r_flags, r_config] {
     run = [r_run, r_judges, r_out, r_flags, r_config] {
       return regrade(*r_run, *r_judges, *r_out, *r_config, *r_flags);
+    };
+  });
+
+  auto* val = cmd->add_subcommand("validate", "Check judges against an expert study (docs/RUBRIC.md)");
+  auto v_study = std::make_shared<std::string>();
+  auto v_verdicts = std::make_shared<std::vector<std::string>>();
+  auto v_out = std::make_shared<std::string>();
+  auto v_opts = std::make_shared<rubric::ValidationOptions>();
+  auto v_families = std::make_shared<std::vector<std::string>>();
+  val->add_option("STUDY", *v_study, "the expert study: one JSON line per item verdict (MA-Bench's layout)")->required();
+  val->add_option("VERDICTS", *v_verdicts, "verdicts.jsonl files of further judges on the study's briefs");
+  val->add_option("--out", *v_out, "directory for validation_{judges,panel,self_preference}.csv and validation.md");
+  val->add_option("--judge-name", v_opts->production_judge, "the name of the study's judge_verdict judge")
+      ->capture_default_str();
+  val->add_option("--resamples", v_opts->resamples, "bootstrap resamples over scenarios")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  val->add_option("--seed", v_opts->seed, "bootstrap seed")->capture_default_str();
+  val->add_option("--margin", v_opts->margin,
+                  "admission: the lower bound of the panel kappa's change when the judge joins must be >= -MARGIN")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 2.0));
+  val->add_option("--family", *v_families, "NAME=FAMILY: the model family of a judge or model (repeatable)");
+  val->callback([&run, v_study, v_verdicts, v_out, v_opts, v_families] {
+    run = [v_study, v_verdicts, v_out, v_opts, v_families] {
+      rubric::ValidationOptions opts = *v_opts;
+      for (const auto& f : *v_families) {
+        const auto eq = f.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == f.size())
+          throw ConfigError(fmt::format("--family {}: expected NAME=FAMILY", untrusted::excerpt(f, 80)));
+        opts.families[f.substr(0, eq)] = f.substr(eq + 1);
+      }
+      std::vector<std::string> inputs{*v_study};
+      inputs.insert(inputs.end(), v_verdicts->begin(), v_verdicts->end());
+      const std::size_t checked = check_manifests(inputs);
+      const auto study = rubric::read_expert_study(*v_study);
+      const auto rep = rubric::validate_judges(study, read_all(*v_verdicts), opts);
+      if (!v_out->empty()) io::write_files(*v_out, rep.files);
+      fmt::print("{}", rep.markdown);
+      fmt::print(stderr, "advplan: validated against {} item verdicts of {} experts ({} verdicts on briefs outside the "
+                 "study ignored, {} unknown item ids){}{}\n", study.lines.size(), study.experts, rep.ignored_verdicts,
+                 rep.unknown_ids, checked ? fmt::format("; {} manifest hashes checked", checked) : "",
+                 v_out->empty() ? "" : "; wrote " + *v_out);
+      return 0;
     };
   });
 

@@ -15,9 +15,10 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/sha256.hpp"
+#include "rubric/jsonl_reader.hpp"
 
 namespace advplan::rubric {
-namespace {
+namespace detail {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -36,7 +37,6 @@ std::string read_bounded(const std::string& path) {
   return text;
 }
 
-/// Calls `fn(record, line number)` for each non-blank line of JSON-lines text; every line must be an object.
 void for_each_record(const std::string& text, const std::string& source, const std::function<void(const json&, std::size_t)>& fn) {
   if (!untrusted::valid_utf8(text))
     throw Error(fmt::format("{}: byte {} is not valid UTF-8", source, untrusted::first_invalid_utf8(text)));
@@ -65,7 +65,7 @@ std::string where(const std::string& source, std::size_t line, std::string_view 
 }
 
 std::string id_field(const json& j, std::string_view field, const std::string& source, std::size_t line,
-                     bool number_ok = false) {
+                     bool number_ok) {
   const auto it = j.find(field);
   if (it == j.end()) throw Error(fmt::format("{}: missing", where(source, line, field)));
   std::string s;
@@ -84,6 +84,18 @@ std::string text_field(const json& j, std::string_view field, const std::string&
   if (!it->is_string()) throw Error(fmt::format("{}: expected a string", where(source, line, field)));
   return it->get<std::string>();
 }
+
+}  // namespace detail
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using detail::for_each_record;
+using detail::id_field;
+using detail::read_bounded;
+using detail::text_field;
+using detail::where;
 
 std::vector<std::string> id_list(const json& j, std::string_view field, const std::string& source, std::size_t line,
                                  bool required) {
@@ -175,6 +187,43 @@ std::vector<Verdict> parse_verdicts(const std::string& text, const std::string& 
 }
 
 std::vector<Verdict> read_verdicts(const std::string& path) { return parse_verdicts(read_bounded(path), path); }
+
+std::map<std::string, BriefInfo> parse_briefs(const std::string& text, const std::string& source) {
+  std::map<std::string, BriefInfo> out;
+  for_each_record(text, source, [&](const json& j, std::size_t line) {
+    BriefInfo b;
+    b.brief_id = id_field(j, "brief_id", source, line, /*number_ok=*/true);
+    b.model = id_field(j, "model", source, line);
+    b.case_id = id_field(j, j.contains("case_id") ? "case_id" : "case", source, line, /*number_ok=*/true);
+    b.model_slug = text_field(j, "model_slug", source, line);
+    b.condition = j.contains("condition") && !j["condition"].is_null() ? id_field(j, "condition", source, line) : "default";
+    b.seed = j.contains("seed") && !j["seed"].is_null() ? id_field(j, "seed", source, line, /*number_ok=*/true) : "";
+    b.text = j.contains("text") ? text_field(j, "text", source, line) : text_field(j, "brief", source, line);
+    const std::string id = b.brief_id;
+    if (!out.emplace(id, std::move(b)).second)
+      throw Error(fmt::format("{}: '{}' is repeated", where(source, line, "brief_id"), id));
+  });
+  return out;
+}
+
+std::map<std::string, BriefInfo> read_briefs(const std::string& path) { return parse_briefs(read_bounded(path), path); }
+
+void attach_briefs(std::vector<Verdict>& verdicts, const std::map<std::string, BriefInfo>& briefs) {
+  for (auto& v : verdicts) {
+    const auto it = briefs.find(v.brief_id);
+    if (it == briefs.end())
+      throw Error(fmt::format("verdict on brief '{}' by judge '{}': the brief is not in briefs.jsonl", v.brief_id, v.judge));
+    const BriefInfo& b = it->second;
+    if (b.case_id != v.case_id)
+      throw Error(fmt::format("verdict on brief '{}' by judge '{}': case '{}', while briefs.jsonl has case '{}'",
+                              v.brief_id, v.judge, v.case_id, b.case_id));
+    if (v.model != "all" && v.model != b.model)
+      throw Error(fmt::format("verdict on brief '{}' by judge '{}': model '{}', while briefs.jsonl has model '{}'",
+                              v.brief_id, v.judge, v.model, b.model));
+    v.model = b.model;
+    v.condition = b.condition;
+  }
+}
 
 std::size_t check_manifest(const std::string& dir, const std::vector<std::string>& files) {
   const fs::path manifest = fs::path(dir) / "MANIFEST.json";

@@ -39,13 +39,7 @@ const std::vector<RubricItem>& case_items(const RubricSet& items, const Verdict&
   return it->second;
 }
 
-/// The verdict on each item: an error verifies nothing (positive items fail, negative items are charged).
-std::vector<bool> passed_of(const std::vector<RubricItem>& items, const Verdict& v) {
-  if (!v.error) return passed_from_failed(items, v.failed_items);
-  std::vector<bool> passed(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = items[i].negative();
-  return passed;
-}
+std::vector<bool> passed_of(const std::vector<RubricItem>& items, const Verdict& v) { return verdict_passed(items, v); }
 
 /// Whether `id` is one of the items' ids.
 bool is_item(const std::vector<RubricItem>& items, std::string_view id) {
@@ -123,6 +117,13 @@ std::optional<MeanOver> parse_mean_over(std::string_view s) {
   if (s == "group" || s == "template" || s == "case") return MeanOver::group;
   if (s == "brief" || s == "scenario" || s == "plan") return MeanOver::brief;
   return std::nullopt;
+}
+
+std::vector<bool> verdict_passed(std::span<const RubricItem> items, const Verdict& v) {
+  if (!v.error) return passed_from_failed(items, v.failed_items);
+  std::vector<bool> passed(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) passed[i] = items[i].negative();
+  return passed;
 }
 
 std::vector<bool> passed_from_failed(std::span<const RubricItem> items, std::span<const std::string> failed) {

@@ -3,6 +3,7 @@
 // MANIFEST.json. The files are untrusted: sizes, line lengths, JSON depth and list lengths are bounded, and every
 // problem is an Error of one sentence naming the file and the line or field.
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,20 @@ RubricSet parse_rubric_items(const std::string& text, const std::string& source)
 /// averages over first, the template in a run's rubric/verdicts.jsonl; the case when absent).
 std::vector<Verdict> read_verdicts(const std::string& path);
 std::vector<Verdict> parse_verdicts(const std::string& text, const std::string& source);
+
+/// One line of MA-Bench's briefs.jsonl: who wrote the brief, under which condition, for which case.
+struct BriefInfo {
+  std::string brief_id, case_id, model, model_slug, condition, seed;
+  std::string text;  ///< the brief itself (`text` or `brief`; "" when the file does not carry it)
+};
+/// Reads briefs.jsonl: string `brief_id`, `model`, `case_id` (or `case`), optional `model_slug`, `condition`
+/// ("default" when absent), `seed` (a string or an integer) and the brief's text in `text` or `brief`. A repeated
+/// brief_id is an error naming the line. Returns brief_id -> info.
+std::map<std::string, BriefInfo> read_briefs(const std::string& path);
+std::map<std::string, BriefInfo> parse_briefs(const std::string& text, const std::string& source);
+/// Gives each verdict its brief's model and condition from `briefs`. A verdict whose brief is not in `briefs`,
+/// whose case differs from the brief's, or whose own `model` differs from the brief's is an Error naming it.
+void attach_briefs(std::vector<Verdict>& verdicts, const std::map<std::string, BriefInfo>& briefs);
 
 /// When `dir`/MANIFEST.json exists: checks that each of `files` (paths) is listed in it and that its sha256
 /// matches, and that every other listed file exists with its hash. The manifest maps relative file names to

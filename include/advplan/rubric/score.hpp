@@ -43,6 +43,7 @@ struct Verdict {
   std::string brief_id, judge, case_id;
   std::string model;  ///< the policy or model that wrote the brief ("all" when the file does not say)
   std::string group;  ///< what the policy score averages over first (a template; MA-Bench: the case)
+  std::string condition;  ///< the brief's condition (briefs.jsonl; "" when not known)
   std::vector<std::string> failed_items;
   std::vector<std::string> unknown_ids;  ///< listed ids that are not items of the case (recorded, ignored)
   bool error = false;  ///< the judge failed on this brief: recorded, and scored as nothing verified (every positive
@@ -63,6 +64,9 @@ struct BriefScore {
 BriefScore score_brief(std::span<const RubricItem> items, const std::vector<bool>& passed);
 /// passed[i] = items[i] is not among `failed`.
 std::vector<bool> passed_from_failed(std::span<const RubricItem> items, std::span<const std::string> failed);
+/// The verdict on each item of its case: passed_from_failed, except that a judge error verifies nothing (every
+/// positive item failed, every negative item passed: the mistake charged).
+std::vector<bool> verdict_passed(std::span<const RubricItem> items, const Verdict& v);
 
 /// One group of a decomposition: the items of a brief that share a step, a tier or a severity.
 struct GroupScore {

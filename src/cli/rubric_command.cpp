@@ -22,6 +22,8 @@
 #include "advplan/rubric/mabench.hpp"
 #include "advplan/rubric/validate.hpp"
 #include "advplan/rubric/model_table.hpp"
+#include "advplan/rubric/brief_judge.hpp"
+#include "advplan/rubric/judge.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -257,6 +259,63 @@ void add_rubric_command(CLI::App& app, Action& run) {
                  rep.unknown_ids, checked ? fmt::format("; {} manifest hashes checked", checked) : "",
                  v_out->empty() ? "" : "; wrote " + *v_out);
       return 0;
+    };
+  });
+
+  auto* bj = cmd->add_subcommand("judge", "Grade free-text briefs with an LLM judge, as MA-Bench does (docs/RUBRIC.md)");
+  auto b_items = std::make_shared<std::string>();
+  auto b_briefs = std::make_shared<std::string>();
+  auto b_tasks = std::make_shared<std::string>();
+  auto b_judge = std::make_shared<std::string>();
+  auto b_out = std::make_shared<std::string>();
+  auto b_config = std::make_shared<std::string>();
+  auto b_cap = std::make_shared<std::size_t>(3000);
+  auto b_retries = std::make_shared<int>(2);
+  auto b_flags = std::make_shared<RunDirFlags>();
+  bj->add_option("--items", *b_items, "rubric_items.jsonl")->required();
+  bj->add_option("--briefs", *b_briefs, "briefs.jsonl, with each brief's text in `text` or `brief`")->required();
+  bj->add_option("--judge", *b_judge, "llm_judge:MODEL, llm_judge (the configured model) or llm_judge_offline")->required();
+  bj->add_option("--out", *b_out, "directory for verdicts.jsonl, judge_calls.csv and transcripts.jsonl")->required();
+  bj->add_option("--tasks", *b_tasks, "one JSON line per case: case_id and task (default: a generic task)");
+  bj->add_option("--word-cap", *b_cap, "words of a brief graded; the rest is cut before grading")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  bj->add_option("--retries", *b_retries, "re-asks of a malformed reply")->capture_default_str()->check(CLI::Range(0, 10));
+  bj->add_option("--config", *b_config, "experiment config whose llm: settings the live judge uses (default: the environment)");
+  bj->add_option("--llm-cache", b_flags->llm_cache, "the completion cache of the judge's calls");
+  bj->add_option("--transcripts", b_flags->transcripts, "the judge's calls in transcripts.jsonl: none, errors or all")
+      ->check(CLI::IsMember({"none", "errors", "all"}));
+  bj->add_option("--max-connections", b_flags->max_connections, "judge requests in flight (overrides llm.max_connections)")
+      ->check(CLI::Range(1, 1024));
+  bj->callback([&run, b_items, b_briefs, b_tasks, b_judge, b_out, b_config, b_cap, b_retries, b_flags] {
+    run = [b_items, b_briefs, b_tasks, b_judge, b_out, b_config, b_cap, b_retries, b_flags] {
+      if (!rubric::is_llm_judge(*b_judge))
+        throw ConfigError(fmt::format("--judge {}: expected llm_judge:MODEL, llm_judge or llm_judge_offline",
+                                      untrusted::excerpt(*b_judge, 80)));
+      ExperimentConfig cfg = b_config->empty() ? default_experiment_config() : load_experiment_config(*b_config);
+      b_flags->apply(cfg);
+      io::check_analysis_output_dir(*b_out);
+      std::vector<std::string> inputs{*b_items, *b_briefs};
+      if (!b_tasks->empty()) inputs.push_back(*b_tasks);
+      check_manifests(inputs);
+      const auto set = rubric::read_rubric_items(*b_items);
+      const auto briefs = rubric::read_briefs(*b_briefs);
+      const auto tasks = b_tasks->empty() ? std::map<std::string, std::string>{} : rubric::read_tasks(*b_tasks);
+      std::unique_ptr<CompletionClient> client;
+      if (*b_judge == "llm_judge_offline") client = std::make_unique<rubric::OfflineBriefJudgeClient>();
+      else client = rubric::make_judge_client(*b_judge, cfg.llm, policy_context(cfg));
+      rubric::BriefGradingOptions opts;
+      opts.judge = *b_judge;
+      opts.word_cap = *b_cap;
+      opts.retries = *b_retries;
+      opts.transcripts = cfg.transcripts;
+      const GenerationSettings generation = cfg.llm.generation_for("llm_judge");
+      opts.generation = &generation;
+      const auto g = rubric::grade_briefs(set, briefs, tasks, *client, opts);
+      io::write_files(*b_out, g.files);
+      fmt::print(stderr, "advplan: graded {} briefs with {} ({} judge failures, {} briefs cut at {} words); wrote {}\n",
+                 g.briefs, *b_judge, g.failed, g.truncated, *b_cap, *b_out);
+      return g.failed == g.briefs && g.briefs > 0 ? 1 : 0;
     };
   });
 

@@ -155,8 +155,13 @@ JudgeReply parse_judge_reply(const std::string& text, std::span<const RubricItem
 
 JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricItem> items, const Plan& plan,
                        const Scenario& sc, int retries, const GenerationSettings* generation) {
+  return run_judge_request(client, items, build_judge_prompt(items, plan, sc), retries, generation, false);
+}
+
+JudgeOutcome run_judge_request(const CompletionClient& client, std::span<const RubricItem> items,
+                               CompletionRequest req, int retries, const GenerationSettings* generation,
+                               bool require_failure) {
   JudgeOutcome out;
-  CompletionRequest req = build_judge_prompt(items, plan, sc);
   if (generation) apply_generation(req, *generation);
   // The transcript's messages are the request's as they grow; each call records how many it sent.
   auto record = [&](const Completion& c, bool accepted) {
@@ -183,6 +188,10 @@ JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricIte
       problem = fmt::format("the ids {} are not items of this plan's rubric", list);
       out.reason = "unknown item ids: " + list;
       out.unknown_ids.insert(out.unknown_ids.end(), r.unknown_ids.begin(), r.unknown_ids.end());
+    } else if (require_failure && r.failures.empty() && !items.empty()) {
+      ++out.malformed;
+      problem = "the text graded is empty, so at least one item fails; list the failed items";
+      out.reason = "malformed reply: no failed item for an empty text";
     } else {
       out.ok = true;
       out.reason.clear();

@@ -61,6 +61,13 @@ struct JudgeOutcome {
 JudgeOutcome run_judge(const CompletionClient& client, std::span<const RubricItem> items, const Plan& plan,
                        const Scenario& sc, int retries, const GenerationSettings* generation = nullptr);
 
+/// The re-ask loop of run_judge on any prepared request (the plan judge's, the brief judge's). With
+/// `require_failure`, a valid reply that lists no failed item is re-asked like a malformed one (the text graded is
+/// empty, so some item must fail).
+JudgeOutcome run_judge_request(const CompletionClient& client, std::span<const RubricItem> items,
+                               CompletionRequest req, int retries, const GenerationSettings* generation,
+                               bool require_failure);
+
 /// The offline stand-in: reads ITEMS, SCENARIO and PLAN back out of the prompt and answers with the exact rule
 /// judge's verdicts. On the first attempt of some prompts (chosen by a hash of the prompt) it answers as a real
 /// model can: prose around the JSON, truncated JSON, or an unknown item id; re-asked, it answers correctly.

@@ -1,12 +1,14 @@
 // `advplan map`, `advplan tool`, `advplan questions` and `advplan quiz` (docs/GEO.md).
 #include <fmt/format.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -16,6 +18,7 @@
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/questions.hpp"
 #include "advplan/geo/quiz.hpp"
+#include "advplan/geo/quiz_grader.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/policy/completion_cache.hpp"
@@ -78,21 +81,22 @@ class LlmQuizAgent final : public geo::QuizAgent {
   Transcript last_;
 };
 
-/// Records every step of an agent as a line of the quiz's transcripts (--transcripts FILE, docs/GEO.md): for llm:
-/// the chat messages sent and the reply with its tokens; for the other agents the request and the reply line.
+/// Records every step of an agent on one question as lines of the quiz's transcripts (--transcripts FILE,
+/// docs/GEO.md): for llm: the chat messages sent and the reply with its tokens; for the other agents the request
+/// and the reply line.
 class TranscribedAgent final : public geo::QuizAgent {
  public:
-  TranscribedAgent(std::unique_ptr<geo::QuizAgent> inner, std::string spec, TranscriptsMode mode)
-      : inner_(std::move(inner)), spec_(std::move(spec)), mode_(mode) {}
-  std::string name() const override { return inner_->name(); }
+  TranscribedAgent(geo::QuizAgent& inner, std::string spec, TranscriptsMode mode)
+      : inner_(inner), spec_(std::move(spec)), mode_(mode) {}
+  std::string name() const override { return inner_.name(); }
   geo::AgentReply step(const std::string& request) override {
-    geo::AgentReply r = inner_->step(request);
+    geo::AgentReply r = inner_.step(request);
     const auto req = nlohmann::json::parse(request, nullptr, false);
     const std::string question = req.is_object() ? req.value("question_id", "") : "";
     if (question != question_) attempt_ = 0;
     question_ = question;
     Transcript t;
-    if (const auto* llm = dynamic_cast<const LlmQuizAgent*>(inner_.get())) {
+    if (const auto* llm = dynamic_cast<const LlmQuizAgent*>(&inner_)) {
       t = llm->last_call();
     } else {
       Completion c;
@@ -116,7 +120,7 @@ class TranscribedAgent final : public geo::QuizAgent {
   const std::string& text() const { return text_; }
 
  private:
-  std::unique_ptr<geo::QuizAgent> inner_;
+  geo::QuizAgent& inner_;
   std::string spec_;
   TranscriptsMode mode_;
   std::string question_, text_;
@@ -136,6 +140,24 @@ std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const Experi
     }
   }
   throw ConfigError(fmt::format("--agent {}: expected exec:COMMAND, llm:MODEL or scripted[:MODE]", untrusted::excerpt(spec, 80)));
+}
+
+/// --grader: llm:MODEL (a live model), llm (the config's llm.model) or llm_offline (the offline stand-in). A live
+/// grader's requests carry llm.generation and go through the completion cache, as the llm: agent's do.
+geo::GraderTransport make_grader(const std::string& spec, const ExperimentConfig& cfg) {
+  if (spec == "llm_offline") return geo::offline_grader_reply;
+  if (spec != "llm" && !spec.starts_with("llm:"))
+    throw ConfigError(fmt::format("--grader {}: expected llm:MODEL, llm (the config's llm.model) or llm_offline",
+                                  untrusted::excerpt(spec, 80)));
+  std::shared_ptr<CompletionClient> client = make_live_client(
+      resolve_llm_settings(cfg.llm, spec == "llm" ? "" : spec.substr(4), "--grader " + spec), policy_context(cfg));
+  return [client, generation = cfg.llm.generation](const std::vector<geo::GraderMessage>& messages) {
+    CompletionRequest cr;
+    for (const auto& m : messages) cr.messages.push_back({m.role, m.content});
+    apply_generation(cr, generation);
+    const Completion c = client->complete(cr);
+    return geo::GraderCall{c.ok, c.text, c.error};
+  };
 }
 
 /// The questions of a JSON-lines file, bounded in size before it is read, and per line; an Error when it holds
@@ -250,75 +272,161 @@ void add_questions_command(CLI::App& app, Action& run) {
   });
 }
 
+/// What `advplan quiz` takes besides the config, questions and agent.
+struct QuizFlags {
+  std::string out, summary, unsolvable, transcripts, transcripts_mode = "all", llm_cache;
+  std::string grading = "strict", grader;
+  int budget = 10, max_connections = 1;
+  double timeout = 30.0;
+};
+
+/// The quiz's questions run by `workers` threads (each with its own agent and grader), results kept in question
+/// order: outcomes, per-question lines and transcripts do not depend on the number of workers.
+struct QuizResults {
+  std::vector<geo::QuizOutcome> outcomes;
+  std::vector<std::string> transcripts;
+};
+
+QuizResults run_quiz(const ExperimentConfig& cfg, const std::vector<geo::Question>& qs, const std::string& agent,
+                     const QuizFlags& f, std::optional<TranscriptsMode> transcripts, geo::Grading grading) {
+  std::map<std::string, geo::GeoMap> maps;
+  for (const auto& q : qs)
+    if (!maps.contains(q.scenario)) maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario)));
+  const int workers = std::max(1, std::min<int>(f.max_connections, static_cast<int>(qs.size())));
+  // Agents and graders are made before any thread starts: a bad spec is one error, before any call.
+  std::vector<std::unique_ptr<geo::QuizAgent>> agents;
+  std::vector<geo::GraderTransport> graders;
+  for (int w = 0; w < workers; ++w) {
+    agents.push_back(make_agent(agent, cfg, qs, f.timeout));
+    if (!f.grader.empty()) graders.push_back(make_grader(f.grader, cfg));
+  }
+  QuizResults res;
+  res.outcomes.resize(qs.size());
+  res.transcripts.resize(qs.size());
+  // Progress on stderr (an LLM agent can take hours): a redrawn line on a terminal, a line every 10 s otherwise.
+  Progress progress("advplan quiz", qs.size(), ProgressMode::automatic, 0, 10.0, "questions", "incorrect");
+  std::atomic<std::size_t> next{0};
+  auto work = [&](int w) {
+    for (std::size_t i; (i = next.fetch_add(1)) < qs.size();) {
+      const geo::Question& q = qs[i];
+      geo::QuizOutcome& o = res.outcomes[i];
+      if (transcripts) {
+        TranscribedAgent t(*agents[w], agent, *transcripts);
+        o = geo::run_question(maps.at(q.scenario), q, t, f.budget);
+        res.transcripts[i] = t.text();
+      } else {
+        o = geo::run_question(maps.at(q.scenario), q, *agents[w], f.budget);
+      }
+      if (!f.grader.empty() && o.answered) {
+        const geo::LlmVerdict v = geo::grade_with_llm(graders[w], q, o.answer);
+        if (v.ok) o.correct_llm = v.correct;
+        o.says_unsolvable_llm = v.ok && v.says_unsolvable;
+        o.grader_attempts = v.attempts;
+        o.grader_reason = v.reason;
+      }
+      if (!f.grader.empty()) o.grader = f.grader;
+      geo::choose_grading(o, grading);
+      progress.scenario_done(o.correct ? 0 : 1);
+    }
+  };
+  if (workers == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int w = 0; w < workers; ++w) threads.emplace_back(work, w);
+    for (auto& t : threads) t.join();
+  }
+  progress.finish();
+  return res;
+}
+
 /// `advplan quiz --questions FILE --agent SPEC`: an agent's answers graded, and its accuracy.
 void add_quiz_command(CLI::App& app, Action& run) {
   auto* cmd = app.add_subcommand("quiz", "Run an agent on map questions (ReAct loop) and report its accuracy");
   auto config = std::make_shared<std::string>();
   auto questions = std::make_shared<std::string>();
   auto agent = std::make_shared<std::string>();
-  auto out = std::make_shared<std::string>();
-  auto summary = std::make_shared<std::string>();
-  auto budget = std::make_shared<int>(10);
-  auto timeout = std::make_shared<double>(30.0);
-  auto transcripts = std::make_shared<std::string>();
-  auto transcripts_mode = std::make_shared<std::string>("all");
-  auto llm_cache = std::make_shared<std::string>();
+  auto f = std::make_shared<QuizFlags>();
   cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
   cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
   cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
-  cmd->add_option("--budget", *budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
-  cmd->add_option("--timeout", *timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
-  cmd->add_option("--out", *out, "per-question results as JSON lines");
-  cmd->add_option("--summary", *summary, "accuracy table as CSV (default: printed)");
-  cmd->add_option("--transcripts", *transcripts, "every agent call as JSON lines (docs/GEO.md \"Quiz transcripts\")");
-  cmd->add_option("--transcripts-mode", *transcripts_mode, "with --transcripts: all or errors")->capture_default_str();
-  cmd->add_option("--llm-cache", *llm_cache, "the completion cache of an llm: agent (overrides llm.cache_dir)");
-  cmd->callback([&run, config, questions, agent, out, summary, budget, timeout, transcripts, transcripts_mode, llm_cache] {
-    run = [config, questions, agent, out, summary, budget, timeout, transcripts, transcripts_mode, llm_cache] {
+  cmd->add_option("--budget", f->budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
+  cmd->add_option("--timeout", f->timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--grading", f->grading, "strict, containment (Mil-SCORE's rule) or llm: the mode of 'correct'")
+      ->capture_default_str();
+  cmd->add_option("--grader", f->grader, "an LLM grader: llm:MODEL, llm (llm.model) or llm_offline (default with "
+                                         "--grading llm: llm)");
+  cmd->add_option("--out", f->out, "per-question results as JSON lines");
+  cmd->add_option("--summary", f->summary, "accuracy table as CSV, a block of rows per grading mode (default: printed)");
+  cmd->add_option("--unsolvable", f->unsolvable, "precision, recall and F1 of saying unsolvable, as CSV");
+  cmd->add_option("--transcripts", f->transcripts, "every agent call as JSON lines (docs/GEO.md \"Quiz transcripts\")");
+  cmd->add_option("--transcripts-mode", f->transcripts_mode, "with --transcripts: all or errors")->capture_default_str();
+  cmd->add_option("--llm-cache", f->llm_cache, "the completion cache of an llm: agent and grader (overrides llm.cache_dir)");
+  cmd->add_option("--max-connections", f->max_connections, "llm: agents: questions run at once (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->callback([&run, config, questions, agent, f] {
+    run = [config, questions, agent, f] {
       auto cfg = config_or_default(*config);
-      if (!llm_cache->empty()) cfg.llm.cache_dir = *llm_cache;
-      const auto mode = parse_transcripts_mode(*transcripts_mode);
+      if (!f->llm_cache.empty()) cfg.llm.cache_dir = f->llm_cache;
+      const auto mode = parse_transcripts_mode(f->transcripts_mode);
       if (!mode || *mode == TranscriptsMode::none)
         throw ConfigError(fmt::format("--transcripts-mode {}: accepted values are all and errors",
-                                      untrusted::excerpt(*transcripts_mode, 40)));
+                                      untrusted::excerpt(f->transcripts_mode, 40)));
+      const auto grading = geo::parse_grading(f->grading);
+      if (!grading)
+        throw ConfigError(fmt::format("--grading {}: accepted values are strict, containment and llm",
+                                      untrusted::excerpt(f->grading, 40)));
+      if (*grading == geo::Grading::llm && f->grader.empty()) f->grader = "llm";
+      if (f->max_connections > 1 && !agent->starts_with("llm:"))
+        throw ConfigError(fmt::format("--max-connections {}: only llm: agents run questions at once", f->max_connections));
+      if (f->max_connections > 1) cfg.llm.max_connections = std::max(cfg.llm.max_connections, f->max_connections);
       // The output files are checked before any agent call: a live model's answers are not wasted on a bad path.
-      for (const std::string* f : {out.get(), summary.get(), transcripts.get()}) {
-        if (f->empty() || *f == "-") continue;
+      const std::vector<const std::string*> outputs{&f->out, &f->summary, &f->unsolvable, &f->transcripts};
+      for (const std::string* p : outputs) {
+        if (p->empty() || *p == "-") continue;
         std::error_code ec;
-        const auto st = std::filesystem::symlink_status(*f, ec);
-        if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && *f != "/dev/null")
-          throw ConfigError(fmt::format("{}: exists and is not a regular file", *f));
+        const auto st = std::filesystem::symlink_status(*p, ec);
+        if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && *p != "/dev/null")
+          throw ConfigError(fmt::format("{}: exists and is not a regular file", *p));
       }
-      if (!transcripts->empty() && (*transcripts == *out || *transcripts == *summary))
-        throw ConfigError(fmt::format("--transcripts {}: the same file as --out or --summary", *transcripts));
+      for (const std::string* p : outputs) {
+        std::error_code ec;
+        if (!p->empty() && (*p == *questions || std::filesystem::equivalent(*p, *questions, ec)))
+          throw ConfigError(fmt::format("{}: is the --questions file, which an output would overwrite", *p));
+      }
+      for (std::size_t a = 0; a < outputs.size(); ++a)
+        for (std::size_t b = a + 1; b < outputs.size(); ++b)
+          if (!outputs[a]->empty() && *outputs[a] != "-" && *outputs[a] != "/dev/null" && *outputs[a] == *outputs[b])
+            throw ConfigError(fmt::format("{}: given to two of --out, --summary, --unsolvable and --transcripts",
+                                          *outputs[a]));
       const std::vector<geo::Question> qs = read_questions(*questions);
-      std::unique_ptr<geo::QuizAgent> a = make_agent(*agent, cfg, qs, *timeout);
-      TranscribedAgent* transcribed = nullptr;
-      if (!transcripts->empty()) {
-        auto t = std::make_unique<TranscribedAgent>(std::move(a), *agent, *mode);
-        transcribed = t.get();
-        a = std::move(t);
+      const QuizResults res =
+          run_quiz(cfg, qs, *agent, *f, f->transcripts.empty() ? std::nullopt : mode, *grading);
+      std::string lines, transcript_text;
+      for (std::size_t i = 0; i < qs.size(); ++i) {
+        lines += geo::outcome_to_json(res.outcomes[i]) + "\n";
+        transcript_text += res.transcripts[i];
       }
-      std::map<std::string, geo::GeoMap> maps;
-      std::vector<geo::QuizOutcome> outcomes;
-      std::string lines;
-      // Progress on stderr (an LLM agent can take hours): a redrawn line on a terminal, a line every 10 s otherwise.
-      Progress progress("advplan quiz", qs.size(), ProgressMode::automatic, 0, 10.0, "questions", "incorrect");
-      for (const auto& q : qs) {
-        auto it = maps.find(q.scenario);
-        if (it == maps.end()) it = maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario))).first;
-        outcomes.push_back(geo::run_question(it->second, q, *a, *budget));
-        lines += geo::outcome_to_json(outcomes.back()) + "\n";
-        progress.scenario_done(outcomes.back().correct ? 0 : 1);
+      if (!f->out.empty()) io::write_file_atomic(f->out, lines);
+      if (!f->transcripts.empty()) io::write_file_atomic(f->transcripts, transcript_text);
+      // Every mode the run can report, in a fixed order whatever --grading is: the gap between them shows.
+      std::vector<geo::Grading> modes{geo::Grading::strict, geo::Grading::containment};
+      if (!f->grader.empty()) modes.push_back(geo::Grading::llm);
+      std::string csv = "grading,group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted,grader_prompt_sha256\n";
+      for (const geo::Grading g : modes) {
+        const std::string sha = g == geo::Grading::llm ? geo::quiz_grader_prompt_sha256() : "";
+        for (const auto& r : geo::summarise(res.outcomes, g))
+          csv += fmt::format("{},{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{},{}\n", geo::grading_name(g), r.group, r.n,
+                             r.correct, r.accuracy, r.lo, r.hi, r.mean_steps, r.exhausted, sha);
       }
-      progress.finish();
-      if (!out->empty()) io::write_file_atomic(*out, lines);
-      if (transcribed) io::write_file_atomic(*transcripts, transcribed->text());
-      std::string csv = "group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted\n";
-      for (const auto& r : geo::summarise(outcomes))
-        csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{}\n", r.group, r.n, r.correct, r.accuracy, r.lo, r.hi,
-                           r.mean_steps, r.exhausted);
-      write_or_print(*summary, csv);
+      if (!f->unsolvable.empty()) {
+        std::string u = "grading,metric,value,ci_low,ci_high,k,n\n";
+        for (const auto& r : geo::unsolvable_scores(res.outcomes, modes))
+          u += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{},{}\n", geo::grading_name(r.grading), r.metric, r.value, r.lo,
+                           r.hi, r.k, r.n);
+        write_or_print(f->unsolvable, u);
+      }
+      write_or_print(f->summary, csv);
       return 0;
     };
   });

@@ -43,6 +43,11 @@ void set_numeric(Question& q, double v) {
   q.tolerance = numeric_tolerance(v);
 }
 
+/// Appends an option unless it is one already (two places may share a name).
+void add_option(Question& q, const std::string& option) {
+  if (std::find(q.options.begin(), q.options.end(), option) == q.options.end()) q.options.push_back(option);
+}
+
 void set_unsolvable(Question& q) {
   q.answer = "unsolvable";
   q.unsolvable = true;
@@ -80,6 +85,7 @@ void add_tier1(const QuestionMap& c, std::vector<Question>& out) {
     q.question = fmt::format("In which sector, the blue sector or the red sector, is {} ({})?", p1.name, p1.id);
     const bool blue = call(m, q, "within", {{"point", p1.id}, {"area", "blue-sector"}})["within"].get<bool>();
     q.answer = blue ? "blue sector" : "red sector";
+    q.options = {"blue sector", "red sector"};
     out.push_back(q);
   }
   if (!red_threats.empty()) {  // Tier 1, size: the area of a threat zone.
@@ -123,6 +129,7 @@ void add_relations(const QuestionMap& c, std::vector<Question>& out) {
       }
     }
     q.answer = name;
+    for (const auto* p : places) add_option(q, p->name);
     if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
   }
   if (places.size() > 1) {  // Tier 2, relations: line of sight between two places.
@@ -131,6 +138,7 @@ void add_relations(const QuestionMap& c, std::vector<Question>& out) {
     q.question = fmt::format("Is there a clear line of sight from {} to {}, with no ridge or island in between? Answer yes or no.",
                              p1.name, p2.name);
     q.answer = call(m, q, "line_of_sight", {{"from", p1.id}, {"to", p2.id}})["clear"].get<bool>() ? "yes" : "no";
+    q.options = {"yes", "no"};
     out.push_back(q);
   }
   if (red_threats.size() > 1) {  // Tier 2, relations, multiple choice: the RED zone whose centre is nearest.
@@ -153,6 +161,7 @@ void add_relations(const QuestionMap& c, std::vector<Question>& out) {
     q.question = fmt::format("Which RED threat zone has its centre nearest to {}? Options: {}. Answer with the zone id.",
                              p2.name, options);
     q.answer = who;
+    for (const auto* z : red_threats) add_option(q, z->id);
     if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
   }
 }
@@ -234,6 +243,8 @@ void add_predictions(const QuestionMap& c, std::vector<Question>& out) {
     }
     if (who.empty()) set_unsolvable(q);
     else q.answer = who;
+    for (const auto* a : movers) add_option(q, a->id);
+    add_option(q, "unsolvable");  // the prompt offers it
     if (who.empty() || second - best > 0.01) out.push_back(q);
   }
 }
@@ -293,6 +304,7 @@ std::string question_to_json(const Question& q) {
                            {"tier", q.tier},       {"categories", q.categories}, {"format", q.format},
                            {"question", q.question}, {"answer", q.answer},     {"tolerance", q.tolerance},
                            {"unsolvable", q.unsolvable}};
+  if (!q.options.empty()) j["options"] = q.options;
   j["params"] = q.params;
   auto ev = nlohmann::ordered_json::array();
   for (const auto& e : q.evidence) ev.push_back({{"tool", e.tool}, {"args", nlohmann::json::parse(e.args)}});
@@ -328,6 +340,18 @@ Question question_from_json(const std::string& line, const std::string& where) {
   }
   q.tolerance = j.contains("tolerance") && j["tolerance"].is_number() ? j["tolerance"].get<double>() : 0.0;
   q.unsolvable = q.answer == "unsolvable";
+  if (j.contains("options")) {  // optional: files written before it have none (strict grading then needs equality)
+    const auto& o = j["options"];
+    const bool ok = o.is_array() && o.size() <= kMaxOptions &&
+                    std::all_of(o.begin(), o.end(), [](const nlohmann::json& v) {
+                      return v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().size() <= kMaxOptionBytes;
+                    });
+    if (!ok)
+      throw ConfigError(fmt::format("{}: field 'options' must be an array of at most {} non-empty strings of at most {} "
+                                    "bytes each",
+                                    where, kMaxOptions, kMaxOptionBytes));
+    for (const auto& v : o) add_option(q, v.get<std::string>());
+  }
   if (j.contains("evidence") && j["evidence"].is_array())
     for (const auto& e : j["evidence"])
       if (e.is_object() && e.contains("tool") && e["tool"].is_string() && e.contains("args") && e["args"].is_object())

@@ -3,17 +3,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "advplan/core/random.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/process_pool.hpp"
+#include "advplan/stats/statistics.hpp"
 
 namespace advplan::geo {
 namespace {
 using J = nlohmann::json;
+
+/// Every option of a closed question joined by " or "; a numeric one gets two numbers (or "unsolvable or 1").
+std::string hedge(const Question& q) {
+  if (!q.options.empty()) return fmt::format("{}", fmt::join(q.options, " or "));
+  if (q.unsolvable) return "unsolvable or 1";
+  if (q.format == "numeric") {
+    const double r = std::strtod(q.answer.c_str(), nullptr);
+    return fmt::format("{} or {:.3f}", q.answer, 2 * r + 1);
+  }
+  return q.answer;  // open text: nothing to hedge between
+}
 
 class ScriptedAgent final : public QuizAgent {
  public:
@@ -38,6 +52,7 @@ class ScriptedAgent final : public QuizAgent {
     }
     if (mode_ == "wrong") return {R"({"answer":"The answer is \\boxed{42}"})", ""};
     if (mode_ == "unboxed") return {J{{"answer", q.answer}}.dump(), ""};
+    if (mode_ == "hedge") return {J{{"answer", "Final answer: \\boxed{" + hedge(q) + "}"}}.dump(), ""};
     return {J{{"answer", "Final answer: \\boxed{" + q.answer + "}"}}.dump(), ""};
   }
 
@@ -72,9 +87,10 @@ std::string first_number(const std::string& s, double& v) {
 }  // namespace
 
 std::unique_ptr<QuizAgent> make_scripted_agent(const std::vector<Question>& questions, const std::string& mode) {
-  static const char* modes[] = {"oracle", "wrong", "verbose", "badcall", "unboxed", "garbage"};
+  static const char* modes[] = {"oracle", "wrong", "verbose", "badcall", "unboxed", "garbage", "hedge"};
   if (std::find(std::begin(modes), std::end(modes), mode) == std::end(modes))
-    throw std::invalid_argument(fmt::format("scripted:{}: modes are oracle, wrong, verbose, badcall, unboxed, garbage", mode));
+    throw std::invalid_argument(
+        fmt::format("scripted:{}: modes are oracle, wrong, verbose, badcall, unboxed, garbage, hedge", mode));
   return std::make_unique<ScriptedAgent>(questions, mode);
 }
 
@@ -133,18 +149,130 @@ std::string normalise(const std::string& s) {
   return out;
 }
 
-bool answer_matches(const Question& q, const std::string& answer) {
-  const std::string a = normalise(answer), ref = normalise(q.answer);
-  const bool says_unsolvable = a.find("unsolvable") != std::string::npos;
-  if (q.unsolvable) return a == "unsolvable";
-  if (says_unsolvable) return false;
-  if (q.format == "numeric") {
-    double v = 0, r = 0;
-    if (!first_number(answer, v).empty() || !first_number(q.answer, r).empty()) return false;
-    return std::abs(v - r) <= q.tolerance + 1e-9;
+std::string grading_name(Grading g) {
+  switch (g) {
+    case Grading::strict: return "strict";
+    case Grading::containment: return "containment";
+    case Grading::llm: return "llm";
   }
-  if (q.format == "boolean" || q.format == "choice") return a == ref;  // one option, nothing else
-  return !ref.empty() && a.find(ref) != std::string::npos;
+  return "strict";
+}
+
+std::optional<Grading> parse_grading(std::string_view s) {
+  for (Grading g : {Grading::strict, Grading::containment, Grading::llm})
+    if (s == grading_name(g)) return g;
+  return std::nullopt;
+}
+
+std::vector<std::string> answer_words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string word;
+  for (unsigned char c : s) {
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+    } else if (!word.empty()) {
+      out.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+std::vector<std::string> named_options(const std::vector<std::string>& options, std::string_view answer) {
+  // The options as a trie over word ids; options with the same words are one (the first spelling is named).
+  struct Node {
+    std::map<int, std::size_t> next;
+    std::optional<std::size_t> option;
+  };
+  std::vector<Node> trie(1);
+  std::map<std::string, int, std::less<>> ids;
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    const auto words = answer_words(options[k]);
+    if (words.empty()) continue;  // names nothing
+    std::size_t node = 0;
+    for (const auto& w : words) {
+      const int id = ids.emplace(w, static_cast<int>(ids.size())).first->second;
+      auto it = trie[node].next.find(id);
+      if (it == trie[node].next.end()) {
+        it = trie[node].next.emplace(id, trie.size()).first;
+        trie.emplace_back();
+      }
+      node = it->second;
+    }
+    if (!trie[node].option) trie[node].option = k;
+  }
+  std::vector<int> text;  // the answer's words as ids, -1 for a word no option has
+  for (const auto& w : answer_words(answer)) {
+    const auto it = ids.find(w);
+    text.push_back(it == ids.end() ? -1 : it->second);
+  }
+  // At each position only the longest option starting there can count: the others lie inside it. It counts unless
+  // an occurrence starting earlier reaches as far (the longest ones starting earlier are the ones that reach
+  // furthest). The walk from a position is at most as long as the longest option, so the work is linear in the
+  // answer for bounded options (kMaxOptionBytes).
+  std::vector<bool> named(options.size(), false);
+  std::size_t reach = 0;  // the furthest end of the occurrences starting before i
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::size_t node = 0, end = 0;
+    std::optional<std::size_t> option;
+    for (std::size_t j = i; j < text.size(); ++j) {
+      const auto it = trie[node].next.find(text[j]);
+      if (it == trie[node].next.end()) break;
+      node = it->second;
+      if (trie[node].option) {
+        option = trie[node].option;
+        end = j + 1;
+      }
+    }
+    if (!option) continue;
+    if (end > reach) named[*option] = true;
+    reach = std::max(reach, end);
+  }
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < options.size(); ++k)
+    if (named[k]) out.push_back(options[k]);
+  return out;
+}
+
+std::size_t count_numbers(std::string_view s) {
+  std::size_t n = 0;
+  while (const auto t = first_number_text(s)) {
+    ++n;
+    s.remove_prefix(static_cast<std::size_t>(t->data() - s.data()) + t->size());
+  }
+  return n;
+}
+
+bool says_unsolvable_strict(const std::string& answer) { return normalise(answer) == "unsolvable"; }
+bool says_unsolvable_containment(const std::string& answer) {
+  return normalise(answer).find("unsolvable") != std::string::npos;
+}
+
+namespace {
+bool within_tolerance(const Question& q, const std::string& answer) {
+  double v = 0, r = 0;
+  if (!first_number(answer, v).empty() || !first_number(q.answer, r).empty()) return false;
+  return std::abs(v - r) <= q.tolerance + 1e-9;
+}
+}  // namespace
+
+bool grade_strict(const Question& q, const std::string& answer) {
+  if (q.unsolvable) return says_unsolvable_strict(answer);
+  if (says_unsolvable_containment(answer)) return false;
+  if (q.format == "numeric") return count_numbers(answer) == 1 && within_tolerance(q, answer);
+  const std::string ref = normalise(q.answer);
+  if (!ref.empty() && normalise(answer) == ref) return true;  // the reference itself, whatever the spacing
+  if (q.options.empty()) return false;                         // an open answer: equality only
+  const auto named = named_options(q.options, answer);
+  return named.size() == 1 && normalise(named[0]) == ref;
+}
+
+bool grade_containment(const Question& q, const std::string& answer) {
+  if (q.unsolvable) return says_unsolvable_containment(answer);
+  if (q.format == "numeric") return within_tolerance(q, answer);
+  const std::string ref = normalise(q.answer);
+  return !ref.empty() && normalise(answer).find(ref) != std::string::npos;
 }
 
 QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, int budget) {
@@ -153,6 +281,7 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
   o.tier = q.tier;
   o.categories = q.categories;
   o.reference = q.answer;
+  o.unsolvable = q.unsolvable;
   J steps = J::array();
   const J tools = J::parse(tool_specs_json());
   while (true) {
@@ -183,14 +312,17 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
         o.reason = "protocol: 'answer' is not a string";
         return o;
       }
-      const auto b = boxed(r["answer"].get<std::string>());
-      if (!b) {
-        o.reason = "protocol: the answer is not boxed (\\boxed{...})";
-        return o;
-      }
-      o.answer = *b;
-      o.correct = answer_matches(q, *b);
-      if (!o.correct) o.reason = "wrong answer";
+      // Without a box, the whole final message is the answer (marked boxed: false).
+      const std::string final_message = r["answer"].get<std::string>();
+      const auto b = boxed(final_message);
+      o.answered = true;
+      o.boxed = b.has_value();
+      o.answer = b ? *b : final_message;
+      o.correct_strict = grade_strict(q, o.answer);
+      o.correct_containment = grade_containment(q, o.answer);
+      o.says_unsolvable_strict = says_unsolvable_strict(o.answer);
+      o.says_unsolvable_containment = says_unsolvable_containment(o.answer);
+      choose_grading(o, Grading::strict);
       return o;
     }
     if (!r.contains("tool_call") || !r["tool_call"].is_object()) {
@@ -224,6 +356,19 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
   }
 }
 
+void choose_grading(QuizOutcome& o, Grading g) {
+  o.grading = g;
+  if (!o.answered) return;  // a protocol, tool or agent error: incorrect under every mode, with its own reason
+  switch (g) {
+    case Grading::strict: o.correct = o.correct_strict; break;
+    case Grading::containment: o.correct = o.correct_containment; break;
+    case Grading::llm: o.correct = o.correct_llm.value_or(false); break;
+  }
+  if (o.correct) o.reason.clear();
+  else if (g == Grading::llm && !o.correct_llm) o.reason = "grader: " + o.grader_reason;
+  else o.reason = "wrong answer";
+}
+
 std::pair<double, double> wilson(int k, int n, double z) {
   if (n <= 0) return {0, 1};
   const double p = static_cast<double>(k) / n, z2 = z * z;
@@ -232,7 +377,26 @@ std::pair<double, double> wilson(int k, int n, double z) {
   return {std::max(0.0, c - h), std::min(1.0, c + h)};
 }
 
-std::vector<AccuracyRow> summarise(const std::vector<QuizOutcome>& outcomes) {
+namespace {
+bool correct_under(const QuizOutcome& o, Grading g) {
+  switch (g) {
+    case Grading::strict: return o.correct_strict;
+    case Grading::containment: return o.correct_containment;
+    case Grading::llm: return o.correct_llm.value_or(false);
+  }
+  return false;
+}
+bool says_unsolvable_under(const QuizOutcome& o, Grading g) {
+  switch (g) {
+    case Grading::strict: return o.says_unsolvable_strict;
+    case Grading::containment: return o.says_unsolvable_containment;
+    case Grading::llm: return o.says_unsolvable_llm;
+  }
+  return false;
+}
+}  // namespace
+
+std::vector<AccuracyRow> summarise(const std::vector<QuizOutcome>& outcomes, Grading mode) {
   std::vector<std::string> groups{"overall", "tier 1", "tier 2", "tier 3"};
   for (int c = 1; c <= 7; ++c) groups.push_back(fmt::format("category {}", c));
   std::vector<AccuracyRow> rows;
@@ -245,7 +409,7 @@ std::vector<AccuracyRow> summarise(const std::vector<QuizOutcome>& outcomes) {
       for (int c : o.categories) in = in || g == fmt::format("category {}", c);
       if (!in) continue;
       ++row.n;
-      row.correct += o.correct ? 1 : 0;
+      row.correct += correct_under(o, mode) ? 1 : 0;
       steps += o.steps;
       row.exhausted += o.reason.starts_with("budget") ? 1 : 0;
     }
@@ -260,10 +424,85 @@ std::vector<AccuracyRow> summarise(const std::vector<QuizOutcome>& outcomes) {
 }
 
 std::string outcome_to_json(const QuizOutcome& o) {
-  nlohmann::ordered_json j{{"id", o.id},         {"tier", o.tier},     {"categories", o.categories},
-                           {"correct", o.correct}, {"steps", o.steps}, {"answer", untrusted::to_valid_utf8(o.answer)},
-                           {"reference", o.reference}, {"reason", untrusted::to_valid_utf8(o.reason)}};
+  nlohmann::ordered_json j{{"id", o.id},
+                           {"tier", o.tier},
+                           {"categories", o.categories},
+                           {"correct", o.correct},
+                           {"grading", grading_name(o.grading)},
+                           {"correct_strict", o.correct_strict},
+                           {"correct_containment", o.correct_containment}};
+  if (!o.grader.empty()) j["correct_llm"] = o.correct_llm.value_or(false);
+  j["steps"] = o.steps;
+  j["boxed"] = o.boxed;
+  j["answer"] = untrusted::to_valid_utf8(o.answer);
+  j["reference"] = o.reference;
+  j["reason"] = untrusted::to_valid_utf8(o.reason);
+  if (!o.grader.empty()) {
+    j["grader"] = untrusted::to_valid_utf8(o.grader);
+    j["grader_attempts"] = o.grader_attempts;
+    j["grader_reason"] = untrusted::to_valid_utf8(o.grader_reason);
+  }
   return j.dump();
+}
+
+std::vector<UnsolvableRow> unsolvable_scores(const std::vector<QuizOutcome>& outcomes, const std::vector<Grading>& modes) {
+  struct Counts {
+    std::uint64_t tp = 0, fp = 0, fn = 0;
+  };
+  // The three ratios of a mode's counts, each with its numerator and denominator; 0 when the denominator is.
+  const auto ratios = [](const Counts& c) {
+    const std::array<std::pair<std::uint64_t, std::uint64_t>, 3> kn{
+        {{c.tp, c.tp + c.fp}, {c.tp, c.tp + c.fn}, {2 * c.tp, 2 * c.tp + c.fp + c.fn}}};
+    return kn;
+  };
+  const auto value = [](std::pair<std::uint64_t, std::uint64_t> kn) {
+    return kn.second == 0 ? 0.0 : static_cast<double>(kn.first) / static_cast<double>(kn.second);
+  };
+  const auto count = [&](Grading g, const std::uint32_t* weights) {
+    Counts c;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const std::uint64_t w = weights ? weights[i] : 1;
+      const bool says = says_unsolvable_under(outcomes[i], g), is = outcomes[i].unsolvable;
+      c.tp += says && is ? w : 0;
+      c.fp += says && !is ? w : 0;
+      c.fn += !says && is ? w : 0;
+    }
+    return c;
+  };
+  static const char* metrics[] = {"precision", "recall", "f1"};
+  // replicates[mode][metric][b], every mode's from the same resamples.
+  std::vector<std::array<std::vector<double>, 3>> replicates(modes.size());
+  if (outcomes.size() > 1) {
+    Rng rng = Rng::keyed(kUnsolvableSeed, "quiz", "unsolvable");
+    std::vector<std::uint32_t> counts(outcomes.size());
+    for (int b = 0; b < kUnsolvableResamples; ++b) {
+      resample_counts(rng, counts);
+      for (std::size_t m = 0; m < modes.size(); ++m) {
+        const auto kn = ratios(count(modes[m], counts.data()));
+        // A ratio undefined on a resample (no question of its denominator drawn) is left out of the bounds.
+        for (std::size_t k = 0; k < 3; ++k) replicates[m][k].push_back(kn[k].second == 0 ? std::nan("") : value(kn[k]));
+      }
+    }
+  }
+  std::vector<UnsolvableRow> rows;
+  for (std::size_t m = 0; m < modes.size(); ++m) {
+    const auto kn = ratios(count(modes[m], nullptr));
+    for (std::size_t k = 0; k < 3; ++k) {
+      UnsolvableRow r;
+      r.grading = modes[m];
+      r.metric = metrics[k];
+      r.k = static_cast<int>(kn[k].first);
+      r.n = static_cast<int>(kn[k].second);
+      r.value = value(kn[k]);
+      r.lo = r.hi = r.value;  // one question or none, or a ratio never defined: no interval
+      if (r.n > 0 && !replicates[m][k].empty()) {
+        const auto [lo, hi] = percentile_bounds(replicates[m][k]);
+        if (!std::isnan(lo)) std::tie(r.lo, r.hi) = std::pair(lo, hi);
+      }
+      rows.push_back(r);
+    }
+  }
+  return rows;
 }
 
 }  // namespace advplan::geo

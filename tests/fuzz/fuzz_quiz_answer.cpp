@@ -1,6 +1,6 @@
-// The quiz's answer reader (src/geo/quiz.cpp): the boxed answer, the first number in it, and the grading
-// against a reference, all on untrusted text (an agent's reply and a questions file's reference). Never
-// throws; a number found is a substring of the text that strtod reads whole.
+// The quiz's answer reader (src/geo/quiz.cpp): the boxed answer, the first number in it, the numbers and options
+// it names, and the strict and containment grading against a reference, all on untrusted text (an agent's reply
+// and a questions file's reference). Never throws; a number found is a substring of the text that strtod reads whole.
 #include <cstdlib>
 #include <string>
 
@@ -30,8 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     q.answer = reference;
     q.tolerance = 0.5;
     q.unsolvable = reference == "unsolvable";
-    (void)answer_matches(q, b ? *b : answer);
+    q.options = {reference, "blue sector", "red sector", "red sector north"};
+    (void)grade_strict(q, b ? *b : answer);
+    (void)grade_containment(q, b ? *b : answer);
+    if (named_options(q.options, answer).size() > q.options.size()) std::abort();
   }
+  (void)count_numbers(answer);
   (void)normalise(answer);
   return 0;
 }

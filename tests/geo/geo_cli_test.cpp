@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "advplan/io/sha256.hpp"
 #include "support/chat_server.hpp"
 #include "support/cli.hpp"
 
@@ -107,12 +108,13 @@ TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
                            " --out " + shell_quote(dir / "r.jsonl"),
                        dir);
     EXPECT_EQ(r.status, 0) << agent << ": " << r.err;
+    // The strict block, keyed by group, without the grading column: group,n,correct,accuracy,ci_low,...
     std::map<std::string, std::vector<std::string>> rows;
     for (const auto& l : lines(r.out)) {
       std::vector<std::string> cells;
       std::stringstream ss(l);
       for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-      rows[cells[0]] = cells;
+      if (cells[0] == "strict") rows[cells[1]] = std::vector<std::string>(cells.begin() + 1, cells.end());
     }
     return rows;
   };
@@ -133,6 +135,110 @@ TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {
   const auto bad = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(q) + " --agent carrier-pigeon", dir);
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("carrier-pigeon"), std::string::npos) << bad.err;
+}
+
+/// The summary CSV's rows as grading -> group -> cells after the grading column (group,n,correct,accuracy,...).
+std::map<std::string, std::map<std::string, std::vector<std::string>>> summary_blocks(const std::string& csv) {
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> out;
+  for (const auto& l : lines(csv)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(l);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (cells.size() >= 2) out[cells[0]][cells[1]] = std::vector<std::string>(cells.begin() + 1, cells.end());
+  }
+  return out;
+}
+
+// Every grading mode in one run: a hedging agent (scripted:hedge) graded strict, by containment and by the offline
+// LLM grader. The summary has a block per mode (strict 0 on the sector questions, containment all of them), the
+// per-question lines carry every verdict, --unsolvable writes the precision/recall/F1 rows, --grading picks the
+// mode of `correct`, and the bytes do not change from one run to the next.
+TEST(GeoCli, QuizReportsEveryGradingModeAndTheUnsolvableScores) {
+  testing::TempDir dir("geo-grading");
+  const std::string cfg = dir / "six.yaml";
+  std::ofstream(cfg) << "name: six\ncorpus: {templates: [urban, maritime, mixed], seeds: [100, 101], template_dir: "
+                     << ADVPLAN_SOURCE_DIR << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  auto quiz = [&](const std::string& agent, const std::string& extra, const std::string& tag) {
+    const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") + " --agent " + agent +
+                           " --out " + shell_quote(dir / (tag + ".jsonl")) + " --summary " +
+                           shell_quote(dir / (tag + ".csv")) + " --unsolvable " + shell_quote(dir / (tag + "_u.csv")) +
+                           " " + extra,
+                       dir);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r;
+  };
+  quiz("scripted:hedge", "--grader llm_offline", "hedge");
+  const std::string csv = testing::read_file(dir / "hedge.csv");
+  EXPECT_EQ(lines(csv)[0],
+            "grading,group,n,correct,accuracy,ci_low,ci_high,mean_steps,budget_exhausted,grader_prompt_sha256");
+  const auto blocks = summary_blocks(csv);
+  ASSERT_TRUE(blocks.contains("strict") && blocks.contains("containment") && blocks.contains("llm")) << csv;
+  EXPECT_EQ(blocks.at("strict").at("category 1")[1], "6");
+  EXPECT_EQ(blocks.at("strict").at("category 1")[2], "0") << "strict: the hedge names both sectors";
+  EXPECT_EQ(blocks.at("containment").at("category 1")[2], "6") << "containment: 6 of 6 by hedging";
+  EXPECT_EQ(blocks.at("strict").at("overall")[2], "0");
+  EXPECT_GT(std::stoi(blocks.at("containment").at("overall")[2]), std::stoi(blocks.at("containment").at("overall")[1]) / 2);
+  EXPECT_EQ(blocks.at("llm").at("overall")[2], "0") << "the offline grader gives strict's verdicts";
+  EXPECT_EQ(blocks.at("llm").at("overall")[8], io::sha256_hex(testing::read_file(std::string(ADVPLAN_SOURCE_DIR) +
+                                                                                   "/configs/prompts/quiz_grader.txt")));
+  EXPECT_EQ(blocks.at("strict").at("overall").size(), 8u) << "no prompt hash on the strict rows";
+  const auto rs = lines(testing::read_file(dir / "hedge.jsonl"));
+  int retried = 0;
+  for (const auto& l : rs) {
+    const json j = json::parse(l);
+    EXPECT_EQ(j["grading"], "strict");
+    EXPECT_EQ(j["correct"], j["correct_strict"]);
+    EXPECT_EQ(j["correct_llm"], j["correct_strict"]) << l;
+    EXPECT_EQ(j["grader"], "llm_offline");
+    EXPECT_EQ(j["boxed"], true);
+    EXPECT_NE(j["answer"].get<std::string>().find(" or "), std::string::npos) << l;
+    retried += j["grader_attempts"].get<int>() > 1 ? 1 : 0;
+  }
+  EXPECT_GT(retried, 0) << "the offline grader's first malformed replies were retried";
+  const auto u = lines(testing::read_file(dir / "hedge_u.csv"));
+  ASSERT_EQ(u.size(), 10u);
+  EXPECT_EQ(u[0], "grading,metric,value,ci_low,ci_high,k,n");
+  EXPECT_EQ(u[1].substr(0, 17), "strict,precision,");
+  EXPECT_THAT(u[5], HasSubstr("containment,recall,1.0000,1.0000,1.0000,")) << "the hedge names unsolvable on every unsolvable question";
+
+  // The same run again: the same bytes. --grading containment: `correct` is containment's, the numbers unchanged.
+  quiz("scripted:hedge", "--grader llm_offline", "again");
+  EXPECT_EQ(testing::read_file(dir / "again.jsonl"), testing::read_file(dir / "hedge.jsonl"));
+  EXPECT_EQ(testing::read_file(dir / "again.csv"), csv);
+  EXPECT_EQ(testing::read_file(dir / "again_u.csv"), testing::read_file(dir / "hedge_u.csv"));
+  quiz("scripted:hedge", "--grading containment", "cont");
+  for (const auto& l : lines(testing::read_file(dir / "cont.jsonl"))) {
+    const json j = json::parse(l);
+    EXPECT_EQ(j["correct"], j["correct_containment"]);
+    EXPECT_FALSE(j.contains("correct_llm"));
+  }
+  EXPECT_FALSE(summary_blocks(testing::read_file(dir / "cont.csv")).contains("llm"));
+  EXPECT_EQ(summary_blocks(testing::read_file(dir / "cont.csv")).at("strict"), blocks.at("strict"));
+  quiz("scripted:hedge", "--grading llm --grader llm_offline", "llm");
+  for (const auto& l : lines(testing::read_file(dir / "llm.jsonl"))) EXPECT_EQ(json::parse(l)["grading"], "llm");
+
+  // The unboxed fallback end to end: graded from the final message, marked boxed: false.
+  quiz("scripted:unboxed", "", "unboxed");
+  for (const auto& l : lines(testing::read_file(dir / "unboxed.jsonl"))) {
+    const json j = json::parse(l);
+    EXPECT_EQ(j["boxed"], false);
+    EXPECT_EQ(j["correct"], true) << l;
+  }
+  // Bad flags: one sentence each, before any agent call.
+  for (const auto& [flags, want] : std::vector<std::pair<std::string, std::string>>{
+           {"--grading lenient", "--grading lenient: accepted values are strict, containment and llm"},
+           {"--grader gpt", "--grader gpt: expected llm:MODEL, llm (the config's llm.model) or llm_offline"},
+           {"--max-connections 4", "--max-connections 4: only llm: agents run questions at once"},
+           {"--unsolvable " + shell_quote(dir / "q.jsonl"), "q.jsonl: is the --questions file, which an output would overwrite"},
+           {"--out " + shell_quote(dir / "s.csv") + " --summary " + shell_quote(dir / "s.csv"),
+            "s.csv: given to two of --out, --summary, --unsolvable and --transcripts"}}) {
+    const auto r = cli("quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                           " --agent scripted " + flags,
+                       dir);
+    EXPECT_EQ(r.status, 1) << flags;
+    EXPECT_THAT(r.err, HasSubstr(want));
+  }
 }
 
 // A hostile agent's answer of \\boxed{ and 30,000 digits to every question is graded (wrong), not a crash: the quiz
@@ -202,9 +308,14 @@ TEST(GeoCli, BadRepliesAndArgumentsGetTheirOwnSentence) {
 /// llm:MODEL through a chat-completions server in the test process: it asks for list_features first (wrapped
 /// in prose, as models do), then answers \\boxed{unsolvable} once it has seen an observation.
 TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
-  std::atomic<int> calls{0};
+  std::atomic<int> calls{0}, in_flight{0}, most_in_flight{0};
   testing::LoopbackServer svr([&](const httplib::Request& req, httplib::Response& res) {
     ++calls;
+    const int now = ++in_flight;
+    for (int m = most_in_flight.load(); now > m && !most_in_flight.compare_exchange_weak(m, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    --in_flight;
     const json body = json::parse(req.body);
     bool observed = false;
     for (const auto& m : body["messages"])
@@ -213,7 +324,7 @@ TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
         observed ? R"({"answer": "It cannot be done: \\boxed{unsolvable}"})"
                  : R"(Let me look. {"tool_call": {"id": "c1", "name": "list_features", "arguments": {"kind": "place"}}})";
     res.set_content(testing::chat_reply(content).dump(), "application/json");
-  });
+  }, 8);
 
   testing::TempDir dir("geo-llm");
   const std::string cfg = dir / "one.yaml";
@@ -238,6 +349,17 @@ TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
     unsolvable += q["unsolvable"].get<bool>() ? 1 : 0;
   }
   EXPECT_GT(unsolvable, 0);
+  EXPECT_EQ(most_in_flight.load(), 1) << "one question at a time by default";
+
+  // --max-connections 4: the questions run at once, the results in question order, byte-identical to one at a time.
+  const auto r4 = testing::run_command("ADVPLAN_LLM_ENDPOINT=" + svr.url() + " " + shell_quote(ADVPLAN_BINARY) +
+                                           " quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                                           " --agent llm:fake --max-connections 4 --out " + shell_quote(dir / "r4.jsonl"),
+                                       dir);
+  ASSERT_EQ(r4.status, 0) << r4.err;
+  EXPECT_GT(most_in_flight.load(), 1) << "the questions ran at once";
+  EXPECT_EQ(testing::read_file(dir / "r4.jsonl"), testing::read_file(dir / "r.jsonl"));
+  EXPECT_EQ(r4.out, r.out);
 }
 
 // The llm: agent's calls carry policies.quiz.generation, go through the completion cache (a second quiz asks

@@ -590,36 +590,44 @@ TEST(GeoQuestions, EveryReferenceAnswerIsRecomputedIndependently) {
 
 // ---- quiz ----
 
+// The modes on questions without options (files written before `options`): strict needs equality after
+// normalisation for text, containment is Mil-SCORE's rule. tests/geo/quiz_grading_test.cpp covers the options.
 TEST(GeoQuiz, NormalisationAndComparison) {
   Question num;
   num.format = "numeric";
   num.answer = "12.500";
   num.tolerance = numeric_tolerance(12.5);
-  EXPECT_TRUE(answer_matches(num, "12.5 km"));
-  EXPECT_TRUE(answer_matches(num, "about 12.6"));
-  EXPECT_FALSE(answer_matches(num, "13"));
-  EXPECT_FALSE(answer_matches(num, "unsolvable"));
+  for (auto grade : {grade_strict, grade_containment}) {
+    EXPECT_TRUE(grade(num, "12.5 km"));
+    EXPECT_TRUE(grade(num, "about 12.6"));
+    EXPECT_FALSE(grade(num, "13"));
+    EXPECT_FALSE(grade(num, "unsolvable"));
+  }
   Question un = num;
   un.answer = "unsolvable";
   un.unsolvable = true;
-  EXPECT_TRUE(answer_matches(un, "Unsolvable."));
-  EXPECT_FALSE(answer_matches(un, "12.5"));
-  EXPECT_FALSE(answer_matches(un, "maybe unsolvable, or 12.5"));
+  EXPECT_TRUE(grade_strict(un, "Unsolvable."));
+  EXPECT_FALSE(grade_strict(un, "12.5"));
+  EXPECT_FALSE(grade_strict(un, "maybe unsolvable, or 12.5"));
+  EXPECT_TRUE(grade_containment(un, "maybe unsolvable, or 12.5"));
   Question text;
   text.format = "text";
   text.answer = "market district";
-  EXPECT_TRUE(answer_matches(text, "The Market-District"));
-  EXPECT_FALSE(answer_matches(text, "old town"));
+  EXPECT_TRUE(grade_strict(text, "Market-District"));
+  EXPECT_FALSE(grade_strict(text, "The Market-District")) << "no options: strict needs equality";
+  EXPECT_TRUE(grade_containment(text, "The Market-District"));
+  EXPECT_FALSE(grade_containment(text, "old town"));
   Question yn;
   yn.format = "boolean";
   yn.answer = "no";
-  EXPECT_TRUE(answer_matches(yn, "No"));
-  EXPECT_FALSE(answer_matches(yn, "not sure"));
+  EXPECT_TRUE(grade_strict(yn, "No"));
+  EXPECT_FALSE(grade_strict(yn, "not sure"));
+  EXPECT_TRUE(grade_containment(yn, "not sure")) << "Mil-SCORE's containment: 'notsure' contains 'no'";
   Question mc;
   mc.format = "choice";
   mc.answer = "threat-red-2";
-  EXPECT_TRUE(answer_matches(mc, "Threat-Red-2"));
-  EXPECT_FALSE(answer_matches(mc, "threat-red-2 or threat-red-1"));
+  EXPECT_TRUE(grade_strict(mc, "Threat-Red-2"));
+  EXPECT_FALSE(grade_strict(mc, "threat-red-2 or threat-red-1"));
   EXPECT_EQ(boxed("so \\boxed{a{b}c} done"), std::optional<std::string>("a{b}c"));
   EXPECT_EQ(boxed("no box"), std::nullopt);
   const auto [lo, hi] = wilson(8, 10);
@@ -670,12 +678,17 @@ TEST(GeoQuiz, TheNumberScanIsThePatternItReplaced) {
   q.format = "numeric";
   q.answer = digits;
   q.tolerance = 0.01;
-  EXPECT_FALSE(answer_matches(q, "\\boxed{12}"));
-  EXPECT_FALSE(answer_matches(q, digits)) << "a number that overflows to inf is within no tolerance, even of itself";
-  q.answer = "12";
-  EXPECT_TRUE(answer_matches(q, std::string(30000, '.') + "\\boxed{12}"));
-  EXPECT_FALSE(answer_matches(q, "\\boxed{" + digits + "}"));
-  EXPECT_TRUE(answer_matches(q, "about 12.004 km"));
+  for (auto grade : {grade_strict, grade_containment}) {
+    q.answer = digits;
+    EXPECT_FALSE(grade(q, "\\boxed{12}"));
+    EXPECT_FALSE(grade(q, digits)) << "a number that overflows to inf is within no tolerance, even of itself";
+    q.answer = "12";
+    EXPECT_TRUE(grade(q, std::string(30000, '.') + "\\boxed{12}"));
+    EXPECT_FALSE(grade(q, "\\boxed{" + digits + "}"));
+    EXPECT_TRUE(grade(q, "about 12.004 km"));
+  }
+  EXPECT_EQ(count_numbers(std::string(30000, '-') + "1"), 1u);
+  EXPECT_EQ(count_numbers(digits + " " + digits), 2u);
 }
 
 TEST(GeoQuiz, TheScriptedAgentScoresByTheRules) {
@@ -708,13 +721,13 @@ TEST(GeoQuiz, TheScriptedAgentScoresByTheRules) {
   for (const auto& [mode, reason] : std::vector<std::pair<std::string, std::string>>{
            {"verbose", "budget of 10 steps exhausted"},
            {"badcall", "tool error: "},
-           {"unboxed", "protocol: the answer is not boxed"},
            {"garbage", "protocol: the reply is not a JSON object"}}) {
     for (const auto& o : run_all(mode)) {
       EXPECT_FALSE(o.correct) << mode << " " << o.id;
       EXPECT_TRUE(o.reason.starts_with(reason)) << mode << ": " << o.reason;
     }
   }
+  for (const auto& o : oracle) EXPECT_TRUE(o.boxed) << o.id;
   int wrong_correct = 0;
   for (const auto& o : run_all("wrong")) wrong_correct += o.correct;
   EXPECT_LT(wrong_correct, static_cast<int>(qs.size()) / 10);

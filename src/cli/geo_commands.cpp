@@ -18,6 +18,7 @@
 #include "advplan/geo/map.hpp"
 #include "advplan/geo/questions.hpp"
 #include "advplan/geo/quiz.hpp"
+#include "advplan/geo/user_map.hpp"
 #include "advplan/geo/quiz_grader.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/atomic_file.hpp"
@@ -207,7 +208,7 @@ void add_map_command(CLI::App& app, Action& run) {
   cmd->callback([&run, id, config, out] {
     run = [id, config, out] {
       const auto cfg = config_or_default(*config);
-      write_or_print(*out, geo::to_geojson(geo::generate_map(find_scenario(cfg, *id))));
+      write_or_print(*out, geo::to_geojson(scenario_map(cfg, find_scenario(cfg, *id))));
       return 0;
     };
   });
@@ -228,7 +229,7 @@ void add_tool_command(CLI::App& app, Action& run) {
   cmd->callback([&run, name, id, config, args] {
     run = [name, id, config, args] {
       const auto cfg = config_or_default(*config);
-      const auto m = geo::generate_map(find_scenario(cfg, *id));
+      const auto m = scenario_map(cfg, find_scenario(cfg, *id));
       const auto r = geo::call_tool(m, *name, *args);
       if (!r.ok) {
         fmt::print("{}\n", nlohmann::json{{"tool", untrusted::excerpt(*name, 40)}, {"ok", false}, {"error", r.error}}.dump());
@@ -248,10 +249,19 @@ void add_questions_command(CLI::App& app, Action& run) {
   auto* cmd = app.add_subcommand("questions", "Generate tiered map questions with reference answers as JSON lines");
   auto config = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
+  auto map = std::make_shared<std::string>();
   cmd->add_option("CONFIG", *config, "experiment config (default: the built-in paper config)");
   cmd->add_option("--out", *out, "output file (default: stdout)");
-  cmd->callback([&run, config, out] {
-    run = [config, out] {
+  cmd->add_option("--map", *map, "a user's GeoJSON map: the questions of that map alone (docs/GEO.md \"Bring your own map\")");
+  cmd->callback([&run, config, out, map] {
+    run = [config, out, map] {
+      if (!map->empty()) {
+        if (!config->empty()) throw ConfigError("--map and CONFIG: the questions are of the map or of the config's corpus; give one");
+        std::string text;
+        for (const auto& q : geo::generate_questions(geo::read_user_map(*map))) text += geo::question_to_json(q) + "\n";
+        write_or_print(*out, text);
+        return 0;
+      }
       const auto cfg = config_or_default(*config);
       const std::size_t n = corpus_size(cfg);
       // Streamed, a scenario at a time: memory does not grow with the corpus (20,000 scenarios once held 199 MB
@@ -261,7 +271,7 @@ void add_questions_command(CLI::App& app, Action& run) {
       std::ostream& os = file ? file->stream() : std::cout;
       Progress progress("advplan questions", n, ProgressMode::automatic);
       for (std::size_t i = 0; i < n; ++i) {
-        for (const auto& q : geo::generate_questions(geo::generate_map(corpus_scenario(cfg, i))))
+        for (const auto& q : geo::generate_questions(scenario_map(cfg, corpus_scenario(cfg, i))))
           os << geo::question_to_json(q) << '\n';
         progress.scenario_done(0);
       }
@@ -276,6 +286,7 @@ void add_questions_command(CLI::App& app, Action& run) {
 struct QuizFlags {
   std::string out, summary, unsolvable, transcripts, transcripts_mode = "all", llm_cache;
   std::string grading = "strict", grader;
+  std::string map;  ///< --map: the user's map the questions were made on
   int budget = 10, max_connections = 1;
   double timeout = 30.0;
 };
@@ -290,8 +301,17 @@ struct QuizResults {
 QuizResults run_quiz(const ExperimentConfig& cfg, const std::vector<geo::Question>& qs, const std::string& agent,
                      const QuizFlags& f, std::optional<TranscriptsMode> transcripts, geo::Grading grading) {
   std::map<std::string, geo::GeoMap> maps;
+  if (!f.map.empty()) {  // the questions of a user's map (advplan questions --map)
+    geo::GeoMap m = geo::read_user_map(f.map);
+    for (const auto& q : qs)
+      if (q.scenario != m.scenario_id)
+        throw ConfigError(fmt::format("--map {}: question {} is about '{}', not this map ('{}')", f.map,
+                                      untrusted::excerpt(q.id, 80), untrusted::excerpt(q.scenario, 80), m.scenario_id));
+    const std::string id = m.scenario_id;
+    maps.emplace(id, std::move(m));
+  }
   for (const auto& q : qs)
-    if (!maps.contains(q.scenario)) maps.emplace(q.scenario, geo::generate_map(find_scenario(cfg, q.scenario)));
+    if (!maps.contains(q.scenario)) maps.emplace(q.scenario, scenario_map(cfg, find_scenario(cfg, q.scenario)));
   const int workers = std::max(1, std::min<int>(f.max_connections, static_cast<int>(qs.size())));
   // Agents and graders are made before any thread starts: a bad spec is one error, before any call.
   std::vector<std::unique_ptr<geo::QuizAgent>> agents;
@@ -349,6 +369,7 @@ void add_quiz_command(CLI::App& app, Action& run) {
   auto f = std::make_shared<QuizFlags>();
   cmd->add_option("CONFIG", *config, "experiment config the questions came from (default: the built-in paper config)");
   cmd->add_option("--questions", *questions, "questions file (advplan questions)")->required();
+  cmd->add_option("--map", f->map, "the user's GeoJSON map the questions were made on (advplan questions --map)");
   cmd->add_option("--agent", *agent, "exec:COMMAND, llm:MODEL or scripted[:MODE]")->required();
   cmd->add_option("--budget", f->budget, "tool calls per question (default 10)")->check(CLI::Range(1, 100));
   cmd->add_option("--timeout", f->timeout, "exec: seconds per reply (default 30)")->check(CLI::Range(0.1, 3600.0));

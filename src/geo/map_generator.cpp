@@ -6,7 +6,9 @@
 #include <numbers>
 
 #include "advplan/core/random.hpp"
+#include "advplan/core/error.hpp"
 #include "advplan/geo/map.hpp"
+#include "advplan/geo/user_map.hpp"
 #include "core/det_math.hpp"
 
 namespace advplan::geo {
@@ -86,6 +88,51 @@ void build_network(RoadNetwork& net, const LayoutRule& rule, Rng& rng) {
     }
 }
 
+/// A free feature id: `stem` itself, else stem-2, stem-3, ...
+std::string free_id(const GeoMap& m, const std::string& stem) {
+  if (!m.find(stem)) return stem;
+  for (int k = 2;; ++k)
+    if (const std::string id = fmt::format("{}-{}", stem, k); !m.find(id)) return id;
+}
+
+/// The scenario's places (on distinct nodes of the forward two thirds of the area) and assets (BLUE in the rear
+/// band, RED in the far band), drawn from `pos_rng`; on a user's map (`base`), a place the map names and an asset
+/// the map has keep the map's position, and draw nothing.
+void place_scenario(GeoMap& m, const Scenario& sc, Rng& pos_rng, const GeoMap* base) {
+  const double E = m.rule.extent_km;
+  std::vector<int> forward = nodes_in_band(m.net, E, 0.35, 1.0);
+  for (std::size_t i = forward.size(); i > 1; --i) std::swap(forward[i - 1], forward[pos_rng.pick_index(i)]);
+  for (std::size_t i = 0; i < sc.places.size(); ++i) {
+    const Feature* given = nullptr;
+    if (base)
+      for (const auto& f : base->features)
+        if (f.kind == "place" && f.name == sc.places[i]) given = &f;
+    if (given) {
+      m.features.push_back(*given);
+    } else {
+      const int node = forward[i % forward.size()];
+      const std::string id = base ? free_id(m, fmt::format("place-{}", i + 1)) : fmt::format("place-{}", i + 1);
+      m.features.push_back({id, sc.places[i], "place", "", m.net.node(node), std::nullopt, node, "", 1});
+    }
+    if (i == 0) m.objective_place = m.features.back().id;
+  }
+  const std::vector<int> blue_nodes = nodes_in_band(m.net, E, 0.0, 0.3), red_nodes = nodes_in_band(m.net, E, 0.7, 1.0);
+  for (const auto& a : sc.assets) {
+    const Feature* given = base ? base->find(a.id) : nullptr;
+    if (given && given->kind == "asset") {
+      Feature f = *given;
+      f.name = a.type, f.side = std::string(to_string(a.side)), f.domain = a.domain, f.mobility = a.mobility;
+      m.features.push_back(std::move(f));
+      continue;
+    }
+    const auto& pool = a.side == Side::Blue ? blue_nodes : red_nodes;
+    const int node = pool[pos_rng.pick_index(pool.size())];
+    m.features.push_back({a.id, a.type, "asset", std::string(to_string(a.side)), m.net.node(node), std::nullopt, node,
+                          a.domain, a.mobility});
+  }
+  m.blue_order = fmt::format("{}. Time window: {:g} hours.", sc.blue_objective, m.rule.time_window_h);
+}
+
 }  // namespace
 
 GeoMap generate_map(const Scenario& sc) {
@@ -121,23 +168,28 @@ GeoMap generate_map(const Scenario& sc) {
                           std::nullopt, blob(zone_rng, c, zone_rng.uniform(0.04, 0.08) * E, 6), -1, "", 1});
   }
 
-  // Places: distinct nodes in the forward two thirds of the area.
-  std::vector<int> forward = nodes_in_band(m.net, E, 0.35, 1.0);
-  for (std::size_t i = forward.size(); i > 1; --i) std::swap(forward[i - 1], forward[pos_rng.pick_index(i)]);
-  for (std::size_t i = 0; i < sc.places.size(); ++i) {
-    const int node = forward[i % forward.size()];
-    m.features.push_back({fmt::format("place-{}", i + 1), sc.places[i], "place", "", m.net.node(node), std::nullopt, node, "", 1});
+  place_scenario(m, sc, pos_rng, nullptr);
+  return m;
+}
+
+GeoMap overlay_scenario(const Scenario& sc, const GeoMap& base) {
+  if (base.net.num_nodes() == 0)
+    throw ConfigError(fmt::format("scenario {}: the user's map has no road or sea-lane, so its places and assets have "
+                                  "nowhere to go", sc.id));
+  GeoMap m;
+  m.scenario_id = sc.id;
+  m.rule = base.rule;
+  m.proj = base.proj;
+  m.net = base.net;
+  // The map's own features, the scenario's places and assets aside: those are placed below.
+  std::vector<const Feature*> kept;
+  for (const auto& f : base.features) {
+    if (f.kind == "asset" && std::any_of(sc.assets.begin(), sc.assets.end(), [&](const Asset& a) { return a.id == f.id; })) continue;
+    if (f.kind == "place" && std::find(sc.places.begin(), sc.places.end(), f.name) != sc.places.end()) continue;
+    m.features.push_back(f);
   }
-  if (!sc.places.empty()) m.objective_place = "place-1";
-  // Assets: BLUE in the rear band, RED in the far band.
-  const std::vector<int> blue_nodes = nodes_in_band(m.net, E, 0.0, 0.3), red_nodes = nodes_in_band(m.net, E, 0.7, 1.0);
-  for (const auto& a : sc.assets) {
-    const auto& pool = a.side == Side::Blue ? blue_nodes : red_nodes;
-    const int node = pool[pos_rng.pick_index(pool.size())];
-    m.features.push_back({a.id, a.type, "asset", std::string(to_string(a.side)), m.net.node(node), std::nullopt, node,
-                          a.domain, a.mobility});
-  }
-  m.blue_order = fmt::format("{}. Time window: {:g} hours.", sc.blue_objective, m.rule.time_window_h);
+  Rng pos_rng = Rng::keyed(sc.seed, sc.template_id, "geo").child("positions");
+  place_scenario(m, sc, pos_rng, &base);
   return m;
 }
 

@@ -16,6 +16,8 @@
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/embedded_files.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/geo/user_map.hpp"
 #include "advplan/io/yaml_reader.hpp"
 #include "advplan/policy/completion_cache.hpp"
 
@@ -475,9 +477,27 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
             read_generation(root.at("policies").at(name).at("generation"), cfg.llm.generation);
   if (root.has("rubric")) cfg.rubric = read_rubric(root.at("rubric"));
   if (root.has("terrain")) {  // docs/GEO.md: `terrain: geo` puts every scenario on a generated map
-    const std::string t = root.get_string("terrain", "templates");
-    if (t != "templates" && t != "geo") root.at("terrain").fail(fmt::format("'{}' is not templates or geo", t));
-    cfg.terrain_geo = t == "geo";
+    const YamlReader terrain = root.at("terrain");
+    if (terrain.is_map()) {  // `terrain: {geo: {geojson: FILE}}`: on the user's map (docs/GEO.md "Bring your own map")
+      terrain.require_only({"geo"});
+      const YamlReader g = terrain.at("geo");
+      g.require_only({"geojson"});
+      const std::string file = g.at("geojson").as_string();
+      if (file.empty()) g.at("geojson").fail("is empty");
+      const fs::path p = fs::path(file).is_absolute() || base_dir.empty() ? fs::path(file) : fs::path(base_dir) / file;
+      cfg.geo_map_path = p.lexically_normal().string();
+      try {
+        cfg.geo_map = std::make_shared<const geo::GeoMap>(geo::read_user_map(cfg.geo_map_path));
+      } catch (const ConfigError& e) {
+        g.at("geojson").fail(e.what());
+      }
+      cfg.geo_map_sha256 = io::sha256_hex(io::read_text_file(cfg.geo_map_path, geo::kMaxUserMapBytes));
+      cfg.terrain_geo = true;
+    } else {
+      const std::string t = root.get_string("terrain", "templates");
+      if (t != "templates" && t != "geo") root.at("terrain").fail(fmt::format("'{}' is not templates or geo", t));
+      cfg.terrain_geo = t == "geo";
+    }
   }
   if (root.has("samples")) {
     cfg.samples = static_cast<int>(root.at("samples").as_int_in(1, kMaxSamples));
@@ -581,6 +601,10 @@ Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i) {
   const auto per_template = static_cast<std::size_t>(cfg.seed_to - cfg.seed_from + 1);
   return generate_scenario(cfg.templates.at(i / per_template), cfg.seed_from + i % per_template,
                            GeneratorOptions{cfg.framing_mode, std::nullopt});
+}
+
+geo::GeoMap scenario_map(const ExperimentConfig& cfg, const Scenario& sc) {
+  return cfg.geo_map ? geo::overlay_scenario(sc, *cfg.geo_map) : geo::generate_map(sc);
 }
 
 std::vector<Scenario> generate_corpus(const ExperimentConfig& cfg, std::optional<Framing> framing_override) {

@@ -127,7 +127,7 @@ void write_run_maps(const ExperimentConfig& cfg, const std::string& run_dir) {
   std::filesystem::create_directories(dir);
   for (std::size_t i = 0; i < corpus_size(cfg); ++i) {
     const Scenario sc = corpus_scenario(cfg, i);
-    io::write_file_atomic((dir / (sc.id + ".geojson")).string(), geo::to_geojson(geo::generate_map(sc)));
+    io::write_file_atomic((dir / (sc.id + ".geojson")).string(), geo::to_geojson(scenario_map(cfg, sc)));
   }
 }
 

@@ -302,7 +302,7 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
   std::string plugins;
   for (const auto& s : plugin_sums) plugins += s + "\n";
   // The most specific fields first, so an error names the seed rather than the config hash that it changes.
-  return {{"program_version", std::string(version_string())},
+  std::vector<std::pair<std::string, std::string>> key{{"program_version", std::string(version_string())},
           {"program_commit", std::string(git_commit())},
           {"plugins_sha256", plugin_sums.empty() ? std::string("none") : io::sha256_hex(plugins)},
           {"seed", std::to_string(cfg.seed)},
@@ -314,6 +314,9 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"candidate_plans", cfg.candidate_plans ? "true" : "false"},
           {"transcripts", records_transcripts(plan) ? to_string(cfg.transcripts) : "none"},
           {"plans", records_plans(plan) ? "true" : "false"}};
+  // A user's map (terrain: {geo: {geojson: FILE}}) is part of what the run is, but not of the config's text.
+  if (!cfg.geo_map_sha256.empty()) key.emplace_back("geo_map_sha256", cfg.geo_map_sha256);
+  return key;
 }
 
 std::string key_text(const std::vector<std::pair<std::string, std::string>>& key) {

@@ -456,7 +456,7 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   ScenarioOutcome out;
   out.scenario_row = scenario_row(sc);
   std::optional<geo::GeoMap> map;
-  if (plan.cfg->terrain_geo) map = geo::generate_map(sc);
+  if (plan.cfg->terrain_geo) map = scenario_map(*plan.cfg, sc);
   // The wargame's noise is common to every condition and every sample of the scenario (common random numbers):
   // samples differ in what the policies answer, not in the dice (docs/METRICS.md "Samples").
   const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);

@@ -3,12 +3,14 @@
 // wrong types and out-of-range values are one-sentence ConfigErrors naming the file and key.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <string>
 #include <vector>
 
 #include "advplan/council/council_config.hpp"
+#include "advplan/geo/map.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "advplan/policy/policy_context.hpp"
 #include "advplan/policy/policy_settings.hpp"
@@ -106,6 +108,10 @@ struct ExperimentConfig {
   /// (sample_stream); 1 keeps every trace as it was (no `sample` column). docs/CONFIG.md "samples".
   int samples = 1;
   bool terrain_geo = false;  ///< `terrain: geo`: maps, route-bound movements, geo_moves.csv (docs/GEO.md)
+  /// `terrain: {geo: {geojson: FILE}}`: every scenario on the user's map (geo::overlay_scenario) instead of a
+  /// generated one; the file's path as resolved, its SHA-256 (in the run key) and the map read from it.
+  std::string geo_map_path, geo_map_sha256;
+  std::shared_ptr<const geo::GeoMap> geo_map;
   bool candidate_plans = false;  ///< traces.candidate_plans: also write candidate_plans.jsonl (docs/TRACES.md)
   /// traces.transcripts: which calls of the external policies (PolicyInfo::external) transcripts.jsonl records
   TranscriptsMode transcripts = TranscriptsMode::all;
@@ -134,6 +140,8 @@ std::string_view to_string(FramingMode m);
 /// as generate_corpus), generated alone.
 std::size_t corpus_size(const ExperimentConfig& cfg);
 Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i);
+/// A scenario's map under the config: on the user's map (`terrain: {geo: {geojson: FILE}}`) or generated.
+geo::GeoMap scenario_map(const ExperimentConfig& cfg, const Scenario& sc);
 
 /// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against greedy@k, group sweep) for
 /// every k whose pairing no listed condition already covers.

@@ -41,11 +41,7 @@ std::string_view json_text_of(std::string_view text) {
 }  // namespace
 
 const std::string& quiz_grader_prompt() {
-  static const std::string text = [] {
-    const auto t = io::embedded_file(kPromptPath);
-    if (!t) throw Error(fmt::format("{} is not compiled into this binary", kPromptPath));
-    return std::string(*t);
-  }();
+  static const std::string text(io::embedded_text(kPromptPath));
   return text;
 }
 

@@ -36,11 +36,7 @@ std::string lower(std::string_view s) {
 }  // namespace
 
 const std::string& brief_judge_prompt() {
-  static const std::string text = [] {
-    const auto t = io::embedded_file(kPromptPath);
-    if (!t) throw Error(fmt::format("{} is not compiled into this binary", kPromptPath));
-    return std::string(*t);
-  }();
+  static const std::string text(io::embedded_text(kPromptPath));
   return text;
 }
 
@@ -66,20 +62,13 @@ CappedText cap_words(std::string_view text, std::size_t cap) {
 
 CompletionRequest build_brief_prompt(std::span<const RubricItem> items, const std::string& case_id,
                                      const std::string& task, const std::string& brief) {
-  nlohmann::ordered_json its = nlohmann::ordered_json::array();
-  for (const auto& it : items)
-    its.push_back({{"item_id", it.item_id},
-                   {"question", it.question},
-                   {"pass_condition", it.pass_condition},
-                   {"fail_condition", it.fail_condition},
-                   {"polarity", it.negative() ? "negative" : "positive"}});
   CompletionRequest r;
   r.messages.push_back({"system", brief_judge_prompt()});
   r.messages.push_back(
       {"user", fmt::format("CASE: {}\n{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold for the brief. "
                            "Reply with the JSON only.",
                            case_id, kTaskBegin, task, kTaskEnd, kItemsBegin,
-                           its.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), kItemsEnd, kBriefBegin, brief,
+                           judge_items_json(items), kItemsEnd, kBriefBegin, brief,
                            kBriefEnd)});
   return r;
 }

@@ -58,11 +58,7 @@ std::string json_text_of(const std::string& text, json& j) {
 }  // namespace
 
 const std::string& judge_prompt() {
-  static const std::string text = [] {
-    const auto t = io::embedded_file(kPromptPath);
-    if (!t) throw Error(fmt::format("{} is not compiled into this binary", kPromptPath));
-    return std::string(*t);
-  }();
+  static const std::string text(io::embedded_text(kPromptPath));
   return text;
 }
 
@@ -71,7 +67,7 @@ const std::string& judge_prompt_sha256() {
   return sha;
 }
 
-CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Plan& plan, const Scenario& sc) {
+std::string judge_items_json(std::span<const RubricItem> items) {
   json its = json::array();
   for (const auto& it : items)
     its.push_back({{"item_id", it.item_id},
@@ -79,11 +75,15 @@ CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Pl
                    {"pass_condition", it.pass_condition},
                    {"fail_condition", it.fail_condition},
                    {"polarity", it.negative() ? "negative" : "positive"}});
+  return its.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Plan& plan, const Scenario& sc) {
   CompletionRequest r;
   r.messages.push_back({"system", judge_prompt()});
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold. "
                                             "Reply with the JSON only.",
-                                            kItemsBegin, its.dump(), kItemsEnd, kScenarioBegin,
+                                            kItemsBegin, judge_items_json(items), kItemsEnd, kScenarioBegin,
                                             scenario_to_string(sc, ScenarioJson::without_seed_plans),
                                             kScenarioEnd, kPlanBegin, to_json(plan).dump(), kPlanEnd)});
   return r;

@@ -45,7 +45,7 @@ TEST(BriefJudge, ThePromptIsFrozenAndHoldsNoPacket) {
   EXPECT_EQ(req.messages[0].content, testing::read_file(std::string(ADVPLAN_SOURCE_DIR) + "/configs/prompts/brief_judge.txt"));
   EXPECT_EQ(brief_judge_prompt_sha256(), io::sha256_hex(req.messages[0].content));
   const std::string& u = req.messages[1].content;
-  EXPECT_TRUE(u.starts_with("CASE: c1\nTASK:\nAnalyse the mission.\nEND TASK\nITEMS:\n[{\"item_id\":\"x1\"")) << u;
+  EXPECT_TRUE(u.starts_with("CASE: c1\nTASK:\nAnalyse the mission.\nEND TASK\nITEMS:\n[{\"fail_condition\":\"\",\"item_id\":\"x1\"")) << u;
   EXPECT_THAT(u, HasSubstr("\nBRIEF:\nThe brief text.\nEND BRIEF\n"));
   EXPECT_THAT(u, ::testing::Not(HasSubstr("PACKET")));
 }
@@ -73,8 +73,11 @@ TEST(BriefJudge, OfflineJudgeGoesThroughTheReaskLoopAndCapsBeforeGrading) {
   const auto verdicts = parse_verdicts(g.files[0].second, "verdicts.jsonl");
   ASSERT_EQ(verdicts.size(), 13U);
   for (const auto& v : verdicts) {
-    if (v.brief_id == "c1-cut") EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x4"}));  // x4 came after the cap
-    else EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x1", "x2", "x3", "x4"})) << v.brief_id;  // "Brief N covers": 3 words
+    if (v.brief_id == "c1-cut") {
+      EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x4"}));  // x4 came after the cap
+    } else {
+      EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x1", "x2", "x3", "x4"})) << v.brief_id;  // "Brief N covers": 3 words
+    }
   }
   o.word_cap = 3000;
   const auto full = grade_briefs(items, briefs, {}, client, o);
@@ -83,11 +86,15 @@ TEST(BriefJudge, OfflineJudgeGoesThroughTheReaskLoopAndCapsBeforeGrading) {
   for (std::size_t r = 0; r < calls.size(); ++r) {
     EXPECT_EQ(calls.at(r, "status"), "ok");
     reasked += calls.at(r, "attempts") != "1" ? 1 : 0;
-    if (calls.at(r, "brief_id") == "c1-03") EXPECT_EQ(calls.at(r, "words"), "6");
+    if (calls.at(r, "brief_id") == "c1-03") {
+      EXPECT_EQ(calls.at(r, "words"), "6");
+    }
   }
   EXPECT_GT(reasked, 0U) << "some first replies are malformed on purpose";
   for (const auto& v : parse_verdicts(full.files[0].second, "verdicts.jsonl"))
-    if (v.brief_id != "c1-cut") EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x2", "x4"})) << v.brief_id;
+    if (v.brief_id != "c1-cut") {
+      EXPECT_EQ(v.failed_items, (std::vector<std::string>{"x2", "x4"})) << v.brief_id;
+    }
   EXPECT_EQ(grade_briefs(items, briefs, {}, client, o).files, full.files);  // the same bytes again
   // The verdicts are MA-Bench's layout: they score with the briefs' models and conditions.
   auto vs = parse_verdicts(full.files[0].second, "verdicts.jsonl");

@@ -9,6 +9,8 @@
 namespace advplan::io {
 /// Path under the source tree, e.g. "configs/experiments/paper.yaml"; nullopt when not embedded.
 std::optional<std::string_view> embedded_file(std::string_view path);
+/// embedded_file, or an advplan::Error "PATH is not compiled into this binary" (a frozen prompt's loader).
+std::string_view embedded_text(std::string_view path);
 std::vector<std::string_view> embedded_paths();
 /// Ids of the built-in templates (file names under configs/templates/ without ".yaml"), sorted.
 std::vector<std::string> embedded_template_ids();

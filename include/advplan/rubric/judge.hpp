@@ -25,6 +25,10 @@ namespace rubric {
 const std::string& judge_prompt();
 const std::string& judge_prompt_sha256();
 
+/// The ITEMS section's JSON array: {item_id, question, pass_condition, fail_condition, polarity} per item (keys in
+/// nlohmann's sorted order, as every judge prompt has had them).
+std::string judge_items_json(std::span<const RubricItem> items);
+
 /// The request: the frozen prompt, then ITEMS (a JSON array of {item_id, question, pass_condition,
 /// fail_condition, polarity}), SCENARIO (without seed plans) and PLAN, each between marker lines.
 CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Plan& plan, const Scenario& sc);

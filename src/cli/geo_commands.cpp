@@ -258,7 +258,10 @@ void add_questions_command(CLI::App& app, Action& run) {
       if (!map->empty()) {
         if (!config->empty()) throw ConfigError("--map and CONFIG: the questions are of the map or of the config's corpus; give one");
         std::string text;
-        for (const auto& q : geo::generate_questions(geo::read_user_map(*map))) text += geo::question_to_json(q) + "\n";
+        const auto qs = geo::generate_questions(geo::read_user_map(*map));
+        if (qs.empty())
+          throw ConfigError(fmt::format("--map {}: no questions: the map needs at least one place and one BLUE asset", *map));
+        for (const auto& q : qs) text += geo::question_to_json(q) + "\n";
         write_or_print(*out, text);
         return 0;
       }

@@ -121,13 +121,14 @@ double length_inside(const Polygon& p, const Point& a, const Point& b) {
 std::pair<double, double> Projection::to_lonlat(const Point& p) const {
   constexpr double deg = 180.0 / std::numbers::pi;
   const double lat = lat0 + p.y / kEarthRadiusKm * deg;
-  const double lon = lon0 + p.x / (kEarthRadiusKm * det::cos(lat0 / deg)) * deg;
+  const double lon = lon0 + p.x / (kEarthRadiusKm * det::cos((std::isnan(lat_scale) ? lat0 : lat_scale) / deg)) * deg;
   return {lon, lat};
 }
 
 Point Projection::from_lonlat(double lon, double lat) const {
   constexpr double rad = std::numbers::pi / 180.0;
-  return {(lon - lon0) * rad * kEarthRadiusKm * det::cos(lat0 * rad), (lat - lat0) * rad * kEarthRadiusKm};
+  return {(lon - lon0) * rad * kEarthRadiusKm * det::cos((std::isnan(lat_scale) ? lat0 : lat_scale) * rad),
+          (lat - lat0) * rad * kEarthRadiusKm};
 }
 
 double haversine_km(double lon1, double lat1, double lon2, double lat2) {

@@ -176,6 +176,10 @@ GeoMap overlay_scenario(const Scenario& sc, const GeoMap& base) {
   if (base.net.num_nodes() == 0)
     throw ConfigError(fmt::format("scenario {}: the user's map has no road or sea-lane, so its places and assets have "
                                   "nowhere to go", sc.id));
+  for (const auto& a : sc.assets)
+    if (const Feature* f = base.find(a.id); f && f->id == a.id && f->kind != "asset")
+      throw ConfigError(fmt::format("scenario {}: asset {} has the id of the user's map's {} feature; rename the map's "
+                                    "feature", sc.id, a.id, f->kind));
   GeoMap m;
   m.scenario_id = sc.id;
   m.rule = base.rule;

@@ -84,9 +84,10 @@ void add_tier1(const QuestionMap& c, std::vector<Question>& out) {
     q.params = {{"place", p1.id}};
     q.question = fmt::format("In which sector, the blue sector or the red sector, is {} ({})?", p1.name, p1.id);
     const bool blue = call(m, q, "within", {{"point", p1.id}, {"area", "blue-sector"}})["within"].get<bool>();
+    const bool red = call(m, q, "within", {{"point", p1.id}, {"area", "red-sector"}})["within"].get<bool>();
     q.answer = blue ? "blue sector" : "red sector";
     q.options = {"blue sector", "red sector"};
-    out.push_back(q);
+    if (blue != red) out.push_back(q);  // a place in both sectors (on the line) or in neither has no exact answer
   }
   if (!red_threats.empty()) {  // Tier 1, size: the area of a threat zone.
     Question q = make(m, "area", 1, {2}, "numeric");
@@ -130,7 +131,8 @@ void add_relations(const QuestionMap& c, std::vector<Question>& out) {
     }
     q.answer = name;
     for (const auto* p : places) add_option(q, p->name);
-    if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
+    // A near tie has no exact answer; more options than a question file holds (a user's map) cannot be listed.
+    if (second - best > 0.01 && q.options.size() <= kMaxOptions) out.push_back(q);
   }
   if (places.size() > 1) {  // Tier 2, relations: line of sight between two places.
     Question q = make(m, "line_of_sight", 2, {3}, "boolean");
@@ -162,7 +164,7 @@ void add_relations(const QuestionMap& c, std::vector<Question>& out) {
                              p2.name, options);
     q.answer = who;
     for (const auto* z : red_threats) add_option(q, z->id);
-    if (second - best > 0.01) out.push_back(q);  // a near tie has no exact answer
+    if (second - best > 0.01 && q.options.size() <= kMaxOptions) out.push_back(q);  // a near tie has no exact answer
   }
 }
 
@@ -245,7 +247,7 @@ void add_predictions(const QuestionMap& c, std::vector<Question>& out) {
     else q.answer = who;
     for (const auto* a : movers) add_option(q, a->id);
     add_option(q, "unsolvable");  // the prompt offers it
-    if (who.empty() || second - best > 0.01) out.push_back(q);
+    if ((who.empty() || second - best > 0.01) && q.options.size() <= kMaxOptions) out.push_back(q);
   }
 }
 

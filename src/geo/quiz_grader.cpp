@@ -98,6 +98,12 @@ GraderReply parse_grader_reply(std::string_view text) {
 
 LlmVerdict grade_with_llm(const GraderTransport& call, const Question& q, const std::string& answer, int attempts) {
   LlmVerdict out;
+  if (answer.size() > kMaxGradedAnswerChars) {  // the grader would see only a prefix: a hedge could hide past the cut
+    out.ok = true;
+    out.reason = fmt::format("the answer has {} bytes, more than the {} the grader reads: incorrect, not graded",
+                             answer.size(), kMaxGradedAnswerChars);
+    return out;
+  }
   std::vector<GraderMessage> messages = grader_messages(q, answer);
   for (int attempt = 0; attempt < std::max(1, attempts); ++attempt) {
     ++out.attempts;

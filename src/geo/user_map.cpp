@@ -13,6 +13,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "advplan/io/sha256.hpp"
 
 namespace advplan::geo {
 namespace {
@@ -102,6 +103,18 @@ struct RawFeature {
 GeoMap parse_user_map(const std::string& text, const std::string& source) {
   if (text.size() > kMaxUserMapBytes)
     throw ConfigError(fmt::format("{}: {} bytes, more than the limit of {}", source, text.size(), kMaxUserMapBytes));
+  // A parsed JSON value costs tens of bytes however short its text ("[]," is three): the arrays, objects and values
+  // are counted before parsing, so a file within the byte limit cannot take gigabytes.
+  std::size_t arrays = 0, objects = 0, commas = 0;
+  for (const char ch : text) {
+    arrays += ch == '[';
+    objects += ch == '{';
+    commas += ch == ',';
+  }
+  if (arrays > kMaxUserArrays || objects > kMaxUserObjects || commas > kMaxUserValues)
+    throw ConfigError(fmt::format("{}: {} arrays, {} objects and {} commas, more than a map within the limits needs "
+                                  "({} positions, {} features)", source, arrays, objects, commas, kMaxUserVertices,
+                                  kMaxUserFeatures));
   json doc;
   if (const std::string err = untrusted::parse_json_bounded(text, doc, kMaxDepth); !err.empty())
     throw ConfigError(fmt::format("{}: not a GeoJSON document ({})", source, err));
@@ -177,12 +190,16 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
       r.fail(i, "geometry", fmt::format("'{}' is not a Point, LineString or Polygon", untrusted::excerpt(type, 20)));
     }
     rf.id = kind == "sector" ? (rf.side == "BLUE" ? "blue-sector" : "red-sector") : kind == "boundary" ? "ao" : r.id_of(f, props, i);
+    if (kind != "sector" && kind != "boundary" && (rf.id == "ao" || rf.id == "blue-sector" || rf.id == "red-sector"))
+      r.fail(i, "id", fmt::format("'{}' is reserved for the {}", rf.id, rf.id == "ao" ? "area of operations" : "sectors"));
     if (!ids.insert(rf.id).second) r.fail(i, "id", fmt::format("'{}' is used by an earlier feature", rf.id));
     rf.name = r.text(props, i, "name");
     if (rf.name.empty()) rf.name = kind == "sector" ? (rf.side == "BLUE" ? "blue sector" : "red sector") : rf.id;
     raw.push_back(std::move(rf));
   }
   if (raw.empty()) throw ConfigError(fmt::format("{}: features: the map has no features with a geometry", source));
+  if (network_kind.empty())
+    throw ConfigError(fmt::format("{}: features: the map has no road or sea-lane (LineString), so nothing can move on it", source));
 
   GeoMap m;
   m.scenario_id = doc.contains("name") && doc["name"].is_string() ? untrusted::excerpt(doc["name"].get<std::string>(), 64) : "user-map";
@@ -196,7 +213,10 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
       lon0 = std::min(lon0, lon), lat0 = std::min(lat0, lat);
       lon1 = std::max(lon1, lon), lat1 = std::max(lat1, lat);
     }
-  m.proj = {lon0, lat0};
+  if (lat0 < -kMaxAbsLatitude || lat1 > kMaxAbsLatitude)
+    throw ConfigError(fmt::format("{}: features: latitudes reach {:g}; a planar map needs them within ±{:g} degrees",
+                                  source, lat0 < -kMaxAbsLatitude ? lat0 : lat1, kMaxAbsLatitude));
+  m.proj = {lon0, lat0, (lat0 + lat1) / 2};
   m.rule.lon0 = lon0;
   m.rule.lat0 = lat0;
   const Point far = m.proj.from_lonlat(lon1, lat1);
@@ -218,11 +238,16 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
   if (!have_ao)
     m.features.push_back({"ao", "area of operations", "boundary", "", std::nullopt,
                           Polygon{{{0, 0}, {far.x, 0}, {far.x, far.y}, {0, far.y}}}, -1, "", 1});
+  std::vector<Point> points;
+  for (const auto& f : raw)
+    if (f.geometry == "Point") points.push_back(at(f.coords[0]));
+  const std::vector<int> nodes = nearest_nodes(m.net, points, BBox{0, 0, far.x, far.y});
+  std::size_t next_point = 0;
   for (const auto& f : raw) {
     Feature out{f.id, f.name, f.kind == "sector" ? "boundary" : f.kind, f.side, std::nullopt, std::nullopt, -1, f.domain, f.mobility};
     if (f.geometry == "Point") {
-      out.point = at(f.coords[0]);
-      out.node = m.net.nearest_node(*out.point);
+      out.point = points[next_point];
+      out.node = nodes[next_point++];
     } else if (f.geometry == "Polygon") {
       Polygon p;
       for (std::size_t k = 0; k + 1 < f.coords.size(); ++k) p.ring.push_back(at(f.coords[k]));
@@ -256,7 +281,47 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
   return m;
 }
 
-GeoMap read_user_map(const std::string& path) {
+std::vector<int> nearest_nodes(const RoadNetwork& net, std::span<const Point> points, const BBox& box) {
+  std::vector<int> out(points.size(), -1);
+  const std::size_t n = net.num_nodes();
+  if (n == 0) return out;
+  // A uniform grid of about one node per cell over `box` (which holds every node and point): rings of cells around
+  // a point are searched outward until no unseen node can be nearer. Every node in a ring k away is at least
+  // (k - 1) cells away, so after ring k an unseen node is at least k cell sides off.
+  const int side = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))));
+  const double w = std::max(box.x1 - box.x0, 1e-9) / side, h = std::max(box.y1 - box.y0, 1e-9) / side;
+  const auto cell = [&](const Point& p) {
+    const int cx = std::clamp(static_cast<int>((p.x - box.x0) / w), 0, side - 1);
+    const int cy = std::clamp(static_cast<int>((p.y - box.y0) / h), 0, side - 1);
+    return std::pair{cx, cy};
+  };
+  std::vector<std::vector<int>> cells(static_cast<std::size_t>(side) * side);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [cx, cy] = cell(net.node(static_cast<int>(i)));
+    cells[static_cast<std::size_t>(cy) * side + cx].push_back(static_cast<int>(i));  // in index order
+  }
+  const double step = std::min(w, h);
+  for (std::size_t q = 0; q < points.size(); ++q) {
+    const auto [px, py] = cell(points[q]);
+    int best = -1;
+    double bd = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < side; ++k) {
+      if (best >= 0 && bd < (k - 1) * step) break;  // ring k's nodes are at least (k - 1) steps away
+      for (int y = py - k; y <= py + k; ++y)
+        for (int x = px - k; x <= px + k; ++x) {
+          if (x < 0 || y < 0 || x >= side || y >= side || (std::abs(x - px) != k && std::abs(y - py) != k)) continue;
+          for (const int i : cells[static_cast<std::size_t>(y) * side + x]) {
+            const double d = distance(net.node(i), points[q]);
+            if (d < bd || (d == bd && i < best)) bd = d, best = i;  // the lowest index among equals, as nearest_node
+          }
+        }
+    }
+    out[q] = best;
+  }
+  return out;
+}
+
+GeoMap read_user_map(const std::string& path, std::string* sha256) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::is_regular_file(st)) throw ConfigError(fmt::format("{}: not a readable regular file", path));
@@ -268,6 +333,7 @@ GeoMap read_user_map(const std::string& path) {
   std::string text(size, '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::size_t>(in.gcount()) != size) throw ConfigError(fmt::format("{}: short read", path));
+  if (sha256) *sha256 = io::sha256_hex(text);
   return parse_user_map(text, path);
 }
 

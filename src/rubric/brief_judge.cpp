@@ -67,9 +67,11 @@ CompletionRequest build_brief_prompt(std::span<const RubricItem> items, const st
   r.messages.push_back(
       {"user", fmt::format("CASE: {}\n{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold for the brief. "
                            "Reply with the JSON only.",
-                           case_id, kTaskBegin, task, kTaskEnd, kItemsBegin,
-                           judge_items_json(items), kItemsEnd, kBriefBegin, brief,
-                           kBriefEnd)});
+                           nlohmann::json(case_id).dump(-1, ' ', false, json::error_handler_t::replace), kTaskBegin,
+                           nlohmann::json(task).dump(-1, ' ', false, json::error_handler_t::replace), kTaskEnd, kItemsBegin,
+                           judge_items_json(items), kItemsEnd, kBriefBegin,
+                           // as a JSON string: a brief that writes "END BRIEF" and instructions stays inside it
+                           nlohmann::json(brief).dump(-1, ' ', false, json::error_handler_t::replace), kBriefEnd)});
   return r;
 }
 
@@ -81,12 +83,14 @@ Completion OfflineBriefJudgeClient::complete(const CompletionRequest& req) const
     if (m.role == "user" && users++ == 0) first_user = m.content;
   // ITEMS comes before BRIEF, and the brief is the last section: a brief that writes a marker cannot move ITEMS.
   const auto ib = first_user.find(kItemsBegin), ie = first_user.find(kItemsEnd);
-  const auto bb = first_user.find(kBriefBegin, ie == std::string::npos ? 0 : ie), be = first_user.rfind(kBriefEnd);
+  const auto bb = first_user.find(kBriefBegin, ie == std::string::npos ? 0 : ie);
+  const auto be = bb == std::string::npos ? std::string::npos : first_user.find(kBriefEnd, bb);
   if (ib == std::string::npos || ie == std::string::npos || bb == std::string::npos || be == std::string::npos || be < bb) {
     out.error = "offline brief judge: the prompt has no ITEMS or BRIEF section";
     return out;
   }
-  const std::string brief = lower(std::string_view(first_user).substr(bb + kBriefBegin.size(), be - bb - kBriefBegin.size()));
+  const json brief_json = json::parse(first_user.substr(bb + kBriefBegin.size(), be - bb - kBriefBegin.size()), nullptr, false);
+  const std::string brief = lower(brief_json.is_string() ? brief_json.get<std::string>() : std::string());
   json its = json::parse(first_user.substr(ib + kItemsBegin.size(), ie - ib - kItemsBegin.size()), nullptr, false);
   if (!its.is_array()) {
     out.error = "offline brief judge: ITEMS is not a JSON array";
@@ -133,6 +137,8 @@ BriefGrading grade_briefs(const RubricSet& items, const std::map<std::string, Br
     const auto it = items.find(b.case_id);
     if (it == items.end() || it->second.empty())
       throw Error(fmt::format("brief '{}': case '{}' has no rubric items", id, b.case_id));
+    if (!b.has_text)
+      throw Error(fmt::format("brief '{}': the line has no `text` (or `brief`) field, so there is nothing to grade", id));
     order.push_back(&b);
   }
   std::vector<JudgeOutcome> outcomes(order.size());

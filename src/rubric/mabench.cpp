@@ -199,6 +199,7 @@ std::map<std::string, BriefInfo> parse_briefs(const std::string& text, const std
     b.condition = j.contains("condition") && !j["condition"].is_null() ? id_field(j, "condition", source, line) : "default";
     b.seed = j.contains("seed") && !j["seed"].is_null() ? id_field(j, "seed", source, line, /*number_ok=*/true) : "";
     b.text = j.contains("text") ? text_field(j, "text", source, line) : text_field(j, "brief", source, line);
+    b.has_text = (j.contains("text") && !j["text"].is_null()) || (j.contains("brief") && !j["brief"].is_null());
     const std::string id = b.brief_id;
     if (!out.emplace(id, std::move(b)).second)
       throw Error(fmt::format("{}: '{}' is repeated", where(source, line, "brief_id"), id));

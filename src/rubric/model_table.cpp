@@ -136,8 +136,7 @@ ModelTables model_tables(const RubricSet& items, std::span<const Verdict> verdic
                    "difference_lo", "difference_hi"});
   for (const auto& [judge, units] : case_score)
     for (auto a = units.begin(); a != units.end(); ++a)
-      for (auto b = std::next(a); b != units.end(); ++b) {
-        if (a->first.first != b->first.first) continue;
+      for (auto b = std::next(a); b != units.end() && b->first.first == a->first.first; ++b) {  // sorted by model
         std::vector<double> sa, sb;
         for (const auto& [c, x] : a->second) {
           const auto y = b->second.find(c);

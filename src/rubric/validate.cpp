@@ -48,8 +48,9 @@ std::vector<bool> expert_verdicts(const json& j, const std::string& source, std:
   for (const auto& [key, value] : j.items()) {
     if (!key.starts_with("expert_")) continue;
     const std::string digits = key.substr(7);
-    if (digits.empty() || digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      throw Error(fmt::format("{}: an expert column is expert_ and a number", where(source, line, untrusted::excerpt(key, 40))));
+    if (digits.empty() || digits.size() > 3 || digits[0] == '0' ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw Error(fmt::format("{}: an expert column is expert_ and a number from 1, without leading zeros", where(source, line, untrusted::excerpt(key, 40))));
     by_index[std::stoul(digits)] = &value;
   }
   if (by_index.size() < 2)
@@ -378,7 +379,8 @@ ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdi
     }
     const double diff = w.kappa() - p.kappa();
     const auto [lo, hi] = interval(rep_diff[j], diff);
-    const bool admitted = !std::isnan(lo) && lo >= -options.margin;
+    // Admission needs an interval: with one scenario or no resamples there is none, so no judge is admitted.
+    const bool admitted = B > 0 && !std::isnan(lo) && lo >= -options.margin;
     pt.add({judges[j].name, fmt::format("{}", judge_items[j]), fmt::format("{}", E),
             real(ratio(pair_kappa_sum[j], pair_kappa_n[j])), real(p.kappa()), real(w.kappa()), real(diff), real(lo),
             real(hi), real(options.margin), admitted ? "yes" : "no"});

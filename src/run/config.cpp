@@ -487,11 +487,11 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
       const fs::path p = fs::path(file).is_absolute() || base_dir.empty() ? fs::path(file) : fs::path(base_dir) / file;
       cfg.geo_map_path = p.lexically_normal().string();
       try {
-        cfg.geo_map = std::make_shared<const geo::GeoMap>(geo::read_user_map(cfg.geo_map_path));
+        // One read: the hash in the run key is of the bytes the map was made from.
+        cfg.geo_map = std::make_shared<const geo::GeoMap>(geo::read_user_map(cfg.geo_map_path, &cfg.geo_map_sha256));
       } catch (const ConfigError& e) {
         g.at("geojson").fail(e.what());
       }
-      cfg.geo_map_sha256 = io::sha256_hex(io::read_text_file(cfg.geo_map_path, geo::kMaxUserMapBytes));
       cfg.terrain_geo = true;
     } else {
       const std::string t = root.get_string("terrain", "templates");

@@ -329,6 +329,13 @@ TEST(GeoGrading, TheOfflineLlmGraderAgreesWithStrictAndItsRetriesRun) {
   EXPECT_EQ(down.reason, "transport: HTTP 503 after 3 attempts");
   const LlmVerdict thrown = grade_with_llm([](const auto&) -> GraderCall { throw std::runtime_error("boom"); }, c.qs[0], "x");
   EXPECT_FALSE(thrown.ok);
+  // An answer longer than the grader reads is incorrect without a call: a hedge could hide past the cut.
+  int asked = 0;
+  const LlmVerdict padded = grade_with_llm([&](const auto&) { ++asked; return GraderCall{true, R"({"correct": true, "says_unsolvable": false, "reason": ""})", ""}; },
+                                           c.qs[0], c.qs[0].answer + std::string(5000, ' ') + " or anything");
+  EXPECT_EQ(asked, 0);
+  EXPECT_FALSE(padded.correct);
+  EXPECT_NE(padded.reason.find("more than the"), std::string::npos) << padded.reason;
 
   // The reply's schema, read with the bounded parser.
   EXPECT_TRUE(parse_grader_reply(R"({"correct": true, "says_unsolvable": false, "reason": "ok"})").error.empty());

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
 #include "advplan/geo/questions.hpp"
 #include "advplan/geo/tools.hpp"
 #include "advplan/geo/user_map.hpp"
@@ -22,8 +23,10 @@ namespace advplan {
 namespace {
 
 const std::string kMap = std::string(ADVPLAN_SOURCE_DIR) + "/tests/data/geo/user_map.geojson";
-/// Kilometres per degree at the equator (lat0 = 0, so the projection's cosine is 1).
+/// Kilometres per degree of latitude, and of longitude at the map's middle latitude (0.2: its latitudes run from 0
+/// to 0.4), whose cosine scales east-west distances.
 const double kDeg = 6371.0088 * std::numbers::pi / 180;
+const double kDegX = kDeg * std::cos(0.2 * std::numbers::pi / 180);
 
 const geo::Question& question(const std::vector<geo::Question>& qs, const std::string& kind) {
   for (const auto& q : qs)
@@ -43,7 +46,7 @@ TEST(UserMap, ReadsTheFeaturesAndTheNetwork) {
   EXPECT_EQ(m.objective_place, "depot");
   ASSERT_NE(m.find("blue-sector"), nullptr);
   EXPECT_EQ(m.find("blue-sector")->name, "our side");
-  EXPECT_NEAR(m.find("depot")->point->x, 0.4 * kDeg, 1e-9);
+  EXPECT_NEAR(m.find("depot")->point->x, 0.4 * kDegX, 1e-9);
   EXPECT_NEAR(m.find("depot")->point->y, 0.4 * kDeg, 1e-9);
   EXPECT_EQ(m.find("b-inf-1")->side, "BLUE");
 }
@@ -55,18 +58,18 @@ TEST(UserMap, RoutesAndQuestionsMatchAHandComputation) {
   // route is west then north: 0.8 degrees.
   const auto r = nlohmann::json::parse(geo::call_tool(m, "route", R"({"from":"b-inf-1","to":"depot","avoid":["RED"]})").json);
   EXPECT_TRUE(r["feasible"].get<bool>());
-  EXPECT_NEAR(r["length_km"].get<double>(), 0.8 * kDeg, 1e-3);
+  EXPECT_NEAR(r["length_km"].get<double>(), 0.4 * kDeg + 0.4 * kDegX, 1e-3);
   // Without avoiding anything every monotone path is 0.8 degrees too; to the ford (0.2, 0.2): south then middle, 0.4.
   const auto qs = geo::generate_questions(m);
   EXPECT_EQ(question(qs, "sector").answer, "red sector");  // the depot lies in the RED sector polygon
-  EXPECT_NEAR(std::stod(question(qs, "area").answer), 0.1 * kDeg * 0.1 * kDeg, 1e-3);  // the east battery
-  EXPECT_NEAR(std::stod(question(qs, "distance").answer), 0.4 * std::sqrt(2.0) * kDeg, 1e-3);
+  EXPECT_NEAR(std::stod(question(qs, "area").answer), 0.1 * kDegX * 0.1 * kDeg, 1e-3);  // the east battery
+  EXPECT_NEAR(std::stod(question(qs, "distance").answer), 0.4 * std::hypot(kDeg, kDegX), 1e-3);
   EXPECT_EQ(question(qs, "nearest_place").answer, "ford");  // 0.28 degrees against 0.57
   EXPECT_EQ(question(qs, "line_of_sight").answer, "no");    // the ridge lies across depot-ford at (0.3, 0.3)
   EXPECT_EQ(question(qs, "places_in_threats").answer, "0");
-  EXPECT_NEAR(std::stod(question(qs, "route_length").answer), 0.4 * kDeg, 1e-3);  // to the ford
+  EXPECT_NEAR(std::stod(question(qs, "route_length").answer), 0.2 * kDegX + 0.2 * kDeg, 1e-3);  // to the ford
   // The order: reach the depot in 3 h at 40 km/h: 0.8 degrees / 40 = 2.224 h.
-  EXPECT_NEAR(std::stod(question(qs, "order_reach").answer), 0.8 * kDeg / 40, 1e-3);
+  EXPECT_NEAR(std::stod(question(qs, "order_reach").answer), (0.4 * kDeg + 0.4 * kDegX) / 40, 1e-3);
   EXPECT_EQ(question(qs, "first_to_reach").answer, "b-inf-1");
 }
 
@@ -99,8 +102,54 @@ TEST(UserMap, BadFeaturesAreOneSentenceNamingTheFeatureAndProperty) {
   refused(R"("objective": "depot")", R"("objective": "nowhere")", "the order's property 'objective': 'nowhere' is not a place");
   refused(R"({"type": "Feature", "geometry": {"type": "LineString")", R"({"type": "Feature", "geometry": {"type": "MultiLineString")",
           "feature 0, geometry: 'MultiLineString' is not a Point, LineString or Polygon");
+  refused(R"("id": "ford")", R"("id": "blue-sector")", "feature 6, id: 'blue-sector' is reserved for the sectors");
+  refused(R"([[0, 0], [0, 0.2], [0, 0.4]])", R"([[0, 0], [0, 0.2], [0, 89.5]])", "latitudes reach 89.5");
   EXPECT_THROW(geo::parse_user_map("[]", "map.geojson"), ConfigError);
+  // No road: nothing can move, and no route has a node to start from.
+  try {
+    geo::parse_user_map(R"({"type":"FeatureCollection","features":[{"type":"Feature","id":"p","geometry":{"type":"Point","coordinates":[0,0]},"properties":{"kind":"place"}}]})",
+                        "map.geojson");
+    ADD_FAILURE() << "a map without roads was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("no road or sea-lane"), std::string::npos) << e.what();
+  }
+  // A text that would parse into far more values than a map within the limits has is refused before parsing.
+  EXPECT_THROW(geo::parse_user_map(R"({"type":"FeatureCollection","features":[)" + std::string(2'600'000, '[') + "]}", "map.geojson"), ConfigError);
   EXPECT_THROW(geo::parse_user_map(std::string(40, '[') + std::string(40, ']'), "map.geojson"), ConfigError);  // depth
+}
+
+/// The grid search gives nearest_node's answer for every point, ties to the lowest index included.
+TEST(UserMap, NearestNodesEqualTheScan) {
+  Rng rng(20261203);
+  for (int round = 0; round < 20; ++round) {
+    geo::RoadNetwork net;
+    const int n = 1 + static_cast<int>(rng.uniform(0, 400));
+    for (int i = 0; i < n; ++i) {
+      // Coordinates on a coarse lattice half the time, so equal distances (ties) occur.
+      const bool lattice = rng.bernoulli(0.5);
+      net.add_node(lattice ? geo::Point{std::floor(rng.uniform(0, 10)), std::floor(rng.uniform(0, 10))}
+                           : geo::Point{rng.uniform(0, 10), rng.uniform(0, 10)});
+    }
+    std::vector<geo::Point> pts;
+    for (int i = 0; i < 300; ++i)
+      pts.push_back(rng.bernoulli(0.3) ? geo::Point{std::floor(rng.uniform(0, 10)) + 0.5, std::floor(rng.uniform(0, 10))}
+                                       : geo::Point{rng.uniform(0, 10), rng.uniform(0, 10)});
+    const auto fast = geo::nearest_nodes(net, pts, geo::BBox{0, 0, 10, 10});
+    for (std::size_t i = 0; i < pts.size(); ++i) ASSERT_EQ(fast[i], net.nearest_node(pts[i])) << round << " " << i;
+  }
+}
+
+TEST(UserMap, AScenarioAssetMayNotTakeAMapFeaturesId) {
+  const ExperimentConfig cfg = default_experiment_config();
+  const Scenario sc = corpus_scenario(cfg, 0);
+  std::string asset;  // a scenario asset the map does not have
+  for (const auto& a : sc.assets)
+    if (a.id != "b-inf-1" && a.id != "r-inf-1") asset = a.id;
+  ASSERT_FALSE(asset.empty());
+  std::string text = testing::read_file(kMap);
+  text.replace(text.find(R"("id": "ford")"), 12, "\"id\": \"" + asset + "\"");
+  const geo::GeoMap base = geo::parse_user_map(text, "map.geojson");
+  EXPECT_THROW(geo::overlay_scenario(sc, base), ConfigError);
 }
 
 TEST(UserMap, AScenarioOnTheUsersMapKeepsItsTerrain) {

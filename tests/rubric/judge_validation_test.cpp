@@ -237,6 +237,7 @@ TEST(JudgeValidation, MalformedStudiesAreOneSentenceNamingLineAndField) {
   fails_with(R"("expert_2":"Fail")", R"("expert_2":"Fail?")", "field 'expert_2': expected \"Pass\" or \"Fail\"");
   fails_with(R"("expert_2":"Fail")", R"("expert_3":"Fail")", "field 'expert_2': missing");
   fails_with(R"(,"expert_2":"Fail")", "", "at least two experts");
+  fails_with(R"("expert_2":"Fail")", R"("expert_02":"Fail")", "without leading zeros");
   fails_with(R"("tier":1)", R"("tier":4)", "field 'tier'");
   fails_with(R"("severity":"CI")", R"("severity":"XX")", "field 'severity'");
   fails_with(R"("brief":"b",)", "", "field 'brief': missing");
@@ -280,6 +281,19 @@ TEST(JudgeValidation, VerdictsMustNameTheStudysBriefs) {
   o.families["judge"] = "gpt";
   const auto s = file_of(validate_judges(study, others, o), "validation_self_preference.csv");
   EXPECT_NEAR(s.real(row_of(s, {"judge"}), "others_score"), -5.0 / 16, 1e-6);
+}
+
+TEST(JudgeValidation, NoIntervalNoAdmission) {
+  // One scenario (b1's four items) or no resamples: the change in the panel's kappa has no interval, so the gate
+  // cannot be passed, whatever the point says.
+  auto study = read_expert_study(kStudyDir + "/study.jsonl");
+  study.lines.resize(4);
+  const auto one = file_of(validate_judges(study, {}, {}), "validation_panel.csv");
+  EXPECT_EQ(one.at(0, "admitted"), "no");
+  ValidationOptions o;
+  o.resamples = 0;
+  const auto none = file_of(validate_judges(read_expert_study(kStudyDir + "/study.jsonl"), {}, o), "validation_panel.csv");
+  EXPECT_EQ(none.at(0, "admitted"), "no");
 }
 
 TEST(JudgeValidation, ModelFamilies) {

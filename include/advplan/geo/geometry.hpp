@@ -1,4 +1,6 @@
 #pragma once
+#include <cmath>
+#include <limits>
 // Planar geometry of the geospatial layer (docs/GEO.md "Geometry"). Coordinates are kilometres on a local
 // projection (x east, y north); every measure here is planar and exact on that plane.
 #include <string>
@@ -44,6 +46,9 @@ double length_inside(const Polygon& p, const Point& a, const Point& b);
 /// 6371.0088 km (the IUGG mean radius).
 struct Projection {
   double lon0 = 0, lat0 = 0;
+  /// The latitude whose cosine scales longitude: lat0 when NaN (generated maps); a user's map sets the middle of
+  /// its latitudes, so east-west distances are right across the map rather than at its southern edge.
+  double lat_scale = std::numeric_limits<double>::quiet_NaN();
   /// [lon, lat] in degrees.
   std::pair<double, double> to_lonlat(const Point& p) const;
   Point from_lonlat(double lon, double lat) const;

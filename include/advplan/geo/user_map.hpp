@@ -3,7 +3,9 @@
 // or sea lanes (LineStrings), threat zones, sectors, obstacles and the area of operations (Polygons), and an order
 // (a Feature without geometry), read as untrusted input into a GeoMap; and scenarios put on it.
 #include <cstddef>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "advplan/core/scenario.hpp"
 #include "advplan/geo/map.hpp"
@@ -16,6 +18,10 @@ inline constexpr std::size_t kMaxUserFeatures = 100'000;
 inline constexpr std::size_t kMaxUserVertices = 1'000'000;  ///< over the whole file
 inline constexpr std::size_t kMaxRingVertices = 10'000;
 inline constexpr std::size_t kMaxOrderBytes = 64u << 10;
+/// Counted in the text before it is parsed (a parsed value costs tens of bytes, however short its text).
+inline constexpr std::size_t kMaxUserArrays = 2'500'000, kMaxUserObjects = 500'000, kMaxUserValues = 6'000'000;
+/// A planar map stops short of the poles.
+inline constexpr double kMaxAbsLatitude = 85;
 
 /// Parses the map; throws ConfigError with one sentence naming `source`, the feature index and the property. The
 /// projection's origin is the south-west corner of every coordinate (lon0, lat0 the minima), so the map's planar
@@ -24,7 +30,12 @@ inline constexpr std::size_t kMaxOrderBytes = 64u << 10;
 /// bounding box. A road's vertices are the network's nodes (equal coordinates are one node), its segments the edges
 /// (planar length). Points attach to their nearest node.
 GeoMap parse_user_map(const std::string& text, const std::string& source);
-GeoMap read_user_map(const std::string& path);
+/// Reads and parses the file; `sha256`, when given, receives the lower-case hex SHA-256 of the bytes parsed.
+GeoMap read_user_map(const std::string& path, std::string* sha256 = nullptr);
+
+/// nearest_node of each point (the lowest index among equally near nodes; -1 without nodes), through a uniform
+/// grid over `box`, which must hold every node and point: the same answers as the scan, in about O(1) per point.
+std::vector<int> nearest_nodes(const RoadNetwork& net, std::span<const Point> points, const BBox& box);
 
 /// `sc` on the user's map `base`: the map's network, zones, sectors, obstacles and area; each scenario place that
 /// the map names (a place feature whose name is the place) where the map has it, the others on nodes drawn as

@@ -36,6 +36,7 @@ std::vector<Verdict> parse_verdicts(const std::string& text, const std::string& 
 struct BriefInfo {
   std::string brief_id, case_id, model, model_slug, condition, seed;
   std::string text;  ///< the brief itself (`text` or `brief`; "" when the file does not carry it)
+  bool has_text = false;  ///< the line has `text` or `brief`
 };
 /// Reads briefs.jsonl: string `brief_id`, `model`, `case_id` (or `case`), optional `model_slug`, `condition`
 /// ("default" when absent), `seed` (a string or an integer) and the brief's text in `text` or `brief`. A repeated

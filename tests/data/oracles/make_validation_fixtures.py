@@ -68,7 +68,7 @@ def stats_of(lines, judge):
         pk.append(float(cohens_kappa(t).kappa))
     out["panel"] = {"items": len(mine), "fleiss_panel": float(fleiss_kappa(aggregate_raters(panel, n_cat=2)[0])),
                     "fleiss_with_judge": float(fleiss_kappa(aggregate_raters(withj, n_cat=2)[0])),
-                    "mean_pairwise_expert_kappa": float(np.mean(pk))}
+                    "mean_pairwise_expert_kappa": float(np.nanmean(pk))}
     return out
 
 

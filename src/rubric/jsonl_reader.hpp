@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "advplan/rubric/score.hpp"
+
 namespace advplan::rubric::detail {
 
 /// The whole file, refused above kMaxJsonlBytes.
@@ -21,6 +23,9 @@ std::string where(const std::string& source, std::size_t line, std::string_view 
 /// A required non-empty string of at most kMaxIdBytes (an integer read as text when `number_ok`).
 std::string id_field(const nlohmann::json& j, std::string_view field, const std::string& source, std::size_t line,
                      bool number_ok = false);
+/// An item's grading fields: integer `tier` 1..3, `severity`, optional `polarity` and `weight` (which must agree with
+/// the severity) and the optional texts `question`, `pass_condition`, `fail_condition`.
+void read_item_grading(const nlohmann::json& j, const std::string& source, std::size_t line, RubricItem& it);
 /// An optional string ("" when absent or null).
 std::string text_field(const nlohmann::json& j, std::string_view field, const std::string& source, std::size_t line);
 

@@ -85,6 +85,30 @@ std::string text_field(const json& j, std::string_view field, const std::string&
   return it->get<std::string>();
 }
 
+void read_item_grading(const json& j, const std::string& source, std::size_t line, RubricItem& it) {
+  const auto tier = j.find("tier");
+  if (tier == j.end() || !tier->is_number_integer() || tier->get<long long>() < 1 || tier->get<long long>() > 3)
+    throw Error(fmt::format("{}: expected an integer 1, 2 or 3", where(source, line, "tier")));
+  it.tier = static_cast<int>(tier->get<long long>());
+  const std::string sev = id_field(j, "severity", source, line);
+  const auto s = parse_severity(sev);
+  if (!s) throw Error(fmt::format("{}: '{}' is not one of CI, I, SI, D, CD", where(source, line, "severity"), untrusted::excerpt(sev, 40)));
+  it.severity = *s;
+  if (const auto p = j.find("polarity"); p != j.end()) {
+    const std::string want = it.negative() ? "negative" : "positive";
+    if (!p->is_string() || p->get<std::string>() != want)
+      throw Error(fmt::format("{}: severity {} needs polarity '{}'", where(source, line, "polarity"), sev, want));
+  }
+  if (const auto w = j.find("weight"); w != j.end()) {
+    if (!w->is_number() || w->get<double>() != it.weight())
+      throw Error(fmt::format("{}: severity {} has weight {}, while {} was given", where(source, line, "weight"), sev,
+                              it.weight(), w->is_number() ? fmt::format("{}", w->get<double>()) : untrusted::json_excerpt(*w, 40)));
+  }
+  it.question = text_field(j, "question", source, line);
+  it.pass_condition = text_field(j, "pass_condition", source, line);
+  it.fail_condition = text_field(j, "fail_condition", source, line);
+}
+
 }  // namespace detail
 
 namespace {
@@ -129,27 +153,7 @@ RubricSet parse_rubric_items(const std::string& text, const std::string& source)
     it.case_id = id_field(j, "case_id", source, line);
     it.item_id = id_field(j, "item_id", source, line);
     it.step = id_field(j, "step", source, line, /*number_ok=*/true);
-    const auto tier = j.find("tier");
-    if (tier == j.end() || !tier->is_number_integer() || tier->get<long long>() < 1 || tier->get<long long>() > 3)
-      throw Error(fmt::format("{}: expected an integer 1, 2 or 3", where(source, line, "tier")));
-    it.tier = static_cast<int>(tier->get<long long>());
-    const std::string sev = id_field(j, "severity", source, line);
-    const auto s = parse_severity(sev);
-    if (!s) throw Error(fmt::format("{}: '{}' is not one of CI, I, SI, D, CD", where(source, line, "severity"), untrusted::excerpt(sev, 40)));
-    it.severity = *s;
-    if (const auto p = j.find("polarity"); p != j.end()) {
-      const std::string want = it.negative() ? "negative" : "positive";
-      if (!p->is_string() || p->get<std::string>() != want)
-        throw Error(fmt::format("{}: severity {} needs polarity '{}'", where(source, line, "polarity"), sev, want));
-    }
-    if (const auto w = j.find("weight"); w != j.end()) {
-      if (!w->is_number() || w->get<double>() != it.weight())
-        throw Error(fmt::format("{}: severity {} has weight {}, while {} was given", where(source, line, "weight"), sev,
-                                it.weight(), w->is_number() ? fmt::format("{}", w->get<double>()) : untrusted::json_excerpt(*w, 40)));
-    }
-    it.question = text_field(j, "question", source, line);
-    it.pass_condition = text_field(j, "pass_condition", source, line);
-    it.fail_condition = text_field(j, "fail_condition", source, line);
+    detail::read_item_grading(j, source, line, it);
     if (!seen[it.case_id].insert(it.item_id).second)
       throw Error(fmt::format("{}: '{}' is repeated in case '{}'", where(source, line, "item_id"), it.item_id, it.case_id));
     set[it.case_id].push_back(std::move(it));

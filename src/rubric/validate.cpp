@@ -146,17 +146,7 @@ ExpertStudy parse_expert_study(const std::string& text, const std::string& sourc
     it.case_id = l.scenario;
     it.item_id = id_field(j, "item_id", source, line, /*number_ok=*/true);
     it.step = j.contains("step") && !j["step"].is_null() ? id_field(j, "step", source, line, /*number_ok=*/true) : "";
-    const auto tier = j.find("tier");
-    if (tier == j.end() || !tier->is_number_integer() || tier->get<long long>() < 1 || tier->get<long long>() > 3)
-      throw Error(fmt::format("{}: expected an integer 1, 2 or 3", where(source, line, "tier")));
-    it.tier = static_cast<int>(tier->get<long long>());
-    const std::string sev = id_field(j, "severity", source, line);
-    const auto s = parse_severity(sev);
-    if (!s) throw Error(fmt::format("{}: '{}' is not one of CI, I, SI, D, CD", where(source, line, "severity"), untrusted::excerpt(sev, 40)));
-    it.severity = *s;
-    it.question = text_field(j, "question", source, line);
-    it.pass_condition = text_field(j, "pass_condition", source, line);
-    it.fail_condition = text_field(j, "fail_condition", source, line);
+    detail::read_item_grading(j, source, line, it);
     (void)text_field(j, "judge_note", source, line);
     l.expert_fail = expert_verdicts(j, source, line);
     if (study.experts == 0) study.experts = l.expert_fail.size();

@@ -38,7 +38,7 @@ struct ExpertStudy {
 /// `item_id`, `step` (or an integer), integer `tier` 1..3, `severity` CI|I|SI|D|CD, `expert_1` ... `expert_N`
 /// (`Pass` or `Fail`; the same N >= 2 on every line, at most kMaxExperts), `majority` (`Pass`, `Fail` or `tie`,
 /// which must be the experts' majority), optional `model` ("all" when absent), `judge_verdict` (`Pass`/`Fail`),
-/// `question`, `pass_condition`, `fail_condition`, `judge_note`. A (brief, item_id) repeated, or a brief in two
+/// `question`, `pass_condition`, `fail_condition` (and `polarity`, `weight` checked as in items files), `judge_note`. A (brief, item_id) repeated, or a brief in two
 /// scenarios, is an error naming the line.
 ExpertStudy parse_expert_study(const std::string& text, const std::string& source);
 ExpertStudy read_expert_study(const std::string& path);

@@ -72,14 +72,14 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   if (meta.contains("shard") && meta["shard"].is_object())
     throw ConfigError(fmt::format("{}: a shard: regrade the merged run (advplan merge)", run_dir));
   ExperimentConfig cfg =
-      recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), config_path);
+      recorded_config(meta["config_text"].get<std::string>(), untrusted::string_member(meta, "config_source"), config_path);
   if (config_path.empty()) cfg.llm = LlmConfig{};  // the environment's endpoint and key variable, not the file's
   // The templates the items come from must be the run's.
   {
     std::string tpls;
     for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
     const auto& key = meta.contains("run_key") && meta["run_key"].is_object() ? meta["run_key"] : nlohmann::json();
-    const std::string recorded = key.is_object() ? key.value("templates_sha256", "") : "";
+    const std::string recorded = key.is_object() ? untrusted::string_member(key, "templates_sha256") : "";
     if (recorded != io::sha256_hex(tpls))
       throw ConfigError(fmt::format("{}: run_key.templates_sha256: the templates read now are not the ones the run "
                                     "used, so the rubric items would differ (pass --config with the run's config)",

@@ -83,7 +83,7 @@ std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir) {
   if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
     throw CsvError(fmt::format("{}: config_text: missing or not a text, so the run's config is unknown", path));
   try {
-    return recorded_config(meta["config_text"].get<std::string>(), meta.value("config_source", ""), "");
+    return recorded_config(meta["config_text"].get<std::string>(), untrusted::string_member(meta, "config_source"), "");
   } catch (const Error& e) {
     fmt::print(stderr, "advplan: warning: {}: the run's config does not load ({}); its scenarios are shown without "
                "their assets\n", untrusted::excerpt(dir, 200), untrusted::excerpt(e.what(), 300));

@@ -118,7 +118,7 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
   json doc;
   if (const std::string err = untrusted::parse_json_bounded(text, doc, kMaxDepth); !err.empty())
     throw ConfigError(fmt::format("{}: not a GeoJSON document ({})", source, err));
-  if (!doc.is_object() || doc.value("type", "") != "FeatureCollection" || !doc.contains("features") || !doc["features"].is_array())
+  if (!doc.is_object() || untrusted::string_member(doc, "type") != "FeatureCollection" || !doc.contains("features") || !doc["features"].is_array())
     throw ConfigError(fmt::format("{}: type: the document is not a FeatureCollection with a features array", source));
   const json& features = doc["features"];
   if (features.size() > kMaxUserFeatures)
@@ -132,7 +132,7 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
   bool have_ao = false;
   for (std::size_t i = 0; i < features.size(); ++i) {
     const json& f = features[i];
-    if (!f.is_object() || f.value("type", "") != "Feature") r.fail(i, "type", "not a GeoJSON Feature");
+    if (!f.is_object() || untrusted::string_member(f, "type") != "Feature") r.fail(i, "type", "not a GeoJSON Feature");
     const json props = f.contains("properties") && f["properties"].is_object() ? f["properties"] : json::object();
     const std::string kind = r.text(props, i, "kind");
     if (kind.empty()) r.fail(i, "property 'kind'", "missing");

@@ -108,7 +108,7 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   if (text->size() > kMaxEntryBytes) return corrupt(fmt::format("larger than {} bytes", kMaxEntryBytes));
   json j;
   if (const std::string err = untrusted::parse_json_bounded(*text, j); !err.empty()) return corrupt(err);
-  if (!j.is_object() || j.value("format", "") != kFormat || j.value("key", "") != key)
+  if (!j.is_object() || untrusted::string_member(j, "format") != kFormat || untrusted::string_member(j, "key") != key)
     return corrupt("not an entry of this key");
   const auto t = j.find("text");
   if (t == j.end() || !t->is_string()) return corrupt("no text");

@@ -271,7 +271,7 @@ ViewSite::ViewSite(const ReportRun& run) : impl_(std::make_unique<Impl>()) {
   m.verdicts = index_file(m.dir, "rubric/verdicts.jsonl", m.index, false, "case_id");
   m.council = index_file(m.dir, "council_trace.csv", m.index, true, nullptr);
   const io::CsvTable boot = io::CsvTable::read((m.dir / "bootstrap_summary.csv").string(), schema::bootstrap_summary());
-  json o = overview_head(run, meta, io::CsvTable(schema::scenarios()), boot, meta.value("rows", std::size_t{0}));
+  json o = overview_head(run, meta, io::CsvTable(schema::scenarios()), boot, untrusted::count_member(meta, "rows"));
   o["run"]["scenarios"] = m.ids.size();
   o["scenarios"] = json::array();
   o["paged"] = {{"page_size", kViewPage}, {"pages", (m.ids.size() + kViewPage - 1) / kViewPage}};

@@ -55,4 +55,28 @@ std::string redact(std::string text, std::string_view secret);
 /// never "", "." or "..", at most 64 bytes. Distinct inputs may map to one name; callers disambiguate.
 std::string safe_path_component(std::string_view value);
 
+/// Members of a JSON value read from outside, without the library's type_error: the member `key` of `j` when `j`
+/// is an object holding a value of that kind, else `fallback` (nlohmann's value(key, fallback) throws when the
+/// member has another type, which a hostile file chooses). For nlohmann::json and nlohmann::ordered_json alike.
+template <class Json>
+std::string string_member(const Json& j, std::string_view key, std::string fallback = {}) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(std::string(key));
+  return it != j.end() && it->is_string() ? it->template get<std::string>() : fallback;
+}
+/// A non-negative integer member (see string_member).
+template <class Json>
+std::size_t count_member(const Json& j, std::string_view key, std::size_t fallback = 0) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(std::string(key));
+  return it != j.end() && it->is_number_unsigned() ? it->template get<std::size_t>() : fallback;
+}
+/// A boolean member (see string_member).
+template <class Json>
+bool bool_member(const Json& j, std::string_view key, bool fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(std::string(key));
+  return it != j.end() && it->is_boolean() ? it->template get<bool>() : fallback;
+}
+
 }  // namespace advplan::untrusted

@@ -317,6 +317,71 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void add_wei
 
 }  // namespace detail
 
+namespace {
+
+/// The replicates of the columns `uniq` of a joint bootstrap (joint_bootstrap_means), column-major: uniq[u]'s B
+/// replicates at [u * B, (u + 1) * B).
+std::vector<double> replicates_of(std::span<const double> values, std::size_t columns,
+                                  const std::vector<std::size_t>& uniq, int resamples, std::uint64_t seed,
+                                  std::string_view key) {
+  // Values with absent cells as 0, and the presence indicator, for the distinct columns: replicate sums and
+  // counts are then two count-weighted row sums.
+  // Rows padded to a multiple of 4 columns (zeros), for the vectorised accumulation.
+  const std::size_t units = columns == 0 ? 0 : values.size() / columns;
+  auto cell = [&](std::size_t s, std::size_t j) { return values[s * columns + j]; };
+  const std::size_t m = uniq.size(), stride = (m + 3) / 4 * 4;
+  std::vector<double> x(units * stride, 0.0), present(units * stride, 0.0);
+  bool complete = true;
+  for (std::size_t s = 0; s < units; ++s)
+    for (std::size_t u = 0; u < m; ++u) {
+      const double v = cell(s, uniq[u]);
+      const bool ok = !std::isnan(v);
+      x[s * stride + u] = ok ? v : 0.0;
+      present[s * stride + u] = ok ? 1.0 : 0.0;
+      complete = complete && ok;
+    }
+  // Replicates, column-major (a column's B replicates are contiguous, for the order statistics). Each resample's
+  // multiset is drawn once and applied to every column; the sums run over units in a fixed order
+  // (coefficient-wise, no blocked product), so the bits do not depend on the machine or the thread count. When
+  // no cell is absent, every column's denominator is the number of draws, n, and is not accumulated.
+  const auto b_count = static_cast<std::size_t>(resamples);
+  std::vector<double> replicate(b_count * uniq.size());
+  const std::uint64_t prefix = Rng::key_prefix(seed, "bootstrap-joint", key);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
+    std::vector<std::uint32_t> counts(units), four(4 * units);
+    std::vector<double> sums(stride), drawn(stride);
+    for (std::size_t b = r.begin(); b != r.end(); ++b) {
+      // Resample b's multiset: four resamples' streams drawn together where four are left in the range.
+      const std::size_t lane = (b - r.begin()) % 4;
+      if (lane == 0 && r.end() - b >= 4) {
+        Rng lanes[4] = {Rng::keyed_at(prefix, b), Rng::keyed_at(prefix, b + 1), Rng::keyed_at(prefix, b + 2),
+                        Rng::keyed_at(prefix, b + 3)};
+        std::uint32_t* const out[4] = {four.data(), four.data() + units, four.data() + 2 * units,
+                                       four.data() + 3 * units};
+        detail::resample_counts_x4(lanes, out, units);
+      }
+      const std::uint32_t* drawn_counts = four.data() + lane * units;
+      if (r.end() - (b - lane) < 4) {  // the range's last few, one at a time
+        Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
+        resample_counts(rng, counts);
+        drawn_counts = counts.data();
+      }
+      std::fill(sums.begin(), sums.end(), 0.0);
+      std::fill(drawn.begin(), drawn.end(), static_cast<double>(units));
+      detail::add_weighted_rows(drawn_counts, x.data(), units, stride, sums.data());
+      if (!complete) {
+        std::fill(drawn.begin(), drawn.end(), 0.0);
+        detail::add_weighted_rows(drawn_counts, present.data(), units, stride, drawn.data());
+      }
+      for (std::size_t u = 0; u < m; ++u)
+        replicate[u * b_count + b] = drawn[u] > 0 ? sums[u] / drawn[u] : std::nan("");
+    }
+  });
+  return replicate;
+}
+
+}  // namespace
+
 std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
                                             std::uint64_t seed, std::string_view key) {
   const std::size_t units = columns == 0 ? 0 : values.size() / columns;
@@ -370,57 +435,8 @@ std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std:
     }
   }
   if (uniq.empty()) return out;
-  // Values with absent cells as 0, and the presence indicator, for the distinct columns: replicate sums and
-  // counts are then two count-weighted row sums.
-  // Rows padded to a multiple of 4 columns (zeros), for the vectorised accumulation.
-  const std::size_t m = uniq.size(), stride = (m + 3) / 4 * 4;
-  std::vector<double> x(units * stride, 0.0), present(units * stride, 0.0);
-  bool complete = true;
-  for (std::size_t s = 0; s < units; ++s)
-    for (std::size_t u = 0; u < m; ++u) {
-      const double v = cell(s, uniq[u]);
-      const bool ok = !std::isnan(v);
-      x[s * stride + u] = ok ? v : 0.0;
-      present[s * stride + u] = ok ? 1.0 : 0.0;
-      complete = complete && ok;
-    }
-  // Replicates, column-major (a column's B replicates are contiguous, for the order statistics). Each resample's
-  // multiset is drawn once and applied to every column; the sums run over units in a fixed order
-  // (coefficient-wise, no blocked product), so the bits do not depend on the machine or the thread count. When
-  // no cell is absent, every column's denominator is the number of draws, n, and is not accumulated.
+  std::vector<double> replicate = replicates_of(values, columns, uniq, resamples, seed, key);
   const auto b_count = static_cast<std::size_t>(resamples);
-  std::vector<double> replicate(b_count * uniq.size());
-  const std::uint64_t prefix = Rng::key_prefix(seed, "bootstrap-joint", key);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b_count, 16), [&](const tbb::blocked_range<std::size_t>& r) {
-    std::vector<std::uint32_t> counts(units), four(4 * units);
-    std::vector<double> sums(stride), drawn(stride);
-    for (std::size_t b = r.begin(); b != r.end(); ++b) {
-      // Resample b's multiset: four resamples' streams drawn together where four are left in the range.
-      const std::size_t lane = (b - r.begin()) % 4;
-      if (lane == 0 && r.end() - b >= 4) {
-        Rng lanes[4] = {Rng::keyed_at(prefix, b), Rng::keyed_at(prefix, b + 1), Rng::keyed_at(prefix, b + 2),
-                        Rng::keyed_at(prefix, b + 3)};
-        std::uint32_t* const out[4] = {four.data(), four.data() + units, four.data() + 2 * units,
-                                       four.data() + 3 * units};
-        detail::resample_counts_x4(lanes, out, units);
-      }
-      const std::uint32_t* drawn_counts = four.data() + lane * units;
-      if (r.end() - (b - lane) < 4) {  // the range's last few, one at a time
-        Rng rng = Rng::keyed_at(prefix, static_cast<std::uint64_t>(b));
-        resample_counts(rng, counts);
-        drawn_counts = counts.data();
-      }
-      std::fill(sums.begin(), sums.end(), 0.0);
-      std::fill(drawn.begin(), drawn.end(), static_cast<double>(units));
-      detail::add_weighted_rows(drawn_counts, x.data(), units, stride, sums.data());
-      if (!complete) {
-        std::fill(drawn.begin(), drawn.end(), 0.0);
-        detail::add_weighted_rows(drawn_counts, present.data(), units, stride, drawn.data());
-      }
-      for (std::size_t u = 0; u < m; ++u)
-        replicate[u * b_count + b] = drawn[u] > 0 ? sums[u] / drawn[u] : std::nan("");
-    }
-  });
   std::vector<std::pair<double, double>> bounds(uniq.size());
   tbb::parallel_for(std::size_t{0}, uniq.size(), [&](std::size_t u) {
     bounds[u] = percentile_bounds(std::span<double>(replicate.data() + u * b_count, b_count));
@@ -484,6 +500,18 @@ std::vector<double> holm_adjust(std::span<const double> p) {
     out[order[r]] = running;
   }
   return out;
+}
+
+}  // namespace advplan
+
+namespace advplan {
+
+std::vector<double> joint_bootstrap_replicates(std::span<const double> values, std::size_t columns, int resamples,
+                                               std::uint64_t seed, std::string_view key) {
+  if (columns == 0 || resamples < 1 || values.size() < columns) return {};
+  std::vector<std::size_t> all(columns);
+  for (std::size_t j = 0; j < columns; ++j) all[j] = j;
+  return replicates_of(values, columns, all, resamples, seed, key);
 }
 
 }  // namespace advplan

@@ -43,6 +43,12 @@ Interval bootstrap_paired_difference(std::span<const double> a, std::span<const 
 /// conditions and metrics are paired.
 std::vector<Interval> joint_bootstrap_means(std::span<const double> values, std::size_t columns, int resamples,
                                             std::uint64_t seed, std::string_view key);
+/// The joint bootstrap's replicates themselves, from the same resamples as joint_bootstrap_means with the same
+/// arguments (bit for bit): a resamples x columns matrix, column-major (column j's replicates are
+/// [j * resamples, (j + 1) * resamples)), NaN where none of the column's units was drawn. For statistics of
+/// several columns at once within a resample: differences, the argmax.
+std::vector<double> joint_bootstrap_replicates(std::span<const double> values, std::size_t columns, int resamples,
+                                               std::uint64_t seed, std::string_view key);
 
 /// The percentile interval of bootstrap replicates (reordered in place): the order statistics at
 /// floor(.025 B) and ceil(.975 B) - 1, as bootstrap_mean uses, B counting the replicates that are not NaN (NaN

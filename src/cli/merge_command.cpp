@@ -9,6 +9,7 @@
 
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
@@ -37,8 +38,8 @@ Shard read_shard(const std::string& dir) {
     throw ConfigError(fmt::format("{}: shard: missing, so {} is not a shard (write shards with advplan run --shard "
                                   "INDEX/COUNT)",
                                   path, dir));
-  s.index = s.meta["shard"].value("index", std::size_t{0});
-  s.count = s.meta["shard"].value("count", std::size_t{0});
+  s.index = untrusted::count_member(s.meta["shard"], "index");
+  s.count = untrusted::count_member(s.meta["shard"], "count");
   if (!s.meta.contains("run_key") || !s.meta["run_key"].is_object())
     throw ConfigError(fmt::format("{}: run_key: missing", path));
   return s;
@@ -94,12 +95,18 @@ void add_merge_command(CLI::App& app, Action& run) {
           throw ConfigError(fmt::format("shard {}/{} is missing: {} shard directories were given, and the run has {}",
                                         i, n, shards.size(), n));
       // The config the shards ran, re-read (its templates from disk) and checked against the recorded key.
-      const std::string source = first.meta.value("config_source", "");
-      ExperimentConfig cfg = recorded_config(first.meta.value("config_text", ""), source, *config);
+      const std::string source = untrusted::string_member(first.meta, "config_source");
+      ExperimentConfig cfg = recorded_config(untrusted::string_member(first.meta, "config_text"), source, *config);
       cfg.candidate_plans = key_value(ref, "candidate_plans") == "true";  // --candidate-plans is not in the config text
       std::vector<Condition> conds;
-      for (const auto& c : first.meta["conditions"])
-        conds.push_back({c.value("label", ""), c.value("blue", ""), c.value("red", ""), c.value("group", "")});
+      for (const auto& c : first.meta["conditions"]) {
+        Condition cond{untrusted::string_member(c, "label"), untrusted::string_member(c, "blue"),
+                       untrusted::string_member(c, "red"), untrusted::string_member(c, "group")};
+        if (c.is_object() && c.contains("settings") && c["settings"].is_object())  // a sweep point
+          for (const auto& [path, v] : c["settings"].items())
+            if (v.is_number()) cond.settings.push_back({path, v.get<double>()});
+        conds.push_back(std::move(cond));
+      }
       const RunPlan plan = prepare_run(cfg, conds);
       for (const auto& [field, value] : run_identity(plan, n))
         if (key_value(ref, field) != value)
@@ -112,9 +119,9 @@ void add_merge_command(CLI::App& app, Action& run) {
       opts.out_dir = *out;
       opts.threads = *threads;
       opts.force = *force;
-      opts.studies = first.meta.value("studies", true);
+      opts.studies = untrusted::bool_member(first.meta, "studies", true);
       opts.observers = standard_observers(opts.studies);
-      opts.command = first.meta.value("command", "run");
+      opts.command = untrusted::string_member(first.meta, "command", "run");
       const RunSummary s = merge_shards(plan, ordered, opts);
       fmt::print(stderr, "advplan: merged {} shards: {} scenarios, {} rows ({} failed) in {:.2f}s; wrote {}\n", n,
                  s.scenarios, s.rows, s.failed_rows, s.seconds, *out);

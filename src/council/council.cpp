@@ -95,9 +95,19 @@ CouncilRecord CouncilPolicy::deliberate(const Scenario& sc, Rng& rng) const {
   }
   const Plan& seed = sc.blue_seed_plans.front();
 
-  // 1. Proposals: each role adds one action of its category to the seed plan.
+  // 1. Proposals: each role adds one action of its category to the seed plan. With `propose` off (the attribution
+  // study's switch) the first round is the seed plan alone, under its own id.
   std::vector<CouncilCandidate> first;
-  for (std::size_t i = 0; i < kProposerRoles.size(); ++i) {
+  if (!council_.propose) {
+    CouncilCandidate c;
+    c.round = 1;
+    c.role = "seed";
+    c.parent_id = seed.plan_id;
+    c.plan = seed;
+    c.id = seed.plan_id;
+    first.push_back(std::move(c));
+  }
+  for (std::size_t i = 0; council_.propose && i < kProposerRoles.size(); ++i) {
     const Category role = kProposerRoles[i];
     CouncilCandidate c;
     c.round = 1;
@@ -127,9 +137,9 @@ CouncilRecord CouncilPolicy::deliberate(const Scenario& sc, Rng& rng) const {
   }
   const auto picks = shortlist(s1, static_cast<std::size_t>(council_.shortlist));
 
-  // 4. Revision by the critique-to-mitigation map, then re-stress.
+  // 4. Revision by the critique-to-mitigation map, then re-stress (nothing with `revise` off).
   std::vector<CouncilCandidate> revised;
-  for (std::size_t j = 0; j < picks.size(); ++j) {
+  for (std::size_t j = 0; council_.revise && j < picks.size(); ++j) {
     CouncilCandidate& parent = first[picks[j]];
     parent.shortlisted = true;
     CouncilCandidate c;

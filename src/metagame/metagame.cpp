@@ -12,6 +12,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/metagame/metagame.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/run/summaries.hpp"
@@ -143,7 +144,8 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
                       cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);
     for (std::size_t i = 0; i < t.size(); ++i) {
       const auto& row = t.rows()[i];
-      if (row[cg] == "sweep") continue;  // Table 4's pairings belong to the budget sweep, not the game
+      // Table 4's pairings belong to the budget sweep, and a sweep point plays a pairing under other settings.
+      if (row[cg] == "sweep" || is_replay_group(row[cg])) continue;
       auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
         const auto [it, added] = m.emplace(k, order.size());
         if (added) order.push_back(k);

@@ -20,6 +20,8 @@
 #include "advplan/geo/user_map.hpp"
 #include "advplan/io/yaml_reader.hpp"
 #include "advplan/policy/completion_cache.hpp"
+#include "advplan/run/sweep_points.hpp"
+#include "sweep_reader.hpp"
 
 namespace advplan {
 using io::YamlReader;
@@ -110,8 +112,10 @@ void read_quality_weights(ExperimentConfig& cfg, const YamlReader& qw) {
 std::string read_group(const YamlReader& g) {
   const std::string v = g.as_string();
   for (const char* known : kConditionGroups)
-    if (v == known) return v;
-  g.fail(fmt::format("unknown condition group '{}' (accepted: main, sweep, reference, evaluate)", v));
+    if (v == known && !is_replay_group(v)) return v;  // made by `sweep:` and the attribution study only
+  g.fail(fmt::format("unknown condition group '{}' (accepted: main, sweep, reference, evaluate; sweep points come "
+                     "from sweep:)",
+                     v));
 }
 
 /// `conditions:` entries are a RED spec ("greedy@8", against default_blue) or {label, blue, red, group}.
@@ -292,8 +296,10 @@ FramingMode read_framing_mode(const YamlReader& f) {
 
 CouncilConfig read_council(const YamlReader& c) {
   CouncilConfig council;
-  c.require_only({"red", "shortlist", "weights"});
+  c.require_only({"red", "shortlist", "weights", "propose", "revise"});
   council.red = c.get_string("red", council.red);
+  council.propose = c.get_bool("propose", council.propose);
+  council.revise = c.get_bool("revise", council.revise);
   if (c.has("shortlist")) council.shortlist = static_cast<int>(c.at("shortlist").as_int_in(1, 5));
   if (c.has("weights")) {
     const auto w = c.at("weights");
@@ -326,7 +332,7 @@ std::pair<std::string, std::string> read_pair(const YamlReader& p) {
 
 StudiesConfig read_studies(const YamlReader& s) {
   StudiesConfig st;
-  s.require_only({"rubric", "framing", "components"});
+  s.require_only({"rubric", "framing", "components", "attribution"});
   if (s.has("rubric")) {
     const auto r = s.at("rubric");
     st.rubric = study_enabled(r);
@@ -360,6 +366,28 @@ StudiesConfig read_studies(const YamlReader& s) {
       if (c.has("selector")) std::tie(st.greedy, st.constraint) = read_pair(c.at("selector"));
       st.llm_contract = c.get_string("llm_contract", st.llm_contract);
       if (c.has("council")) std::tie(st.council, st.council_baseline) = read_pair(c.at("council"));
+    }
+  }
+  if (s.has("attribution")) {
+    const auto a = s.at("attribution");
+    st.attribution = study_enabled(a);
+    if (a.is_map()) {
+      a.require_only({"parts", "k"});
+      if (a.has("parts")) {
+        const auto parts = a.at("parts");
+        st.attribution_parts = parts.as_strings();
+        if (st.attribution_parts.empty() || st.attribution_parts.size() > 5) parts.fail("name 1 to 5 parts");
+        std::set<std::string> seen;
+        for (const auto& p : st.attribution_parts) {
+          if (std::find_if(std::begin(kAttributionParts), std::end(kAttributionParts),
+                           [&](const char* k) { return p == k; }) == std::end(kAttributionParts))
+            parts.fail(fmt::format("'{}' is not a part (accepted: response_search, selector, council_proposal, "
+                                   "council_revision, simulator_noise)",
+                                   untrusted::excerpt(p, 40)));
+          if (!seen.insert(p).second) parts.fail(fmt::format("'{}' is named twice", p));
+        }
+      }
+      if (a.has("k")) st.attribution_k = static_cast<int>(a.at("k").as_int_in(2, 1024));
     }
   }
   return st;
@@ -448,7 +476,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
                      "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
-                     "matrix", "rubric", "terrain", "samples"});
+                     "matrix", "rubric", "terrain", "samples", "sweep"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -517,6 +545,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
       cfg.transcripts = *mode;
     }
   }
+  if (root.has("sweep")) detail::read_sweep(cfg, root.at("sweep"));  // after what a point's values default to
   return cfg;
 }
 
@@ -553,6 +582,17 @@ std::vector<Condition> run_conditions(const ExperimentConfig& cfg) {
     Condition c{default_condition_label(cfg, cfg.budget_blue, red), cfg.budget_blue, red, "sweep"};
     if (!labels.insert(c.label).second)
       throw ConfigError(fmt::format("{}: budget_sweep: the sweep condition '{}' has the label of another condition",
+                                    cfg.source, c.label));
+    out.push_back(std::move(c));
+  }
+  for (Condition& c : sweep_point_conditions(cfg)) {
+    if (!labels.insert(c.label).second)
+      throw ConfigError(fmt::format("{}: sweep: the point '{}' has the label of another condition", cfg.source, c.label));
+    out.push_back(std::move(c));
+  }
+  for (Condition& c : attribution_conditions(cfg)) {
+    if (!labels.insert(c.label).second)
+      throw ConfigError(fmt::format("{}: studies.attribution: the combination '{}' has the label of another condition",
                                     cfg.source, c.label));
     out.push_back(std::move(c));
   }

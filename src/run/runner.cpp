@@ -22,6 +22,7 @@
 #include "advplan/core/untrusted.hpp"
 #include "advplan/core/error.hpp"
 #include "advplan/run/summaries.hpp"
+#include "advplan/run/sweep_points.hpp"
 #include "advplan/run/observer.hpp"
 #include "advplan/run/geo_eval.hpp"
 #include "advplan/run/progress.hpp"
@@ -77,6 +78,87 @@ class KeptCorpus {
 
 }  // namespace
 
+namespace {
+
+/// policies.constraint.lambda of a config (0.7 when unset), checked.
+double constraint_lambda(const ExperimentConfig& cfg) {
+  double lambda = 0.7;
+  auto it = cfg.policy_params.find("constraint");
+  if (it != cfg.policy_params.end() && it->second.contains("lambda")) {
+    lambda = it->second.at("lambda");
+    if (!(lambda >= 0 && lambda <= 1))
+      throw PolicyError(fmt::format("{}: policies.constraint.lambda: lambda must be in [0, 1], while a value of {} was given",
+                                    cfg.source, lambda));
+  }
+  return lambda;
+}
+
+bool same_sim(const SimConfig& a, const SimConfig& b) {
+  return a.replications == b.replications && a.break_point == b.break_point && a.time_limit == b.time_limit &&
+         a.dt == b.dt && a.noise == b.noise && a.step_noise == b.step_noise;
+}
+
+/// RunPlan::bindings: each sweep point's config, context, policies (for the sides its settings reach) and wargame
+/// settings; every other condition bound to the run's own.
+void bind_conditions(RunPlan& p) {
+  const ExperimentConfig& cfg = *p.cfg;
+  p.sims = {cfg.sim};
+  for (const Condition& c : p.conditions) {
+    RunPlan::Binding b;
+    b.red_key = c.red;
+    b.blue_key = c.blue;
+    b.lambda = p.lambda;
+    // The settings that reach each side and differ from the config's own values (k is in the RED spec already):
+    // a side they do not reach keeps the run's policy object.
+    std::vector<Setting> red_s, blue_s;
+    bool sim = false;
+    for (const Setting& s : c.settings) {
+      if (s.path == "k") continue;
+      const SettingReach r = setting_reach(s.path, c, cfg.source);
+      if (const auto own = config_value(cfg, c, s.path); own && *own == s.value) continue;
+      if (r.red) red_s.push_back(s);
+      if (r.blue) blue_s.push_back(s);
+      sim = sim || r.sim;
+    }
+    if (!red_s.empty() || !blue_s.empty() || sim) {
+      SettingReach reach{!red_s.empty(), !blue_s.empty(), sim};
+      auto point_cfg = std::make_unique<ExperimentConfig>(with_settings(cfg, c.settings));
+      b.lambda = constraint_lambda(*point_cfg);
+      b.point = static_cast<int>(p.point_cfgs.size());
+      p.point_ctxs.push_back(std::make_unique<PolicyContext>(policy_context(*point_cfg)));
+      const PolicyContext& ctx = *p.point_ctxs.back();
+      try {
+        if (reach.red) {
+          b.red_key = c.red + " [" + settings_text(red_s) + "]";
+          if (!p.point_reds.contains(b.red_key)) p.point_reds.emplace(b.red_key, make_red_policy(c.red, ctx));
+        }
+        if (reach.blue) {
+          b.blue_key = c.blue + " [" + settings_text(blue_s) + "]";
+          if (!p.point_blues.contains(b.blue_key)) p.point_blues.emplace(b.blue_key, make_blue_policy(c.blue, ctx));
+        }
+      } catch (const PolicyError& e) {
+        const std::string what = e.what();
+        if (what.rfind(cfg.source, 0) == 0) throw;
+        throw PolicyError(fmt::format("{}: sweep: the point '{}': {}", cfg.source, c.label, what));
+      }
+      if (reach.sim) {
+        const auto it = std::find_if(p.sims.begin(), p.sims.end(),
+                                     [&](const SimConfig& s) { return same_sim(s, point_cfg->sim); });
+        b.sim = static_cast<std::size_t>(it - p.sims.begin());
+        if (it == p.sims.end()) p.sims.push_back(point_cfg->sim);
+      }
+      p.point_cfgs.push_back(std::move(point_cfg));
+    }
+    p.bindings.push_back(std::move(b));
+  }
+  for (const auto& [key, red] : p.point_reds)
+    if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + key, std::make_unique<std::mutex>());
+  for (const auto& [key, blue] : p.point_blues)
+    if (blue->info().thread_safety == ThreadSafety::none) p.serial.emplace("blue:" + key, std::make_unique<std::mutex>());
+}
+
+}  // namespace
+
 RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditions) {
   RunPlan p;
   p.cfg = &cfg;
@@ -109,14 +191,35 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
     if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + spec, std::make_unique<std::mutex>());
   for (const auto& [spec, blue] : p.blues)
     if (blue->info().thread_safety == ThreadSafety::none) p.serial.emplace("blue:" + spec, std::make_unique<std::mutex>());
-  auto it = cfg.policy_params.find("constraint");
-  if (it != cfg.policy_params.end() && it->second.contains("lambda")) {
-    p.lambda = it->second.at("lambda");
-    if (!(p.lambda >= 0 && p.lambda <= 1))
-      throw PolicyError(fmt::format("{}: policies.constraint.lambda: lambda must be in [0, 1], while a value of {} was given",
-                                    cfg.source, p.lambda));
-  }
+  p.lambda = constraint_lambda(cfg);
+  bind_conditions(p);
   return p;
+}
+
+const RunPlan::Binding& RunPlan::binding(const Condition& c) const {
+  if (!conditions.empty() && &c >= conditions.data() && &c < conditions.data() + conditions.size() &&
+      static_cast<std::size_t>(&c - conditions.data()) < bindings.size())
+    return bindings[static_cast<std::size_t>(&c - conditions.data())];
+  for (std::size_t i = 0; i < conditions.size() && i < bindings.size(); ++i)
+    if (conditions[i].label == c.label) return bindings[i];
+  throw std::logic_error(fmt::format("condition '{}' is not one of the run's", c.label));
+}
+
+const RedPolicy& RunPlan::red(const Condition& c) const {
+  const Binding& b = binding(c);
+  if (const auto it = point_reds.find(b.red_key); it != point_reds.end()) return *it->second;
+  return *reds.at(b.red_key);
+}
+
+const BluePolicy& RunPlan::blue(const Condition& c) const {
+  const Binding& b = binding(c);
+  if (const auto it = point_blues.find(b.blue_key); it != point_blues.end()) return *it->second;
+  return *blues.at(b.blue_key);
+}
+
+const PolicyContext& RunPlan::ctx_of(const Condition& c) const {
+  const Binding& b = binding(c);
+  return b.point < 0 ? ctx : *point_ctxs[static_cast<std::size_t>(b.point)];
 }
 
 namespace {
@@ -178,12 +281,33 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
                     {"noise", cfg.sim.noise},               {"step_noise", cfg.sim.step_noise}};
   j["framing_mode"] = std::string(to_string(cfg.framing_mode));
   nlohmann::ordered_json conds = nlohmann::ordered_json::array();
-  for (const auto& c : plan.conditions) conds.push_back({{"label", c.label}, {"blue", c.blue}, {"red", c.red}, {"group", c.group}});
+  for (const auto& c : plan.conditions) {
+    nlohmann::ordered_json cj{{"label", c.label}, {"blue", c.blue}, {"red", c.red}, {"group", c.group}};
+    if (!c.settings.empty()) {  // a sweep point (docs/TRACES.md "run_metadata.json")
+      nlohmann::ordered_json st = nlohmann::ordered_json::object();
+      for (const Setting& x : c.settings) st[x.path] = x.value;
+      cj["settings"] = st;
+    }
+    conds.push_back(std::move(cj));
+  }
   j["conditions"] = conds;
+  if (!cfg.sweep.empty()) {  // what the sweep's tables are rebuilt from (docs/TRACES.md "run_metadata.json")
+    const std::vector<Condition> points = sweep_point_conditions(cfg);
+    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < points.size(); ++i)
+      pts.push_back({{"label", points[i].label}, {"values", cfg.sweep.points[i]}});
+    j["sweep"] = {{"condition", cfg.sweep.condition},
+                  {"settings", cfg.sweep.params},
+                  {"reference", points[cfg.sweep.reference].label},
+                  {"points", pts}};
+  }
   nlohmann::ordered_json pols = nlohmann::ordered_json::object();
   for (const auto& [spec, p] : plan.reds) pols[spec] = {{"side", "RED"}, {"k", p->k()}, {"params", p->params()}};
   for (const auto& [spec, p] : plan.blues)
     pols[spec] = {{"side", "BLUE"}, {"params", p->params()}, {"run_counters", p->run_counters()}};
+  for (const auto& [key, p] : plan.point_reds) pols[key] = {{"side", "RED"}, {"k", p->k()}, {"params", p->params()}};
+  for (const auto& [key, p] : plan.point_blues)
+    pols[key] = {{"side", "BLUE"}, {"params", p->params()}, {"run_counters", p->run_counters()}};
   j["effective_policies"] = pols;
   j["threads"] = threads;
   j["hardware_concurrency"] = std::thread::hardware_concurrency();
@@ -451,7 +575,7 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
   add_stream("per_scenario.csv", schema::per_scenario(sampled), "per_scenario.csv");
   add_stream("candidates.csv", schema::candidates(sampled), "candidates.csv");
   for (const auto& c : plan.conditions)
-    for (const auto& f : plan.blues.at(c.blue)->info().traces)
+    for (const auto& f : plan.blue(c).info().traces)
       if (std::find(extra_names.begin(), extra_names.end(), f.name) == extra_names.end()) {
         extra_names.push_back(f.name);
         add_stream(f.name, f.header, f.name, true);
@@ -674,9 +798,9 @@ std::optional<RunSummary> complete_run(const fs::path& dir, const fs::path& work
   fs::remove_all(work);
   RunSummary summary;
   if (meta.is_object()) {
-    summary.rows = meta.value("rows", std::size_t{0});
-    summary.failed_rows = meta.value("failed_rows", std::size_t{0});
-    summary.scenarios_with_blue_plan = meta.value("scenarios_with_blue_plan", std::size_t{0});
+    summary.rows = untrusted::count_member(meta, "rows");
+    summary.failed_rows = untrusted::count_member(meta, "failed_rows");
+    summary.scenarios_with_blue_plan = untrusted::count_member(meta, "scenarios_with_blue_plan");
   }
   summary.scenarios = count;
   summary.resumed_from = count;
@@ -1119,11 +1243,11 @@ RunSummary merge_shards(const RunPlan& plan, const std::vector<std::string>& sha
     st.fd = -1;
   }
   for (const auto& sd : shard_dirs) {
-    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string(), io::kMaxDocumentBytes));
-    summary.scenarios += meta.value("scenarios", std::size_t{0});
-    summary.rows += meta.value("rows", std::size_t{0});
-    summary.failed_rows += meta.value("failed_rows", std::size_t{0});
-    summary.scenarios_with_blue_plan += meta.value("scenarios_with_blue_plan", std::size_t{0});
+    const auto meta = nlohmann::json::parse(io::read_text_file((fs::path(sd) / io::kMetadataFile).string(), io::kMaxDocumentBytes), nullptr, false);
+    summary.scenarios += untrusted::count_member(meta, "scenarios");
+    summary.rows += untrusted::count_member(meta, "rows");
+    summary.failed_rows += untrusted::count_member(meta, "failed_rows");
+    summary.scenarios_with_blue_plan += untrusted::count_member(meta, "scenarios_with_blue_plan");
   }
   RunOptions merged = opts;
   merged.shard_count = 0;

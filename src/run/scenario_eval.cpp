@@ -130,17 +130,19 @@ void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* 
                                 static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
 }
 
-/// One plan per distinct BLUE policy of the conditions, each from its own keyed stream (the sample's).
+/// One plan per distinct BLUE policy of the conditions (a sweep point's own under its key, RunPlan::Binding), each
+/// from the keyed stream of its spec (the sample's): a point plans on its base condition's stream.
 std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& plan, int sample, bool& produced_plan,
                                            const geo::GeoMap* map) {
   std::map<std::string, BlueEval> blues;
   for (const auto& c : plan.conditions) {
-    if (blues.contains(c.blue)) continue;
+    const std::string& key = plan.binding(c).blue_key;
+    if (blues.contains(key)) continue;
     Rng rng = Rng::keyed(plan.cfg->seed, sc.id, sample_stream("blue/" + c.blue, sample));
     BluePlanResult r;
     try {
-      const SerialCall serial = plan.serialise("blue:" + c.blue);
-      r = plan.blues.at(c.blue)->plan(sc, rng);
+      const SerialCall serial = plan.serialise("blue:" + key);
+      r = plan.blue(c).plan(sc, rng);
     } catch (const std::exception& e) {
       r.plan.reset();
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
@@ -151,7 +153,7 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
       be.geo = geo_plan_effect(*map, *be.result.plan, Side::Blue);
       be.q = apply_geo(be.q, be.geo, plan.cfg->quality);
     }
-    blues.emplace(c.blue, std::move(be));
+    blues.emplace(key, std::move(be));
   }
   return blues;
 }
@@ -213,8 +215,8 @@ RowBuilder base_row(const Scenario& sc, const Condition& c, const RedPolicy& red
 struct ScenarioTask {
   const Scenario& sc;
   const RunPlan& plan;
-  const std::map<std::string, BlueEval>& blues;
-  const SimNoise& noise;  // common random numbers across conditions
+  const std::map<std::string, BlueEval>& blues;  // by RunPlan::Binding::blue_key
+  const std::vector<const SimNoise*>& noise;     // by RunPlan::sims index: common random numbers across conditions
   CandidateCache& cache;
   ScenarioOutcome& out;
   const geo::GeoMap* map = nullptr;  // terrain: geo
@@ -222,24 +224,27 @@ struct ScenarioTask {
   int sample = 0;                    // the sample this task plays (config samples)
   bool sampled = false;              // samples > 1: rows carry the sample column
   int row_sample() const { return sampled ? sample : -1; }
-  /// The wargames played so far, by their forces' bits. simulate() is a function of the two forces, the noise
-  /// and the settings, and the last two are the task's, so conditions whose RED policies chose the same plan
-  /// (greedy@4 and greedy@8 often do) play it once; the result is the same bits.
-  std::vector<std::pair<std::array<double, 8>, SimResult>> games;
+  /// The wargames played so far, by their forces' bits and the simulator settings. simulate() is a function of
+  /// the two forces, the noise and the settings, and the last two are fixed by the settings' index, so conditions
+  /// whose RED policies chose the same plan (greedy@4 and greedy@8 often do, and most points of a λ sweep) play it
+  /// once; the result is the same bits.
+  std::vector<std::pair<std::array<double, 9>, SimResult>> games;
 
-  SimResult play(const Force& blue, const Force& red) {
-    const std::array<double, 8> key{blue.raw, blue.q, blue.D, blue.readiness, red.raw, red.q, red.D, red.readiness};
+  SimResult play(const Force& blue, const Force& red, std::size_t sim) {
+    const std::array<double, 9> key{blue.raw, blue.q, blue.D, blue.readiness, red.raw,
+                                    red.q,    red.D,  red.readiness, static_cast<double>(sim)};
     for (const auto& [k, r] : games)
       if (std::memcmp(k.data(), key.data(), sizeof key) == 0) return r;
-    games.emplace_back(key, simulate(blue, red, noise, plan.cfg->sim));
+    games.emplace_back(key, simulate(blue, red, *noise[sim], plan.sims[sim]));
     return games.back().second;
   }
 };
 
 ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const Scenario& sc = t.sc;
-  const RedPolicy& red = *t.plan.reds.at(c.red);
-  const BlueEval& be = t.blues.at(c.blue);
+  const RunPlan::Binding& bound = t.plan.binding(c);
+  const RedPolicy& red = t.plan.red(c);
+  const BlueEval& be = t.blues.at(bound.blue_key);
   RowBuilder row = base_row(sc, c, red, t.row_sample());
   auto fail = [&](const std::string& why) {
     row.set("status", "failed").set("failure_reason", why);
@@ -250,11 +255,11 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   };
   if (!be.result.plan) return fail("blue: " + be.result.failure);
   const Plan& blue = *be.result.plan;
-  RedRequest req = red_request(sc, blue, t.plan.ctx, "baseline");
+  RedRequest req = red_request(sc, blue, t.plan.ctx_of(c), "baseline");
   req.sample = t.sample;
   RedResponse resp;
   try {
-    const SerialCall serial = t.plan.serialise("red:" + c.red);
+    const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
     resp = red.respond(req, &t.cache);
   } catch (const Error& e) {
     resp.failure = e.what();
@@ -262,8 +267,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   }
   if (red.info().external) {
     transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts,
-                     {"red", c.red, sc.id, c.label, t.sample}, resp.chosen() == nullptr);
-    add_usage(t.out.usage, resp.transcript, "red", c.red);
+                     {"red", bound.red_key, sc.id, c.label, t.sample}, resp.chosen() == nullptr);
+    add_usage(t.out.usage, resp.transcript, "red", bound.red_key);
   }
   ContractStats contract = be.result.contract;
   contract += resp.contract;
@@ -273,7 +278,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
         plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
   if (!rc) return fail("red: " + resp.failure);
 
-  const CandidateDiagnostics d = diagnose(resp, t.plan.lambda);
+  const CandidateDiagnostics d = diagnose(resp, bound.lambda);
   QualityParts red_q = rc->q;
   Force fb{be.raw, be.q.q, be.d.D};
   // A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
@@ -291,7 +296,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     append_geo_rows(rows, sc.id, c.label, Side::Blue, blue.plan_id, be.geo);
     append_geo_rows(rows, sc.id, c.label, Side::Red, rc->plan.plan_id, rg);
   }
-  const SimResult sim = t.play(fb, fr);
+  const SimResult sim = t.play(fb, fr, bound.sim);
   const double adv = advantage(be.q.q, red_q.q);
   const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
 
@@ -373,7 +378,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.transcripts.resize(transcripts_before);
     t.out.plans.resize(kept_plans_before);
     if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
-    RowBuilder row = base_row(t.sc, c, *t.plan.reds.at(c.red), t.row_sample());
+    RowBuilder row = base_row(t.sc, c, t.plan.red(c), t.row_sample());
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
     t.out.per_scenario.push_back(row.take());
     ++t.out.failed_rows;
@@ -387,23 +392,26 @@ namespace {
 
 /// Sample `sample` of one scenario: every condition's rows, plans and transcripts into `out`; sample 0 also
 /// leaves what the observers read (played, blue_plans) and the BLUE policies' own trace rows.
-void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const SimNoise& noise,
+void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const std::vector<const SimNoise*>& noise,
                      const geo::GeoMap* map, ScenarioOutcome& out) {
   auto blues = plan_blues(sc, plan, sample, out.produced_plan, map);
   const bool write_plans = records_plans(plan);
   // The BLUE policies' calls first, in the order the conditions first name the policies; then each condition's RED.
+  // plans.jsonl keeps the BLUE plans of the policies the conditions name (a sweep point's own BLUE plans are not
+  // kept: docs/TRACES.md "plans.jsonl"); transcripts.jsonl records every call, a point's under its key.
   {
     std::set<std::string> seen;
     for (const auto& c : plan.conditions) {
-      if (!seen.insert(c.blue).second) continue;
-      const BluePlanResult& r = blues.at(c.blue).result;
-      if (write_plans)
+      const std::string& key = plan.binding(c).blue_key;
+      if (!seen.insert(key).second) continue;
+      const BluePlanResult& r = blues.at(key).result;
+      if (write_plans && key == c.blue)
         out.plans.push_back(
             plan_line(sc.id, "", sample, Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
-      if (plan.blues.at(c.blue)->info().external) {
-        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, {"blue", c.blue, sc.id, "", sample},
+      if (plan.blue(c).info().external) {
+        transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, {"blue", key, sc.id, "", sample},
                          !r.plan.has_value());
-        add_usage(out.usage, r.transcript, "blue", c.blue);
+        add_usage(out.usage, r.transcript, "blue", key);
       }
     }
   }
@@ -411,21 +419,23 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
   // last of them instead of copying.
   std::map<const Plan*, int> requests;
   for (const auto& c : plan.conditions)
-    if (const auto& p = blues.at(c.blue).result.plan) ++requests[&*p];
+    if (const auto& p = blues.at(plan.binding(c).blue_key).result.plan) ++requests[&*p];
   CandidateCache cache(std::move(requests));
   ScenarioTask task{sc, plan, blues, noise, cache, out, map, write_plans, sample, plan.cfg->samples > 1};
 
   std::map<std::string, ConditionResult> results;                // by condition label
-  std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE policy: its first RED result
+  std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE key: its first RED result
   for (const auto& c : plan.conditions) {
     ConditionResult r = evaluate_condition_guarded(task, c);
-    auto& first = first_outcome[c.blue];
+    auto& first = first_outcome[plan.binding(c).blue_key];
     if (!first && r.outcome) first = r.outcome;
     results.emplace(c.label, std::move(r));
   }
   if (sample != 0) return;  // prepare_run refuses samples > 1 with a policy that writes its own traces
-  // Policies that trace their own process (the council) add their rows through the generic hook.
+  // Policies that trace their own process (the council) add their rows through the generic hook; a sweep point's
+  // own BLUE policy does not (its rows would have no point to tell them apart: docs/DECISIONS.md "Sweeps").
   for (const auto& [spec, be] : blues) {
+    if (!plan.blues.contains(spec)) continue;
     const BluePolicy& policy = *plan.blues.at(spec);
     if (policy.info().traces.empty()) continue;
     const auto& first = first_outcome[spec];
@@ -436,7 +446,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
   for (const auto& c : plan.conditions) {
     ScenarioOutcome::Played p;
     p.condition = &c;
-    if (const BlueEval& be = blues.at(c.blue); be.result.plan) p.blue_parts = be.d;
+    if (const BlueEval& be = blues.at(plan.binding(c).blue_key); be.result.plan) p.blue_parts = be.d;
     if (auto it = results.find(c.label); it != results.end()) {
       p.red_parts = it->second.red_parts;
       p.quality_advantage = it->second.quality_advantage;
@@ -445,7 +455,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
   }
   for (const auto& c : plan.conditions)
     if (auto it = blues.find(c.blue); it != blues.end()) {  // each BLUE policy once, where it is first named
-      out.blue_plans.emplace_back(c.blue, std::move(it->second.result.plan));
+      out.blue_plans.emplace_back(c.blue, std::move(it->second.result.plan));  // (a point's own are not kept)
       blues.erase(it);
     }
 }
@@ -459,7 +469,22 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   if (plan.cfg->terrain_geo) map = scenario_map(*plan.cfg, sc);
   // The wargame's noise is common to every condition and every sample of the scenario (common random numbers):
   // samples differ in what the policies answer, not in the dice (docs/METRICS.md "Samples").
-  const SimNoise noise = draw_noise(plan.cfg->seed, sc.id, plan.cfg->sim);
+  // A sweep point with its own replications or time limit draws its own, from the same streams: the first R
+  // replications and T steps are the same draws whatever R and T are.
+  std::vector<SimNoise> drawn;
+  std::vector<std::pair<int, int>> shapes;
+  std::vector<std::size_t> which(plan.sims.size());
+  for (std::size_t i = 0; i < plan.sims.size(); ++i) {
+    const std::pair<int, int> shape{plan.sims[i].replications, plan.sims[i].time_limit};
+    const auto it = std::find(shapes.begin(), shapes.end(), shape);
+    which[i] = static_cast<std::size_t>(it - shapes.begin());
+    if (it == shapes.end()) {
+      shapes.push_back(shape);
+      drawn.push_back(draw_noise(plan.cfg->seed, sc.id, plan.sims[i]));
+    }
+  }
+  std::vector<const SimNoise*> noise;
+  for (std::size_t i = 0; i < plan.sims.size(); ++i) noise.push_back(&drawn[which[i]]);
   for (int s = 0; s < plan.cfg->samples; ++s) evaluate_sample(sc, plan, s, noise, map ? &*map : nullptr, out);
   return out;
 }

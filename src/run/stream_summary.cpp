@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "advplan/core/error.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/io/csv.hpp"
 
@@ -215,7 +216,8 @@ std::string budget_curve_csv(const Accumulated& a, const std::vector<std::string
   if (!sweep_blue.empty()) {
     std::map<int, std::size_t> by_k;
     for (std::size_t c = 0; c < a.info.size(); ++c)
-      if (a.info[c].blue == sweep_blue && a.info[c].red.rfind("greedy@", 0) == 0) by_k.emplace(a.info[c].k, c);
+      if (a.info[c].blue == sweep_blue && a.info[c].red.rfind("greedy@", 0) == 0 && !is_replay_group(a.info[c].group))
+        by_k.emplace(a.info[c].k, c);
     for (const auto& [k, c] : by_k) {
       std::vector<std::string> r{std::to_string(k), std::to_string(a.cell(0, c, i_adv).n)};
       for (const char* name : {"advantage", "red_quality", "blue_win_rate", "pareto_count", "diversity"}) {

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "advplan/core/error.hpp"
+#include "advplan/run/config.hpp"
 #include "advplan/run/trace_schema.hpp"
 
 namespace advplan {
@@ -48,9 +49,10 @@ std::vector<std::pair<int, std::string>> sweep_conditions(const CsvTable& per) {
   const std::string blue = sweep_blue(per);
   std::map<int, std::string> by_k;
   if (blue.empty()) return {};
-  const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy"), ck = per.col("k");
-  for (const auto& r : per.rows())
-    if (r[cb] == blue && r[cr].rfind("greedy@", 0) == 0) by_k.emplace(k_of(r[ck]), r[cc]);
+  const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy"), ck = per.col("k"),
+             cg = per.col("condition_group");
+  for (const auto& r : per.rows())  // (a sweep point plays under its own settings: not the budget sweep's)
+    if (r[cb] == blue && r[cr].rfind("greedy@", 0) == 0 && !is_replay_group(r[cg])) by_k.emplace(k_of(r[ck]), r[cc]);
   return {by_k.begin(), by_k.end()};
 }
 

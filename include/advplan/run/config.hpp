@@ -20,17 +20,41 @@
 
 namespace advplan {
 
+/// A sweep point's value of one swept setting (docs/CONFIG.md "sweep"): a config path such as
+/// "policies.constraint.lambda", "simulator.noise" or "k", and the value it takes at the point.
+struct Setting {
+  std::string path;
+  double value = 0;
+  bool operator==(const Setting&) const = default;
+};
+
 /// One (BLUE planning policy, RED response policy) pairing: a row of per_scenario.csv per scenario. In a config,
 /// `conditions:` lists these, either as a RED spec (against `default_blue`) or as {label, blue, red, group}.
 struct Condition {
   std::string label;           ///< "greedy@8", "council", "exec:... vs greedy@8"
   std::string blue;            ///< BLUE policy spec ("seed", "council", "exec:...", "llm:MODEL", any registered)
   std::string red;             ///< RED policy spec ("greedy@8")
-  std::string group = "main";  ///< main (Table 3), sweep (Table 4 only), reference, evaluate
+  std::string group = "main";  ///< main (Table 3), sweep (Table 4 only), reference, evaluate; grid (a sweep point) and attribution (is_replay_group)
+  /// A sweep point's settings over the config's (group grid), in the sweep's parameter order; empty otherwise.
+  /// The point plays on the same keyed streams as its base condition (common random numbers).
+  std::vector<Setting> settings;
 };
 
 /// The condition groups a config or a command may use.
-inline constexpr const char* kConditionGroups[] = {"main", "sweep", "reference", "evaluate"};
+inline constexpr const char* kConditionGroups[] = {"main", "sweep", "reference", "evaluate", "grid", "attribution"};
+/// Whether a group's conditions replay a listed condition under other settings (a sweep point, an attribution
+/// combination): they are left out of Tables 3-5, the budget curve and the meta-game.
+inline bool is_replay_group(std::string_view group) { return group == "grid" || group == "attribution"; }
+
+/// `sweep:` (docs/CONFIG.md "sweep"): one condition per point of a grid (or a list of points) over any of the
+/// sweepable settings, all on the swept condition's scenarios and streams.
+struct SweepConfig {
+  std::string condition;                    ///< the label of the swept condition (a listed condition)
+  std::vector<std::string> params;          ///< the swept paths, in config order
+  std::vector<std::vector<double>> points;  ///< each point's values, aligned with params, in grid order
+  std::size_t reference = 0;                ///< the index of the reference point in `points`
+  bool empty() const { return params.empty(); }
+};
 
 struct BootstrapConfig {
   int resamples = 2000;  ///< B
@@ -58,7 +82,18 @@ struct StudiesConfig {
   std::string greedy = "greedy@8", constraint = "constraint@8";
   std::string llm_contract = "llm_offline";
   std::string council = "council", council_baseline = "greedy@8";
+  /// The attribution study (docs/METRICS.md "Attribution"): the 2^m on/off combinations of `attribution_parts`
+  /// (each one of kAttributionParts; the parts not listed stay on), each a condition of group attribution, RED
+  /// searching attribution_k candidates when response_search is on.
+  bool attribution = false;
+  std::vector<std::string> attribution_parts{"response_search", "selector", "council_proposal", "council_revision",
+                                             "simulator_noise"};
+  int attribution_k = 8;
 };
+
+/// The parts the attribution study can switch, in their canonical order.
+inline constexpr const char* kAttributionParts[] = {"response_search", "selector", "council_proposal",
+                                                    "council_revision", "simulator_noise"};
 
 /// The rubric layer's settings (`rubric:` in a config; docs/CONFIG.md, docs/RUBRIC.md).
 struct RubricConfig {
@@ -95,6 +130,7 @@ struct ExperimentConfig {
   std::vector<Condition> conditions;    ///< in config order; labels are unique
   std::vector<int> budget_ks;           ///< greedy@k sweep against budget_blue
   std::string budget_blue = "seed";
+  SweepConfig sweep;                    ///< `sweep:`; empty when absent
   std::map<std::string, std::map<std::string, double>> policy_params;  ///< policies.<name>.<param>
   SimConfig sim;
   BootstrapConfig bootstrap;
@@ -144,7 +180,7 @@ Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i);
 geo::GeoMap scenario_map(const ExperimentConfig& cfg, const Scenario& sc);
 
 /// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against greedy@k, group sweep) for
-/// every k whose pairing no listed condition already covers.
+/// every k whose pairing no listed condition already covers, then the sweep's points (group grid).
 std::vector<Condition> run_conditions(const ExperimentConfig& cfg);
 
 /// The label of a (blue, red) pairing when the config does not give one: the RED spec when blue is the config's

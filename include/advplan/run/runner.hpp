@@ -123,6 +123,28 @@ struct RunPlan {
   }
   /// Held around every call to the policy "red:<spec>" or "blue:<spec>" from a scenario task.
   SerialCall serialise(const std::string& spec) const { return SerialCall(lock_for(spec)); }
+
+  /// How one condition is bound to its policies, settings and wargame (parallel to `conditions`). A condition
+  /// without settings uses reds[c.red], blues[c.blue], `ctx`, cfg->sim and `lambda`. A sweep point whose settings
+  /// reach a side (setting_reach) has that side's policy made from the point's own config, under the key
+  /// "<spec> [<settings>]" in point_reds / point_blues; its streams stay keyed by the spec (common random numbers).
+  struct Binding {
+    std::string red_key, blue_key;
+    int point = -1;        ///< index into point_cfgs and point_ctxs, or -1 for the run's own
+    std::size_t sim = 0;   ///< index into sims
+    double lambda = 0.7;   ///< the constraint-aware λ of the candidate diagnostics under the condition's settings
+  };
+  std::vector<Binding> bindings;
+  std::vector<std::unique_ptr<ExperimentConfig>> point_cfgs;
+  std::vector<std::unique_ptr<PolicyContext>> point_ctxs;
+  std::map<std::string, std::unique_ptr<RedPolicy>> point_reds;
+  std::map<std::string, std::unique_ptr<BluePolicy>> point_blues;
+  std::vector<SimConfig> sims;  ///< the distinct simulator settings; sims[0] is cfg->sim
+
+  const Binding& binding(const Condition& c) const;
+  const RedPolicy& red(const Condition& c) const;
+  const BluePolicy& blue(const Condition& c) const;
+  const PolicyContext& ctx_of(const Condition& c) const;
 };
 
 /// Creates every policy the conditions name. Throws PolicyError / ConfigError naming the config and the

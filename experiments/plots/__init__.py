@@ -13,6 +13,8 @@ sentence when the check fails.
 
   budget_curve          BLUE advantage and RED quality against the RED response budget k, with 95% bootstrap
                         bands (budget_curve.csv; the data of Table 4).
+  extrapolation         the budget curve past the largest k run: observed means, the GPD tail-fit prediction
+                        with its 95% joint-bootstrap band, the bounded-tail limit and k* (extrapolation.csv).
   frontier_<ID>         the quality-coherence candidate set of one scenario under greedy@8 (or the largest-k
                         greedy condition present): the Pareto frontier, the quality-greedy pick and the
                         constraint-aware pick (candidates.csv).
@@ -22,6 +24,11 @@ sentence when the check fails.
   forest, scorecard     the paired verdicts and the six-axis scorecard of `advplan evaluate` (evaluation/).
   rubric_scores, judge_agreement, agreement_panel
                         the rubric layer's score decomposition and judge agreement (rubric/).
+  sweep                 a run with `sweep:` (tables/sweep.csv): each metric against a one-setting sweep with its
+                        95% joint-bootstrap band, the reference and the argmax marked; a heat map per metric for
+                        two settings; a curve over the points in grid order for more.
+  attribution           the waterfall of the attribution study (studies/attribution.csv): from all parts off,
+                        each part's Shapley value with its 95% interval, to all parts on.
   council               first-round against revised council candidates: adjudicator score against RED pressure,
                         and the score distribution per round (council_candidates.csv; beside Table 6). Skipped
                         with a note when the run has no council_candidates.csv.

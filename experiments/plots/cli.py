@@ -7,12 +7,15 @@ import sys
 
 from .common import PROG, InputError, check_numbers, check_run, fail, load_matplotlib, make_out_dir, read_csv, save
 from .evaluation import plot_forest, plot_robustness, plot_scorecard
+from .sweep import plot_sweep, sweep_settings
+from .attribution import plot_attribution
 from .frontier import (frontier_default_condition, frontier_disagreement, frontier_lambda, plot_frontier_attainment,
                        plot_frontier_cloud, plot_frontier_eaf_diff, plot_frontier_hypervolume)
 from .map import draw_map, read_map
 from .metagame import plot_metagame_exploitability, plot_metagame_payoff, plot_metagame_response_graph, read_metagame
 from .rubric import plot_agreement_panel, plot_judge_agreement, plot_rubric_scores
-from .run import frontier_condition, plot_budget_curve, plot_council, plot_frontier, plot_template_slice
+from .run import (frontier_condition, plot_budget_curve, plot_council, plot_extrapolation, plot_frontier,
+                  plot_template_slice)
 
 
 def main(argv=None):
@@ -93,6 +96,25 @@ def run_main(plt, run_dir, out_dir, scenario):
                 evaluation[name] = read_csv(path, cols)
         check_numbers(((evaluation.get("verdicts"), ["difference", "ci_lo", "ci_hi"]),
                        (evaluation.get("scorecard"), ["value", "ci_lo", "ci_hi"])))
+        sweep = argmax = None  # a run with `sweep:` (tables/sweep.csv, tables/sweep_argmax.csv)
+        if os.path.exists(p(os.path.join("tables", "sweep.csv"))):
+            sweep = read_csv(p(os.path.join("tables", "sweep.csv")), ["point", "metric", "n", "mean", "ci_lo", "ci_hi",
+                                                                      "reference"])
+            argmax = read_csv(p(os.path.join("tables", "sweep_argmax.csv")), ["metric", "point"])
+            check_numbers(((sweep, ["n", "mean", "ci_lo", "ci_hi"]),))
+            settings = sweep_settings(sweep)
+            if len(settings) == 1:
+                check_numbers(((sweep, settings),))
+        extra = None  # a run with a budget sweep (extrapolation.csv)
+        if os.path.exists(p("extrapolation.csv")):
+            extra = read_csv(p("extrapolation.csv"), ["statistic", "k", "level", "n", "observed", "estimate", "ci_lo",
+                                                      "ci_hi"])
+            check_numbers(((extra, ["level", "observed", "estimate", "ci_lo", "ci_hi"]),))
+        attribution = None  # studies: {attribution: true} (studies/attribution.csv)
+        if os.path.exists(p(os.path.join("studies", "attribution.csv"))):
+            attribution = read_csv(p(os.path.join("studies", "attribution.csv")),
+                                   ["metric", "kind", "part", "n", "value", "ci_lo", "ci_hi"])
+            check_numbers(((attribution, ["n", "value", "ci_lo", "ci_hi"]),))
         sweep_blue = "the BLUE plan"
         if "blue_policy" in per:
             for g, b in zip(per["condition_group"], per["blue_policy"]):
@@ -107,6 +129,8 @@ def run_main(plt, run_dir, out_dir, scenario):
         else:
             print(f"{PROG}: note: {p('budget_curve.csv')} has no rows (no greedy@k sweep); skipping the budget "
                   "figure", file=sys.stderr)
+        if extra is not None:
+            plot_extrapolation(plt, extra, out_dir, written, budget if budget["__n__"] > 0 else None, sweep_blue)
         if condition is not None:
             plot_frontier(plt, cands, scenario, condition, out_dir, written)
         else:
@@ -124,6 +148,10 @@ def run_main(plt, run_dir, out_dir, scenario):
             plot_judge_agreement(plt, rubric["agreement_pairs"], out_dir, written)
         if "agreement_panel" in rubric:
             plot_agreement_panel(plt, rubric["agreement_panel"], out_dir, written)
+        if sweep is not None:
+            plot_sweep(plt, sweep, argmax, out_dir, written)
+        if attribution is not None:
+            plot_attribution(plt, attribution, out_dir, written)
         if council is not None:
             plot_council(plt, council, out_dir, written)
         else:

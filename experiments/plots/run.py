@@ -251,3 +251,57 @@ def plot_council(plt, council, out_dir, written):
     plt.close(fig)
 
 
+
+
+def plot_extrapolation(plt, extra, out_dir, written, budget=None, sweep_blue="the BLUE plan"):
+    """The budget curve extrapolated past the largest k run (extrapolation.csv, docs/METRICS.md "Budget
+    extrapolation"): per panel, the observed means (with budget_curve.csv's 95% band when given), the
+    tail-fit prediction with its 95% joint-bootstrap band over every k of the file, the bounded-tail limit as a
+    dashed line with its band, and on the advantage panel the level and k*."""
+    np = _np()
+    stat = strings(extra, "statistic")
+    kcol = strings(extra, "k")
+    est, lo, hi = numbers(extra, "estimate"), numbers(extra, "ci_lo"), numbers(extra, "ci_hi")
+    obs = numbers(extra, "observed")
+    panels = [("advantage", "BLUE advantage", BLUE), ("red_quality", "RED quality (best of k)", RED)]
+    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.4), constrained_layout=True)
+    for ax, (name, label, colour) in zip(axes, panels):
+        rows = [i for i in range(len(stat)) if stat[i] == name and kcol[i] != "limit"]
+        if not rows:
+            raise InputError(f"{extra['__path__']}: no {name} rows")
+        k = np.array([float(kcol[i]) for i in rows])
+        order = np.argsort(k, kind="stable")
+        idx = np.array(rows)[order]
+        k = k[order]
+        interval_band(ax, k, est[idx], lo[idx], hi[idx], colour, 0.15, band_label="extrapolation, 95% bootstrap band",
+                      label="extrapolation (GPD tail fit)", linewidth=1.4)
+        seen = ~np.isnan(obs[idx])
+        if budget is not None and name in budget:
+            bk = numbers(budget, "k")
+            bo = np.argsort(bk, kind="stable")
+            ax.fill_between(bk[bo], numbers(budget, name + "_lo")[bo], numbers(budget, name + "_hi")[bo],
+                            color=GREY, alpha=0.25, linewidth=0, label="observed, 95% bootstrap band")
+        ax.plot(k[seen], obs[idx][seen], color="black", marker="s", linestyle="-", linewidth=1.2,
+                label="observed (greedy@k run)")
+        limit = [i for i in range(len(stat)) if stat[i] == name and kcol[i] == "limit"]
+        if limit:
+            i = limit[0]
+            ax.axhline(est[i], color=colour, linestyle="--", linewidth=1.0, label="limit k \u2192 \u221e")
+            ax.axhspan(lo[i], hi[i], color=colour, alpha=0.07, linewidth=0)
+        if name == "advantage":
+            star = [i for i in range(len(stat)) if stat[i] == "k_star"]
+            if star:
+                level = numbers(extra, "level")[star[0]]
+                ax.axhline(level, color=GREY, linestyle=":", linewidth=1.0, label=f"level {level:g}")
+                if not math.isnan(est[star[0]]):
+                    ax.axvline(est[star[0]], color=GREY, linestyle="-.", linewidth=1.0,
+                               label=f"k* = {int(est[star[0]])}")
+        budget_axis(ax, k)
+        ax.set_xlabel(BUDGET_AXIS_LABEL)
+        ax.set_ylabel(label)
+        ax.set_title(f"{label} vs RED budget, extrapolated")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+    fig.suptitle(f"Budget extrapolation (BLUE {sweep_blue} vs greedy@k; a GPD tail fit per scenario)")
+    save(fig, out_dir, "extrapolation", written)
+    plt.close(fig)

@@ -3,6 +3,8 @@
 #include "advplan/rubric/plans.hpp"
 #include "advplan/rubric/score.hpp"
 #include "advplan/studies/studies.hpp"
+#include "advplan/sweeps/extrapolation.hpp"
+#include "advplan/sweeps/sweep.hpp"
 
 namespace advplan {
 
@@ -10,6 +12,8 @@ RunObservers standard_observers(bool studies, bool rubric) {
   RunObservers out;
   if (studies) out.push_back(make_studies_observer());
   if (rubric) out.push_back(rubric::make_rubric_observer());
+  out.push_back(make_sweep_observer());
+  out.push_back(make_extrapolation_observer());  // extrapolation.csv (a run with a budget sweep)
   out.push_back(make_tables_observer());
   return out;
 }
@@ -19,6 +23,7 @@ RunObservers standard_observers(bool studies) { return standard_observers(studie
 std::vector<std::pair<std::string, std::string>> run_tables(const RunCsvs& run, const BootstrapSettings& bs,
                                                             bool with_studies) {
   auto files = build_tables(run, bs);
+  for (auto& f : sweep_tables(run, bs)) files.push_back(std::move(f));
   if (with_studies) {
     for (auto& f : study_tables(run.dir)) files.push_back(std::move(f));
     for (auto& f : rubric::rubric_tables(run.dir)) files.push_back(std::move(f));

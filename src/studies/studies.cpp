@@ -305,7 +305,7 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
   // locks), so they run concurrently, each into its own list; the lists are joined in a fixed order, so the files
   // do not depend on the thread count. Each has serial parts that the others' parallel loops fill.
   using Files = std::vector<std::pair<std::string, std::string>>;
-  Files sensitivity, framing, components;
+  Files sensitivity, framing, components, attribution;
   tbb::task_group group;
   if (cfg.studies.rubric && records.size() > 0)
     group.run([&] {
@@ -368,9 +368,10 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
       components.emplace_back("studies/components.csv",
                               components_table(per, council_trace, cfg.studies, bs).to_string());
     });
+  if (cfg.studies.attribution) group.run([&] { attribution = attribution_files(per, cfg, bs); });
   group.wait();
   Files files;
-  for (Files* part : {&sensitivity, &framing, &components})
+  for (Files* part : {&sensitivity, &framing, &components, &attribution})
     for (auto& f : *part) files.push_back(std::move(f));
   return files;
 }
@@ -409,7 +410,8 @@ TextTable csv_table(const std::string& name, const std::string& caption, const C
 
 /// The study tables of the study CSVs given (nullptr: that study is not in the run).
 std::vector<std::pair<std::string, std::string>> study_tables_of(const CsvTable* sensitivity, const CsvTable* framing,
-                                                                 const CsvTable* components) {
+                                                                 const CsvTable* components,
+                                                                 const CsvTable* attribution) {
   std::vector<std::pair<std::string, std::string>> files;
   auto emit = [&](const TextTable& t) {
     files.emplace_back(t.name + ".md", t.markdown());
@@ -418,6 +420,7 @@ std::vector<std::pair<std::string, std::string>> study_tables_of(const CsvTable*
   if (sensitivity) emit(csv_table("study_rubric_sensitivity", "Rubric-sensitivity study", *sensitivity));
   if (framing) emit(csv_table("study_framing", "Framing-sensitivity study", *framing));
   if (components) emit(csv_table("study_components", "Component diagnostics", *components));
+  if (attribution) emit(attribution_table(*attribution));
   return files;
 }
 
@@ -426,6 +429,7 @@ const std::vector<std::string>* study_schema(const std::string& file) {
   if (file == "studies/rubric_sensitivity.csv") return &schema::rubric_sensitivity();
   if (file == "studies/framing.csv") return &schema::framing();
   if (file == "studies/components.csv") return &schema::components();
+  if (file == "studies/attribution.csv") return &schema::attribution();
   return nullptr;
 }
 
@@ -469,7 +473,8 @@ void StudiesObserver::scenario(std::size_t, const Scenario& sc, const ScenarioOu
     }
   if (keep_played_)
     for (const auto& p : o.played)
-      if (p.quality_advantage && p.condition->blue == st.framing_blue && p.condition->red == st.framing_red) {
+      if (p.quality_advantage && p.condition->settings.empty() && p.condition->blue == st.framing_blue &&
+          p.condition->red == st.framing_red) {  // (a sweep point plays under its own settings)
         std::lock_guard lock(m_);
         played_.insert_or_assign(sc.id, *p.quality_advantage);
       }
@@ -487,8 +492,8 @@ std::vector<std::pair<std::string, std::string>> StudiesObserver::finish(const R
   for (const auto& [file, text] : files)
     if (const auto* cols = study_schema(file)) csv.emplace(file, CsvTable::parse(text, file, *cols));
   auto of = [&](const char* f) { return csv.contains(f) ? &csv.at(f) : nullptr; };
-  for (auto& [name, text] :
-       study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"), of("studies/components.csv")))
+  for (auto& [name, text] : study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"),
+                                            of("studies/components.csv"), of("studies/attribution.csv")))
     files.emplace_back("tables/" + name, std::move(text));
   return files;
 }
@@ -499,10 +504,12 @@ std::shared_ptr<RunObserver> make_studies_observer() { return std::make_shared<S
 std::vector<std::pair<std::string, std::string>> study_tables(const std::string& run_dir) {
   namespace fs = std::filesystem;
   std::map<std::string, CsvTable> csv;
-  for (const char* f : {"studies/rubric_sensitivity.csv", "studies/framing.csv", "studies/components.csv"})
+  for (const char* f :
+       {"studies/rubric_sensitivity.csv", "studies/framing.csv", "studies/components.csv", "studies/attribution.csv"})
     if (const fs::path p = fs::path(run_dir) / f; fs::exists(p)) csv.emplace(f, CsvTable::read(p.string(), *study_schema(f)));
   auto of = [&](const char* f) { return csv.contains(f) ? &csv.at(f) : nullptr; };
-  return study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"), of("studies/components.csv"));
+  return study_tables_of(of("studies/rubric_sensitivity.csv"), of("studies/framing.csv"), of("studies/components.csv"),
+                         of("studies/attribution.csv"));
 }
 
 }  // namespace advplan

@@ -81,7 +81,8 @@ TEST(GeoEval, FormulasAndPlanToolCalls) {
 TEST(GeoRun, WritesMapsAndMovesAndAdjustsTheMetrics) {
   const auto geo_cfg = load_experiment_config(ADVPLAN_SOURCE_DIR "/configs/experiments/geo.yaml");
   ASSERT_TRUE(geo_cfg.terrain_geo);
-  const auto paper_cfg = default_experiment_config();
+  auto paper_cfg = default_experiment_config();
+  paper_cfg.studies.attribution = false;  // geo.yaml is the paper config on maps, without the attribution study
   advplan::testing::TempDir tmp("geo-run");
   auto run = [&](const ExperimentConfig& cfg, const std::string& dir) {
     RunOptions opts;

@@ -51,7 +51,8 @@ TEST(Plot, WritesEveryFigureOfTheGoldenRun) {
                             " --scenario urban-100",
                         scratch);
   ASSERT_EQ(x.status, 0) << x.err;
-  for (const char* stem : {"budget_curve", "frontier_urban-100", "template_slice", "council", "robustness"}) {
+  for (const char* stem : {"budget_curve", "extrapolation", "frontier_urban-100", "template_slice", "council",
+                           "robustness"}) {
     for (const char* ext : {".png", ".svg"}) {
       const std::string f = out / (std::string(stem) + ext);
       ASSERT_TRUE(fs::is_regular_file(f)) << f << " was not written; stderr: " << x.err;

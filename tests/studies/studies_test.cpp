@@ -225,7 +225,7 @@ TEST_F(FramingStudy, PoliciesThatDeclareThemselvesLabelBlindAnswerEveryFramingAl
 // metadata label, so the study measures its sensitivity: its metadata deltas are not all zero.
 TEST_F(FramingStudy, APolicyThatReadsTheLabelIsReplayedUnderEveryMetadataLabel) {
   ExperimentConfig cfg = cfg_;
-  cfg.studies.rubric = cfg.studies.components = false;
+  cfg.studies.rubric = cfg.studies.components = cfg.studies.attribution = false;
   cfg.studies.framing_blue = "seed";
   cfg.studies.framing_red = "label_reading_test";
   const RunPlan plan = prepare_run(cfg, {{"greedy@8", "seed", "greedy@8", "main"}});

@@ -13,6 +13,7 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/run/observer.hpp"
 #include "advplan/run/runner.hpp"
+#include "advplan/stats/text_table.hpp"
 #include "advplan/stats/statistics.hpp"
 
 namespace advplan {
@@ -23,6 +24,8 @@ const std::vector<std::string>& rubric_records();
 const std::vector<std::string>& rubric_sensitivity();
 const std::vector<std::string>& framing();
 const std::vector<std::string>& components();
+const std::vector<std::string>& attribution();
+const std::vector<std::string>& attribution_scenarios();
 }  // namespace schema
 
 /// The framing study's base-arm games the run played: per scenario id, (BLUE quality, advantage).
@@ -70,6 +73,14 @@ std::vector<std::pair<std::string, std::string>> study_tables(const std::string&
 /// (per scenario 1 - mean |v_a - v_b| over its records), their mean, and each validator's mean absolute
 /// deviation from the base rubric, each with a bootstrap interval over scenarios.
 io::CsvTable rubric_sensitivity_table(const io::CsvTable& records, const BootstrapSettings& bs);
+
+/// studies/attribution.csv and studies/attribution_scenarios.csv (docs/METRICS.md "Attribution") from the rows of
+/// the attribution study's conditions in per_scenario.csv; none when the study is off.
+std::vector<std::pair<std::string, std::string>> attribution_files(const io::CsvTable& per_scenario,
+                                                                   const ExperimentConfig& cfg,
+                                                                   const BootstrapSettings& bs);
+/// tables/study_attribution from studies/attribution.csv.
+TextTable attribution_table(const io::CsvTable& attribution);
 
 /// studies/components.csv from per_scenario.csv and council_trace.csv (when present), comparing the conditions
 /// `studies` names.

@@ -238,6 +238,7 @@ std::string terrain_summary_csv(const Accumulated& a, const std::vector<std::siz
   io::CsvTable ts(schema::terrain_summary());
   for (std::size_t f : fam_order)
     for (std::size_t c = 0; c < a.conds.size(); ++c) {
+      if (is_replay_group(a.info[c].group)) continue;  // a sweep point, an attribution combination
       auto it = a.terrain.find({f, c});
       if (it == a.terrain.end() || it->second[0].n == 0) continue;
       const auto& x = it->second;

@@ -263,9 +263,22 @@ CsvTable terrain_summary_table(const CsvTable& per, const SummaryIntervals& iv) 
   CsvTable out(schema::terrain_summary());
   auto families = distinct_values(per, "terrain_family");
   std::sort(families.begin(), families.end());
+  // The conditions, less the replays of a listed condition under other settings (sweep points, attribution
+  // combinations): their results are the sweep's and the study's files.
+  std::vector<std::string> conds;
+  {
+    std::set<std::string> replays;
+    if (per.has_col("condition_group")) {
+      const auto cc = per.col("condition"), cg = per.col("condition_group");
+      for (const auto& r : per.rows())
+        if (is_replay_group(r[cg])) replays.insert(r[cc]);
+    }
+    for (auto& c : distinct_values(per, "condition"))
+      if (!replays.contains(c)) conds.push_back(std::move(c));
+  }
   for (const auto& fam : families) {
     const std::string scope = "terrain=" + fam;
-    for (const auto& cond : distinct_values(per, "condition")) {
+    for (const auto& cond : conds) {
       const auto adv = iv.get(scope, cond, "advantage");
       if (adv.n == 0) continue;
       const auto win = iv.get(scope, cond, "blue_win_rate");

@@ -121,9 +121,24 @@ std::vector<std::pair<std::string, std::string>> sweep_tables(const CsvTable& pe
     for (std::size_t m = 0; m < M; ++m) values[u * C + p * M + m] = per.real(i, mc[m]);
   }
   const std::string key = "sweep|" + l.condition;
-  const std::vector<Interval> iv = joint_bootstrap_means(values, C, bs.resamples, bs.seed, key);
+  // The replicates once; each column's interval from them, as joint_bootstrap_means gives it (the same resamples,
+  // bit for bit): the mean and n of the present values, the percentile bounds when n > 1.
   const std::vector<double> reps = joint_bootstrap_replicates(values, C, bs.resamples, bs.seed, key);
   const std::size_t B = bs.resamples > 0 ? static_cast<std::size_t>(bs.resamples) : 0;
+  std::vector<Interval> iv(C);
+  for (std::size_t c = 0; c < C; ++c) {
+    double sum = 0;
+    for (std::size_t u = 0; u < U; ++u)
+      if (const double v = values[u * C + c]; !std::isnan(v)) {
+        sum += v;
+        ++iv[c].n;
+      }
+    iv[c].mean = iv[c].n == 0 ? 0.0 : sum / static_cast<double>(iv[c].n);
+    iv[c].lo = iv[c].hi = iv[c].mean;
+    if (iv[c].n > 1 && B > 0)
+      std::tie(iv[c].lo, iv[c].hi) = bounds_of(std::vector<double>(reps.begin() + static_cast<std::ptrdiff_t>(c * B),
+                                                                   reps.begin() + static_cast<std::ptrdiff_t>((c + 1) * B)));
+  }
   auto col = [&](std::size_t p, std::size_t m) { return p * M + m; };
   auto rep = [&](std::size_t c, std::size_t b) { return reps[c * B + b]; };
 

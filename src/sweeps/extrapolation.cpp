@@ -226,38 +226,58 @@ std::string extrapolation_csv(const ExtrapolationFit& fit, const CsvTable& per_r
 
   // k*: each scenario's advantage on the grid, the mean's first crossing, and its bootstrap replicates drawn from
   // the same multisets as the joint bootstrap above (resample b: Rng::keyed(seed, "bootstrap-joint", scope, b)).
+  // Each scenario's advantage is non-increasing in k (E[max of k] is non-decreasing), so every curve's first
+  // crossing is found by one scan in increasing k; the grid's columns are computed as the scan reaches them and
+  // the scan stops once the mean and every resample have crossed (on the paper run, after a few columns of ~500).
   const auto& grid = k_star_grid();
-  std::vector<double> adv(units * grid.size());
-  tbb::parallel_for(std::size_t{0}, units, [&](std::size_t s) {
-    const auto& t = fit.scenarios[s];
-    for (std::size_t g = 0; g < grid.size(); ++g)
-      adv[s * grid.size() + g] = (1 + t.blue_quality - t.model.expected_max(grid[g])) / 2;
-  });
-  const double k_star = first_below(grid, opts.level, [&](std::size_t g) {
-    double sum = 0;
-    for (std::size_t s = 0; s < units; ++s) sum += adv[s * grid.size() + g];
-    return sum / static_cast<double>(units);
-  });
-  double k_lo = k_star, k_hi = k_star;
-  if (units > 1 && bs.resamples >= 1) {
-    std::vector<double> rep(static_cast<std::size_t>(bs.resamples));
-    const std::uint64_t prefix = Rng::key_prefix(bs.seed, "bootstrap-joint", kScope);
-    tbb::parallel_for(std::size_t{0}, rep.size(), [&](std::size_t b) {
-      Rng rng = Rng::keyed_at(prefix, b);
-      std::vector<std::uint32_t> counts(units);
-      resample_counts(rng, counts);
-      rep[b] = first_below(grid, opts.level, [&](std::size_t g) {
-        double sum = 0, w = 0;
-        for (std::size_t s = 0; s < units; ++s) {
-          const double c = counts[s];
-          sum += c * adv[s * grid.size() + g];
-          w += c;
-        }
-        return sum / w;
-      });
+  std::vector<double> column(units);
+  auto fill_column = [&](std::size_t g) {
+    tbb::parallel_for(std::size_t{0}, units, [&](std::size_t s) {
+      const auto& t = fit.scenarios[s];
+      column[s] = (1 + t.blue_quality - t.model.expected_max(grid[g])) / 2;
     });
-    std::tie(k_lo, k_hi) = percentile_bounds(rep);
+  };
+  const bool with_resamples = units > 1 && bs.resamples >= 1;
+  const std::size_t B = with_resamples ? static_cast<std::size_t>(bs.resamples) : 0;
+  std::vector<std::uint32_t> counts(B * units);
+  {
+    const std::uint64_t prefix = Rng::key_prefix(bs.seed, "bootstrap-joint", kScope);
+    tbb::parallel_for(std::size_t{0}, B, [&](std::size_t b) {
+      Rng rng = Rng::keyed_at(prefix, b);
+      std::vector<std::uint32_t> c(units);
+      resample_counts(rng, c);
+      std::copy(c.begin(), c.end(), counts.begin() + static_cast<std::ptrdiff_t>(b * units));
+    });
   }
+  double k_star = kInf;
+  std::vector<double> rep(B, kInf);
+  std::size_t open = B;  // resamples that have not crossed yet
+  for (std::size_t g = 0; g < grid.size() && (std::isinf(k_star) || open > 0); ++g) {
+    fill_column(g);
+    if (std::isinf(k_star)) {
+      double sum = 0;
+      for (std::size_t s = 0; s < units; ++s) sum += column[s];
+      if (sum / static_cast<double>(units) < opts.level) k_star = grid[g];
+    }
+    if (open == 0) continue;
+    std::vector<char> crossed(B, 0);
+    tbb::parallel_for(std::size_t{0}, B, [&](std::size_t b) {
+      if (!std::isinf(rep[b])) return;
+      double sum = 0, w = 0;
+      const std::uint32_t* c = counts.data() + b * units;
+      for (std::size_t s = 0; s < units; ++s) {
+        sum += c[s] * column[s];
+        w += c[s];
+      }
+      if (sum / w < opts.level) {
+        rep[b] = grid[g];
+        crossed[b] = 1;
+      }
+    });
+    for (char x : crossed) open -= static_cast<std::size_t>(x);
+  }
+  double k_lo = k_star, k_hi = k_star;
+  if (with_resamples) std::tie(k_lo, k_hi) = percentile_bounds(rep);
   // The observed k*: the first sweep k whose mean observed advantage is below the level.
   double k_obs = kInf;
   for (std::size_t g = 0; g + 1 < ks.size() && std::isinf(k_obs); ++g)

@@ -75,6 +75,10 @@ void add_evaluate_command(CLI::App& app, Action& run) {
     run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans,
            dir_flags] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
+      if (!cfg.sweep.empty())
+        throw ConfigError(fmt::format("{}: sweep: evaluate does not run a config's sweep points (it plays the policy "
+                                      "under test against the RED baselines); run the sweep with advplan run",
+                                      cfg.source));
       if (*workers > 0) cfg.exec.workers = *workers;
       if (*candidate_plans) cfg.candidate_plans = true;
       dir_flags->apply(cfg);

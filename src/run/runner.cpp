@@ -16,6 +16,7 @@
 #include <sstream>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -151,6 +152,11 @@ void bind_conditions(RunPlan& p) {
     }
     p.bindings.push_back(std::move(b));
   }
+  for (std::size_t a = 0; a < p.bindings.size(); ++a)
+    for (std::size_t b = a + 1; b < p.bindings.size() && !p.bindings[a].keep_response; ++b)
+      if (!p.conditions[b].settings.empty() && p.bindings[b].red_key == p.bindings[a].red_key &&
+          p.bindings[b].blue_key == p.bindings[a].blue_key)
+        p.bindings[a].keep_response = true;
   for (const auto& [key, red] : p.point_reds)
     if (red->info().thread_safety == ThreadSafety::none) p.serial.emplace("red:" + key, std::make_unique<std::mutex>());
   for (const auto& [key, blue] : p.point_blues)
@@ -291,7 +297,9 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
     conds.push_back(std::move(cj));
   }
   j["conditions"] = conds;
-  if (!cfg.sweep.empty()) {  // what the sweep's tables are rebuilt from (docs/TRACES.md "run_metadata.json")
+  if (!cfg.sweep.empty() && std::any_of(plan.conditions.begin(), plan.conditions.end(), [](const Condition& c) {
+        return c.group == "grid";
+      })) {  // what the sweep's tables are rebuilt from (docs/TRACES.md "run_metadata.json")
     const std::vector<Condition> points = sweep_point_conditions(cfg);
     nlohmann::ordered_json pts = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < points.size(); ++i)
@@ -416,7 +424,13 @@ bool records_transcripts(const RunPlan& plan) {
 std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, std::size_t total, std::size_t shards) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::string conds;
-  for (const auto& c : plan.conditions) conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group + "\n";
+  for (const auto& c : plan.conditions) {
+    conds += c.label + "|" + c.blue + "|" + c.red + "|" + c.group;
+    // A sweep point's settings, so that a merge refuses shards whose recorded settings were changed (conditions
+    // without settings hash as before).
+    for (const Setting& s : c.settings) conds += fmt::format("|{}={:.17g}", s.path, s.value);
+    conds += "\n";
+  }
   std::string tpls;
   for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
   // Loaded plug-ins by content: a shard whose policies came from a plug-in never mixes with one that had none.

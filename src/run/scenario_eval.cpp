@@ -8,7 +8,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <algorithm>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -229,6 +231,10 @@ struct ScenarioTask {
   /// whose RED policies chose the same plan (greedy@4 and greedy@8 often do, and most points of a λ sweep) play it
   /// once; the result is the same bits.
   std::vector<std::pair<std::array<double, 9>, SimResult>> games;
+  /// The RED responses given so far, by (RED key, BLUE plan): a sweep point whose settings do not reach its RED
+  /// policy takes the response its base condition got instead of asking again (an external policy is not called
+  /// twice for one plan, and the point stays paired with its base even when the policy is not reproducible).
+  std::vector<std::tuple<std::string, const Plan*, RedResponse>> responses;
 
   SimResult play(const Force& blue, const Force& red, std::size_t sim) {
     const std::array<double, 9> key{blue.raw, blue.q, blue.D, blue.readiness, red.raw,
@@ -258,14 +264,23 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   RedRequest req = red_request(sc, blue, t.plan.ctx_of(c), "baseline");
   req.sample = t.sample;
   RedResponse resp;
-  try {
-    const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
-    resp = red.respond(req, &t.cache);
-  } catch (const Error& e) {
-    resp.failure = e.what();
-    resp.selected = -1;
+  const auto given = std::find_if(t.responses.begin(), t.responses.end(), [&](const auto& r) {
+    return std::get<0>(r) == bound.red_key && std::get<1>(r) == &blue;
+  });
+  const bool reused = !c.settings.empty() && given != t.responses.end();
+  if (reused) {
+    resp = std::get<2>(*given);
+  } else {
+    try {
+      const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
+      resp = red.respond(req, &t.cache);
+    } catch (const Error& e) {
+      resp.failure = e.what();
+      resp.selected = -1;
+    }
+    if (bound.keep_response && given == t.responses.end()) t.responses.emplace_back(bound.red_key, &blue, resp);
   }
-  if (red.info().external) {
+  if (red.info().external && !reused) {  // (a reused response made no call)
     transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts,
                      {"red", bound.red_key, sc.id, c.label, t.sample}, resp.chosen() == nullptr);
     add_usage(t.out.usage, resp.transcript, "red", bound.red_key);

@@ -162,6 +162,10 @@ void apply(ExperimentConfig& cfg, const Setting& s) {
 
 /// One value of a setting, checked against its range.
 double read_value(const io::YamlReader& y, const std::string& path) {
+  // The council's switches are booleans in the config: true and false read as 1 and 0 here too.
+  if ((path == "council.propose" || path == "council.revise") && y.is_scalar() &&
+      (y.node().Scalar() == "true" || y.node().Scalar() == "false"))
+    return y.as_bool() ? 1 : 0;
   const double v = y.as_double();
   if (!std::isfinite(v)) y.fail(fmt::format("{} must be a finite number", path));
   if (const Known* k = known(path)) {

@@ -61,7 +61,7 @@ SweepLayout recorded_sweep_layout(const std::string& run_dir) {
   if (!meta.is_object() || !meta.contains("sweep")) return l;
   const nlohmann::json& s = meta["sweep"];
   auto bad = [&](const std::string& field, const std::string& why) {
-    return CsvError(fmt::format("{}: sweep.{}: {}", path, field, why));
+    return CsvError(fmt::format("{}: sweep{}{}: {}", path, field.empty() ? "" : ".", field, why));
   };
   if (!s.is_object()) throw bad("", "not an object");
   l.condition = untrusted::string_member(s, "condition");
@@ -86,6 +86,12 @@ SweepLayout recorded_sweep_layout(const std::string& run_dir) {
       pt.values.push_back(v.get<double>());
     }
     l.points.push_back(std::move(pt));
+  }
+  {
+    std::set<std::vector<double>> seen;
+    for (const auto& p : l.points)
+      if (!seen.insert(p.values).second)
+        throw bad("points", fmt::format("the point '{}' repeats another's values", untrusted::excerpt(p.label, 80)));
   }
   const std::string ref = untrusted::string_member(s, "reference");
   const auto it = std::find_if(l.points.begin(), l.points.end(), [&](const auto& p) { return p.label == ref; });
@@ -287,6 +293,20 @@ std::vector<std::pair<std::string, std::string>> sweep_tables(const CsvTable& pe
 std::vector<std::pair<std::string, std::string>> sweep_tables(const RunTraces& run, const BootstrapSettings& bs) {
   const SweepLayout l = recorded_sweep_layout(run.dir);
   if (l.points.empty()) return {};
+  // run_metadata.json is not in the MANIFEST: its points must be the grid conditions per_scenario.csv has.
+  std::set<std::string> grid;
+  {
+    const auto cc = run.per_scenario.col("condition"), cg = run.per_scenario.col("condition_group");
+    for (const auto& r : run.per_scenario.rows())
+      if (r[cg] == "grid") grid.insert(r[cc]);
+  }
+  for (const auto& p : l.points)
+    if (!grid.contains(p.label))
+      throw CsvError(fmt::format("{}: sweep.points: '{}' is not a grid condition of per_scenario.csv",
+                                 (fs::path(run.dir) / io::kMetadataFile).string(), untrusted::excerpt(p.label, 80)));
+  if (grid.size() != l.points.size())
+    throw CsvError(fmt::format("{}: sweep.points: {} points, while per_scenario.csv has {} grid conditions",
+                               (fs::path(run.dir) / io::kMetadataFile).string(), l.points.size(), grid.size()));
   return sweep_tables(run.per_scenario, l, bs);
 }
 
@@ -296,6 +316,10 @@ class SweepObserver final : public RunObserver {
  public:
   std::string name() const override { return "sweep"; }
   std::vector<std::pair<std::string, std::string>> finish(const RunArtifacts& a) override {
+    // Only a run that played the points (advplan evaluate, say, does not).
+    if (std::none_of(a.plan.conditions.begin(), a.plan.conditions.end(),
+                     [](const Condition& c) { return c.group == "grid"; }))
+      return {};
     auto files = sweep_tables(a.run.per_scenario, sweep_layout(*a.plan.cfg), a.bootstrap);
     for (auto& f : files) f.first = "tables/" + f.first;
     return files;

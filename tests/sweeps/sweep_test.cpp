@@ -351,6 +351,54 @@ TEST_F(SweepRun, ASweepOverKLeavesTheBudgetSweepsFilesAsTheyWere) {
   EXPECT_THAT(testing::read_file(*dir_ / "k/tables/sweep.csv"), HasSubstr("greedy@8 [k=32],32,advantage"));
 }
 
+TEST_F(SweepRun, APointThatDoesNotReachAnExternalRedPolicyDoesNotAskItAgain) {
+  const std::string red = "exec:/usr/bin/python3 " + testing::kSource + "/examples/policies/greedy_red.py";
+  const std::string cfg = testing::small_config(
+      *dir_,
+      {{"conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]",
+        "conditions: [{label: exr, blue: seed, red: \"" + red + "\"}]"},
+       {"budget_sweep: [1, 2, 4, 8, 16]", "sweep: {simulator.noise: [0.05, 0.15], simulator.replications: [5, 50]}"},
+       {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: false, framing: false, components: false}"}},
+      "exec.yaml");
+  const auto r = advplan("run " + quote(cfg) + " --out " + quote(*dir_ / "exec") + " --progress none", *dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // One call per scenario (the base condition's); the four points reuse its answer.
+  const std::string t = testing::read_file(*dir_ / "exec/transcripts.jsonl");
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 6) << t.substr(0, 400);
+  const io::CsvTable per = io::CsvTable::read(*dir_ / "exec/per_scenario.csv");
+  std::map<std::string, std::string> chosen;
+  for (const auto& row : per.rows()) {
+    const std::string& sc = row[per.col("scenario_id")];
+    if (!chosen.contains(sc)) chosen[sc] = row[per.col("red_plan_id")];
+    EXPECT_EQ(row[per.col("red_plan_id")], chosen[sc]) << row[per.col("condition")];
+  }
+  EXPECT_EQ(per.size(), 30u);
+}
+
+TEST_F(SweepRun, EvaluateRefusesASweepAndMergeRefusesChangedSettings) {
+  const auto ev = advplan("evaluate --blue seed --config " + quote(config_) + " --out " + quote(*dir_ / "ev"), *dir_);
+  testing::expect_one_line_error(ev);
+  EXPECT_THAT(ev.err, HasSubstr("evaluate does not run a config's sweep points"));
+  // A shard whose recorded settings were edited: its run key no longer matches the others'.
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(advplan(fmt::format("run {} --out {} --shard {}/2 --progress none", quote(config_),
+                                  quote(*dir_ / fmt::format("t{}", i)), i),
+                      *dir_)
+                  .status,
+              0);
+  const std::string meta = *dir_ / "t0/run_metadata.json";
+  std::string text = testing::read_file(meta);
+  const std::string from = "\"simulator.noise\": 0.05";
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), "\"simulator.noise\": 0.99");
+  testing::write_file(meta, text);
+  const auto m = advplan("merge " + quote(*dir_ / "t0") + " " + quote(*dir_ / "t1") + " --out " + quote(*dir_ / "tm"),
+                         *dir_);
+  testing::expect_one_line_error(m);
+  EXPECT_THAT(m.err, HasSubstr("conditions"));
+}
+
 TEST_F(SweepRun, ASweepOverKAloneIsExtrapolatedLikeTheBudgetSweep) {
   const std::string only_k = testing::small_config(
       *dir_, {{"budget_sweep: [1, 2, 4, 8, 16]", "sweep: {k: [1, 2, 4, 8, 16]}"}}, "only-k.yaml");

@@ -133,6 +133,8 @@ struct RunPlan {
     int point = -1;        ///< index into point_cfgs and point_ctxs, or -1 for the run's own
     std::size_t sim = 0;   ///< index into sims
     double lambda = 0.7;   ///< the constraint-aware λ of the candidate diagnostics under the condition's settings
+    /// A later sweep point has this condition's RED and BLUE keys: its RED response is kept for that point.
+    bool keep_response = false;
   };
   std::vector<Binding> bindings;
   std::vector<std::unique_ptr<ExperimentConfig>> point_cfgs;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "advplan/pipeline/standard_run.hpp"
@@ -72,6 +73,37 @@ void BM_MetagameOnly(benchmark::State& state) {
   fs::remove_all(out);
 }
 BENCHMARK(BM_MetagameOnly)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// A random constant-sum game of n x n win rates (RED's 1 - BLUE's), from a fixed seed.
+std::pair<std::vector<double>, std::vector<double>> random_game(std::size_t n) {
+  std::mt19937_64 g(12345);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> blue(n * n), red(n * n);
+  for (std::size_t i = 0; i < n * n; ++i) red[i] = 1 - (blue[i] = u(g));
+  return {blue, red};
+}
+
+// Sparse alpha-Rank on a random n x n game (n^2 profiles) at alpha = 10, m = 50 (docs/METRICS.md "Sparse
+// alpha-Rank"; targets: 100 x 100 under 1 s, 1,000 x 1,000 under 60 s and 2 GiB); counters: residual, edges,
+// iterations.
+void BM_AlphaRankSparse(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto [blue, red] = random_game(n);
+  metagame::SparseAlphaRank ar;
+  for (auto _ : state) ar = metagame::alpharank_two_population_sparse(blue, red, n, n, 10.0, 50);
+  state.counters["residual"] = ar.residual;
+  state.counters["edges"] = static_cast<double>(ar.edges);
+  state.counters["iterations"] = static_cast<double>(ar.iterations);
+}
+BENCHMARK(BM_AlphaRankSparse)->Arg(10)->Arg(20)->Arg(100)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Today's dense solver where it fits (n x n profiles squared in memory, O(n^6) time), for the ratio.
+void BM_AlphaRankDense(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto [blue, red] = random_game(n);
+  for (auto _ : state) benchmark::DoNotOptimize(metagame::alpharank_two_population(blue, red, n, n, 10.0, 50));
+}
+BENCHMARK(BM_AlphaRankDense)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -30,7 +30,7 @@ void add_metagame_command(CLI::App& app, Action& run) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", *seed, "bootstrap seed (default: the first run's bootstrap seed)");
   cmd->add_option("--m", *m, "alpha-Rank population size (default 50)");
-  cmd->add_option("--alpha", *alphas, "alpha-Rank selection intensities, 'inf' for the limit (default 0.01 0.1 1 10 100 inf)");
+  cmd->add_option("--alpha", *alphas, "alpha-Rank selection intensities, 'inf' for the limit (default 0.01 0.1 1 10 100 inf), or 'suggest': the smallest alpha from which the ranking stops changing (alpha_sweep.csv)");
   cmd->callback([&run, dirs, payoff, out, resamples, seed, m, alphas] {
     run = [dirs, payoff, out, resamples, seed, m, alphas] {
       metagame::Payoff p;
@@ -45,7 +45,9 @@ void add_metagame_command(CLI::App& app, Action& run) {
       metagame::MetaGameOptions opt;
       opt.resamples = *resamples;
       opt.m = *m;
-      if (!alphas->empty()) {
+      if (alphas->size() == 1 && alphas->front() == "suggest") {
+        opt.suggest_alpha = true;
+      } else if (!alphas->empty()) {
         opt.alphas.clear();
         for (const auto& a : *alphas) {
           double v = 0;

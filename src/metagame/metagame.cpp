@@ -363,7 +363,16 @@ AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOption
   {
     io::CsvTable t({"alpha", "m", "blue", "red", "pi", "closed_classes"});
     for (double alpha : opt.alphas) {
-      AlphaRank ar = alpharank_two_population(bp, rp, nb, nr, alpha, opt.m);
+      // The dense solver up to kDenseAlphaRankMax profiles (the bytes every earlier run had), the sparse one above
+      // (docs/METRICS.md "Sparse alpha-Rank"; the two agree to 1e-10, tests/metagame/alpharank_sparse_test.cpp).
+      AlphaRank ar;
+      if (nb * nr <= kDenseAlphaRankMax) {
+        ar = alpharank_two_population(bp, rp, nb, nr, alpha, opt.m);
+      } else {
+        SparseAlphaRank s = alpharank_two_population_sparse(bp, rp, nb, nr, alpha, opt.m);
+        ar.pi = std::move(s.pi);
+        ar.closed_classes = s.closed_classes;
+      }
       for (std::size_t i = 0; i < nb; ++i)
         for (std::size_t j = 0; j < nr; ++j)
           t.add({std::isinf(alpha) ? "inf" : fmt::format("{:g}", alpha), std::to_string(opt.m), d.blue[i], d.red[j],
@@ -503,13 +512,34 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
   const std::vector<ExRow> ex = exploitability_rows(d, g, bs);
   write_exploitability(ex, out("exploitability.csv"));
   write_equilibrium(d, opt, a, g, bs, value_ci, payoff_name, out("equilibrium.json"));
-  const AlphaRanks ranks = write_alpharank_and_graph(d, opt, a, win, out("alpharank.csv"), out("response_graph.csv"));
+  MetaGameOptions ranked = opt;
+  if (opt.suggest_alpha) {  // --alpha suggest: the sweep, then the ranking at the suggested alpha and at inf
+    const std::size_t nb = d.blue.size(), nr = d.red.size();
+    std::vector<double> bp(nb * nr), rp(nb * nr);
+    for (std::size_t i = 0; i < nb; ++i)
+      for (std::size_t j = 0; j < nr; ++j) {
+        bp[i * nr + j] = a.value(i, j);
+        rp[i * nr + j] = win ? 1.0 - a.value(i, j) : -a.value(i, j);
+      }
+    const AlphaSuggestion s = suggest_alpha(bp, rp, nb, nr, opt.m);
+    io::CsvTable t({"alpha", "blue_ranking", "red_ranking", "suggested"});
+    for (const auto& row : s.sweep) {
+      std::string b, r;
+      for (std::size_t i : row.blue_order) b += (b.empty() ? "" : " > ") + d.blue[i];
+      for (std::size_t j : row.red_order) r += (r.empty() ? "" : " > ") + d.red[j];
+      t.add({fmt::format("{:g}", row.alpha), b, r, row.alpha == s.alpha ? "1" : "0"});
+    }
+    t.write(out("alpha_sweep.csv"));
+    ranked.alphas = {s.alpha, kInfiniteAlpha};
+  }
+  const AlphaRanks ranks =
+      write_alpharank_and_graph(d, ranked, a, win, out("alpharank.csv"), out("response_graph.csv"));
 
   Report rep;
   add_payoff_tables(rep, d, a, payoff_name);
   add_mixture_tables(rep, d, g, bs, value_ci);
   add_exploitability_table(rep, ex);
-  add_alpharank_table(rep, d, opt, ranks);
+  add_alpharank_table(rep, d, ranked, ranks);
   io::write_file_atomic(out("metagame.md"), rep.md);
   io::write_file_atomic(out("metagame.tex"), rep.tex);
   return rep.md;

@@ -1,0 +1,350 @@
+// Sparse alpha-Rank (docs/METRICS.md "Meta-game", "Sparse alpha-Rank"): the two-population chain kept as its
+// off-diagonal edges only (each profile has |B| + |R| - 2 of them), its closed classes found by Tarjan's
+// strongly-connected-components pass (Boost.Graph), each class solved by the dense solver's own GTH elimination in
+// logarithms when it is small and by a Jacobi-preconditioned BiCGSTAB on the sparse balance equations otherwise (with the
+// residual reported), and the uniform start's mass split among the classes by one sparse solve of the transient
+// part. Memory is O(profiles x (|B| + |R|)); nothing is profiles squared.
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/Sparse>
+#include <Eigen/SparseLU>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "advplan/core/error.hpp"
+#include "advplan/metagame/metagame.hpp"
+#include "core/det_math.hpp"
+
+namespace advplan::metagame {
+namespace {
+
+constexpr double kTie = 1e-14;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+double log_add(double a, double b) {
+  if (a == kNegInf) return b;
+  if (b == kNegInf) return a;
+  const double m = std::max(a, b);
+  return m + det::log1p(det::exp(-std::abs(a - b)));
+}
+
+/// As alpharank.cpp's log_fixation (the same formula, the same operations, so the same bits).
+double log_fixation(double f, double alpha, int m) {
+  if (std::isinf(alpha)) return std::abs(f) <= kTie ? -det::log(m) : (f > 0 ? 0.0 : kNegInf);
+  const double u = alpha * f;
+  if (std::abs(u) < kTie) return -det::log(m);
+  if (u > 0) return det::log(-det::expm1(-u)) - det::log(-det::expm1(-u * m));
+  const double g = -u;
+  return -(m - 1) * g + det::log(-det::expm1(-g)) - det::log(-det::expm1(-g * m));
+}
+
+/// As alpharank.cpp's gth_log.
+std::vector<double> gth_log(std::vector<double> l, std::size_t k) {
+  for (std::size_t n = k; n-- > 1;) {
+    double s = kNegInf;
+    for (std::size_t j = 0; j < n; ++j) s = log_add(s, l[n * k + j]);
+    for (std::size_t i = 0; i < n; ++i) l[i * k + n] -= s;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (i != j) l[i * k + j] = log_add(l[i * k + j], l[i * k + n] + l[n * k + j]);
+  }
+  std::vector<double> lp(k, kNegInf);
+  lp[0] = 0;
+  for (std::size_t j = 1; j < k; ++j)
+    for (std::size_t i = 0; i < j; ++i) lp[j] = log_add(lp[j], lp[i] + l[i * k + j]);
+  double t = kNegInf;
+  for (double x : lp) t = log_add(t, x);
+  std::vector<double> pi(k);
+  for (std::size_t j = 0; j < k; ++j) pi[j] = det::exp(lp[j] - t);
+  return pi;
+}
+
+/// The chain's off-diagonal edges, row-compressed: profile s's edges are [start[s], start[s+1]), each a target
+/// and its log-probability (finite: -inf edges are not kept).
+struct Edges {
+  std::vector<std::size_t> start, to;
+  std::vector<double> logp;
+};
+
+Edges build_edges(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows, std::size_t cols,
+                  double alpha, int m) {
+  const std::size_t n = rows * cols, deviations = (rows - 1) + (cols - 1);
+  const double log_eta = -det::log(static_cast<double>(deviations));
+  Edges e;
+  e.start.reserve(n + 1);
+  e.start.push_back(0);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      const std::size_t s = i * cols + j;
+      // Targets in increasing index order, as the dense matrix's row: the column's blue moves interleave with
+      // the row's red moves by index.
+      auto add = [&](std::size_t t, double lp) {
+        if (lp > kNegInf) {
+          e.to.push_back(t);
+          e.logp.push_back(lp);
+        }
+      };
+      for (std::size_t i2 = 0; i2 < rows; ++i2) {
+        if (i2 == i) {
+          for (std::size_t j2 = 0; j2 < cols; ++j2)
+            if (j2 != j) add(i * cols + j2, log_eta + log_fixation(red[i * cols + j2] - red[s], alpha, m));
+          continue;
+        }
+        add(i2 * cols + j, log_eta + log_fixation(blue[i2 * cols + j] - blue[s], alpha, m));
+      }
+      e.start.push_back(e.to.size());
+    }
+  return e;
+}
+
+/// The single-population chain (alpharank.cpp's alpharank_single_population, the same operations) as edges.
+Edges build_single_edges(const std::vector<double>& payoff, std::size_t k, double alpha, int m) {
+  const double log_eta = -det::log(static_cast<double>(k - 1));
+  auto M = [&](std::size_t a, std::size_t b) { return payoff[a * k + b]; };
+  const double md = m;
+  Edges e;
+  e.start.push_back(0);
+  for (std::size_t s = 0; s < k; ++s) {
+    for (std::size_t r = 0; r < k; ++r) {
+      if (r == s) continue;
+      double log_rho;
+      if (std::isinf(alpha)) {
+        const double f = M(r, s) - M(s, r);
+        log_rho = std::abs(f) <= kTie ? -det::log(md) : (f > 0 ? 0.0 : kNegInf);
+      } else {
+        double acc = 0, lse = 0;
+        for (int p = 1; p < m; ++p) {
+          const double q = md - p;
+          const double fr = ((p - 1) * M(r, r) + (md - p) * M(r, s)) / (md - 1);
+          const double fs = ((q - 1) * M(s, s) + (md - q) * M(s, r)) / (md - 1);
+          acc += -alpha * (fr - fs);
+          lse = log_add(lse, acc);
+        }
+        log_rho = -lse;
+      }
+      if (log_eta + log_rho > kNegInf) {
+        e.to.push_back(r);
+        e.logp.push_back(log_eta + log_rho);
+      }
+    }
+    e.start.push_back(e.to.size());
+  }
+  return e;
+}
+
+SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRankOptions& opt);
+
+}  // namespace
+
+SparseAlphaRank alpharank_two_population_sparse(const std::vector<double>& blue, const std::vector<double>& red,
+                                                std::size_t rows, std::size_t cols, double alpha, int m,
+                                                const SparseAlphaRankOptions& opt) {
+  if (m < 2) throw Error("alpha-Rank: the population size m must be at least 2");
+  if (!(alpha > 0)) throw Error("alpha-Rank: alpha must be positive");
+  const std::size_t n = rows * cols;
+  if (n == 0) return {};
+  if (rows + cols == 2) {
+    SparseAlphaRank out;
+    out.pi = {1.0};
+    return out;
+  }
+  return solve_sparse(build_edges(blue, red, rows, cols, alpha, m), n, opt);
+}
+
+SparseAlphaRank alpharank_single_population_sparse(const std::vector<double>& payoff, std::size_t k, double alpha,
+                                                   int m, const SparseAlphaRankOptions& opt) {
+  if (m < 2) throw Error("alpha-Rank: the population size m must be at least 2");
+  if (!(alpha > 0)) throw Error("alpha-Rank: alpha must be positive");
+  if (k == 0) return {};
+  if (k == 1) {
+    SparseAlphaRank out;
+    out.pi = {1.0};
+    return out;
+  }
+  return solve_sparse(build_single_edges(payoff, k, alpha, m), k, opt);
+}
+
+AlphaSuggestion suggest_alpha(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                              std::size_t cols, int m) {
+  AlphaSuggestion out;
+  auto order_of = [](const std::vector<double>& mass) {
+    std::vector<std::size_t> o(mass.size());
+    std::iota(o.begin(), o.end(), std::size_t{0});
+    std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return mass[a] > mass[b] + 1e-9; });
+    return o;
+  };
+  for (int e = -8; e <= 16; ++e) {
+    // 10^(e/4): the whole powers as literals, the others by the CPU-independent exp (core/det_math.hpp).
+    static constexpr double kWhole[] = {0.01, 0.1, 1, 10, 100, 1000, 10000};
+    const double alpha = e % 4 == 0 ? kWhole[(e + 8) / 4] : det::exp(e / 4.0 * 2.302585092994045684);
+    std::vector<double> pi;
+    if (rows * cols <= kDenseAlphaRankMax) {
+      pi = alpharank_two_population(blue, red, rows, cols, alpha, m).pi;
+    } else {
+      pi = alpharank_two_population_sparse(blue, red, rows, cols, alpha, m).pi;
+    }
+    std::vector<double> mb(rows, 0.0), mr(cols, 0.0);
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        mb[i] += pi[i * cols + j];
+        mr[j] += pi[i * cols + j];
+      }
+    out.sweep.push_back({alpha, order_of(mb), order_of(mr)});
+  }
+  std::size_t from = out.sweep.size() - 1;
+  while (from > 0 && out.sweep[from - 1].blue_order == out.sweep.back().blue_order &&
+         out.sweep[from - 1].red_order == out.sweep.back().red_order)
+    --from;
+  out.alpha = out.sweep[from].alpha;
+  return out;
+}
+
+namespace {
+
+SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRankOptions& opt) {
+  SparseAlphaRank out;
+  out.edges = e.to.size();
+
+  // Closed classes: the strongly connected components with no edge out of them.
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(n);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) boost::add_edge(s, e.to[x], g);
+  std::vector<int> comp(n);
+  const int n_comp = boost::strong_components(g, boost::make_iterator_property_map(comp.begin(),
+                                                                                     boost::get(boost::vertex_index, g)));
+  std::vector<char> leaves(static_cast<std::size_t>(n_comp), 0);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x)
+      if (comp[e.to[x]] != comp[s]) leaves[static_cast<std::size_t>(comp[s])] = 1;
+  // Classes in order of their smallest profile (the dense solver's order).
+  std::vector<long> cls(n, -1);
+  std::vector<std::vector<std::size_t>> classes;
+  std::vector<long> class_of_comp(static_cast<std::size_t>(n_comp), -1);
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto c = static_cast<std::size_t>(comp[s]);
+    if (leaves[c]) continue;
+    if (class_of_comp[c] < 0) {
+      class_of_comp[c] = static_cast<long>(classes.size());
+      classes.emplace_back();
+    }
+    cls[s] = class_of_comp[c];
+    classes[static_cast<std::size_t>(cls[s])].push_back(s);
+  }
+  out.closed_classes = classes.size();
+
+  // The uniform start's mass: each class its own states, plus sum_u B(u, c) over the transient states u, the
+  // absorption probabilities, as y^T R_c with (I - Q)^T y = 1 (one solve for every class).
+  std::vector<double> weight(classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c) weight[c] = static_cast<double>(classes[c].size());
+  std::vector<std::size_t> transient, t_index(n, n);
+  for (std::size_t s = 0; s < n; ++s)
+    if (cls[s] < 0) {
+      t_index[s] = transient.size();
+      transient.push_back(s);
+    }
+  if (!transient.empty()) {
+    const auto t = static_cast<Eigen::Index>(transient.size());
+    std::vector<Eigen::Triplet<double>> trip;
+    for (std::size_t u = 0; u < transient.size(); ++u) {
+      const std::size_t s = transient[u];
+      double exits = 0;  // the diagonal of I - Q as the sum of the exits, not 1 - P_ss (which cancels)
+      for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) {
+        const double p = det::exp(e.logp[x]);
+        exits += p;
+        if (const std::size_t v = t_index[e.to[x]]; v < n)  // (I - Q)^T: entry (v, u) = -P(u -> v)
+          trip.emplace_back(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(u), -p);
+      }
+      trip.emplace_back(static_cast<Eigen::Index>(u), static_cast<Eigen::Index>(u), exits);
+    }
+    Eigen::SparseMatrix<double> a(t, t);
+    a.setFromTriplets(trip.begin(), trip.end());
+    a.makeCompressed();
+    Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+    lu.compute(a);
+    if (lu.info() != Eigen::Success) throw Error("alpha-Rank: the transient part of the chain could not be factorised");
+    const Eigen::VectorXd y = lu.solve(Eigen::VectorXd::Ones(t));
+    for (std::size_t u = 0; u < transient.size(); ++u) {
+      const std::size_t s = transient[u];
+      for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x)
+        if (const long c = cls[e.to[x]]; c >= 0)
+          weight[static_cast<std::size_t>(c)] += y(static_cast<Eigen::Index>(u)) * det::exp(e.logp[x]);
+    }
+    for (double& w : weight) w = std::max(w, 0.0);
+  }
+  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+
+  // Each class's stationary distribution.
+  out.pi.assign(n, 0.0);
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const auto& mem = classes[c];
+    const std::size_t k = mem.size();
+    std::vector<double> local;
+    if (k == 1) {
+      local = {1.0};
+    } else {
+      std::vector<std::size_t> pos(n, n);  // a profile's place in the class
+      for (std::size_t x = 0; x < k; ++x) pos[mem[x]] = x;
+      if (k <= opt.gth_max) {
+        std::vector<double> block(k * k, kNegInf);
+        for (std::size_t x = 0; x < k; ++x)
+          for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y)
+            if (pos[e.to[y]] < n) block[x * k + pos[e.to[y]]] = e.logp[y];
+        local = gth_log(std::move(block), k);
+      } else {
+        // Balance: pi (I - P) = 0 over the class, i.e. (I - P)^T pi = 0, with the last equation replaced by
+        // sum pi = 1; BiCGSTAB with a diagonal preconditioner, from the uniform vector.
+        const auto kk = static_cast<Eigen::Index>(k);
+        std::vector<Eigen::Triplet<double>> trip;
+        for (std::size_t x = 0; x < k; ++x) {
+          double exits = 0;
+          for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y) {
+            const double p = det::exp(e.logp[y]);
+            exits += p;
+            const std::size_t to = pos[e.to[y]];
+            if (to + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(to), static_cast<Eigen::Index>(x), -p);
+          }
+          if (x + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(x), static_cast<Eigen::Index>(x), exits);
+          trip.emplace_back(kk - 1, static_cast<Eigen::Index>(x), 1.0);
+        }
+        Eigen::SparseMatrix<double> a(kk, kk);
+        a.setFromTriplets(trip.begin(), trip.end());
+        a.makeCompressed();
+        Eigen::VectorXd b = Eigen::VectorXd::Zero(kk);
+        b(kk - 1) = 1;
+        Eigen::BiCGSTAB<Eigen::SparseMatrix<double>, Eigen::DiagonalPreconditioner<double>> solver;
+        solver.setTolerance(opt.tolerance);
+        solver.setMaxIterations(opt.max_iterations);
+        solver.compute(a);
+        if (solver.info() != Eigen::Success) throw Error("alpha-Rank: a closed class could not be preconditioned");
+        const Eigen::VectorXd v = solver.solveWithGuess(b, Eigen::VectorXd::Constant(kk, 1.0 / static_cast<double>(k)));
+        out.iterations = std::max(out.iterations, static_cast<std::size_t>(solver.iterations()));
+        local.assign(k, 0.0);
+        double sum = 0;
+        for (std::size_t x = 0; x < k; ++x) sum += local[x] = std::max(v(static_cast<Eigen::Index>(x)), 0.0);
+        for (double& x : local) x /= sum;
+      }
+    }
+    for (std::size_t x = 0; x < k; ++x) out.pi[mem[x]] += weight[c] / total * local[x];
+  }
+
+  // The residual ||pi P - pi||_1 of the answer, over the whole chain (P's diagonal is 1 minus the exits).
+  std::vector<double> next(out.pi);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) {
+      const double f = out.pi[s] * det::exp(e.logp[x]);
+      next[e.to[x]] += f;
+      next[s] -= f;
+    }
+  double r = 0;
+  for (std::size_t s = 0; s < n; ++s) r += std::abs(next[s] - out.pi[s]);
+  out.residual = r;
+  return out;
+}
+
+}  // namespace
+}  // namespace advplan::metagame

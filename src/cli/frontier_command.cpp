@@ -1,5 +1,5 @@
 // `advplan frontier RUN_DIR [--objectives q,D,pressure,-cost] [--condition C]... [--k K] [--compare A,B]...
-//                           [--against RUN_B] [--out DIR]`
+//                           [--against RUN_B] [--reference Z1,Z2,...] [--out DIR]`
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -24,6 +24,7 @@ void add_frontier_command(CLI::App& app, Action& run) {
   auto k = std::make_shared<int>(0);
   auto compare = std::make_shared<std::vector<std::string>>();
   auto against = std::make_shared<std::string>();
+  auto reference = std::make_shared<std::string>();
   cmd->add_option("RUN_DIR", *dir, "run directory written by `advplan run` or `advplan evaluate`")->required();
   cmd->add_option("--objectives", *objectives,
                   "2 to 4 columns of candidates.csv, comma-separated, maximised unless prefixed by '-' "
@@ -38,11 +39,15 @@ void add_frontier_command(CLI::App& app, Action& run) {
                   "against greedy@k)")
       ->allow_extra_args(false);
   cmd->add_option("--against", *against, "EAF difference of each condition against the same condition of this run");
+  cmd->add_option("--reference", *reference,
+                  "hypervolume reference point, one normalised value per objective in [-1, 1), 0 = the worst value "
+                  "and 1 the best (default: 0 for each objective, e.g. 0,0; -0.1,-0.1 lets boundary points count)");
   cmd->add_option("--out", *out, "output directory (default: RUN_DIR/frontier)");
-  cmd->callback([&run, dir, out, objectives, conditions, k, compare, against] {
-    run = [dir, out, objectives, conditions, k, compare, against] {
+  cmd->callback([&run, dir, out, objectives, conditions, k, compare, against, reference] {
+    run = [dir, out, objectives, conditions, k, compare, against, reference] {
       FrontierOptions opts;
       opts.objectives = parse_frontier_objectives(*objectives);
+      if (!reference->empty()) opts.reference = parse_frontier_reference(*reference, opts.objectives.size());
       opts.conditions = *conditions;
       opts.k = *k;
       for (const auto& c : *compare) {

@@ -17,6 +17,7 @@
 #include "advplan/stats/text_table.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/metrics/frontier.hpp"
+#include "advplan/metrics/frontier_indicators.hpp"
 #include "advplan/stats/statistics.hpp"
 
 namespace advplan {
@@ -94,11 +95,17 @@ struct SetResult {
   int front = 0;
   int greedy_rank = 0, constraint_rank = 0;  ///< 0 when the set flags no such pick
   PointSet plane;  ///< the first two objectives, minimised (1 − z), for the attainment functions
+  PointSet points;                  ///< every objective, minimised (1 − z), per row of the set
+  std::vector<double> contribution;  ///< exclusive hypervolume contribution per row of the set
 };
 
 class Analysis {
  public:
-  Analysis(const std::vector<FrontierObjective>& objs, std::vector<const CsvTable*> tables) : objs_(objs) {
+  /// `reference`: the hypervolume reference point in normalised units z, one per objective (empty: 0 each).
+  Analysis(const std::vector<FrontierObjective>& objs, std::vector<const CsvTable*> tables,
+           const std::vector<double>& reference)
+      : objs_(objs) {
+    for (std::size_t j = 0; j < objs_.size(); ++j) ref_.push_back(1.0 - (reference.empty() ? 0.0 : reference[j]));
     for (const auto& o : objs_) {
       Bounds b;
       if (!fixed_unit_range(o.column)) {
@@ -120,13 +127,14 @@ class Analysis {
   }
 
   const std::vector<Bounds>& bounds() const { return bounds_; }
+  /// The reference point in minimised units (1 − z).
+  const std::vector<double>& reference() const { return ref_; }
 
-  SetResult evaluate(const CsvTable& t, const CandSet& s) const {
+  /// The set's candidates, every objective minimised (1 − z), in the set's row order.
+  PointSet points(const CsvTable& t, const CandSet& s) const {
     const std::size_t m = objs_.size();
     PointSet f;
     f.dim = m;
-    SetResult res;
-    res.plane.dim = 2;
     std::vector<double> p(m);
     for (std::size_t row : s.rows) {
       for (std::size_t j = 0; j < m; ++j) {
@@ -134,14 +142,23 @@ class Analysis {
         if (bounds_[j].fixed && !std::isnan(x) && (x < -1e-9 || x > 1 + 1e-9))
           throw CsvError(fmt::format("{}: line {}: column '{}' is {}, outside its range [0, 1]", t.source(), row + 2,
                                      objs_[j].column, x));
-        p[j] = 1.0 - normalise(x, bounds_[j], objs_[j].maximise);  // minimised, reference 1
+        p[j] = 1.0 - normalise(x, bounds_[j], objs_[j].maximise);
       }
       f.add(p);
-      res.plane.add(std::span<const double>(p.data(), 2));
     }
+    return f;
+  }
+
+  SetResult evaluate(const CsvTable& t, const CandSet& s) const {
+    SetResult res;
+    res.points = points(t, s);  // minimised, reference 1 by default
+    const PointSet& f = res.points;
+    res.plane.dim = 2;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      res.plane.add(std::span<const double>(f.v.data() + i * f.dim, 2));
     res.ranks = nondominated_ranks(f);
-    const std::vector<double> ref(m, 1.0);
-    res.hv = hypervolume(f, ref);
+    res.hv = hypervolume(f, ref_);
+    res.contribution = hypervolume_contributions(f, ref_);
     const auto cg = t.col("selected_greedy"), cc = t.col("selected_constraint");
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
       res.front += res.ranks[i] == 1 ? 1 : 0;
@@ -154,6 +171,7 @@ class Analysis {
  private:
   std::vector<FrontierObjective> objs_;
   std::vector<Bounds> bounds_;
+  std::vector<double> ref_;
 };
 
 /// The analysed conditions of one run, in file order, with their sets and results.
@@ -195,9 +213,26 @@ std::vector<std::string> condition_labels(const std::vector<CandSet>& sets) {
 
 std::string objective_label(const FrontierObjective& o) { return (o.maximise ? "" : "-") + o.column; }
 
-/// The EAF difference A − B on the grid: rows of eaf_diff.csv.
-void eaf_difference(CsvTable& out, const std::string& a_label, const std::vector<PointSet>& a,
+/// The exact EAF difference A − B: rows of eaf_diff_exact.csv, the rectangles where it is not 0, in normalised
+/// units (obj in (lo, hi]).
+void eaf_difference_exact(CsvTable& out, const std::string& a_label, const std::vector<PointSet>& a,
+                          const std::string& b_label, const std::vector<PointSet>& b) {
+  const double na = static_cast<double>(std::max<std::size_t>(1, a.size()));
+  const double nb = static_cast<double>(std::max<std::size_t>(1, b.size()));
+  const auto regions = eaf_difference_regions(a, b, 1.0, 1.0);
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const EafRegion& r = regions[i];
+    const double ea = r.count_a / na, eb = r.count_b / nb;
+    out.add({a_label, b_label, std::to_string(i), fmt_real(1.0 - r.x_hi), fmt_real(1.0 - r.x_lo),
+             fmt_real(1.0 - r.y_hi), fmt_real(1.0 - r.y_lo), std::to_string(r.count_a), std::to_string(r.count_b),
+             fmt_real(ea), fmt_real(eb), fmt_real(ea - eb)});
+  }
+}
+
+/// The EAF difference A − B on the grid: rows of eaf_diff.csv; and exactly, rows of eaf_diff_exact.csv.
+void eaf_difference(CsvTable& out, CsvTable& exact, const std::string& a_label, const std::vector<PointSet>& a,
                     const std::string& b_label, const std::vector<PointSet>& b, double step) {
+  eaf_difference_exact(exact, a_label, a, b_label, b);
   const int cells = static_cast<int>(std::lround(1.0 / step));
   std::vector<double> zs, fs;  // normalised values and their minimised form
   for (int i = 0; i <= cells; ++i) {
@@ -249,6 +284,35 @@ std::vector<FrontierObjective> parse_frontier_objectives(const std::string& spec
   return out;
 }
 
+std::vector<double> parse_frontier_reference(const std::string& spec, std::size_t objectives) {
+  std::vector<double> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = spec.find(',', start);
+    const std::string tok = trim(spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    if (tok.empty() || ec != std::errc() || ptr != tok.data() + tok.size() || !std::isfinite(v))
+      throw ConfigError(fmt::format("frontier: --reference {}: '{}' is not a number (write one normalised value per "
+                                    "objective, e.g. 0,0)",
+                                    untrusted::excerpt(spec, 80), untrusted::excerpt(tok, 40)));
+    if (!(v >= -1 && v < 1))
+      throw ConfigError(fmt::format("frontier: --reference {}: {} is outside [-1, 1) (normalised units: 0 is the "
+                                    "worst value of an objective, 1 the best)",
+                                    untrusted::excerpt(spec, 80), tok));
+    out.push_back(v);
+    if (out.size() > 4)
+      throw ConfigError(fmt::format("frontier: --reference {}: more values than objectives ({})",
+                                    untrusted::excerpt(spec, 80), objectives));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.size() != objectives)
+    throw ConfigError(fmt::format("frontier: --reference {}: give one value per objective ({}), not {}",
+                                  untrusted::excerpt(spec, 80), objectives, out.size()));
+  return out;
+}
+
 FrontierInputs read_frontier_inputs(const std::string& dir) {
   if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
   FrontierInputs in;
@@ -294,6 +358,14 @@ using Files = std::vector<std::pair<std::string, std::string>>;
 void check_objectives(const FrontierOptions& opts, const std::vector<const CsvTable*>& tables) {
   const auto& objs = opts.objectives;
   if (objs.size() < 2 || objs.size() > 4) throw ConfigError("frontier: give 2 to 4 objectives");
+  if (!opts.reference.empty() && opts.reference.size() != objs.size())
+    throw ConfigError(fmt::format("frontier: --reference: give one value per objective ({}), not {}", objs.size(),
+                                  opts.reference.size()));
+  for (double z : opts.reference)
+    if (!(z >= -1 && z < 1))
+      throw ConfigError(fmt::format("frontier: --reference: {} is outside [-1, 1) (normalised units: 0 is the worst "
+                                    "value of an objective, 1 the best)",
+                                    z));
   if (!(opts.grid_step > 0 && opts.grid_step <= 0.5))
     throw ConfigError(fmt::format("frontier: the grid step must lie in (0, 0.5], not {}", opts.grid_step));
   for (const auto& o : objs) {
@@ -338,8 +410,10 @@ std::string objectives_csv(const std::vector<FrontierObjective>& objs, const Ana
   CsvTable objectives({"objective", "column", "direction", "lower", "upper", "bounds", "reference"});
   for (std::size_t j = 0; j < objs.size(); ++j) {
     const Bounds& b = analysis.bounds()[j];
+    const double z = 1.0 - analysis.reference()[j];  // the reference point, normalised (0 by default)
+    const double ref = objs[j].maximise ? b.lo + z * (b.hi - b.lo) : b.hi - z * (b.hi - b.lo);
     objectives.add({fmt::format("obj{}", j + 1), objs[j].column, objs[j].maximise ? "max" : "min", fmt_real(b.lo),
-                    fmt_real(b.hi), b.fixed ? "fixed" : "observed", fmt_real(objs[j].maximise ? b.lo : b.hi)});
+                    fmt_real(b.hi), b.fixed ? "fixed" : "observed", fmt_real(ref)});
   }
   return objectives.to_string();
 }
@@ -485,12 +559,104 @@ std::string attainment_csv(const std::vector<ConditionSets>& conds) {
   return att.to_string();
 }
 
+/// attainment_staircase.csv: each attainment surface of attainment.csv as its closed staircase, from the obj2 axis
+/// (obj1 = 0) to the obj1 axis (obj2 = 0), normalised obj1 ascending; the corners alternate with the steps.
+std::string attainment_staircase_csv(const std::vector<ConditionSets>& conds) {
+  CsvTable st({"condition", "level", "runs", "attained_by", "vertex", "kind", "obj1", "obj2"});
+  for (const auto& c : conds) {
+    const auto planes = c.planes();
+    if (planes.empty()) continue;
+    for (double t : kLevels) {
+      const std::size_t level = attainment_level(t, planes.size());
+      const auto stair = attainment_staircase(planes, level, 1.0, 1.0);
+      // Minimised: (c_1.x, 1), c_1, step, c_2, ..., c_m, (1, c_m.y); the corners are the odd positions.
+      for (std::size_t i = 0; i < stair.size(); ++i) {
+        const std::size_t at = stair.size() - 1 - i;
+        const Point2& p = stair[at];
+        const char* kind = at == 0 || at + 1 == stair.size() ? "end" : at % 2 == 1 ? "corner" : "step";
+        st.add({c.label, fmt::format("{}", static_cast<int>(std::lround(t * 100))), std::to_string(planes.size()),
+                std::to_string(level), std::to_string(i), kind, fmt_real(1.0 - p[0]), fmt_real(1.0 - p[1])});
+      }
+    }
+  }
+  return st.to_string();
+}
+
+/// hv_contributions.csv: each candidate's exclusive hypervolume contribution.
+void add_contributions(Files& files, const CsvTable& candidates, const std::vector<ConditionSets>& conds) {
+  CsvTable t({"scenario_id", "condition", "k", "index", "rank", "contribution"});
+  const auto ci = candidates.col("index");
+  for (const auto& c : conds)
+    for (std::size_t s = 0; s < c.sets.size(); ++s) {
+      const CandSet& set = *c.sets[s];
+      const SetResult& r = c.results[s];
+      for (std::size_t i = 0; i < set.rows.size(); ++i)
+        t.add({set.scenario, set.condition, std::to_string(set.k), candidates.rows()[set.rows[i]][ci],
+               std::to_string(r.ranks[i]), fmt_real(r.contribution[i])});
+    }
+  files.emplace_back("hv_contributions.csv", t.to_string());
+}
+
+/// The reference front of each scenario for the epsilon-indicator and IGD+: the non-dominated union of the
+/// candidates of every condition of the run in that scenario (whatever --condition and --k keep), minimised.
+std::map<std::string, PointSet> reference_fronts(const CsvTable& candidates, const std::vector<CandSet>& sets,
+                                                 const Analysis& analysis) {
+  std::map<std::string, PointSet> uni;
+  for (const auto& s : sets) {
+    const PointSet f = analysis.points(candidates, s);
+    auto [it, fresh] = uni.try_emplace(s.scenario);
+    if (fresh) it->second.dim = f.dim;
+    it->second.v.insert(it->second.v.end(), f.v.begin(), f.v.end());
+  }
+  std::map<std::string, PointSet> out;
+  for (const auto& [scenario, u] : uni) out.emplace(scenario, nondominated_points(u));
+  return out;
+}
+
+/// indicators.csv (per candidate set) and indicators_summary.csv (per condition, with intervals over scenarios):
+/// the additive epsilon-indicator and IGD+ against the scenario's reference front.
+void add_indicators(Files& files, const std::vector<ConditionSets>& conds,
+                    const std::map<std::string, PointSet>& fronts, const BootstrapSettings& bs) {
+  CsvTable per({"scenario_id", "condition", "k", "candidates", "reference_size", "epsilon", "igd_plus"});
+  CsvTable sum({"condition", "k", "n", "epsilon", "epsilon_lo", "epsilon_hi", "igd_plus", "igd_plus_lo",
+                "igd_plus_hi"});
+  for (const auto& c : conds) {
+    std::vector<double> eps, igd;
+    for (std::size_t s = 0; s < c.sets.size(); ++s) {
+      const CandSet& set = *c.sets[s];
+      const PointSet& ref = fronts.at(set.scenario);
+      const double e = epsilon_additive(c.results[s].points, ref), g = igd_plus(c.results[s].points, ref);
+      per.add({set.scenario, set.condition, std::to_string(set.k), std::to_string(set.rows.size()),
+               std::to_string(ref.size()), fmt_real(e), fmt_real(g)});
+      if (!std::isnan(e)) eps.push_back(as_written(e));
+      if (!std::isnan(g)) igd.push_back(as_written(g));
+    }
+    const Interval ie = bootstrap_mean(eps, bs.resamples, bs.seed, fmt::format("frontier|{}|epsilon", c.label));
+    const Interval ig = bootstrap_mean(igd, bs.resamples, bs.seed, fmt::format("frontier|{}|igd_plus", c.label));
+    sum.add({c.label, std::to_string(c.k), std::to_string(ie.n), fmt_real(ie.mean), fmt_real(ie.lo), fmt_real(ie.hi),
+             fmt_real(ig.mean), fmt_real(ig.lo), fmt_real(ig.hi)});
+  }
+  files.emplace_back("indicators.csv", per.to_string());
+  files.emplace_back("indicators_summary.csv", sum.to_string());
+}
+
+/// The reference point as the hypervolume table's caption states it.
+std::string reference_note(const FrontierOptions& opts) {
+  const bool worst = std::all_of(opts.reference.begin(), opts.reference.end(), [](double z) { return z == 0; });
+  if (worst) return "the worst value of each objective";
+  std::vector<std::string> z;
+  for (double v : opts.reference) z.push_back(fmt::format("{:g}", v));
+  return fmt::format("z = ({}) in normalised units (0 = the worst value)", fmt::join(z, ", "));
+}
+
 /// eaf_diff.csv: the EAF differences against the other run's conditions of the same label (--against), of the
 /// --compare pairs, or else of each (2k, k) pair.
-std::string eaf_diff_csv(const std::vector<ConditionSets>& conds, const Analysis& analysis,
-                         const std::vector<std::string>& keep, const FrontierOptions& opts,
-                         const FrontierInputs* against, const Doubling& doubling) {
+std::pair<std::string, std::string> eaf_diff_csv(const std::vector<ConditionSets>& conds, const Analysis& analysis,
+                                                 const std::vector<std::string>& keep, const FrontierOptions& opts,
+                                                 const FrontierInputs* against, const Doubling& doubling) {
   CsvTable diff({"a", "b", "obj1", "obj2", "eaf_a", "eaf_b", "difference"});
+  CsvTable exact({"a", "b", "region", "obj1_lo", "obj1_hi", "obj2_lo", "obj2_hi", "runs_a", "runs_b", "eaf_a",
+                  "eaf_b", "difference"});
   auto find_cond = [&](const std::string& label) -> const ConditionSets* {
     for (const auto& c : conds)
       if (c.label == label) return &c;
@@ -503,7 +669,7 @@ std::string eaf_diff_csv(const std::vector<ConditionSets>& conds, const Analysis
     for (const auto& c : conds)
       for (const auto& bc : bconds)
         if (bc.label == c.label)
-          eaf_difference(diff, c.label, c.planes(), fmt::format("{} @ {}", bc.label, bname), bc.planes(),
+          eaf_difference(diff, exact, c.label, c.planes(), fmt::format("{} @ {}", bc.label, bname), bc.planes(),
                          opts.grid_step);
   } else if (!opts.compare.empty()) {
     for (const auto& [a, b] : opts.compare) {
@@ -512,26 +678,28 @@ std::string eaf_diff_csv(const std::vector<ConditionSets>& conds, const Analysis
         if (!p)
           throw ConfigError(fmt::format("frontier: --compare {},{}: '{}' is not an analysed condition (analysed: {})",
                                         a, b, name, fmt::join(keep, ", ")));
-      eaf_difference(diff, a, ca->planes(), b, cb->planes(), opts.grid_step);
+      eaf_difference(diff, exact, a, ca->planes(), b, cb->planes(), opts.grid_step);
     }
   } else {
-    for (const auto& [lo, hi] : doubling) eaf_difference(diff, hi->label, hi->planes(), lo->label, lo->planes(), opts.grid_step);
+    for (const auto& [lo, hi] : doubling)
+      eaf_difference(diff, exact, hi->label, hi->planes(), lo->label, lo->planes(), opts.grid_step);
   }
-  return diff.to_string();
+  return {diff.to_string(), exact.to_string()};
 }
 
 /// The two text tables: hypervolume with its gain, and where the selectors' picks lie.
 void add_frontier_tables(Files& files, const std::vector<FrontierObjective>& objs,
                          const std::vector<ConditionSets>& conds, HypervolumeSummary& hv,
-                         const std::map<std::string, Interval>& gain_of, SelectorCells& sel_of) {
+                         const std::map<std::string, Interval>& gain_of, SelectorCells& sel_of,
+                         const std::string& ref_note) {
   std::string objs_note;
   for (const auto& o : objs) objs_note += (objs_note.empty() ? "" : ", ") + objective_label(o);
   TextTable t1;
   t1.name = "frontier_hypervolume";
   t1.caption = fmt::format(
-      "Hypervolume of the RED candidate sets on ({}), normalised, reference point at the worst value of each "
-      "objective; mean over scenarios [95% bootstrap interval]",
-      objs_note);
+      "Hypervolume of the RED candidate sets on ({}), normalised, reference point at {}; mean over scenarios [95% "
+      "bootstrap interval]",
+      objs_note, ref_note);
   t1.header = {"condition", "k", "n", "hypervolume", "front size", "gain k to 2k"};
   for (const auto& c : conds) {
     const auto g = gain_of.find(c.label);
@@ -568,7 +736,7 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
   const BootstrapSettings bs = recorded_bootstrap(run.bootstrap_summary);
   const std::vector<CandSet> sets = candidate_sets(run.candidates);
   const std::vector<std::string> keep = analysed_labels(run, opts, sets);
-  const Analysis analysis(opts.objectives, tables);
+  const Analysis analysis(opts.objectives, tables, opts.reference);
   const std::vector<ConditionSets> conds = analyse(run.candidates, sets, analysis, keep);
 
   Files files;
@@ -580,8 +748,14 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
   const std::map<std::string, Interval> gain_of = add_hypervolume_gain(files, doubling, bs);
   SelectorCells sel_of = add_selectors(files, conds, bs);
   files.emplace_back("attainment.csv", attainment_csv(conds));
-  files.emplace_back("eaf_diff.csv", eaf_diff_csv(conds, analysis, keep, opts, against, doubling));
-  add_frontier_tables(files, opts.objectives, conds, hv, gain_of, sel_of);
+  auto [diff, diff_exact] = eaf_diff_csv(conds, analysis, keep, opts, against, doubling);
+  files.emplace_back("eaf_diff.csv", std::move(diff));
+  add_frontier_tables(files, opts.objectives, conds, hv, gain_of, sel_of, reference_note(opts));
+  // Files added by issue 35 (docs/DECISIONS.md "Frontier indicators"), after the older ones.
+  add_contributions(files, run.candidates, conds);
+  add_indicators(files, conds, reference_fronts(run.candidates, sets, analysis), bs);
+  files.emplace_back("attainment_staircase.csv", attainment_staircase_csv(conds));
+  files.emplace_back("eaf_diff_exact.csv", std::move(diff_exact));
   return files;
 }
 

@@ -2,6 +2,7 @@
 // Pareto frontier analysis of a run's RED candidate sets (`advplan frontier`, docs/METRICS.md "Pareto frontier
 // analysis", outputs in docs/TRACES.md "frontier/"). Computed from the CSVs alone: candidates.csv (the sets),
 // per_scenario.csv (each condition's policies) and bootstrap_summary.csv (the bootstrap settings).
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +30,14 @@ struct FrontierOptions {
   /// EAF differences A − B between conditions of the run; empty: every (greedy@2k, greedy@k)-style pair.
   std::vector<std::pair<std::string, std::string>> compare;
   double grid_step = 0.02;  ///< spacing of the EAF-difference grid over the normalised square
+  /// The hypervolume reference point in normalised units z (1 best), one value per objective, each in [-1, 1);
+  /// empty: 0 for each, the worst value of every objective (docs/METRICS.md "Frontier indicators").
+  std::vector<double> reference;
 };
+
+/// "0,0" or "-0.1,-0.1,0": the --reference option, one normalised value per objective. Throws ConfigError naming
+/// the option on a malformed list, a value outside [-1, 1) or a count unlike that of the objectives.
+std::vector<double> parse_frontier_reference(const std::string& spec, std::size_t objectives);
 
 /// The CSVs the analysis reads from one run directory.
 struct FrontierInputs {

@@ -25,6 +25,7 @@ void add_frontier_command(CLI::App& app, Action& run) {
   auto compare = std::make_shared<std::vector<std::string>>();
   auto against = std::make_shared<std::string>();
   auto reference = std::make_shared<std::string>();
+  auto exact_eaf = std::make_shared<bool>(false);
   cmd->add_option("RUN_DIR", *dir, "run directory written by `advplan run` or `advplan evaluate`")->required();
   cmd->add_option("--objectives", *objectives,
                   "2 to 4 columns of candidates.csv, comma-separated, maximised unless prefixed by '-' "
@@ -42,10 +43,13 @@ void add_frontier_command(CLI::App& app, Action& run) {
   cmd->add_option("--reference", *reference,
                   "hypervolume reference point, one normalised value per objective in [-1, 1), 0 = the worst value "
                   "and 1 the best (default: 0 for each objective, e.g. 0,0; -0.1,-0.1 lets boundary points count)");
+  cmd->add_flag("--exact-eaf", *exact_eaf,
+                "also write eaf_diff_exact.csv, the exact EAF differences as rectangles (large on a full run)");
   cmd->add_option("--out", *out, "output directory (default: RUN_DIR/frontier)");
-  cmd->callback([&run, dir, out, objectives, conditions, k, compare, against, reference] {
-    run = [dir, out, objectives, conditions, k, compare, against, reference] {
+  cmd->callback([&run, dir, out, objectives, conditions, k, compare, against, reference, exact_eaf] {
+    run = [dir, out, objectives, conditions, k, compare, against, reference, exact_eaf] {
       FrontierOptions opts;
+      opts.exact_eaf = *exact_eaf;
       opts.objectives = parse_frontier_objectives(*objectives);
       if (!reference->empty()) opts.reference = parse_frontier_reference(*reference, opts.objectives.size());
       opts.conditions = *conditions;

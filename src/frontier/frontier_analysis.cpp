@@ -755,7 +755,7 @@ std::vector<std::pair<std::string, std::string>> build_frontier(const FrontierIn
   add_contributions(files, run.candidates, conds);
   add_indicators(files, conds, reference_fronts(run.candidates, sets, analysis), bs);
   files.emplace_back("attainment_staircase.csv", attainment_staircase_csv(conds));
-  files.emplace_back("eaf_diff_exact.csv", std::move(diff_exact));
+  if (opts.exact_eaf) files.emplace_back("eaf_diff_exact.csv", std::move(diff_exact));
   return files;
 }
 

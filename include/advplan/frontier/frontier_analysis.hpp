@@ -33,6 +33,9 @@ struct FrontierOptions {
   /// The hypervolume reference point in normalised units z (1 best), one value per objective, each in [-1, 1);
   /// empty: 0 for each, the worst value of every objective (docs/METRICS.md "Frontier indicators").
   std::vector<double> reference;
+  /// Also write eaf_diff_exact.csv (`--exact-eaf`): exact, but on a full run it holds hundreds of thousands of
+  /// rectangles per comparison (tens of MB), so it is asked for.
+  bool exact_eaf = false;
 };
 
 /// "0,0" or "-0.1,-0.1,0": the --reference option, one normalised value per objective. Throws ConfigError naming

@@ -348,17 +348,24 @@ void write_equilibrium(const MetaGameData& d, const MetaGameOptions& opt, const 
 
 using AlphaRanks = std::vector<std::pair<double, AlphaRank>>;
 
-/// alpharank.csv and response_graph.csv (RED's payoff: 1 - A for win rates, -A for advantage); the alpha-Rank of
-/// each alpha.
-AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a, bool win,
-                                     const std::string& alpharank_path, const std::string& graph_path) {
-  const std::size_t nb = d.blue.size(), nr = d.red.size();
+/// The two populations' payoffs alpha-Rank reads: BLUE's A, RED's 1 - A for win rates and -A for advantage.
+std::pair<std::vector<double>, std::vector<double>> alpharank_payoffs(const IntMatrix& a, std::size_t nb,
+                                                                      std::size_t nr, bool win) {
   std::vector<double> bp(nb * nr), rp(nb * nr);
   for (std::size_t i = 0; i < nb; ++i)
     for (std::size_t j = 0; j < nr; ++j) {
       bp[i * nr + j] = a.value(i, j);
       rp[i * nr + j] = win ? 1.0 - a.value(i, j) : -a.value(i, j);
     }
+  return {bp, rp};
+}
+
+/// alpharank.csv and response_graph.csv (RED's payoff: 1 - A for win rates, -A for advantage); the alpha-Rank of
+/// each alpha.
+AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a, bool win,
+                                     const std::string& alpharank_path, const std::string& graph_path) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  const auto [bp, rp] = alpharank_payoffs(a, nb, nr, win);
   AlphaRanks ranks;
   {
     io::CsvTable t({"alpha", "m", "blue", "red", "pi", "closed_classes"});
@@ -515,12 +522,7 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
   MetaGameOptions ranked = opt;
   if (opt.suggest_alpha) {  // --alpha suggest: the sweep, then the ranking at the suggested alpha and at inf
     const std::size_t nb = d.blue.size(), nr = d.red.size();
-    std::vector<double> bp(nb * nr), rp(nb * nr);
-    for (std::size_t i = 0; i < nb; ++i)
-      for (std::size_t j = 0; j < nr; ++j) {
-        bp[i * nr + j] = a.value(i, j);
-        rp[i * nr + j] = win ? 1.0 - a.value(i, j) : -a.value(i, j);
-      }
+    const auto [bp, rp] = alpharank_payoffs(a, nb, nr, win);
     const AlphaSuggestion s = suggest_alpha(bp, rp, nb, nr, opt.m);
     io::CsvTable t({"alpha", "blue_ranking", "red_ranking", "suggested"});
     for (const auto& row : s.sweep) {

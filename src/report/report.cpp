@@ -18,7 +18,7 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/run_store.hpp"
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "advplan/run/summaries.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/stats/statistics.hpp"

@@ -9,7 +9,7 @@
 #include "advplan/core/scenario.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/report/report.hpp"
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 
 namespace advplan::report::site {
 

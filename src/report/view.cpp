@@ -15,7 +15,7 @@
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/report/report.hpp"
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "report/site.hpp"
 

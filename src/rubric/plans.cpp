@@ -19,7 +19,7 @@
 #include "advplan/stats/statistics.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/rubric/judge.hpp"
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "advplan/run/transcripts.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"

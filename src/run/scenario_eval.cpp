@@ -18,6 +18,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "advplan/run/geo_eval.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/run/transcripts.hpp"
@@ -106,21 +107,6 @@ Row scenario_row(const Scenario& sc) {
           fmt_real(sc.terrain.visibility),
           fmt_real(sc.terrain.exposure),
           sc.blue_objective};
-}
-
-/// A line of plans.jsonl: the plan a policy returned for one scenario (after parsing and validation), or null
-/// with the reason it gave none (docs/TRACES.md).
-std::string plan_line(const std::string& scenario, const std::string& condition, int sample, Side side,
-                      const std::string& policy, const Plan* plan, const std::string& failure) {
-  nlohmann::ordered_json j;
-  j["scenario_id"] = scenario;
-  j["condition"] = condition;
-  j["sample"] = sample;
-  j["side"] = std::string(to_string(side));
-  j["policy"] = policy;
-  j["plan"] = plan ? to_json(*plan) : nlohmann::json();
-  j["failure"] = plan ? std::string() : failure;
-  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 /// Adds the calls behind one response of an external policy to the scenario's usage, by (role, policy, model); a
@@ -290,7 +276,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const RedCandidate* rc = resp.chosen();
   if (t.write_plans)
     t.out.plans.push_back(
-        plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
+        played_plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
   if (!rc) return fail("red: " + resp.failure);
 
   const CandidateDiagnostics d = diagnose(resp, bound.lambda);
@@ -422,7 +408,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
       const BluePlanResult& r = blues.at(key).result;
       if (write_plans && key == c.blue)
         out.plans.push_back(
-            plan_line(sc.id, "", sample, Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
+            played_plan_line(sc.id, "", sample, Side::Blue, c.blue, r.plan ? &*r.plan : nullptr, r.failure));
       if (plan.blue(c).info().external) {
         transcript_lines(out.transcripts, r.transcript, plan.cfg->transcripts, {"blue", key, sc.id, "", sample},
                          !r.plan.has_value());

@@ -1,5 +1,5 @@
 #pragma once
-// Reading back a run's plans.jsonl (docs/TRACES.md "plans.jsonl"): the plans the run played, as the policies
+// Writing and reading back a run's plans.jsonl (docs/TRACES.md "plans.jsonl"): the plans the run played, as the policies
 // returned them, so that an analysis can grade a resumed run's or another run's plans without asking an
 // external policy again.
 #include <optional>
@@ -10,6 +10,11 @@
 #include "advplan/core/plan.hpp"
 
 namespace advplan {
+
+/// A line of plans.jsonl: the plan a policy returned for one scenario (after parsing and validation), or null
+/// with the reason it gave none (docs/TRACES.md "plans.jsonl"). One compact JSON object, no newline.
+std::string played_plan_line(const std::string& scenario, const std::string& condition, int sample, Side side,
+                             const std::string& policy, const Plan* plan, const std::string& failure);
 
 /// One line of plans.jsonl.
 struct PlayedPlan {

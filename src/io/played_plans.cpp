@@ -1,4 +1,4 @@
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 
 #include <fmt/format.h>
 
@@ -56,6 +56,19 @@ PlayedPlan read_line(std::string_view line, const std::string& where) {
 }
 
 }  // namespace
+
+std::string played_plan_line(const std::string& scenario, const std::string& condition, int sample, Side side,
+                             const std::string& policy, const Plan* plan, const std::string& failure) {
+  nlohmann::ordered_json j;
+  j["scenario_id"] = scenario;
+  j["condition"] = condition;
+  j["sample"] = sample;
+  j["side"] = std::string(to_string(side));
+  j["policy"] = policy;
+  j["plan"] = plan ? to_json(*plan) : nlohmann::json();
+  j["failure"] = plan ? std::string() : failure;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 std::vector<PlayedPlan> read_played_plans(const std::string& path) {
   return parse_played_plans(io::read_text_file(path, io::kMaxListBytes), path, 0);

@@ -1,4 +1,4 @@
-// plans.jsonl read back (run/played_plans.hpp): the lines a run writes round-trip, and a malformed line is one
+// plans.jsonl read back (io/played_plans.hpp): the lines a run writes round-trip, and a malformed line is one
 // IoError naming the file, the line and the field, never a crash.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
-#include "advplan/run/played_plans.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "support/fixtures.hpp"
 
 namespace advplan {

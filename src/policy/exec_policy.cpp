@@ -129,6 +129,16 @@ std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecC
 
 }  // namespace
 
+ExecSession::ExecSession(const std::string& spec_text, const ExecConfig& cfg) : pool_(exec_pool(spec_text, cfg)) {}
+ExecSession::~ExecSession() = default;
+
+std::optional<Plan> ExecSession::exchange(json request, const Scenario& sc, Side side, std::string& failure,
+                                          Transcript& transcript) const {
+  const std::uint64_t id = next_request_id_.fetch_add(1);
+  request["request_id"] = id;
+  return exec_exchange(*pool_, request, id, sc, side, failure, transcript);
+}
+
 BluePlanResult exec_plan_from_response(const json& response, const Scenario& sc) {
   BluePlanResult r;
   r.plan = exec_plan_of(response, sc, Side::Blue, r.failure);
@@ -191,6 +201,7 @@ class ExecRedPolicy final : public RedPolicy {
   }
   ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
       : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
+  std::string label() const override { return spec_; }
 
  protected:
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {

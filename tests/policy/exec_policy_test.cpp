@@ -363,7 +363,8 @@ TEST(ExecRedPolicy, AProgramAnswersTheBluePlanAndItsPlansAreValidatedAsRed) {
   const io::CsvTable per = io::CsvTable::read(dir / "run1/per_scenario.csv");
   int ok = 0, invalid = 0;
   for (std::size_t i = 0; i < per.size(); ++i) {
-    EXPECT_EQ(per.at(i, "red_policy"), "exec");
+    // The whole spec, so the two programs stay two RED policies (in the meta-game too).
+    EXPECT_EQ(per.at(i, "red_policy"), per.at(i, "condition") == "echo" ? "exec:python3 " + echo : "exec:python3 " + example);
     if (per.at(i, "condition") == "greedy_red") {
       EXPECT_EQ(per.at(i, "status"), "ok") << per.at(i, "failure_reason");
       EXPECT_THAT(per.at(i, "red_plan_id"), ::testing::HasSubstr("/red/greedy_red"));

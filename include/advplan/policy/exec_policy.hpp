@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 #include "advplan/policy/policy_settings.hpp"
@@ -35,6 +36,23 @@ class ExecPolicy final : public BluePolicy {
 
  private:
   std::string spec_;
+  std::unique_ptr<ProcessPool> pool_;
+  mutable std::atomic<std::uint64_t> next_request_id_{1};
+};
+
+/// An exec: program spoken to outside the BLUE and RED policy interfaces, with the same process pool, envelope
+/// check and plan validation (PSRO's exec: oracles, docs/METRICS.md "PSRO"). Thread safety: constant.
+class ExecSession {
+ public:
+  /// Starts cfg.workers processes of "exec:CMD"; throws PolicyError naming the command as ExecPolicy does.
+  ExecSession(const std::string& spec_text, const ExecConfig& cfg);
+  ~ExecSession();
+  /// Sends `request` with its request_id set to the next id and returns the plan of the reply, validated as a plan
+  /// of `side` in `sc`; nullopt and `failure` ("exec: ...") otherwise. The exchange is appended to `transcript`.
+  std::optional<Plan> exchange(nlohmann::json request, const Scenario& sc, Side side, std::string& failure,
+                               Transcript& transcript) const;
+
+ private:
   std::unique_ptr<ProcessPool> pool_;
   mutable std::atomic<std::uint64_t> next_request_id_{1};
 };

@@ -44,8 +44,9 @@ class RedPolicy {
   const PolicyInfo& info() const { return info_; }
   int k() const { return k_; }
   const Params& params() const { return params_; }
-  /// "greedy@8", "single", ...
-  std::string label() const;
+  /// "greedy@8", "single", ...; a policy with an argument ("exec:CMD", "plans:FILE") gives its whole spec, so two such
+  /// policies of a run stay apart in per_scenario.csv's red_policy column and in the meta-game.
+  virtual std::string label() const;
 
  protected:
   RedPolicy(PolicyInfo info, int k, Params params) : info_(std::move(info)), k_(k), params_(std::move(params)) {}

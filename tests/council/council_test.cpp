@@ -11,6 +11,7 @@
 #include "advplan/run/config.hpp"
 #include "advplan/metrics/quality.hpp"
 #include "support/fixtures.hpp"
+#include "support/plan_sets.hpp"
 
 namespace advplan {
 namespace {
@@ -178,7 +179,11 @@ TEST_P(BluePolicyConformance, PlansValidateRoundTripAndRepeat) {
   const std::string name = GetParam();
   if (name == "exec" || name == "llm") GTEST_SKIP() << name << " needs an external process or endpoint";
   // proposer needs its role after the colon (proposer:ROLE); one role stands for the five here.
-  const auto policy = make_blue_policy(name == "proposer" ? "proposer:information" : name, policy_context(cfg()));
+  // plans replays a file made for these scenarios (plans:FILE).
+  const std::string spec = name == "proposer" ? "proposer:information"
+                           : name == "plans"  ? testing::plan_set_spec(scenarios(), policy_context(cfg()))
+                                              : name;
+  const auto policy = make_blue_policy(spec, policy_context(cfg()));
   EXPECT_EQ(policy->info().side, Side::Blue);
   for (const auto& sc : scenarios()) {
     Rng rng = Rng::keyed(cfg().seed, sc.id, "blue/" + name);

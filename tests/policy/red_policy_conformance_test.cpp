@@ -21,6 +21,7 @@
 #include "advplan/run/scenario_lookup.hpp"
 
 #include "support/fixtures.hpp"
+#include "support/plan_sets.hpp"
 
 namespace advplan {
 namespace {
@@ -69,7 +70,9 @@ class RedPolicyConformance : public ::testing::TestWithParam<std::string> {
     info_ = RedRegistry::instance().info(GetParam(), "RED");
     if (needs_outside_world(GetParam(), info_))
       GTEST_SKIP() << "policy '" << GetParam() << "' needs a network or external process: " << info_.description;
-    policy_ = make_red_policy(GetParam(), policy_context(paper()));
+    // A plan set (plans:FILE) replays a file made for the suite's scenarios.
+    policy_ = make_red_policy(GetParam() == "plans" ? testing::plan_set_spec(scenarios(), policy_context(paper())) : GetParam(),
+                              policy_context(paper()));
   }
   PolicyInfo info_;
   std::unique_ptr<RedPolicy> policy_;

@@ -24,6 +24,7 @@
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/io/csv.hpp"
 #include "support/fixtures.hpp"
+#include "support/plan_sets.hpp"
 
 namespace advplan {
 namespace {
@@ -171,9 +172,10 @@ TEST_F(FramingStudy, PoliciesThatDeclareThemselvesLabelBlindAnswerEveryFramingAl
     for (std::size_t i = 0; i < corpus.size(); ++i) ASSERT_NE(corpus[i], neutral[i]) << "the label must differ";
   }
   // A spec for each policy: its name, or name:ARGUMENT for the one argument a label-blind built-in takes.
-  auto spec_of = [](const std::string& name, const PolicyInfo& info) -> std::string {
+  auto spec_of = [&](const std::string& name, const PolicyInfo& info) -> std::string {
     if (info.argument.empty()) return info.samples_k ? name + "@4" : name;
     if (info.argument == "ROLE") return name + ":information";
+    if (info.argument == "FILE") return testing::plan_set_spec(neutral, plan_.ctx);  // plans: keyed by scenario id
     ADD_FAILURE() << name << " takes an argument this test does not know (" << info.argument << ")";
     return name;
   };

@@ -14,8 +14,10 @@
 #include "advplan/metagame/metagame.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/run/summaries.hpp"
+#include "advplan/run/sweep_points.hpp"
 #include "advplan/run/trace_schema.hpp"
 
 namespace advplan::metagame {
@@ -49,16 +51,19 @@ std::int64_t micro_units(const std::string& s, const std::string& where) {
 struct RunMeta {
   std::int64_t replications = 0;
   std::uint64_t bootstrap_seed = 7;
+  /// What decides a cell's value besides its policies (docs/METRICS.md "Meta-game", "Cells from several runs"), as
+  /// (name, JSON text) in a fixed order; "" for a field the file lacks.
+  std::vector<std::pair<std::string, std::string>> provenance;
+  /// The sweep points' conditions (group grid) by label: their BLUE and RED specs and settings.
+  std::map<std::string, Condition> points;
 };
 
 RunMeta read_run_meta(const std::string& dir) {
   const std::string path = (fs::path(dir) / "run_metadata.json").string();
   json j;
-  try {
-    j = json::parse(io::read_text_file(path, io::kMaxDocumentBytes));
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
-  }
+  if (const std::string e = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), j); !e.empty())
+    throw Error(fmt::format("{}: {}", path, e));
+  if (!j.is_object()) throw Error(fmt::format("{}: not a JSON object", path));
   RunMeta m;
   const auto sim = j.find("simulator");
   if (sim == j.end() || !sim->contains("replications") || !(*sim)["replications"].is_number_integer() ||
@@ -67,7 +72,77 @@ RunMeta read_run_meta(const std::string& dir) {
   m.replications = (*sim)["replications"].get<std::int64_t>();
   if (const auto b = j.find("bootstrap"); b != j.end() && b->contains("seed") && (*b)["seed"].is_number_unsigned())
     m.bootstrap_seed = (*b)["seed"].get<std::uint64_t>();
+  auto text = [&](const json* v) { return v == nullptr ? std::string() : v->dump(); };
+  auto member = [&](const char* k) -> const json* {
+    const auto it = j.find(k);
+    return it == j.end() ? nullptr : &*it;
+  };
+  const json* key = member("run_key");
+  const json* tpl = key != nullptr && key->is_object() && key->contains("templates_sha256") ? &(*key)["templates_sha256"] : nullptr;
+  if (const json* conds = member("conditions"); conds != nullptr && conds->is_array()) {
+    std::size_t n = 0;
+    for (const auto& c : *conds) {
+      if (++n > 100000) throw Error(fmt::format("{}: conditions: more than 100000", path));
+      if (!c.is_object() || untrusted::string_member(c, "group") != "grid") continue;
+      Condition cond{untrusted::string_member(c, "label"), untrusted::string_member(c, "blue"),
+                     untrusted::string_member(c, "red"), "grid", {}};
+      if (const auto st = c.find("settings"); st != c.end() && st->is_object())
+        for (const auto& [k, v] : st->items()) {
+          if (!v.is_number() || cond.settings.size() >= 64)
+            throw Error(fmt::format("{}: conditions: the settings of '{}' are not at most 64 numbers", path,
+                                    untrusted::excerpt(cond.label, 80)));
+          cond.settings.push_back({k, v.get<double>()});
+        }
+      m.points.emplace(cond.label, std::move(cond));
+    }
+  }
+  m.provenance = {{"seed", text(member("seed"))},
+                  {"simulator", text(member("simulator"))},
+                  {"quality_weights", text(member("quality_weights"))},
+                  {"framing_mode", text(member("framing_mode"))},
+                  {"run_key.templates_sha256", text(tpl)}};
   return m;
+}
+
+/// A sweep point as a player (docs/METRICS.md "Meta-game"): when its settings reach its RED policy alone, RED is
+/// "<spec> [<settings but k>]" (a k point is its spec, greedy@4, itself); when they reach its BLUE policy alone,
+/// BLUE is "<spec> [<settings>]". Renames `blue` or `red` and returns the player; nullopt for a point that changes
+/// the wargame or both sides. Throws Error naming `path` for a setting no sweep accepts.
+std::optional<std::string> point_player(const Condition& c, std::string& blue, std::string& red, const std::string& path) {
+  SettingReach reach;
+  std::vector<Setting> named;
+  for (const Setting& st : c.settings) {
+    SettingReach r;
+    try {
+      r = setting_reach(st.path, c, path);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: sweep point '{}': {}", path, untrusted::excerpt(c.label, 80), e.what()));
+    }
+    reach.red = reach.red || r.red;
+    reach.blue = reach.blue || r.blue;
+    reach.sim = reach.sim || r.sim;
+    if (st.path != "k") named.push_back(st);
+  }
+  if (reach.sim || reach.red == reach.blue) return std::nullopt;
+  std::string& side = reach.red ? red : blue;
+  if (!named.empty()) side += " [" + settings_text(named) + "]";
+  return side;
+}
+
+/// Each scenario's row of a run's scenarios.csv (its template, seed, terrain and framing), joined, by id; empty when
+/// the run has no scenarios.csv (a single run needs none).
+std::map<std::string, std::string> scenario_rows(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  const fs::path path = fs::path(dir) / "scenarios.csv";
+  if (!fs::is_regular_file(path)) return out;
+  const io::CsvTable t = io::CsvTable::read(path.string());
+  const std::size_t id = t.col("scenario_id");
+  for (const auto& row : t.rows()) {
+    std::string joined;
+    for (const auto& c : row) joined += c + '\x1f';
+    out.emplace(row[id], std::move(joined));
+  }
+  return out;
 }
 
 std::size_t lo_index(std::size_t b) { return std::min(static_cast<std::size_t>(std::floor(0.025 * static_cast<double>(b))), b - 1); }
@@ -125,9 +200,35 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> cell;
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, bool> failed;
   std::int64_t unit = 0;
+  // Cells pooled from several runs must have been played on the same scenarios under the same settings: the first
+  // run's provenance, and each scenario's row as the first run that played it wrote it.
+  const bool pooled = run_dirs.size() > 1;
+  RunMeta first;
+  std::map<std::string, std::pair<std::string, std::size_t>> scenario_seen;  // id -> (row, run)
   for (std::size_t r = 0; r < run_dirs.size(); ++r) {
     const RunMeta meta = read_run_meta(run_dirs[r]);
-    if (r == 0) d.bootstrap_seed = meta.bootstrap_seed;
+    if (r == 0) {
+      d.bootstrap_seed = meta.bootstrap_seed;
+      first = meta;
+    }
+    std::map<std::string, std::string> scen_rows;
+    if (pooled) {
+      const std::string mpath = (fs::path(run_dirs[r]) / "run_metadata.json").string();
+      for (std::size_t f = 0; f < meta.provenance.size(); ++f) {
+        const auto& [name, value] = meta.provenance[f];
+        if (value.empty() || value != first.provenance[f].second)
+          throw Error(fmt::format("{}: {} is {}, while the first run {} has {}; cells of runs played under other "
+                                  "settings are not one game, so they are not pooled",
+                                  mpath, name, value.empty() ? std::string("missing") : untrusted::excerpt(value, 120),
+                                  run_dirs.front(),
+                                  first.provenance[f].second.empty() ? std::string("none")
+                                                                     : untrusted::excerpt(first.provenance[f].second, 120)));
+      }
+      scen_rows = scenario_rows(run_dirs[r]);
+      if (scen_rows.empty())
+        throw Error(fmt::format("{}: missing, so the cells of {} cannot be checked against the other runs' scenarios",
+                                (fs::path(run_dirs[r]) / "scenarios.csv").string(), run_dirs[r]));
+    }
     const std::int64_t u = payoff == Payoff::win_rate ? meta.replications : 1000000;
     if (unit != 0 && u != unit)
       throw Error(fmt::format("{}: simulator.replications is {}, while the first run has {}; win rates of different "
@@ -140,20 +241,45 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
     schema::check_ranges(t, schema::per_scenario_ranges());
     if (t.has_col("sample")) t = sample_means(t);
     const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
-    const std::size_t cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
+    const std::size_t cl = t.has_col("condition") ? t.col("condition") : std::string::npos, cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
                       cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);
     for (std::size_t i = 0; i < t.size(); ++i) {
       const auto& row = t.rows()[i];
-      // Table 4's pairings belong to the budget sweep, and a sweep point plays a pairing under other settings.
-      if (row[cg] == "sweep" || is_replay_group(row[cg])) continue;
+      // Table 4's pairings belong to the budget sweep, and an attribution combination replays a condition with
+      // parts switched off. A sweep point whose settings reach one side only is a policy of its own.
+      if (row[cg] == "sweep" || row[cg] == "attribution") continue;
+      std::string blue_name = row[cb], red_name = row[cr];
+      if (row[cg] == "grid") {
+        if (cl == std::string::npos) throw Error(fmt::format("{}: line {}: a sweep point's row, and no condition column", path, i + 2));
+        const auto pt = meta.points.find(row[cl]);
+        if (pt == meta.points.end())
+          throw Error(fmt::format("{}: line {}: sweep point '{}' is not among the conditions of run_metadata.json", path,
+                                  i + 2, untrusted::excerpt(row[cl], 80)));
+        const std::optional<std::string> player = point_player(pt->second, blue_name, red_name, path);
+        if (!player) continue;  // the point changes the wargame, or both sides: no player of its own
+      }
       auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
         const auto [it, added] = m.emplace(k, order.size());
         if (added) order.push_back(k);
         return it->second;
       };
+      if (pooled) {  // the scenario of the cell must be the one the other runs played under its id
+        const auto it = scen_rows.find(row[cs]);
+        if (it == scen_rows.end())
+          throw Error(fmt::format("{}: line {}: scenario {} (cell {} vs {}) is not in the run's scenarios.csv", path,
+                                  i + 2, untrusted::excerpt(row[cs], 60), untrusted::excerpt(row[cb], 80),
+                                  untrusted::excerpt(row[cr], 80)));
+        const auto [seen, added] = scenario_seen.emplace(row[cs], std::pair{it->second, r});
+        if (!added && seen->second.first != it->second)
+          throw Error(fmt::format("{}: line {}: the cell {} vs {} is on scenario {}, which {} generated otherwise "
+                                  "(another template, seed, terrain or framing); cells of different scenarios are not "
+                                  "pooled",
+                                  path, i + 2, untrusted::excerpt(row[cb], 80), untrusted::excerpt(row[cr], 80),
+                                  untrusted::excerpt(row[cs], 60), run_dirs[seen->second.second]));
+      }
       const std::size_t s = index_of(scen_ix, scen_order, row[cs]);
-      const std::size_t b = index_of(blue_ix, d.blue, row[cb]);
-      const std::size_t rd = index_of(red_ix, d.red, row[cr]);
+      const std::size_t b = index_of(blue_ix, d.blue, blue_name);
+      const std::size_t rd = index_of(red_ix, d.red, red_name);
       const auto key = std::make_tuple(s, b, rd);
       if (cell.count(key)) continue;
       if (row[cst] != "ok") {

@@ -281,6 +281,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   for (const auto& [src, text] : cfg.template_texts) tpls.push_back({{"file", src}, {"sha256", io::sha256_hex(text)}});
   j["templates"] = tpls;
   j["seed"] = cfg.seed;
+  j["quality_weights"] = {{"effectiveness", cfg.quality.effectiveness}, {"cost", cfg.quality.cost},
+                          {"risk", cfg.quality.risk}};
   j["bootstrap"] = {{"resamples", cfg.bootstrap.resamples}, {"seed", cfg.bootstrap.seed}};
   j["simulator"] = {{"replications", cfg.sim.replications}, {"break_point", cfg.sim.break_point},
                     {"time_limit", cfg.sim.time_limit},     {"dt", cfg.sim.dt},

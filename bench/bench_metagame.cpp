@@ -11,6 +11,7 @@
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/metagame/metagame.hpp"
+#include "advplan/metagame/psro.hpp"
 #include "advplan/run/runner.hpp"
 
 namespace {
@@ -58,6 +59,27 @@ void BM_MetagameEndToEnd(benchmark::State& state) {
   fs::remove_all(dir);
 }
 BENCHMARK(BM_MetagameEndToEnd)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
+// PSRO on the paper corpus (configs/experiments/metagame.yaml, 8 x 8 to 18 x 18): 10 iterations at 2 threads with
+// the built-in oracles, 1,000 resamples; state.range(0): 0 advantage, 1 win rate. Target: under 10 minutes.
+void BM_PsroPaperCorpus(benchmark::State& state) {
+  const ExperimentConfig& cfg = metagame_config();
+  const fs::path dir = bench_dir("psro");
+  metagame::PsroOptions o;
+  o.out_dir = dir.string();
+  o.iterations = 10;
+  o.threads = 2;
+  o.progress_mode = "none";
+  o.payoff = state.range(0) == 0 ? metagame::Payoff::advantage : metagame::Payoff::win_rate;
+  for (auto _ : state) {
+    fs::remove_all(dir);
+    const auto rows = metagame::run_psro(cfg, o);
+    state.counters["exploitability_first"] = rows.front().exploitability;
+    state.counters["exploitability_last"] = rows.back().exploitability;
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_PsroPaperCorpus)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 // `advplan metagame` alone on the matrix run, 1,000 resamples; state.range(0): 0 advantage, 1 win rate.
 void BM_MetagameOnly(benchmark::State& state) {

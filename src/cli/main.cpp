@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_rubric_command(app, run);
   advplan::cli::add_frontier_command(app, run);
   advplan::cli::add_metagame_command(app, run);
+  advplan::cli::add_psro_command(app, run);
   advplan::cli::add_report_command(app, run);
   advplan::cli::add_view_command(app, run);
   advplan::cli::add_geo_commands(app, run);

@@ -54,10 +54,12 @@ bool contains(const fs::path& outer, const fs::path& inner) {
   return oi == o.end();
 }
 
-/// Whether `d` holds an advplan run: its MANIFEST, its work directory, or a work directory being set up.
+/// Whether `d` holds an advplan run: its MANIFEST, a PSRO directory's psro.json, its work directory, or a work
+/// directory being set up.
 bool holds_a_run(const fs::path& d) {
   std::error_code ec;
   if (fs::is_regular_file(fs::symlink_status(d / kManifestFile, ec))) return true;
+  if (fs::is_regular_file(fs::symlink_status(d / "psro.json", ec))) return true;
   for (const auto& e : fs::directory_iterator(d, ec)) {
     const std::string n = e.path().filename().string();
     if ((n == ".advplan-work" || n.rfind(".advplan-work-", 0) == 0) && e.is_directory(ec) && !e.is_symlink(ec))
@@ -133,8 +135,8 @@ PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode, co
         throw IoError(fmt::format("{}: --force will not clear a directory that holds an input of this command ({})",
                                   dir, in));
     if (!holds_a_run(d))
-      throw IoError(fmt::format("{}: --force clears only a directory that holds an advplan run (a MANIFEST or "
-                                ".advplan-work/), and this one holds neither; it is left as it is",
+      throw IoError(fmt::format("{}: --force clears only a directory that holds an advplan run (a MANIFEST, a "
+                                "psro.json or .advplan-work/), and this one holds none; it is left as it is",
                                 dir));
     for (const auto& e : fs::directory_iterator(d)) {
       fs::remove_all(e.path(), ec);  // removes symlinks themselves, never their targets

@@ -1,0 +1,443 @@
+// The PSRO loop (docs/METRICS.md "PSRO"): runs/000 plays the starting populations' matrix, and each iteration
+// solves the pooled meta-game of runs/000..i exactly, asks the oracles for a BLUE and a RED plan set against the
+// equilibrium mixtures (policies/), and plays their new row and column in runs/<i+1> on the same keyed streams
+// (common random numbers), so no earlier cell is played again. Everything but the runs and the plan sets is
+// recomputed from them, so a resumed PSRO writes the bytes an uninterrupted one writes.
+#include "advplan/metagame/psro.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "advplan/core/error.hpp"
+#include "advplan/core/random.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/csv.hpp"
+#include "advplan/io/played_plans.hpp"
+#include "advplan/io/run_store.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/core/plan_json.hpp"
+#include "advplan/policy/exec_policy.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/run/runner.hpp"
+
+namespace advplan::metagame {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kMarker = "psro.json";
+
+std::string run_name(int i) { return fmt::format("runs/{:03d}", i); }
+std::string blue_set_name(int i) { return fmt::format("policies/blue_{:03d}.jsonl", i); }
+std::string red_set_name(int i) { return fmt::format("policies/red_{:03d}.jsonl", i); }
+std::string oracle_name(int i) { return fmt::format("policies/oracle_{:03d}.json", i); }
+
+const char* payoff_name(Payoff p) { return p == Payoff::win_rate ? "win_rate" : "advantage"; }
+
+/// What a resumed PSRO must share with the one that wrote the directory.
+json marker(const ExperimentConfig& cfg, const PsroOptions& opt) {
+  json j;
+  j["kind"] = "advplan psro";
+  j["config_sha256"] = io::sha256_hex(cfg.text);
+  j["seed"] = cfg.seed;
+  j["payoff"] = payoff_name(opt.payoff);
+  j["blue_budget"] = opt.blue_budget;
+  j["red_k"] = opt.red_k;
+  j["blue_oracle"] = opt.blue_oracle;
+  j["red_oracle"] = opt.red_oracle;
+  j["resamples"] = opt.resamples;
+  j["bootstrap_seed"] = cfg.bootstrap.seed;
+  return j;
+}
+
+void check_marker(const fs::path& dir, const json& want) {
+  const std::string path = (dir / kMarker).string();
+  json got;
+  if (const std::string e = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), got, 4);
+      !e.empty())
+    throw IoError(fmt::format("{}: {}", path, e));
+  if (!got.is_object()) throw IoError(fmt::format("{}: not a JSON object", path));
+  for (const auto& [k, v] : want.items()) {
+    const auto it = got.find(k);
+    if (it == got.end() || *it != v)
+      throw ConfigError(fmt::format("{}: '{}' is {}, while this PSRO has {}; --resume continues only the PSRO made with "
+                                    "the same config and options (use another --out, or --force to start again)",
+                                    path, k, it == got.end() ? std::string("missing") : untrusted::excerpt(it->dump(), 80),
+                                    v.dump()));
+  }
+}
+
+/// The starting populations: the distinct BLUE and RED specs of the config's main conditions, in order.
+std::pair<std::vector<std::string>, std::vector<std::string>> start_populations(const ExperimentConfig& cfg) {
+  std::vector<std::string> b, r;
+  for (const Condition& c : cfg.conditions) {
+    if (c.group != "main") continue;
+    if (std::find(b.begin(), b.end(), c.blue) == b.end()) b.push_back(c.blue);
+    if (std::find(r.begin(), r.end(), c.red) == r.end()) r.push_back(c.red);
+  }
+  if (b.empty() || r.empty())
+    throw ConfigError(fmt::format("{}: PSRO starts from the config's BLUE and RED policies, and it lists none (give a "
+                                  "`matrix:` or `conditions:`)",
+                                  cfg.source));
+  return {b, r};
+}
+
+/// Plays `pairs` into dir (resuming it when a kill left it incomplete; nothing when it is complete).
+void play(const ExperimentConfig& base, const std::vector<std::pair<std::string, std::string>>& pairs,
+          const fs::path& dir, const PsroOptions& opt) {
+  if (fs::is_regular_file(fs::symlink_status(dir / io::kManifestFile))) return;
+  ExperimentConfig cfg = base;
+  cfg.conditions.clear();
+  for (const auto& [b, r] : pairs) cfg.conditions.push_back({default_condition_label(base, b, r), b, r, "main", {}});
+  cfg.budget_ks.clear();
+  cfg.sweep = {};
+  cfg.plans = true;  // the RED oracle reads BLUE's support plans from plans.jsonl
+  cfg.candidate_plans = false;
+  const RunPlan plan = prepare_run(cfg, cfg.conditions);
+  RunOptions ro;
+  ro.out_dir = dir.string();
+  ro.threads = opt.threads;
+  ro.progress_mode = opt.progress_mode;
+  ro.progress = opt.progress_mode != "none";
+  ro.studies = false;
+  ro.command = "psro";
+  ro.resume = fs::exists(dir);
+  run_experiment(plan, ro);
+}
+
+std::vector<std::string> run_dirs(const fs::path& out, int last) {
+  std::vector<std::string> d;
+  for (int i = 0; i <= last; ++i) d.push_back((out / run_name(i)).string());
+  return d;
+}
+
+/// Each BLUE policy's plan per scenario, from the runs' plans.jsonl (the first run that played it).
+std::map<std::pair<std::string, std::string>, Plan> blue_plans(const std::vector<std::string>& dirs) {
+  std::map<std::pair<std::string, std::string>, Plan> out;
+  for (const auto& d : dirs)
+    for (auto& p : read_played_plans((fs::path(d) / "plans.jsonl").string()))
+      if (p.side == Side::Blue && p.plan) out.try_emplace({p.scenario_id, p.policy}, std::move(*p.plan));
+  return out;
+}
+
+struct OracleOutcome {
+  double blue_value = 0, red_value = 0;  ///< the oracles' mean value over the scenarios they answered
+  std::size_t blue_failed = 0, red_failed = 0;
+};
+
+/// Both oracles on every scenario of the corpus; writes the two plan sets and the oracle record.
+OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int it, const MetaGameData& data,
+                          const GameSolution& g, const PsroOptions& opt) {
+  const PolicyContext ctx = policy_context(cfg);
+  OracleSettings s;
+  s.payoff = opt.payoff;
+  s.run_seed = cfg.seed;
+  s.quality = cfg.quality;
+  s.sim = cfg.sim;
+  s.ctx = &ctx;
+  s.iteration = it + 1;
+  s.blue_budget = opt.blue_budget;
+  s.red_k = opt.red_k;
+  std::vector<double> x, y;
+  for (const auto& f : g.blue) x.push_back(f.value);
+  for (const auto& f : g.red) y.push_back(f.value);
+  std::vector<std::unique_ptr<RedPolicy>> owned;
+  std::vector<const RedPolicy*> reds(data.red.size(), nullptr);
+  bool parallel = true;
+  for (std::size_t j = 0; j < data.red.size(); ++j) {
+    if (!(y[j] > 0)) continue;
+    owned.push_back(make_red_policy(data.red[j], ctx));
+    reds[j] = owned.back().get();
+    if (reds[j]->info().thread_safety != ThreadSafety::constant) parallel = false;
+  }
+  std::unique_ptr<ExecSession> blue_exec, red_exec;
+  if (opt.blue_oracle.rfind("exec:", 0) == 0) blue_exec = std::make_unique<ExecSession>(opt.blue_oracle, ctx.get<ExecConfig>());
+  if (opt.red_oracle.rfind("exec:", 0) == 0) red_exec = std::make_unique<ExecSession>(opt.red_oracle, ctx.get<ExecConfig>());
+  // The opponent mixture an exec: oracle receives: each support policy's spec and probability (exact and as a
+  // number), and for BLUE's support, its plan in the scenario.
+  auto mixture = [&](const std::vector<std::string>& specs, const std::vector<Fraction>& p,
+                     const std::vector<const Plan*>* plans_of) {
+    json m = json::array();
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      if (!(p[k].value > 0)) continue;
+      json e{{"policy", specs[k]}, {"probability", p[k].value}, {"probability_exact", p[k].str()}};
+      if (plans_of != nullptr) e["plan"] = (*plans_of)[k] ? to_json(*(*plans_of)[k]) : json();
+      m.push_back(std::move(e));
+    }
+    return m;
+  };
+  const auto plans = blue_plans(run_dirs(out, it));
+  const std::size_t n = corpus_size(cfg);
+  std::vector<BlueResponse> br(n);
+  std::vector<RedResponseChoice> rr(n);
+  std::vector<std::string> ids(n);
+  auto one = [&](std::size_t i) {
+    const Scenario sc = corpus_scenario(cfg, i);
+    ids[i] = sc.id;
+    std::optional<SimNoise> noise;
+    if (opt.payoff == Payoff::win_rate) noise = draw_noise(cfg.seed, sc.id, cfg.sim);
+    const SimNoise* nz = noise ? &*noise : nullptr;
+    std::vector<const Plan*> support(data.blue.size(), nullptr);
+    for (std::size_t b = 0; b < data.blue.size(); ++b)
+      if (const auto p = plans.find({sc.id, data.blue[b]}); p != plans.end()) support[b] = &p->second;
+    auto request = [&](const char* side, json opponents) {
+      return json{{"side", side},
+                  {"oracle", "psro"},
+                  {"iteration", it + 1},
+                  {"rng_seed", Rng::keyed(cfg.seed, sc.id, fmt::format("psro/{}/exec/{}", side, it + 1)).next_u64() >> 11},
+                  {"scenario", to_json(sc)},
+                  {"opponent_mixture", std::move(opponents)}};
+    };
+    if (blue_exec) {
+      Transcript t;
+      auto plan = blue_exec->exchange(request("BLUE", mixture(data.red, g.red, nullptr)), sc, Side::Blue,
+                                      br[i].failure, t);
+      if (plan) {
+        plan->plan_id = fmt::format("{}/blue/psro/{}", sc.id, it + 1);
+        const ScoredBlue sb = score_blue(std::move(*plan), sc, s.quality);
+        br[i].value = blue_value(sb, sc, reds, y, s, nz);
+        br[i].plan = sb.plan;
+        br[i].evaluations = 1;
+        if (!std::isfinite(br[i].value))
+          br[i].failure = fmt::format("scenario {}: some RED policy of the mixture answers no plan to the oracle's", sc.id);
+      }
+    } else {
+      br[i] = blue_best_response(sc, reds, y, s, nz);
+    }
+    if (red_exec) {
+      Transcript t;
+      auto plan = red_exec->exchange(request("RED", mixture(data.blue, g.blue, &support)), sc, Side::Red,
+                                     rr[i].failure, t);
+      if (plan) {
+        plan->plan_id = fmt::format("{}/red/psro/{}", sc.id, it + 1);
+        rr[i].value = red_value(*plan, sc, support, x, s, nz);
+        rr[i].plan = std::move(*plan);
+        rr[i].candidates = 1;
+      }
+    } else {
+      rr[i] = red_best_response(sc, support, x, s, nz);
+    }
+  };
+  if (parallel)
+    tbb::parallel_for(std::size_t{0}, n, one);
+  else
+    for (std::size_t i = 0; i < n; ++i) one(i);
+  std::string blue_text, red_text;
+  OracleOutcome o;
+  std::size_t nb = 0, nr = 0;
+  const std::string blue_spec = "plans:" + (out / blue_set_name(it + 1)).string();
+  const std::string red_spec = "plans:" + (out / red_set_name(it + 1)).string();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (br[i].failure.empty()) {
+      blue_text += played_plan_line(ids[i], "", 0, Side::Blue, blue_spec, &br[i].plan, "") + "\n";
+      o.blue_value += br[i].value;
+      ++nb;
+    } else {
+      ++o.blue_failed;
+    }
+    if (rr[i].failure.empty()) {
+      red_text += played_plan_line(ids[i], "", 0, Side::Red, red_spec, &rr[i].plan, "") + "\n";
+      o.red_value += rr[i].value;
+      ++nr;
+    } else {
+      ++o.red_failed;
+    }
+  }
+  if (nb == 0 || nr == 0)
+    throw Error(fmt::format("psro iteration {}: the {} oracle answered no scenario (first: {})", it + 1,
+                            nb == 0 ? "BLUE" : "RED", nb == 0 ? br.front().failure : rr.front().failure));
+  o.blue_value /= static_cast<double>(nb);
+  o.red_value /= static_cast<double>(nr);
+  json rec;
+  rec["iteration"] = it + 1;
+  rec["blue_value"] = o.blue_value;
+  rec["red_value"] = o.red_value;
+  rec["blue_failed"] = o.blue_failed;
+  rec["red_failed"] = o.red_failed;
+  io::write_files(out.string(), {{blue_set_name(it + 1), blue_text}, {red_set_name(it + 1), red_text},
+                                 {oracle_name(it + 1), rec.dump(1) + "\n"}});
+  return o;
+}
+
+OracleOutcome read_oracle_record(const fs::path& path) {
+  json j;
+  if (const std::string e = untrusted::parse_json_bounded(io::read_text_file(path.string(), io::kMaxDocumentBytes), j, 4);
+      !e.empty() || !j.is_object())
+    throw IoError(fmt::format("{}: {}", path.string(), e.empty() ? "not a JSON object" : e));
+  OracleOutcome o;
+  auto real = [&](const char* k) {
+    const auto it = j.find(k);
+    if (it == j.end() || !it->is_number()) throw IoError(fmt::format("{}: '{}' is missing or not a number", path.string(), k));
+    return it->get<double>();
+  };
+  o.blue_value = real("blue_value");
+  o.red_value = real("red_value");
+  o.blue_failed = untrusted::count_member(j, "blue_failed");
+  o.red_failed = untrusted::count_member(j, "red_failed");
+  return o;
+}
+
+std::pair<double, double> percentile(std::vector<double> v) {
+  if (v.empty()) return {NAN, NAN};
+  std::sort(v.begin(), v.end());
+  const std::size_t b = v.size();
+  const std::size_t lo = std::min(static_cast<std::size_t>(std::floor(0.025 * static_cast<double>(b))), b - 1);
+  const auto h = static_cast<std::size_t>(std::ceil(0.975 * static_cast<double>(b)));
+  return {v[lo], v[h == 0 ? 0 : std::min(h - 1, b - 1)]};
+}
+
+std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6f}", v); }
+
+struct PopulationRow {
+  int iteration;
+  std::string side, policy;
+  Fraction p;
+};
+
+void write_outputs(const fs::path& out, const std::vector<PsroRow>& rows, const std::vector<PopulationRow>& pop) {
+  io::CsvTable t({"iteration", "blue_policies", "red_policies", "scenarios", "value", "value_exact", "exploitability",
+                  "ci_lo", "ci_hi", "blue_gain", "red_gain", "blue_added", "red_added", "blue_oracle_value",
+                  "red_oracle_value"});
+  std::string md = "# PSRO\n\n| iteration | population | value | exploitability [95% CI] | BLUE gain | RED gain |\n"
+                   "|---:|---:|---:|---|---:|---:|\n";
+  for (const auto& r : rows) {
+    t.add({std::to_string(r.iteration), std::to_string(r.blue_size), std::to_string(r.red_size),
+           std::to_string(r.scenarios), num(r.value.value), r.value.str(), num(r.exploitability), num(r.lo), num(r.hi),
+           num(r.blue_gain), num(r.red_gain), r.blue_added, r.red_added, num(r.blue_predicted), num(r.red_predicted)});
+    md += fmt::format("| {} | {} x {} | {:.4f} | {:.4f} [{:.4f}, {:.4f}] | {:.4f} | {:.4f} |\n", r.iteration, r.blue_size,
+                      r.red_size, r.value.value, r.exploitability, r.lo, r.hi, r.blue_gain, r.red_gain);
+  }
+  io::CsvTable p({"iteration", "side", "policy", "probability", "probability_exact"});
+  for (const auto& r : pop) p.add({std::to_string(r.iteration), r.side, r.policy, num(r.p.value), r.p.str()});
+  io::write_files(out.string(), {{"psro.csv", t.to_string()}, {"population.csv", p.to_string()}, {"psro.md", md}});
+}
+
+}  // namespace
+
+std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& opt) {
+  if (opt.iterations < 1) throw ConfigError("psro: --iterations must be at least 1");
+  if (cfg.terrain_geo)
+    throw ConfigError(fmt::format("{}: terrain: geo: PSRO's oracles score plans without the map (docs/METRICS.md "
+                                  "\"PSRO\"), so it refuses a geo config",
+                                  cfg.source));
+  if (cfg.samples != 1)
+    throw ConfigError(fmt::format("{}: samples: {}: PSRO plays one sample per cell", cfg.source, cfg.samples));
+  if (opt.blue_budget < 1 || opt.red_k < 1) throw ConfigError("psro: --blue-budget and --red-k must be at least 1");
+  if (opt.blue_oracle != "local" && opt.blue_oracle.rfind("exec:", 0) != 0)
+    throw ConfigError(fmt::format("psro: --blue-oracle {}: accepted values are local and exec:COMMAND",
+                                  untrusted::excerpt(opt.blue_oracle, 60)));
+  if (opt.red_oracle != "greedy" && opt.red_oracle.rfind("exec:", 0) != 0)
+    throw ConfigError(fmt::format("psro: --red-oracle {}: accepted values are greedy and exec:COMMAND",
+                                  untrusted::excerpt(opt.red_oracle, 60)));
+  const fs::path out = fs::absolute(opt.out_dir).lexically_normal();
+  const json want = marker(cfg, opt);
+  const io::PreparedDirectory prepared = io::prepare_run_directory(
+      out.string(), opt.resume ? io::DirMode::resume : opt.force ? io::DirMode::force : io::DirMode::fresh,
+      {cfg.source});
+  if (prepared.had_files)
+    check_marker(out, want);
+  else
+    io::write_files(out.string(), {{kMarker, want.dump(1) + "\n"}});
+  std::optional<tbb::global_control> limit;
+  if (opt.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(opt.threads));
+
+  auto [blues, reds] = start_populations(cfg);
+  {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& b : blues)
+      for (const auto& r : reds) pairs.emplace_back(b, r);
+    play(cfg, pairs, out / run_name(0), opt);
+  }
+  std::vector<PsroRow> rows;
+  std::vector<PopulationRow> pop;
+  auto record_population = [&](int it, const MetaGameData& d, const GameSolution& g) {
+    for (std::size_t i = 0; i < d.blue.size(); ++i) pop.push_back({it, "blue", d.blue[i], g.blue[i]});
+    for (std::size_t j = 0; j < d.red.size(); ++j) pop.push_back({it, "red", d.red[j], g.red[j]});
+  };
+  for (int it = 0; it < opt.iterations; ++it) {
+    const MetaGameData data = read_metagame_data(run_dirs(out, it), opt.payoff);
+    const GameSolution g = solve_game(data.matrix(), false);
+    record_population(it, data, g);
+    OracleOutcome o;
+    if (fs::is_regular_file(fs::symlink_status(out / oracle_name(it + 1))) &&
+        fs::is_regular_file(fs::symlink_status(out / blue_set_name(it + 1))) &&
+        fs::is_regular_file(fs::symlink_status(out / red_set_name(it + 1))))
+      o = read_oracle_record(out / oracle_name(it + 1));
+    else
+      o = run_oracles(cfg, out, it, data, g, opt);
+    const std::string nb = "plans:" + (out / blue_set_name(it + 1)).string();
+    const std::string nr = "plans:" + (out / red_set_name(it + 1)).string();
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& r : data.red) pairs.emplace_back(nb, r);
+    pairs.emplace_back(nb, nr);
+    for (const auto& b : data.blue) pairs.emplace_back(b, nr);
+    play(cfg, pairs, out / run_name(it + 1), opt);
+
+    // The equilibrium of the old population, zero-padded, against the grown matrix.
+    const MetaGameData grown = read_metagame_data(run_dirs(out, it + 1), opt.payoff);
+    std::vector<double> x(grown.blue.size(), 0.0), y(grown.red.size(), 0.0);
+    for (std::size_t i = 0; i < data.blue.size(); ++i) x[i] = g.blue[i].value;
+    for (std::size_t j = 0; j < data.red.size(); ++j) y[j] = g.red[j].value;
+    const IntMatrix a = grown.matrix();
+    PsroRow row;
+    row.iteration = it;
+    row.blue_size = data.blue.size();
+    row.red_size = data.red.size();
+    row.scenarios = grown.scenarios.size();
+    row.value = g.value;
+    row.exploitability = nash_conv(a, x, y);
+    double xay = 0, best_row = -INFINITY, worst_col = INFINITY;
+    for (std::size_t i = 0; i < a.rows; ++i) {
+      double v = 0;
+      for (std::size_t j = 0; j < a.cols; ++j) v += a.value(i, j) * y[j];
+      xay += x[i] * v;
+      best_row = std::max(best_row, v);
+    }
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      double v = 0;
+      for (std::size_t i = 0; i < a.rows; ++i) v += a.value(i, j) * x[i];
+      worst_col = std::min(worst_col, v);
+    }
+    row.blue_gain = best_row - xay;
+    row.red_gain = xay - worst_col;
+    std::vector<double> boot;
+    if (grown.scenarios.size() > 1) {
+      Rng rng = Rng::keyed(cfg.bootstrap.seed, "bootstrap", fmt::format("psro/{}/{}", payoff_name(opt.payoff), it));
+      std::vector<std::size_t> idx(grown.scenarios.size());
+      for (int b = 0; b < opt.resamples; ++b) {
+        for (auto& k : idx) k = rng.pick_index(idx.size());
+        boot.push_back(nash_conv(grown.matrix(idx), x, y));
+      }
+    }
+    std::tie(row.lo, row.hi) = percentile(boot);
+    row.blue_added = nb;
+    row.red_added = nr;
+    row.blue_predicted = o.blue_value;
+    row.red_predicted = o.red_value;
+    rows.push_back(row);
+    const bool done = (opt.epsilon >= 0 && row.exploitability <= opt.epsilon) || it + 1 == opt.iterations;
+    if (done) {
+      const GameSolution last = solve_game(a, false);
+      record_population(it + 1, grown, last);
+    }
+    write_outputs(out, rows, pop);
+    if (opt.progress_mode != "none")
+      fmt::print(stderr, "advplan: psro iteration {}/{}: exploitability {:.4f} [{:.4f}, {:.4f}], population {} x {}\n",
+                 it + 1, opt.iterations, row.exploitability, row.lo, row.hi, grown.blue.size(), grown.red.size());
+    if (done) break;
+  }
+  return rows;
+}
+
+}  // namespace advplan::metagame

@@ -2,6 +2,7 @@
 // configs/experiments/metagame.yaml on the paper corpus plus `metagame` (< 10 s on 2 cores), and `metagame`
 // alone with 1,000 bootstrap resamples (< 2 s). Run: advplan_bench_metagame --benchmark_min_time=1
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -119,7 +120,24 @@ void BM_AlphaRankSparse(benchmark::State& state) {
 }
 BENCHMARK(BM_AlphaRankSparse)->Arg(10)->Arg(20)->Arg(100)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Matrix-free alpha-Rank (docs/METRICS.md "Matrix-free alpha-Rank") on the same games; 1,000 x 1,000 is 10^6
+// profiles (target: under 60 s and 2 GiB); counters as the sparse bench, edges being the near pairs kept.
+void BM_AlphaRankMatrixFree(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto [blue, red] = random_game(n);
+  metagame::SparseAlphaRank r;
+  for (auto _ : state) r = metagame::alpharank_two_population_matrix_free(blue, red, n, n, 10.0, 50);
+  state.counters["residual"] = r.residual;
+  state.counters["edges"] = static_cast<double>(r.edges);
+  state.counters["iterations"] = static_cast<double>(r.iterations);
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  state.counters["peak_rss_mib"] = static_cast<double>(u.ru_maxrss) / 1024.0;  // the process's peak so far
+}
+BENCHMARK(BM_AlphaRankMatrixFree)->Arg(10)->Arg(20)->Arg(100)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // Today's dense solver where it fits (n x n profiles squared in memory, O(n^6) time), for the ratio.
+
 void BM_AlphaRankDense(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const auto [blue, red] = random_game(n);

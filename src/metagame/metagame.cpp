@@ -497,10 +497,16 @@ AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOption
     io::CsvTable t({"alpha", "m", "blue", "red", "pi", "closed_classes"});
     for (double alpha : opt.alphas) {
       // The dense solver up to kDenseAlphaRankMax profiles (the bytes every earlier run had), the sparse one above
-      // (docs/METRICS.md "Sparse alpha-Rank"; the two agree to 1e-10, tests/metagame/alpharank_sparse_test.cpp).
+      // (docs/METRICS.md "Sparse alpha-Rank"; the two agree to 1e-10, tests/metagame/alpharank_sparse_test.cpp), and
+      // the matrix-free one where the explicit chain would pass kMatrixFreeAlphaRankEdges transitions.
       AlphaRank ar;
       if (nb * nr <= kDenseAlphaRankMax) {
         ar = alpharank_two_population(bp, rp, nb, nr, alpha, opt.m);
+      } else if (nb * nr * (nb + nr - 2) > kMatrixFreeAlphaRankEdges &&
+                 matrix_free_alpharank_applies(bp, rp, alpha, opt.m)) {
+        SparseAlphaRank s = alpharank_two_population_matrix_free(bp, rp, nb, nr, alpha, opt.m);
+        ar.pi = std::move(s.pi);
+        ar.closed_classes = s.closed_classes;
       } else {
         SparseAlphaRank s = alpharank_two_population_sparse(bp, rp, nb, nr, alpha, opt.m);
         ar.pi = std::move(s.pi);

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <random>
 
+#include <tbb/global_control.h>
+
+#include "advplan/core/error.hpp"
 #include "advplan/metagame/metagame.hpp"
 
 namespace advplan::metagame {
@@ -82,6 +85,50 @@ TEST(SparseAlphaRank, TheIterativeClassSolveAgreesToo) {
     EXPECT_GT(sparse.iterations, 0u);
     EXPECT_LE(sparse.residual, 1e-10) << alpha;
   }
+}
+
+// Matrix-free alpha-Rank (docs/METRICS.md "Matrix-free alpha-Rank"): the same chain computed along sorted lines,
+// far pairs by a series of exponentials and near pairs kept, against the dense solver (to 1e-10) wherever its gate
+// admits alpha, with ties (near pairs at distance 0) and with m small; against the explicit sparse chain on a game
+// too large for the dense solver; bit for bit at 1 and 2 threads.
+TEST(MatrixFreeAlphaRank, AgreesWithTheDenseSolver) {
+  std::uint32_t seed = 500;
+  std::size_t compared = 0;
+  for (const auto& [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {1, 2}, {2, 1}, {2, 3}, {5, 7}, {10, 10}, {12, 15}})
+    for (const double alpha : {0.01, 0.1, 1.0, 3.0, 10.0})
+      for (const int m : {5, 50})
+        for (const int levels : {0, 4}) {
+          const Game g = random_game(rows, cols, seed++, levels);
+          ASSERT_TRUE(matrix_free_alpharank_applies(g.blue, g.red, alpha, m));
+          const AlphaRank dense = alpharank_two_population(g.blue, g.red, rows, cols, alpha, m);
+          const SparseAlphaRank free = alpharank_two_population_matrix_free(g.blue, g.red, rows, cols, alpha, m);
+          EXPECT_LE(max_diff(dense.pi, free.pi), 1e-10) << rows << "x" << cols << " alpha " << alpha << " m " << m
+                                                        << " levels " << levels;
+          EXPECT_LE(free.residual, 1e-10);
+          ++compared;
+        }
+  EXPECT_EQ(compared, 6u * 5u * 2u * 2u);
+  // Outside the gate (a transition would underflow, or the limit chain) it refuses in one sentence.
+  const Game g = random_game(4, 4, 1);
+  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, 100.0, 50));
+  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, kInfiniteAlpha, 50));
+  EXPECT_THROW(alpharank_two_population_matrix_free(g.blue, g.red, 4, 4, kInfiniteAlpha, 50), Error);
+}
+
+TEST(MatrixFreeAlphaRank, AgreesWithTheExplicitSparseChainAndIsTheSameAtAnyThreadCount) {
+  const Game g = random_game(60, 70, 77);
+  const SparseAlphaRank sparse = alpharank_two_population_sparse(g.blue, g.red, 60, 70, 10.0, 50);
+  const SparseAlphaRank free = alpharank_two_population_matrix_free(g.blue, g.red, 60, 70, 10.0, 50);
+  EXPECT_LE(max_diff(sparse.pi, free.pi), 1e-10);
+  EXPECT_LT(free.edges, sparse.edges / 4);  // only the near pairs are kept
+  SparseAlphaRank one;
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+    one = alpharank_two_population_matrix_free(g.blue, g.red, 60, 70, 10.0, 50);
+  }
+  EXPECT_EQ(one.pi, free.pi);
+  EXPECT_EQ(one.iterations, free.iterations);
 }
 
 TEST(SparseAlphaRank, HanEtAlFixtureMatchesOpenSpielThroughTheSparsePath) {

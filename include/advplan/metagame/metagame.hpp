@@ -106,6 +106,21 @@ struct SparseAlphaRank {
 SparseAlphaRank alpharank_two_population_sparse(const std::vector<double>& blue, const std::vector<double>& red,
                                                 std::size_t rows, std::size_t cols, double alpha, int m,
                                                 const SparseAlphaRankOptions& opt = {});
+/// The matrix-free solver (docs/METRICS.md "Matrix-free alpha-Rank") takes a finite alpha with
+/// (m - 1) alpha (largest payoff spread of either population) at most this, so that no transition underflows.
+inline constexpr double kMatrixFreeExponentMax = 700;
+/// `advplan metagame` keeps the explicit sparse chain up to this many transitions and goes matrix-free above (where
+/// the gate admits alpha).
+inline constexpr std::size_t kMatrixFreeAlphaRankEdges = 50'000'000;
+bool matrix_free_alpharank_applies(const std::vector<double>& blue, const std::vector<double>& red, double alpha, int m);
+/// The same chain as alpharank_two_population_sparse without storing it: each product with the chain is computed
+/// from the payoffs along each population's lines, sorted by payoff (far pairs by running sums of a series of
+/// exponentials, near pairs kept), and the balance equations solved with a Jacobi preconditioner to a residual
+/// of opt.tolerance by restarted GMRES. Memory O(profiles + near pairs). The chain is irreducible (closed_classes 1). Throws Error when
+/// matrix_free_alpharank_applies is false. Agrees with the dense solver to 1e-10 (tests/metagame/alpharank_sparse_test.cpp).
+SparseAlphaRank alpharank_two_population_matrix_free(const std::vector<double>& blue, const std::vector<double>& red,
+                                                     std::size_t rows, std::size_t cols, double alpha, int m,
+                                                     const SparseAlphaRankOptions& opt = {});
 /// alpharank_single_population by the same sparse path.
 SparseAlphaRank alpharank_single_population_sparse(const std::vector<double>& payoff, std::size_t strategies,
                                                    double alpha, int m, const SparseAlphaRankOptions& opt = {});

@@ -33,10 +33,10 @@ void add_psro_command(CLI::App& app, Action& run) {
   cmd->add_option("--red-k", opt->red_k, "candidates the RED oracle draws per scenario (default 64)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--blue-oracle", opt->blue_oracle,
-                  "local (the built-in local search, default) or exec:COMMAND (a program given the scenario and RED's "
-                  "mixture as JSON)");
+                  "local (the built-in local search, default), exec:COMMAND (a program given the scenario and RED's "
+                  "mixture as JSON), llm:MODEL (the plan prompt with the mixture appended) or llm_offline");
   cmd->add_option("--red-oracle", opt->red_oracle,
-                  "greedy (greedy@K against BLUE's mixture, default) or exec:COMMAND");
+                  "greedy (greedy@K against BLUE's mixture, default), exec:COMMAND, llm:MODEL or llm_offline");
   cmd->add_option("--resamples", opt->resamples, "bootstrap resamples of the exploitability (default 1000)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--progress", opt->progress_mode, "auto, tty, plain or none");

@@ -25,7 +25,10 @@
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/core/plan_json.hpp"
+#include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/exec_policy.hpp"
+#include "advplan/policy/llm_contract.hpp"
+#include "advplan/policy/openai_client.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
 
@@ -136,6 +139,47 @@ struct OracleOutcome {
   std::size_t blue_failed = 0, red_failed = 0;
 };
 
+bool is_llm_oracle(const std::string& s) { return s == "llm" || s == "llm_offline" || s.rfind("llm:", 0) == 0; }
+
+/// A language model as an oracle (docs/METRICS.md "PSRO"): the plan prompt of its side (for RED, answering the most
+/// probable BLUE support plan) with the opponent mixture appended to the user message as one JSON section, through
+/// the plan contract (parser, validator, re-asks). `llm_offline` is the offline deterministic client, for tests.
+class LlmOracle {
+ public:
+  LlmOracle(const std::string& spec, const PolicyContext& ctx)
+      : max_repairs_(ctx.get<LlmConfig>().max_repairs), generation_(ctx.get<LlmConfig>().generation_for("llm")) {
+    if (spec == "llm_offline") {
+      client_ = std::make_unique<OfflineCompletionClient>();
+    } else {
+      const auto colon = spec.find(':');
+      client_ = make_live_client(
+          resolve_llm_settings(ctx.get<LlmConfig>(), colon == std::string::npos ? "" : spec.substr(colon + 1), spec), ctx);
+    }
+  }
+  std::optional<Plan> ask(const Scenario& sc, Side side, const json& mixture, const Plan* blue, std::uint64_t seed,
+                          const std::string& plan_id, std::string& failure) const {
+    CompletionRequest req = side == Side::Blue ? build_blue_prompt(sc) : build_red_prompt(sc, *blue);
+    req.seed = seed & 0x7fffffffULL;
+    apply_generation(req, generation_);
+    for (auto& m : req.messages)
+      if (m.role == "user") {
+        m.content += std::string("\nPSRO ORACLE: the opponent plays the mixture of policies below (probabilities ") +
+                     (side == Side::Red ? "and their BLUE plans" : "by policy") +
+                     "). Answer with the one plan that does best in expectation against it.\nOPPONENT MIXTURE:\n" +
+                     mixture.dump(-1, ' ', false, json::error_handler_t::replace) + "\nEND OPPONENT MIXTURE\n";
+        break;
+      }
+    ContractResult res = run_contract(*client_, std::move(req), sc, side, max_repairs_, plan_id);
+    if (!res.plan) failure = "llm oracle: " + res.failure;
+    return std::move(res.plan);
+  }
+
+ private:
+  std::unique_ptr<CompletionClient> client_;
+  int max_repairs_;
+  GenerationSettings generation_;
+};
+
 /// Both oracles on every scenario of the corpus; writes the two plan sets and the oracle record.
 OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int it, const MetaGameData& data,
                           const GameSolution& g, const PsroOptions& opt) {
@@ -162,6 +206,9 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
     if (reds[j]->info().thread_safety != ThreadSafety::constant) parallel = false;
   }
   std::unique_ptr<ExecSession> blue_exec, red_exec;
+  std::unique_ptr<LlmOracle> blue_llm, red_llm;
+  if (is_llm_oracle(opt.blue_oracle)) blue_llm = std::make_unique<LlmOracle>(opt.blue_oracle, ctx);
+  if (is_llm_oracle(opt.red_oracle)) red_llm = std::make_unique<LlmOracle>(opt.red_oracle, ctx);
   if (opt.blue_oracle.rfind("exec:", 0) == 0) blue_exec = std::make_unique<ExecSession>(opt.blue_oracle, ctx.get<ExecConfig>());
   if (opt.red_oracle.rfind("exec:", 0) == 0) red_exec = std::make_unique<ExecSession>(opt.red_oracle, ctx.get<ExecConfig>());
   // The opponent mixture an exec: oracle receives: each support policy's spec and probability (exact and as a
@@ -199,10 +246,13 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
                   {"scenario", to_json(sc)},
                   {"opponent_mixture", std::move(opponents)}};
     };
-    if (blue_exec) {
+    const std::uint64_t llm_seed = Rng::keyed(cfg.seed, sc.id, fmt::format("psro/llm/{}", it + 1)).next_u64();
+    if (blue_exec || blue_llm) {
       Transcript t;
-      auto plan = blue_exec->exchange(request("BLUE", mixture(data.red, g.red, nullptr)), sc, Side::Blue,
-                                      br[i].failure, t);
+      auto plan = blue_exec ? blue_exec->exchange(request("BLUE", mixture(data.red, g.red, nullptr)), sc, Side::Blue,
+                                                  br[i].failure, t)
+                            : blue_llm->ask(sc, Side::Blue, mixture(data.red, g.red, nullptr), nullptr, llm_seed,
+                                            fmt::format("{}/blue/psro/{}", sc.id, it + 1), br[i].failure);
       if (plan) {
         plan->plan_id = fmt::format("{}/blue/psro/{}", sc.id, it + 1);
         const ScoredBlue sb = score_blue(std::move(*plan), sc, s.quality);
@@ -215,10 +265,24 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
     } else {
       br[i] = blue_best_response(sc, reds, y, s, nz);
     }
-    if (red_exec) {
+    if (red_exec || red_llm) {
       Transcript t;
-      auto plan = red_exec->exchange(request("RED", mixture(data.blue, g.blue, &support)), sc, Side::Red,
-                                     rr[i].failure, t);
+      // The LLM's prompt answers the most probable BLUE support plan (the first of the largest).
+      const Plan* likely = nullptr;
+      double best = -1;
+      for (std::size_t b = 0; b < support.size(); ++b)
+        if (support[b] != nullptr && g.blue[b].value > best) {
+          best = g.blue[b].value;
+          likely = support[b];
+        }
+      std::optional<Plan> plan;
+      if (red_exec)
+        plan = red_exec->exchange(request("RED", mixture(data.blue, g.blue, &support)), sc, Side::Red, rr[i].failure, t);
+      else if (likely == nullptr)
+        rr[i].failure = fmt::format("scenario {}: no plan of BLUE's support", sc.id);
+      else
+        plan = red_llm->ask(sc, Side::Red, mixture(data.blue, g.blue, &support), likely, llm_seed + 1,
+                            fmt::format("{}/red/psro/{}", sc.id, it + 1), rr[i].failure);
       if (plan) {
         plan->plan_id = fmt::format("{}/red/psro/{}", sc.id, it + 1);
         rr[i].value = red_value(*plan, sc, support, x, s, nz);
@@ -334,11 +398,13 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
   if (cfg.samples != 1)
     throw ConfigError(fmt::format("{}: samples: {}: PSRO plays one sample per cell", cfg.source, cfg.samples));
   if (opt.blue_budget < 1 || opt.red_k < 1) throw ConfigError("psro: --blue-budget and --red-k must be at least 1");
-  if (opt.blue_oracle != "local" && opt.blue_oracle.rfind("exec:", 0) != 0)
-    throw ConfigError(fmt::format("psro: --blue-oracle {}: accepted values are local and exec:COMMAND",
+  if (opt.blue_oracle != "local" && opt.blue_oracle.rfind("exec:", 0) != 0 && !is_llm_oracle(opt.blue_oracle))
+    throw ConfigError(fmt::format("psro: --blue-oracle {}: accepted values are local, exec:COMMAND, llm:MODEL and "
+                                  "llm_offline",
                                   untrusted::excerpt(opt.blue_oracle, 60)));
-  if (opt.red_oracle != "greedy" && opt.red_oracle.rfind("exec:", 0) != 0)
-    throw ConfigError(fmt::format("psro: --red-oracle {}: accepted values are greedy and exec:COMMAND",
+  if (opt.red_oracle != "greedy" && opt.red_oracle.rfind("exec:", 0) != 0 && !is_llm_oracle(opt.red_oracle))
+    throw ConfigError(fmt::format("psro: --red-oracle {}: accepted values are greedy, exec:COMMAND, llm:MODEL and "
+                                  "llm_offline",
                                   untrusted::excerpt(opt.red_oracle, 60)));
   const fs::path out = fs::absolute(opt.out_dir).lexically_normal();
   const json want = marker(cfg, opt);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
+#include "support/chat_server.hpp"
 #include "support/cli.hpp"
 
 namespace advplan::metagame {
@@ -318,6 +320,65 @@ TEST(Psro, ExecOraclesReceiveTheScenarioAndTheMixtureAndAreScoredAsTheRunPlaysTh
   PsroOptions bad = options(dir.path() / "bad", 1);
   bad.blue_oracle = "genius";
   EXPECT_THROW(run_psro(cfg, bad), ConfigError);
+}
+
+TEST(Psro, LlmOraclesGetThePlanPromptWithTheMixtureAndAreScoredAsTheRunPlaysThem) {
+  TempDir dir("psro-llm");
+  ExperimentConfig cfg = load_experiment_config(psro_config(dir));
+  // A live endpoint on 127.0.0.1 that answers as the offline client does and keeps every user message it got.
+  std::mutex mu;
+  std::vector<std::string> users;
+  const OfflineCompletionClient offline;
+  testing::LoopbackServer server([&](const httplib::Request& req, httplib::Response& res) {
+    const CompletionRequest r = testing::chat_request(nlohmann::json::parse(req.body));
+    {
+      const std::lock_guard<std::mutex> lock(mu);
+      for (const auto& m : r.messages)
+        if (m.role == "user") {
+          users.push_back(m.content);
+          break;
+        }
+    }
+    res.set_content(testing::chat_reply(offline.complete(r).text).dump(), "application/json");
+  });
+  testing::EnvGuard endpoint("ADVPLAN_LLM_ENDPOINT"), model("ADVPLAN_LLM_MODEL");
+  endpoint.unset();
+  model.unset();
+  cfg.llm.endpoint = server.url();
+  cfg.llm.model = "oracle-model";
+  PsroOptions o = options(dir.path() / "out", 1);
+  o.blue_oracle = "llm:oracle-model";
+  o.red_oracle = "llm_offline";
+  const std::vector<PsroRow> rows = run_psro(cfg, o);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_GE(users.size(), 6u);  // one BLUE prompt per scenario (and re-asks)
+  const MetaGameData d = read_metagame_data({(dir.path() / "out/runs/000").string()}, Payoff::advantage);
+  const GameSolution g = solve_game(d.matrix(), false);
+  for (const std::string& u : users) {
+    EXPECT_THAT(u, HasSubstr("SCENARIO:\n"));
+    const auto b = u.find("OPPONENT MIXTURE:\n"), e = u.find("\nEND OPPONENT MIXTURE");
+    ASSERT_NE(b, std::string::npos);
+    ASSERT_NE(e, std::string::npos);
+    const auto m = nlohmann::json::parse(u.substr(b + 18, e - b - 18));
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < d.red.size(); ++j)
+      if (g.red[j].value > 0) {
+        ASSERT_LT(k, m.size());
+        EXPECT_EQ(m[k]["policy"], d.red[j]);
+        EXPECT_EQ(m[k]["probability_exact"], g.red[j].str());
+        ++k;
+      }
+    EXPECT_EQ(k, m.size());
+  }
+  const MetaGameData grown = read_metagame_data({(dir.path() / "out/runs/000").string(), (dir.path() / "out/runs/001").string()},
+                                                Payoff::advantage);
+  const IntMatrix a = grown.matrix();
+  double row = 0, col = 0;
+  for (std::size_t j = 0; j < d.red.size(); ++j) row += g.red[j].value * a.value(a.rows - 1, j);
+  for (std::size_t i = 0; i < d.blue.size(); ++i) col += g.blue[i].value * a.value(i, a.cols - 1);
+  EXPECT_NEAR(rows[0].blue_predicted, row, 1e-6);
+  EXPECT_NEAR(rows[0].red_predicted, col, 1e-6);
+  EXPECT_EQ(read_played_plans((dir.path() / "out/policies/red_001.jsonl").string()).size(), 6u);
 }
 
 TEST(Psro, SameBytesAtOneAndTwoThreadsAndAfterAResume) {

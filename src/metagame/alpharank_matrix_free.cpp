@@ -237,6 +237,17 @@ void apply(const Chain& c, const std::vector<double>& x, std::vector<double>& in
   y[n - 1] = s;
 }
 
+/// sqrt(a^2 + b^2) without overflow, from IEEE operations only (std::hypot comes from the C library, whose result
+/// depends on the CPU).
+double norm2(double a, double b) {
+  a = std::abs(a);
+  b = std::abs(b);
+  if (a < b) std::swap(a, b);
+  if (a == 0) return 0;
+  const double r = b / a;
+  return a * std::sqrt(1 + r * r);
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -328,7 +339,7 @@ SparseAlphaRank alpharank_two_population_matrix_free(const std::vector<double>& 
         h(i, j) = cs[static_cast<std::size_t>(i)] * a + sn[static_cast<std::size_t>(i)] * b2;
         h(i + 1, j) = -sn[static_cast<std::size_t>(i)] * a + cs[static_cast<std::size_t>(i)] * b2;
       }
-      const double a = h(j, j), b2 = h(j + 1, j), rr = std::hypot(a, b2);
+      const double a = h(j, j), b2 = h(j + 1, j), rr = norm2(a, b2);
       cs[static_cast<std::size_t>(j)] = rr > 0 ? a / rr : 1.0;
       sn[static_cast<std::size_t>(j)] = rr > 0 ? b2 / rr : 0.0;
       h(j, j) = rr;

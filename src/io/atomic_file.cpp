@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -173,28 +174,49 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   w.commit();
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot read file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+
+
+int open_readable(const std::string& path) {
+  // Opened without blocking, so a FIFO with no writer cannot hang the open, and refused when it is a FIFO or a
+  // socket, whose reads could wait forever; a device (/dev/zero) is read, up to the caller's limit.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw IoError(fmt::format("{}: cannot read file", path));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
+    const bool dir = S_ISDIR(st.st_mode);
+    ::close(fd);
+    throw IoError(fmt::format("{}: cannot read file ({})", path,
+                              dir ? "a directory" : "a FIFO or socket, not a file"));
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
 }
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot read file", path));
-  // Read in blocks up to one byte past the limit: a device (/dev/zero) or a FIFO has no size to look at first.
+  const int fd = open_readable(path);
+  // Read in blocks up to one byte past the limit: a device (/dev/zero) has no size to look at first.
   std::string out;
   std::array<char, 1 << 16> block{};
-  while (in && out.size() <= max_bytes) {
-    in.read(block.data(), static_cast<std::streamsize>(std::min<std::size_t>(block.size(), max_bytes + 1 - out.size())));
-    out.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  while (out.size() <= max_bytes) {
+    const ssize_t n = ::read(fd, block.data(), std::min<std::size_t>(block.size(), max_bytes + 1 - out.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw IoError(fmt::format("{}: cannot read file ({})", path, std::strerror(err)));
+    }
+    if (n == 0) break;
+    out.append(block.data(), static_cast<std::size_t>(n));
   }
+  ::close(fd);
   if (out.size() > max_bytes)
     throw IoError(fmt::format("{}: larger than the limit of {} bytes for this kind of file", path, max_bytes));
-  if (in.bad()) throw IoError(fmt::format("{}: cannot read file", path));
   return out;
+}
+
+std::string read_text_file(const std::string& path) {
+  return read_text_file(path, std::numeric_limits<std::size_t>::max() - 1);
 }
 
 void write_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {

@@ -61,6 +61,9 @@ class AtomicWriter {
 void write_file_atomic(const std::string& path, const std::string& content);
 /// Reads a whole file; throws IoError naming `path`. For trace files, whose size the run itself bounds.
 std::string read_text_file(const std::string& path);
+/// A descriptor open for reading `path` (the caller closes it): never blocks on a FIFO; a FIFO, a socket or a
+/// directory is refused with IoError naming the file.
+int open_readable(const std::string& path);
 /// The same, refusing a file of more than `max_bytes` (IoError naming it and the limit) after reading at most one
 /// byte past the limit, so a device or FIFO without end (/dev/zero) is refused, not read forever.
 std::string read_text_file(const std::string& path, std::size_t max_bytes);

@@ -49,10 +49,15 @@ std::string oracle_name(int i) { return fmt::format("policies/oracle_{:03d}.json
 const char* payoff_name(Payoff p) { return p == Payoff::win_rate ? "win_rate" : "advantage"; }
 
 /// What a resumed PSRO must share with the one that wrote the directory.
-json marker(const ExperimentConfig& cfg, const PsroOptions& opt) {
+json marker(const ExperimentConfig& cfg, const PsroOptions& opt, const fs::path& out) {
   json j;
   j["kind"] = "advplan psro";
+  // The plan sets' specs name their absolute paths, so a copy of the directory elsewhere would play the original's.
+  j["out_dir"] = out.string();
   j["config_sha256"] = io::sha256_hex(cfg.text);
+  std::string tpls;
+  for (const auto& [src, text] : cfg.template_texts) tpls += io::sha256_hex(text) + "\n";
+  j["templates_sha256"] = io::sha256_hex(tpls);
   j["seed"] = cfg.seed;
   j["payoff"] = payoff_name(opt.payoff);
   j["blue_budget"] = opt.blue_budget;
@@ -66,6 +71,10 @@ json marker(const ExperimentConfig& cfg, const PsroOptions& opt) {
 
 void check_marker(const fs::path& dir, const json& want) {
   const std::string path = (dir / kMarker).string();
+  if (!fs::exists(fs::symlink_status(path)))
+    throw IoError(fmt::format("{}: missing, so {} holds no PSRO this command wrote; --resume continues one (use another "
+                              "--out, or --force on a PSRO directory)",
+                              path, dir.string()));
   json got;
   if (const std::string e = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), got, 4);
       !e.empty())
@@ -96,10 +105,28 @@ std::pair<std::vector<std::string>, std::vector<std::string>> start_populations(
   return {b, r};
 }
 
+/// A run directory of the PSRO is complete when it holds its MANIFEST and its run_metadata.json (the runner writes
+/// the second after the first: a kill between them leaves a run that --resume seals).
+bool complete(const fs::path& dir) {
+  return fs::is_regular_file(fs::symlink_status(dir / io::kManifestFile)) &&
+         fs::is_regular_file(fs::symlink_status(dir / io::kMetadataFile));
+}
+
+/// Refuses a folder of the PSRO directory that is a symbolic link (a run or plan set would be written through it).
+void refuse_link(const fs::path& p) {
+  if (fs::is_symlink(fs::symlink_status(p)))
+    throw IoError(fmt::format("{}: a symbolic link; PSRO writes its runs and plan sets only inside its directory", p.string()));
+}
+
 /// Plays `pairs` into dir (resuming it when a kill left it incomplete; nothing when it is complete).
 void play(const ExperimentConfig& base, const std::vector<std::pair<std::string, std::string>>& pairs,
           const fs::path& dir, const PsroOptions& opt) {
-  if (fs::is_regular_file(fs::symlink_status(dir / io::kManifestFile))) return;
+  refuse_link(dir.parent_path());
+  refuse_link(dir);
+  if (complete(dir)) {
+    io::verify_run_directory(dir.string());  // a run of an earlier invocation: its traces as its MANIFEST lists them
+    return;
+  }
   ExperimentConfig cfg = base;
   cfg.conditions.clear();
   for (const auto& [b, r] : pairs) cfg.conditions.push_back({default_condition_label(base, b, r), b, r, "main", {}});
@@ -406,15 +433,23 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
     throw ConfigError(fmt::format("psro: --red-oracle {}: accepted values are greedy, exec:COMMAND, llm:MODEL and "
                                   "llm_offline",
                                   untrusted::excerpt(opt.red_oracle, 60)));
-  const fs::path out = fs::absolute(opt.out_dir).lexically_normal();
-  const json want = marker(cfg, opt);
+  fs::path out = fs::absolute(opt.out_dir).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  const json want = marker(cfg, opt, out);
+  // What --force must never clear: the config, its templates and the plan sets its conditions replay.
+  std::vector<std::string> inputs{cfg.source};
+  for (const auto& [src, text] : cfg.template_texts) inputs.push_back(src);
+  for (const Condition& c : cfg.conditions)
+    for (const std::string* spec : {&c.blue, &c.red})
+      if (spec->rfind("plans:", 0) == 0) inputs.push_back(spec->substr(6));
   const io::PreparedDirectory prepared = io::prepare_run_directory(
-      out.string(), opt.resume ? io::DirMode::resume : opt.force ? io::DirMode::force : io::DirMode::fresh,
-      {cfg.source});
+      out.string(), opt.resume ? io::DirMode::resume : opt.force ? io::DirMode::force : io::DirMode::fresh, inputs);
   if (prepared.had_files)
     check_marker(out, want);
   else
     io::write_files(out.string(), {{kMarker, want.dump(1) + "\n"}});
+  refuse_link(out / "runs");
+  refuse_link(out / "policies");
   std::optional<tbb::global_control> limit;
   if (opt.threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(opt.threads));
 

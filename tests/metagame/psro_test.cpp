@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -112,6 +114,15 @@ TEST(PlanSetPolicy, ReplaysItsPlansOnBothSidesAndRefusesBadFiles) {
   }
   EXPECT_THROW(make_red_policy("plans:" + (dir / "missing.jsonl"), ctx), PolicyError);
   EXPECT_THROW(make_blue_policy("plans:" + file.substr(0, file.size() - 6) + "nothing", ctx), PolicyError);
+  // A FIFO as the file is refused at once, never read (a read would wait for a writer forever).
+  const std::string fifo = dir / "fifo.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    make_blue_policy("plans:" + fifo, ctx);
+    ADD_FAILURE() << "a FIFO was accepted as a plan set";
+  } catch (const PolicyError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("a FIFO or socket, not a file"));
+  }
 }
 
 TEST(Psro, NashConvIsTheBruteForceGainOfBothBestReplies) {
@@ -430,6 +441,62 @@ TEST(Psro, DirectoriesAndSettingsAreChecked) {
   wrong.force = true;
   EXPECT_THROW(run_psro(cfg, wrong), IoError);
   EXPECT_TRUE(fs::exists(plain / "notes.txt"));
+  // A resume refuses a folder that is a symbolic link (it would write the run elsewhere), a copy of the directory
+  // made elsewhere (its plan sets' specs name the original), and an earlier run whose traces no longer match its
+  // MANIFEST.
+  {
+    PsroOptions two = options(out, 2);
+    two.force = true;
+    run_psro(cfg, two);
+    fs::remove_all(out / "runs/002");
+    fs::remove(out / "policies/oracle_002.json");
+    fs::create_directories(dir.path() / "elsewhere");
+    fs::create_directory_symlink(dir.path() / "elsewhere", out / "runs/002");
+    PsroOptions again = options(out, 2);
+    again.resume = true;
+    try {
+      run_psro(cfg, again);
+      ADD_FAILURE() << "a symlinked run directory was written through";
+    } catch (const IoError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("runs/002: a symbolic link"));
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path() / "elsewhere"));
+    fs::remove(out / "runs/002");
+    fs::copy(out, dir.path() / "copy", fs::copy_options::recursive);
+    PsroOptions copy = options(dir.path() / "copy", 2);
+    copy.resume = true;
+    try {
+      run_psro(cfg, copy);
+      ADD_FAILURE() << "a copied PSRO directory was resumed";
+    } catch (const ConfigError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("psro.json: 'out_dir' is"));
+    }
+    const std::string per = (out / "runs/000/per_scenario.csv").string();
+    std::string text = testing::read_file(per);
+    text += "\n";  // any change of its bytes
+    testing::write_file(per, text);
+    try {
+      run_psro(cfg, again);
+      ADD_FAILURE() << "an edited run was read";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("per_scenario.csv"));
+      EXPECT_THAT(e.what(), HasSubstr("MANIFEST"));
+    }
+  }
+  // --force never clears a directory that holds a plan set the config plays.
+  {
+    ExperimentConfig replay = cfg;
+    replay.conditions.push_back({"replay", "plans:" + (out / "policies/blue_001.jsonl").string(), "single", "main", {}});
+    PsroOptions f = options(out, 1);
+    f.force = true;
+    try {
+      run_psro(replay, f);
+      ADD_FAILURE() << "--force cleared the config's own plan set";
+    } catch (const IoError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("holds an input of this command"));
+    }
+    EXPECT_TRUE(fs::exists(out / "policies/blue_001.jsonl"));
+  }
   // A geo config is refused in one sentence.
   ExperimentConfig geo = cfg;
   geo.terrain_geo = true;

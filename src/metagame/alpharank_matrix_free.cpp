@@ -256,13 +256,40 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-bool matrix_free_alpharank_applies(const std::vector<double>& blue, const std::vector<double>& red, double alpha, int m) {
-  if (!(alpha > 0) || std::isinf(alpha) || m < 2) return false;
+std::size_t matrix_free_near_pairs(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                                   std::size_t cols, double alpha, int m) {
+  const double delta = kDeltaScale / (m * alpha);
+  std::size_t pairs = 0;
+  std::vector<double> v;
+  auto count = [&] {
+    std::sort(v.begin(), v.end());
+    for (std::size_t p = 0, q = 0; p < v.size(); ++p) {
+      q = std::max(q, p + 1);
+      while (q < v.size() && v[q] < v[p] + delta) ++q;
+      pairs += q - p - 1;
+    }
+  };
+  for (std::size_t j = 0; j < cols && rows > 1; ++j) {
+    v.clear();
+    for (std::size_t i = 0; i < rows; ++i) v.push_back(blue[i * cols + j]);
+    count();
+  }
+  for (std::size_t i = 0; i < rows && cols > 1; ++i) {
+    v.assign(red.begin() + static_cast<std::ptrdiff_t>(i * cols), red.begin() + static_cast<std::ptrdiff_t>((i + 1) * cols));
+    count();
+  }
+  return pairs;
+}
+
+bool matrix_free_alpharank_applies(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                                   std::size_t cols, double alpha, int m) {
+  if (!(alpha > 0) || std::isinf(alpha) || m < 2 || blue.size() != rows * cols || red.size() != rows * cols) return false;
   auto spread = [](const std::vector<double>& v) {
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     return v.empty() ? 0.0 : *hi - *lo;
   };
-  return (m - 1) * alpha * std::max(spread(blue), spread(red)) <= kMatrixFreeExponentMax;
+  if ((m - 1) * alpha * std::max(spread(blue), spread(red)) > kMatrixFreeExponentMax) return false;
+  return matrix_free_near_pairs(blue, red, rows, cols, alpha, m) <= kMatrixFreeNearPairsMax;
 }
 
 SparseAlphaRank alpharank_two_population_matrix_free(const std::vector<double>& blue, const std::vector<double>& red,
@@ -270,10 +297,10 @@ SparseAlphaRank alpharank_two_population_matrix_free(const std::vector<double>& 
                                                      const SparseAlphaRankOptions& opt) {
   if (rows * cols < 2 || rows * cols > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("alpha-Rank: {} x {} profiles are outside the matrix-free solver's range", rows, cols));
-  if (!matrix_free_alpharank_applies(blue, red, alpha, m))
+  if (!matrix_free_alpharank_applies(blue, red, rows, cols, alpha, m))
     throw Error(fmt::format("alpha-Rank: the matrix-free solver takes a finite alpha with (m - 1) alpha times the "
-                            "payoff spread at most {} (here alpha {}, m {})",
-                            kMatrixFreeExponentMax, alpha, m));
+                            "payoff spread at most {} and at most {} near pairs (here alpha {}, m {})",
+                            kMatrixFreeExponentMax, kMatrixFreeNearPairsMax, alpha, m));
   const std::size_t n = rows * cols;
   Chain c;
   c.rows = rows;

@@ -70,6 +70,8 @@ RunMeta read_run_meta(const std::string& dir) {
       (*sim)["replications"].get<std::int64_t>() < 1)
     throw Error(fmt::format("{}: simulator.replications is missing or not a positive integer", path));
   m.replications = (*sim)["replications"].get<std::int64_t>();
+  if (m.replications > 100000)  // the config's own bound; a larger R would overflow the matrix's denominator
+    throw Error(fmt::format("{}: simulator.replications is {}, above the largest a run has (100000)", path, m.replications));
   if (const auto b = j.find("bootstrap"); b != j.end() && b->contains("seed") && (*b)["seed"].is_number_unsigned())
     m.bootstrap_seed = (*b)["seed"].get<std::uint64_t>();
   auto text = [&](const json* v) { return v == nullptr ? std::string() : v->dump(); };
@@ -116,7 +118,8 @@ std::optional<std::string> point_player(const Condition& c, std::string& blue, s
     try {
       r = setting_reach(st.path, c, path);
     } catch (const Error& e) {
-      throw Error(fmt::format("{}: sweep point '{}': {}", path, untrusted::excerpt(c.label, 80), e.what()));
+      throw Error(fmt::format("{} (in the conditions' settings of sweep point '{}')", e.what(),
+                              untrusted::excerpt(c.label, 80)));
     }
     reach.red = reach.red || r.red;
     reach.blue = reach.blue || r.blue;
@@ -127,6 +130,69 @@ std::optional<std::string> point_player(const Condition& c, std::string& blue, s
   std::string& side = reach.red ? red : blue;
   if (!named.empty()) side += " [" + settings_text(named) + "]";
   return side;
+}
+
+using CellKey = std::tuple<std::size_t, std::size_t, std::size_t>;  // (scenario, BLUE, RED)
+
+/// Leaves out the sweep points' players that do not meet every opponent (a RED point of one BLUE policy's condition
+/// in a run with several BLUE policies) or whose cells equal a listed policy's in every scenario (the point at the
+/// config's own value), and renumbers the rest in order.
+void drop_point_players(MetaGameData& d, std::map<CellKey, std::int64_t>& cell, std::map<CellKey, bool>& failed,
+                        const std::set<std::size_t>& point_blue, const std::set<std::size_t>& listed_blue,
+                        const std::set<std::size_t>& point_red, const std::set<std::size_t>& listed_red) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  std::set<std::pair<std::size_t, std::size_t>> seen;
+  std::set<std::size_t> scen;
+  for (const auto& [k, v] : cell) seen.emplace(std::get<1>(k), std::get<2>(k)), scen.insert(std::get<0>(k));
+  for (const auto& [k, v] : failed) seen.emplace(std::get<1>(k), std::get<2>(k)), scen.insert(std::get<0>(k));
+  std::vector<bool> keep_b(nb, true), keep_r(nr, true);
+  auto value = [&](std::size_t s, std::size_t b, std::size_t r) -> std::optional<std::int64_t> {
+    const auto it = cell.find({s, b, r});
+    return it == cell.end() ? std::nullopt : std::optional(it->second);
+  };
+  auto point_only = [](const std::set<std::size_t>& point, const std::set<std::size_t>& listed, std::size_t i) {
+    return point.count(i) && !listed.count(i);
+  };
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!point_only(point_blue, listed_blue, b)) continue;
+    for (std::size_t r = 0; r < nr && keep_b[b]; ++r) keep_b[b] = seen.count({b, r}) > 0;
+    for (std::size_t o = 0; o < nb && keep_b[b]; ++o) {
+      if (point_only(point_blue, listed_blue, o)) continue;
+      bool same = true;
+      for (const std::size_t s : scen)
+        for (std::size_t r = 0; r < nr && same; ++r) same = value(s, b, r) == value(s, o, r);
+      keep_b[b] = !same;
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (!point_only(point_red, listed_red, r)) continue;
+    for (std::size_t b = 0; b < nb && keep_r[r]; ++b) keep_r[r] = !keep_b[b] || seen.count({b, r}) > 0;
+    for (std::size_t o = 0; o < nr && keep_r[r]; ++o) {
+      if (point_only(point_red, listed_red, o)) continue;
+      bool same = true;
+      for (const std::size_t s : scen)
+        for (std::size_t b = 0; b < nb && same; ++b) same = !keep_b[b] || value(s, b, r) == value(s, b, o);
+      keep_r[r] = !same;
+    }
+  }
+  std::vector<std::size_t> nbi(nb), nri(nr);
+  std::vector<std::string> blue, red;
+  for (std::size_t b = 0; b < nb; ++b)
+    if (keep_b[b]) nbi[b] = blue.size(), blue.push_back(d.blue[b]);
+  for (std::size_t r = 0; r < nr; ++r)
+    if (keep_r[r]) nri[r] = red.size(), red.push_back(d.red[r]);
+  if (blue.size() == nb && red.size() == nr) return;
+  auto remap = [&](auto& m) {
+    std::remove_reference_t<decltype(m)> out;
+    for (const auto& [k, v] : m)
+      if (keep_b[std::get<1>(k)] && keep_r[std::get<2>(k)])
+        out.emplace(CellKey{std::get<0>(k), nbi[std::get<1>(k)], nri[std::get<2>(k)]}, v);
+    m = std::move(out);
+  };
+  remap(cell);
+  remap(failed);
+  d.blue = std::move(blue);
+  d.red = std::move(red);
 }
 
 /// Each scenario's row of a run's scenarios.csv (its template, seed, terrain and framing), joined, by id; empty when
@@ -199,6 +265,8 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
   // (scenario, blue, red) -> payoff in units; the first ok row of a cell wins.
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> cell;
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, bool> failed;
+  // Players seen only in sweep points' rows (a player a listed condition also names is a listed one).
+  std::set<std::size_t> point_blue, listed_blue, point_red, listed_red;
   std::int64_t unit = 0;
   // Cells pooled from several runs must have been played on the same scenarios under the same settings: the first
   // run's provenance, and each scenario's row as the first run that played it wrote it.
@@ -255,7 +323,8 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
         if (pt == meta.points.end())
           throw Error(fmt::format("{}: line {}: sweep point '{}' is not among the conditions of run_metadata.json", path,
                                   i + 2, untrusted::excerpt(row[cl], 80)));
-        const std::optional<std::string> player = point_player(pt->second, blue_name, red_name, path);
+        const std::optional<std::string> player =
+            point_player(pt->second, blue_name, red_name, (fs::path(run_dirs[r]) / "run_metadata.json").string());
         if (!player) continue;  // the point changes the wargame, or both sides: no player of its own
       }
       auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
@@ -280,6 +349,8 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
       const std::size_t s = index_of(scen_ix, scen_order, row[cs]);
       const std::size_t b = index_of(blue_ix, d.blue, blue_name);
       const std::size_t rd = index_of(red_ix, d.red, red_name);
+      (row[cg] == "grid" ? point_blue : listed_blue).insert(b);
+      (row[cg] == "grid" ? point_red : listed_red).insert(rd);
       const auto key = std::make_tuple(s, b, rd);
       if (cell.count(key)) continue;
       if (row[cst] != "ok") {
@@ -302,6 +373,7 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
     }
   }
   d.unit = unit;
+  drop_point_players(d, cell, failed, point_blue, listed_blue, point_red, listed_red);
   const std::size_t nb = d.blue.size(), nr = d.red.size();
   if (nb == 0 || nr == 0) throw Error(fmt::format("{}: no rows of BLUE against RED", run_dirs.front()));
   // Every pairing must have been run; a scenario with a failed cell is dropped for all.
@@ -503,7 +575,7 @@ AlphaRanks write_alpharank_and_graph(const MetaGameData& d, const MetaGameOption
       if (nb * nr <= kDenseAlphaRankMax) {
         ar = alpharank_two_population(bp, rp, nb, nr, alpha, opt.m);
       } else if (nb * nr * (nb + nr - 2) > kMatrixFreeAlphaRankEdges &&
-                 matrix_free_alpharank_applies(bp, rp, alpha, opt.m)) {
+                 matrix_free_alpharank_applies(bp, rp, nb, nr, alpha, opt.m)) {
         SparseAlphaRank s = alpharank_two_population_matrix_free(bp, rp, nb, nr, alpha, opt.m);
         ar.pi = std::move(s.pi);
         ar.closed_classes = s.closed_classes;

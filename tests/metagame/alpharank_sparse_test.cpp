@@ -100,7 +100,7 @@ TEST(MatrixFreeAlphaRank, AgreesWithTheDenseSolver) {
       for (const int m : {5, 50})
         for (const int levels : {0, 4}) {
           const Game g = random_game(rows, cols, seed++, levels);
-          ASSERT_TRUE(matrix_free_alpharank_applies(g.blue, g.red, alpha, m));
+          ASSERT_TRUE(matrix_free_alpharank_applies(g.blue, g.red, rows, cols, alpha, m));
           const AlphaRank dense = alpharank_two_population(g.blue, g.red, rows, cols, alpha, m);
           const SparseAlphaRank free = alpharank_two_population_matrix_free(g.blue, g.red, rows, cols, alpha, m);
           EXPECT_LE(max_diff(dense.pi, free.pi), 1e-10) << rows << "x" << cols << " alpha " << alpha << " m " << m
@@ -111,9 +111,13 @@ TEST(MatrixFreeAlphaRank, AgreesWithTheDenseSolver) {
   EXPECT_EQ(compared, 6u * 5u * 2u * 2u);
   // Outside the gate (a transition would underflow, or the limit chain) it refuses in one sentence.
   const Game g = random_game(4, 4, 1);
-  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, 100.0, 50));
-  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, kInfiniteAlpha, 50));
+  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, 4, 4, 100.0, 50));
+  EXPECT_FALSE(matrix_free_alpharank_applies(g.blue, g.red, 4, 4, kInfiniteAlpha, 50));
   EXPECT_THROW(alpharank_two_population_matrix_free(g.blue, g.red, 4, 4, kInfiniteAlpha, 50), Error);
+  // The near pairs are counted as the solver keeps them: every pair of a line when 4 / (m alpha) exceeds the spread.
+  EXPECT_EQ(matrix_free_near_pairs(g.blue, g.red, 4, 4, 0.01, 50), 4u * 6u + 4u * 6u);
+  const SparseAlphaRank small = alpharank_two_population_matrix_free(g.blue, g.red, 4, 4, 0.01, 50);
+  EXPECT_EQ(small.edges, 2 * matrix_free_near_pairs(g.blue, g.red, 4, 4, 0.01, 50));
 }
 
 TEST(MatrixFreeAlphaRank, AgreesWithTheExplicitSparseChainAndIsTheSameAtAnyThreadCount) {

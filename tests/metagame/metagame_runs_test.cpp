@@ -105,11 +105,21 @@ TEST(MetagameRuns, ASweepPointThatReachesOneSideIsAPolicyOfItsOwn) {
                                           {{"budget_sweep: []", "budget_sweep: []\nsweep: {policies.constraint.lambda: [0.3, 1]}"}}),
                             dir.path() / "run");
   const MetaGameData d = read_metagame_data({r}, Payoff::advantage);
-  EXPECT_EQ(d.red, (std::vector<std::string>{"constraint@4", "greedy@4", "constraint@4 [lambda=0.3]",
-                                              "constraint@4 [lambda=1]"}));
-  // λ = 1 is the quality-greedy choice: its column equals greedy@4's cell for cell.
-  for (std::size_t s = 0; s < d.scenarios.size(); ++s)
-    EXPECT_EQ(d.cells[s * 4 + 3], d.cells[s * 4 + 1]) << d.scenarios[s];
+  // λ = 1 is the quality-greedy choice: its cells equal greedy@4's in every scenario, so it is no player of its own.
+  EXPECT_EQ(d.red, (std::vector<std::string>{"constraint@4", "greedy@4", "constraint@4 [lambda=0.3]"}));
+  // The point at the config's own lambda (0.7) plays constraint@4's cells: no player of its own.
+  const std::string dup = run(matrix_config(dir, "{blue: [seed], red: [constraint@4, greedy@4]}", "dup.yaml",
+                                            {{"budget_sweep: []", "budget_sweep: []\nsweep: {policies.constraint.lambda: [0.3, 0.7]}"}}),
+                              dir.path() / "dup");
+  EXPECT_EQ(read_metagame_data({dup}, Payoff::advantage).red,
+            (std::vector<std::string>{"constraint@4", "greedy@4", "constraint@4 [lambda=0.3]"}));
+  // With two BLUE policies, a point of seed's condition meets seed alone: left out, and the game still solves.
+  const std::string two = run(matrix_config(dir, "{blue: [seed, proposer:cyber], red: [constraint@4, greedy@4]}", "two.yaml",
+                                            {{"budget_sweep: []", "budget_sweep: []\nsweep: {policies.constraint.lambda: [0.3]}"}}),
+                              dir.path() / "two");
+  const MetaGameData d2 = read_metagame_data({two}, Payoff::advantage);
+  EXPECT_EQ(d2.red, (std::vector<std::string>{"constraint@4", "greedy@4"}));
+  EXPECT_EQ(d2.blue, (std::vector<std::string>{"seed", "proposer:cyber"}));
   // A point that changes the wargame is no player.
   const std::string noise = run(matrix_config(dir, "{blue: [seed], red: [greedy@4]}", "sn.yaml",
                                               {{"budget_sweep: []", "budget_sweep: []\nsweep: {simulator.noise: [0.05]}"}}),

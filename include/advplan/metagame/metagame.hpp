@@ -112,7 +112,14 @@ inline constexpr double kMatrixFreeExponentMax = 700;
 /// `advplan metagame` keeps the explicit sparse chain up to this many transitions and goes matrix-free above (where
 /// the gate admits alpha).
 inline constexpr std::size_t kMatrixFreeAlphaRankEdges = 50'000'000;
-bool matrix_free_alpharank_applies(const std::vector<double>& blue, const std::vector<double>& red, double alpha, int m);
+/// The near pairs it keeps are pairs of a line whose payoffs differ by less than 4 / (m alpha): at a small alpha
+/// that is nearly every pair (O(profiles x line length)), so it also takes at most this many (about 1.5 GB).
+inline constexpr std::size_t kMatrixFreeNearPairsMax = 60'000'000;
+/// The near pairs the matrix-free solver would keep.
+std::size_t matrix_free_near_pairs(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                                   std::size_t cols, double alpha, int m);
+bool matrix_free_alpharank_applies(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
+                                   std::size_t cols, double alpha, int m);
 /// The same chain as alpharank_two_population_sparse without storing it: each product with the chain is computed
 /// from the payoffs along each population's lines, sorted by payoff (far pairs by running sums of a series of
 /// exponentials, near pairs kept), and the balance equations solved with a Jacobi preconditioner to a residual

@@ -17,7 +17,9 @@
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/red_candidate.hpp"
 #include "advplan/scenario/plan_sampler.hpp"
+#include "advplan/sim/engagement.hpp"
 #include "advplan/sim/wargame.hpp"
+#include "advplan/policy/red_policy.hpp"
 #include "policy/scored_candidate.hpp"
 #include "scenario/sampled_plan.hpp"
 
@@ -101,6 +103,49 @@ void BM_Simulate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_Simulate)->Arg(200)->Unit(benchmark::kMicrosecond);
+
+// The engagement wargame (docs/METRICS.md "Engagement wargame") on the paper corpus's first 30 scenarios: each
+// scenario's seed plan against its greedy@8 answer, R = 200; items are replications (target: 10^5 per second per
+// core). And the paper run under the engagement model (configs/experiments/engagement.yaml's simulator) against the
+// Lanchester paper run (target: under 10x its CPU).
+void BM_EngagementReplications(benchmark::State& state) {
+  const ExperimentConfig& cfg = paper_config();
+  SimConfig sim = cfg.sim;
+  sim.model = "engagement";
+  struct Game {
+    Scenario sc;
+    Plan blue, red;
+    Force fb, fr;
+    SimNoise noise;
+  };
+  std::vector<Game> games;
+  const auto greedy = make_red_policy("greedy@8", policy_context(cfg));
+  for (std::size_t i = 0; i < 30; ++i) {
+    Scenario sc = corpus_scenario(cfg, i * 5);
+    const Plan blue = sc.blue_seed_plans.front();
+    const Plan red = greedy->respond(red_request(sc, blue, policy_context(cfg), "baseline")).chosen()->plan;
+    const Force fb{raw_capability(blue, sc), quality(blue, sc, cfg.quality).q, coherence(blue, sc).D};
+    const Force fr{raw_capability(red, sc), quality(layout_plan(red, sc), sc, Side::Red, cfg.quality).q,
+                   coherence(red, sc).D};
+    SimNoise noise = draw_noise(cfg.seed, sc.id, sim);
+    games.push_back({std::move(sc), blue, red, fb, fr, std::move(noise)});
+  }
+  for (auto _ : state)
+    for (const Game& g : games)
+      benchmark::DoNotOptimize(simulate_engagement(g.sc, g.blue, g.fb, g.red, g.fr, g.noise, sim));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(games.size()) * sim.replications);
+}
+BENCHMARK(BM_EngagementReplications)->Unit(benchmark::kMillisecond);
+
+void BM_PaperConfigEngagement(benchmark::State& state) {
+  static const ExperimentConfig cfg = [] {
+    ExperimentConfig c = paper_config();
+    c.sim.model = "engagement";
+    return c;
+  }();
+  run_config(state, cfg);
+}
+BENCHMARK(BM_PaperConfigEngagement)->Arg(2)->ArgName("threads")->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 // One scenario's simulator noise: R = 200 keyed streams of 2 normals and 2T uniforms each.
 void BM_DrawNoise(benchmark::State& state) {

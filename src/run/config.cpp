@@ -258,7 +258,21 @@ GenerationSettings read_generation(const YamlReader& g, GenerationSettings base)
 
 SimConfig read_simulator(const YamlReader& s) {
   SimConfig sim;
-  s.require_only({"replications", "break_point", "time_limit", "dt", "noise", "step_noise"});
+  s.require_only({"replications", "break_point", "time_limit", "dt", "noise", "step_noise", "model", "engagement"});
+  if (s.has("model")) {
+    sim.model = s.at("model").as_string();
+    if (sim.model != "lanchester" && sim.model != "engagement")
+      s.at("model").fail(fmt::format("'{}' is no simulator model (accepted: lanchester, engagement)",
+                                     untrusted::excerpt(sim.model, 40)));
+  }
+  if (s.has("engagement")) {
+    const YamlReader e = s.at("engagement");
+    e.require_only({"support", "durations", "effect_steps"});
+    if (sim.model != "engagement") e.fail("is read only with model: engagement");
+    if (e.has("support")) sim.engagement.support = e.at("support").as_bool();
+    if (e.has("durations")) sim.engagement.durations = e.at("durations").as_double_in(0, 100);
+    if (e.has("effect_steps")) sim.engagement.effect_steps = static_cast<int>(e.at("effect_steps").as_int_in(0, 1000000));
+  }
   if (s.has("replications")) {
     const auto r = s.at("replications").as_int();
     if (r < 1) s.at("replications").fail(fmt::format("R must be at least 1, while {} was given", r));
@@ -532,6 +546,9 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
     // geo_moves.csv has no sample column (docs/DECISIONS.md "Samples").
     if (cfg.samples > 1 && cfg.terrain_geo)
       root.at("samples").fail("samples above 1 are not supported with terrain: geo (geo_moves.csv has no sample column)");
+    if (cfg.samples > 1 && cfg.sim.model == "engagement")
+      root.at("samples").fail("samples above 1 are not supported with simulator model engagement (engagements.csv "
+                              "has no sample column)");
   }
   if (root.has("traces")) {
     const auto t = root.at("traces");

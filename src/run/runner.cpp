@@ -96,7 +96,9 @@ double constraint_lambda(const ExperimentConfig& cfg) {
 
 bool same_sim(const SimConfig& a, const SimConfig& b) {
   return a.replications == b.replications && a.break_point == b.break_point && a.time_limit == b.time_limit &&
-         a.dt == b.dt && a.noise == b.noise && a.step_noise == b.step_noise;
+         a.dt == b.dt && a.noise == b.noise && a.step_noise == b.step_noise && a.model == b.model &&
+         a.engagement.support == b.engagement.support && a.engagement.durations == b.engagement.durations &&
+         a.engagement.effect_steps == b.engagement.effect_steps;
 }
 
 /// RunPlan::bindings: each sweep point's config, context, policies (for the sides its settings reach) and wargame
@@ -287,6 +289,12 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["simulator"] = {{"replications", cfg.sim.replications}, {"break_point", cfg.sim.break_point},
                     {"time_limit", cfg.sim.time_limit},     {"dt", cfg.sim.dt},
                     {"noise", cfg.sim.noise},               {"step_noise", cfg.sim.step_noise}};
+  if (cfg.sim.model != "lanchester") {  // an engagement run (a Lanchester run's metadata keeps its bytes)
+    j["simulator"]["model"] = cfg.sim.model;
+    j["simulator"]["engagement"] = {{"support", cfg.sim.engagement.support},
+                                    {"durations", cfg.sim.engagement.durations},
+                                    {"effect_steps", cfg.sim.engagement.effect_steps}};
+  }
   j["framing_mode"] = std::string(to_string(cfg.framing_mode));
   nlohmann::ordered_json conds = nlohmann::ordered_json::array();
   for (const auto& c : plan.conditions) {
@@ -596,6 +604,14 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
         extra_names.push_back(f.name);
         add_stream(f.name, f.header, f.name, true);
       }
+  if (std::any_of(plan.sims.begin(), plan.sims.end(), [](const SimConfig& s) { return s.model == "engagement"; })) {
+    // The engagement wargame's traces (docs/TRACES.md "engagements.csv"), written like extra trace files.
+    for (const auto& [name, header] : {std::pair{kEngagementsFile, &schema::engagements()},
+                                       std::pair{kReplicationsFile, &schema::replications()}}) {
+      extra_names.push_back(name);
+      add_stream(name, *header, name, true);
+    }
+  }
   if (plan.cfg->terrain_geo) {  // the moves on the map (docs/GEO.md), written like an extra trace file
     extra_names.push_back(kGeoMovesFile);
     add_stream(kGeoMovesFile, schema::geo_moves(), kGeoMovesFile, true);

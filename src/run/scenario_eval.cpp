@@ -27,6 +27,7 @@
 #include "advplan/metrics/frontier.hpp"
 #include "advplan/metrics/structure.hpp"
 #include "advplan/sim/advantage.hpp"
+#include "advplan/sim/engagement.hpp"
 #include "advplan/sim/wargame.hpp"
 
 namespace advplan {
@@ -297,7 +298,23 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     append_geo_rows(rows, sc.id, c.label, Side::Blue, blue.plan_id, be.geo);
     append_geo_rows(rows, sc.id, c.label, Side::Red, rc->plan.plan_id, rg);
   }
-  const SimResult sim = t.play(fb, fr, bound.sim);
+  SimResult sim;
+  if (t.plan.sims[bound.sim].model == "engagement") {  // the two plans played (docs/METRICS.md "Engagement wargame")
+    EngagementTrace tr;
+    sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr);
+    auto& er = t.out.extra[kEngagementsFile];
+    for (const EngagementRow& e : tr.engagements)
+      er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,
+                    fmt_real(e.blue_share), fmt_real(e.red_share), fmt_real(e.blue_before), fmt_real(e.blue_after),
+                    fmt_real(e.red_before), fmt_real(e.red_after)});
+    auto& rr = t.out.extra[kReplicationsFile];
+    for (const ReplicationOutcome& o : tr.outcomes)
+      rr.push_back({sc.id, c.label, i2s(o.replication), o.blue_won ? "1" : "0", fmt_real(o.blue_final),
+                    fmt_real(o.red_final), i2s(o.steps), fmt_real(o.blue_loss), fmt_real(o.red_loss), o.blue_branches,
+                    o.red_branches});
+  } else {
+    sim = t.play(fb, fr, bound.sim);
+  }
   const double adv = advantage(be.q.q, red_q.q);
   const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
 
@@ -368,8 +385,9 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
   const std::size_t rows_before = t.out.per_scenario.size(), cand_before = t.out.candidates.size(),
                     plans_before = t.out.candidate_plans.size(), transcripts_before = t.out.transcripts.size(),
                     kept_plans_before = t.out.plans.size();
-  const auto geo_rows = t.out.extra.find(kGeoMovesFile);
-  const std::size_t geo_before = geo_rows == t.out.extra.end() ? 0 : geo_rows->second.size();
+  std::map<std::string, std::size_t> extra_before;  // the run-level extra files' rows (geo moves, engagements)
+  for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile})
+    if (const auto it = t.out.extra.find(f); it != t.out.extra.end()) extra_before[f] = it->second.size();
   try {
     return evaluate_condition(t, c);
   } catch (const std::exception& e) {
@@ -378,7 +396,8 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.candidate_plans.resize(plans_before);
     t.out.transcripts.resize(transcripts_before);
     t.out.plans.resize(kept_plans_before);
-    if (auto it = t.out.extra.find(kGeoMovesFile); it != t.out.extra.end()) it->second.resize(geo_before);
+    for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile})
+      if (auto it = t.out.extra.find(f); it != t.out.extra.end()) it->second.resize(extra_before[f]);
     RowBuilder row = base_row(t.sc, c, t.plan.red(c), t.row_sample());
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));
     t.out.per_scenario.push_back(row.take());

@@ -93,6 +93,20 @@ const std::vector<std::string>& geo_moves() {
   return h;
 }
 
+const std::vector<std::string>& engagements() {
+  static const std::vector<std::string> h{"scenario_id", "condition",  "replication", "start_step", "end_step",
+                                          "blue_assets", "red_assets", "where",       "blue_share", "red_share",
+                                          "blue_before", "blue_after", "red_before",  "red_after"};
+  return h;
+}
+
+const std::vector<std::string>& replications() {
+  static const std::vector<std::string> h{"scenario_id", "condition", "replication", "blue_won",      "blue_final",
+                                          "red_final",   "steps",     "blue_loss",   "red_loss",      "blue_branches",
+                                          "red_branches"};
+  return h;
+}
+
 const std::vector<std::string>& summarised_metrics() {
   static const std::vector<std::string> c{"blue_quality",   "red_quality",    "blue_coherence", "red_coherence",
                                           "advantage",      "nash_gap",       "blue_win_rate",  "diversity",

@@ -133,7 +133,7 @@ TEST_F(ConfigTest, UnknownKeyInsideSimulator) {
   std::string text = kGoodConfig;
   text.replace(text.find("replications"), 12, "replicatons");
   EXPECT_EQ(error_of(text), file() + ": unknown key 'simulator.replicatons' (valid keys here: replications, break_point, "
-                                     "time_limit, dt, noise, step_noise)");
+                                     "time_limit, dt, noise, step_noise, model, engagement)");
 }
 
 TEST_F(ConfigTest, OutOfRange) {

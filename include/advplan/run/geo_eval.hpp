@@ -16,6 +16,9 @@ struct GeoMap;
 
 /// The trace file of the moves (docs/TRACES.md "geo_moves.csv").
 inline constexpr const char* kGeoMovesFile = "geo_moves.csv";
+/// The engagement wargame's trace files (docs/TRACES.md).
+inline constexpr const char* kEngagementsFile = "engagements.csv";
+inline constexpr const char* kReplicationsFile = "replications.csv";
 
 struct GeoMove {
   std::string action_id, asset, target;

@@ -31,6 +31,10 @@ const std::vector<std::string>& budget_curve();
 const std::vector<std::string>& terrain_summary();
 /// geo_moves.csv (terrain: geo): one row per movement bound to a route or map tool call, per condition and side.
 const std::vector<std::string>& geo_moves();
+/// engagements.csv and replications.csv: the engagement wargame's engagements and per-replication outcomes
+/// (docs/TRACES.md), written when a condition plays `simulator: {model: engagement}`.
+const std::vector<std::string>& engagements();
+const std::vector<std::string>& replications();
 
 /// Metrics of per_scenario.csv summarised with bootstrap intervals in bootstrap_summary.csv.
 const std::vector<std::string>& summarised_metrics();

@@ -1,7 +1,16 @@
 #pragma once
 // The wargame simulator's settings (config key `simulator`, docs/CONFIG.md).
 
+#include <string>
+
 namespace advplan {
+
+/// The engagement model's settings (`simulator.engagement`, docs/METRICS.md "Engagement wargame").
+struct EngagementSettings {
+  bool support = true;     ///< support actions' effects (off: only contact and attrition)
+  double durations = 1.0;  ///< scale of every action's steps (0: every chain step starts at step 0)
+  int effect_steps = 40;   ///< steps a support effect lasts after its action ends (docs/DECISIONS.md)
+};
 
 struct SimConfig {
   int replications = 200;   ///< R
@@ -10,6 +19,10 @@ struct SimConfig {
   double dt = 0.05;         ///< step length
   double noise = 0.15;      ///< per-replication log-normal noise on each side's effectiveness
   double step_noise = 0.1;  ///< per-step noise on attrition
+  /// "lanchester" (the paper's square law on the forces' effective power) or "engagement" (the two plans played
+  /// step by step, sim/engagement.hpp).
+  std::string model = "lanchester";
+  EngagementSettings engagement;
 };
 
 }  // namespace advplan

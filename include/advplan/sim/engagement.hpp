@@ -1,0 +1,58 @@
+#pragma once
+// The engagement wargame (`simulator: {model: engagement}`, docs/METRICS.md "Engagement wargame"): the two plans
+// played step by step. Each action takes a number of steps by its category (a movement by its asset's mobility
+// and the terrain's); chain steps run in order, a branch is decided when its step ends by the strengths seen
+// then; an asset joins the fight when its first fires or movement action starts; support actions set up effects
+// for a while after they end (information and command raise a side's fire, cyber and deception lower the other's,
+// protection lowers its losses, sustainment restores strength), and a side's counter to a pressure halves the
+// other side's effect of it. While both sides have assets in the fight, strengths follow the wargame's
+// stochastic square law on the same noise (common random numbers), each side's fire scaled by the share of its
+// force engaged. With zero durations and no support effects it is the Lanchester model, bit for bit.
+#include <string>
+#include <vector>
+
+#include "advplan/core/plan.hpp"
+#include "advplan/core/scenario.hpp"
+#include "advplan/sim/sim_config.hpp"
+#include "advplan/sim/wargame.hpp"
+
+namespace advplan {
+
+/// One engagement of one replication: a maximal run of steps with both sides in the fight and the same assets
+/// engaged.
+struct EngagementRow {
+  int replication = 0;
+  int start = 0, end = 0;                 ///< steps [start, end)
+  std::string blue_assets, red_assets;    ///< the engaged assets, ';'-joined in the order they joined
+  std::string where;                      ///< the targets of the engaged assets' contact actions, ';'-joined
+  double blue_share = 0, red_share = 0;   ///< engaged share of each side's raw capability
+  double blue_before = 0, blue_after = 0, red_before = 0, red_after = 0;
+};
+
+/// How one replication ended.
+struct ReplicationOutcome {
+  int replication = 0;
+  bool blue_won = false;
+  double blue_final = 0, red_final = 0;
+  int steps = 0;                          ///< the step after which it ended (the time limit when no side broke)
+  std::string blue_branches, red_branches;  ///< each branch's chosen option, "at=option" ';'-joined
+  /// BLUE's strength lost to RED's fire, and RED's to BLUE's (before sustainment restores any).
+  double blue_loss = 0, red_loss = 0;
+};
+
+struct EngagementTrace {
+  std::vector<EngagementRow> engagements;
+  std::vector<ReplicationOutcome> outcomes;
+};
+
+/// Plays `blue` (whose force is fb: raw capability, q, D) against `red` (fr) over cfg.replications replications
+/// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's engagements
+/// and outcome to `trace` when it is given. Throws std::invalid_argument when noise does not match cfg.
+SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
+                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace = nullptr);
+
+/// The steps an action takes under cfg (docs/METRICS.md "Engagement wargame": its category's base, a movement
+/// divided by max(.25, asset mobility x terrain mobility), times engagement.durations, rounded).
+int action_steps(const Action& a, const Scenario& sc, const SimConfig& cfg);
+
+}  // namespace advplan

@@ -1,0 +1,246 @@
+#include "advplan/sim/engagement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/scaled_exp.hpp"
+
+namespace advplan {
+namespace {
+
+/// Base steps of an action by category (at dt = .05, 20 steps are one time unit): movement, fires, information,
+/// cyber, sustainment, protection, command, public_information, deception, civil.
+constexpr std::array<double, kNumCategories> kBaseSteps{8, 4, 4, 4, 6, 3, 2, 3, 3, 4};
+
+// The support effects (docs/METRICS.md "Engagement wargame"), each active for effect_steps after its action ends.
+constexpr double kInformationFire = 1.2;   ///< own fire
+constexpr double kCommandFire = 1.1;       ///< own fire
+constexpr double kCyberFire = 0.8;         ///< the other side's fire
+constexpr double kDeceptionFire = 0.85;    ///< the other side's fire
+constexpr double kProtectionLoss = 0.7;    ///< own losses
+constexpr double kSustainmentRate = 0.3;   ///< own restoration per time unit, times (1 - strength)
+
+bool is_contact(Category c) { return c == Category::fires || c == Category::movement; }
+
+/// A side's plan as it unfolds in one replication.
+struct SideState {
+  const Plan* plan = nullptr;
+  const Scenario* sc = nullptr;
+  std::vector<std::string> queue;  ///< action ids still to run, in order
+  std::size_t next = 0;            ///< index into queue of the next action to start
+  int next_start = 0;              ///< the step it starts at
+  // The action running now: its index in plan->actions, and the step it ends at.
+  int running = -1, running_end = 0;
+  std::array<int, kNumCategories> effect_until{};  ///< a support effect of the category is active at t < this
+  std::vector<int> committed;      ///< indices into sc->assets of the assets in the fight, in joining order
+  std::vector<std::string> committed_where;
+  double committed_cap = 0;
+  std::vector<bool> branch_done;
+  std::string branches;
+  bool active(Category c, int t) const { return effect_until[index(c)] > t; }
+};
+
+int asset_index(const Scenario& sc, const std::string& id) {
+  for (std::size_t i = 0; i < sc.assets.size(); ++i)
+    if (same_id(sc.assets[i].id, id)) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+int action_steps(const Action& a, const Scenario& sc, const SimConfig& cfg) {
+  double steps = kBaseSteps[index(a.category)];
+  if (a.category == Category::movement) {
+    const int i = asset_index(sc, a.asset);
+    const double mob = i < 0 ? 0.5 : sc.assets[static_cast<std::size_t>(i)].mobility;
+    steps /= std::max(0.25, mob * sc.terrain.mobility);
+  }
+  return static_cast<int>(std::lround(steps * cfg.engagement.durations));
+}
+
+namespace {
+
+void reset(SideState& s, const Plan& p, const Scenario& sc) {
+  s.plan = &p;
+  s.sc = &sc;
+  s.queue = p.chain;
+  s.next = 0;
+  s.next_start = 0;
+  s.running = -1;
+  s.running_end = 0;
+  s.effect_until.fill(0);
+  s.committed.clear();
+  s.committed_where.clear();
+  s.committed_cap = 0;
+  s.branch_done.assign(p.branches.size(), false);
+  s.branches.clear();
+}
+
+/// Ends the running action at step t (its support effect starts), then decides a branch at it: option 0 when the
+/// side's strength share is at least the other's, else the last option, whose actions run next.
+void end_running(SideState& s, int t, double own, double other, const SimConfig& cfg) {
+  const Action& a = s.plan->actions[static_cast<std::size_t>(s.running)];
+  if (cfg.engagement.support && !is_contact(a.category))
+    s.effect_until[index(a.category)] = std::max(s.effect_until[index(a.category)], t + cfg.engagement.effect_steps);
+  for (std::size_t b = 0; b < s.plan->branches.size(); ++b) {
+    const Branch& br = s.plan->branches[b];
+    if (s.branch_done[b] || !same_id(br.at, a.id) || br.options.empty()) continue;
+    s.branch_done[b] = true;
+    const std::size_t o = own >= other ? 0 : br.options.size() - 1;
+    s.queue.insert(s.queue.begin() + static_cast<std::ptrdiff_t>(s.next), br.options[o].begin(), br.options[o].end());
+    s.branches += (s.branches.empty() ? "" : ";") + br.at + "=" + std::to_string(o);
+  }
+  s.running = -1;
+}
+
+/// Starts every action due at step t (a zero-step action ends at once); returns whether the engaged assets changed.
+bool advance(SideState& s, int t, double own, double other, const SimConfig& cfg) {
+  bool changed = false;
+  for (;;) {
+    if (s.running >= 0 && s.running_end <= t) end_running(s, t, own, other, cfg);
+    if (s.running >= 0 || s.next >= s.queue.size() || s.next_start > t) break;
+    const int ai = s.plan->find_action(s.queue[s.next++]);
+    if (ai < 0) continue;
+    const Action& a = s.plan->actions[static_cast<std::size_t>(ai)];
+    s.running = ai;
+    s.running_end = t + action_steps(a, *s.sc, cfg);
+    s.next_start = s.running_end;
+    if (is_contact(a.category)) {
+      const int k = asset_index(*s.sc, a.asset);
+      if (k >= 0 && std::find(s.committed.begin(), s.committed.end(), k) == s.committed.end()) {
+        s.committed.push_back(k);
+        s.committed_where.push_back(a.target);
+        s.committed_cap += s.sc->assets[static_cast<std::size_t>(k)].capability;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+/// The engaged share of a side's raw capability; the whole force is exactly 1 (the capabilities summed in another
+/// order than raw's may differ in the last bit), so a full engagement is the Lanchester model's bits.
+double engaged_share(double committed, double raw) {
+  if (!(raw > 0)) return 0.0;
+  return committed >= raw * (1 - 1e-12) ? 1.0 : committed / raw;
+}
+
+std::string joined_assets(const SideState& s) {
+  std::string out;
+  for (const int k : s.committed) out += (out.empty() ? "" : ";") + s.sc->assets[static_cast<std::size_t>(k)].id;
+  return out;
+}
+
+}  // namespace
+
+SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
+                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace) {
+  const int R = cfg.replications, T = cfg.time_limit;
+  if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
+      noise.step_b.cols() != T || noise.step_r.cols() != T)
+    throw std::invalid_argument("simulate_engagement: noise was drawn for another simulator config");
+  // The Lanchester model's per-replication rates (the same function, the same bits).
+  const double pb = effective_power(fb), pr = effective_power(fr);
+  const double pbar = 0.5 * (pb + pr);
+  const double alpha0 = pbar > 0 ? pb / pbar : 0.0, beta0 = pbar > 0 ? pr / pbar : 0.0;
+  const Eigen::ArrayXd alpha = alpha0 * detail::scaled_exp(noise.z.col(0), cfg.noise);
+  const Eigen::ArrayXd beta = beta0 * detail::scaled_exp(noise.z.col(1), cfg.noise);
+  const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
+  SideState sb, sr;
+  SimResult res;
+  int wins = 0;
+  Eigen::ArrayXd final_b(R), final_r(R), final_steps(R);  // their means as the Lanchester model takes them
+  for (int i = 0; i < R; ++i) {
+    reset(sb, blue, sc);
+    reset(sr, red, sc);
+    const double dta = dt * alpha(i), dtb = dt * beta(i);
+    double b = 1, r = 1, lost_b = 0, lost_r = 0;
+    int steps = T;
+    EngagementRow open;
+    bool in_fight = false;
+    auto close = [&](int t) {
+      if (!in_fight) return;
+      open.end = t;
+      open.blue_after = b;
+      open.red_after = r;
+      if (trace) trace->engagements.push_back(open);
+      in_fight = false;
+    };
+    for (int t = 0; t < T; ++t) {
+      const bool cb = advance(sb, t, b, r, cfg), cr = advance(sr, t, r, b, cfg);
+      const bool fight = sb.committed_cap > 0 && sr.committed_cap > 0;
+      if (in_fight && (!fight || cb || cr)) close(t);
+      if (fight && !in_fight) {
+        open = EngagementRow{};
+        open.replication = i;
+        open.start = t;
+        open.blue_assets = joined_assets(sb);
+        open.red_assets = joined_assets(sr);
+        for (const auto* s : {&sb, &sr})
+          for (const auto& w : s->committed_where) open.where += (open.where.empty() ? "" : ";") + w;
+        open.blue_share = engaged_share(sb.committed_cap, fb.raw);
+        open.red_share = engaged_share(sr.committed_cap, fr.raw);
+        open.blue_before = b;
+        open.red_before = r;
+        in_fight = true;
+      }
+      if (fight) {
+        // Each side's fire: the engaged share, its own information and command effects, the other side's cyber and
+        // deception (a side's own cyber halves the other's cyber effect, its deception the other's information).
+        auto fire = [&](const SideState& own, const SideState& other, double raw) {
+          double f = engaged_share(own.committed_cap, raw);
+          if (cfg.engagement.support) {
+            if (own.active(Category::information, t))
+              f *= other.active(Category::deception, t) ? 1 + (kInformationFire - 1) / 2 : kInformationFire;
+            if (own.active(Category::command, t)) f *= kCommandFire;
+            if (other.active(Category::cyber, t))
+              f *= own.active(Category::cyber, t) ? 1 - (1 - kCyberFire) / 2 : kCyberFire;
+            if (other.active(Category::deception, t)) f *= kDeceptionFire;
+          }
+          return f;
+        };
+        auto loss = [&](const SideState& s) {
+          return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
+        };
+        const double mb = std::max(1 + sn * noise.step_b(i, t), 0.0), mr = std::max(1 + sn * noise.step_r(i, t), 0.0);
+        const double db = dtb * (fire(sr, sb, fr.raw) * loss(sb)) * r * mb;
+        const double dr = dta * (fire(sb, sr, fb.raw) * loss(sr)) * b * mr;
+        const double nb = std::max(b - db, 0.0), nr = std::max(r - dr, 0.0);
+        lost_b += b - nb;
+        lost_r += r - nr;
+        b = nb;
+        r = nr;
+      }
+      if (cfg.engagement.support) {  // sustainment restores a standing side towards its full strength
+        if (sb.active(Category::sustainment, t) && b > 0) b = std::min(1.0, b + dt * kSustainmentRate * (1 - b));
+        if (sr.active(Category::sustainment, t) && r > 0) r = std::min(1.0, r + dt * kSustainmentRate * (1 - r));
+      }
+      if (b < bp || b <= 0 || r < bp || r <= 0) {
+        steps = t + 1;
+        break;
+      }
+    }
+    close(steps);
+    const bool blue_broke = b < bp || b <= 0, red_broke = r < bp || r <= 0;
+    bool won = false;
+    if (red_broke && !blue_broke)
+      won = true;
+    else if (red_broke == blue_broke)
+      won = b > r;
+    wins += won ? 1 : 0;
+    final_b(i) = b;
+    final_r(i) = r;
+    final_steps(i) = steps;
+    if (trace)
+      trace->outcomes.push_back({i, won, b, r, steps, sb.branches, sr.branches, lost_b, lost_r});
+  }
+  res.win_rate = R > 0 ? static_cast<double>(wins) / R : 0.0;
+  res.blue_final = R > 0 ? final_b.mean() : 0.0;
+  res.red_final = R > 0 ? final_r.mean() : 0.0;
+  res.mean_steps = R > 0 ? final_steps.mean() : 0.0;
+  return res;
+}
+
+}  // namespace advplan

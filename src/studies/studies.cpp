@@ -369,9 +369,11 @@ std::vector<std::pair<std::string, std::string>> run_studies(const RunPlan& plan
                               components_table(per, council_trace, cfg.studies, bs).to_string());
     });
   if (cfg.studies.attribution) group.run([&] { attribution = attribution_files(per, cfg, bs); });
+  Files validity;
+  if (cfg.sim.model == "engagement") group.run([&] { validity = simulator_validity_files(per, cfg, bs); });
   group.wait();
   Files files;
-  for (Files* part : {&sensitivity, &framing, &components, &attribution})
+  for (Files* part : {&sensitivity, &framing, &components, &attribution, &validity})
     for (auto& f : *part) files.push_back(std::move(f));
   return files;
 }

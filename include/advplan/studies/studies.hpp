@@ -26,6 +26,8 @@ const std::vector<std::string>& framing();
 const std::vector<std::string>& components();
 const std::vector<std::string>& attribution();
 const std::vector<std::string>& attribution_scenarios();
+const std::vector<std::string>& simulator_validity();
+const std::vector<std::string>& simulator_disagreements();
 }  // namespace schema
 
 /// The framing study's base-arm games the run played: per scenario id, (BLUE quality, advantage).
@@ -79,6 +81,11 @@ io::CsvTable rubric_sensitivity_table(const io::CsvTable& records, const Bootstr
 std::vector<std::pair<std::string, std::string>> attribution_files(const io::CsvTable& per_scenario,
                                                                    const ExperimentConfig& cfg,
                                                                    const BootstrapSettings& bs);
+/// studies/simulator_validity.csv and studies/simulator_disagreements.csv (docs/METRICS.md "Simulator validity") from
+/// an engagement run's per_scenario.csv; none for a Lanchester run.
+std::vector<std::pair<std::string, std::string>> simulator_validity_files(const io::CsvTable& per_scenario,
+                                                                         const ExperimentConfig& cfg,
+                                                                         const BootstrapSettings& bs);
 /// tables/study_attribution from studies/attribution.csv.
 TextTable attribution_table(const io::CsvTable& attribution);
 

@@ -1,0 +1,117 @@
+// An engagement run end to end (docs/METRICS.md "Engagement wargame" and "Simulator validity"): its traces let every
+// win rate be audited (per_scenario.csv's blue_win_rate is the mean of replications.csv's blue_won), the same bytes
+// at 1 and 2 threads, and studies/simulator_validity.csv's correlations recomputed here from per_scenario.csv with
+// the Lanchester model played on each row's forces.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "advplan/io/csv.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/sim/wargame.hpp"
+#include "advplan/stats/agreement.hpp"
+#include "support/cli.hpp"
+
+namespace advplan {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+class EngagementRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("engagement-run");
+    config_ = testing::small_config(
+        *dir_, {{"simulator: {replications: 50,", "simulator: {model: engagement, replications: 50,"},
+                {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: false, framing: false, components: false}"}});
+    for (const char* threads : {"1", "2"}) {
+      const auto r = testing::advplan("run " + testing::quote(config_) + " --progress none --threads " + threads +
+                                          " --out " + testing::quote(*dir_ / (std::string("run") + threads)),
+                                      *dir_);
+      ASSERT_EQ(r.status, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string run() { return *dir_ / "run1"; }
+  static TempDir* dir_;
+  static std::string config_;
+};
+TempDir* EngagementRun::dir_ = nullptr;
+std::string EngagementRun::config_;
+
+TEST_F(EngagementRun, EveryWinRateIsTheMeanOfItsReplicationsAndTheBytesDoNotDependOnThreads) {
+  EXPECT_EQ(testing::compare_runs(run(), *dir_ / "run2"), "");
+  const io::CsvTable per = io::CsvTable::read(run() + "/per_scenario.csv");
+  const io::CsvTable reps = io::CsvTable::read(run() + "/replications.csv");
+  const io::CsvTable eng = io::CsvTable::read(run() + "/engagements.csv");
+  EXPECT_GT(eng.size(), 0u);
+  std::map<std::pair<std::string, std::string>, std::pair<int, int>> won;  // (scenario, condition) -> (wins, n)
+  for (std::size_t i = 0; i < reps.size(); ++i) {
+    auto& w = won[{reps.at(i, "scenario_id"), reps.at(i, "condition")}];
+    w.first += reps.at(i, "blue_won") == "1";
+    ++w.second;
+  }
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    if (per.at(i, "status") != "ok") continue;
+    const auto it = won.find({per.at(i, "scenario_id"), per.at(i, "condition")});
+    ASSERT_NE(it, won.end()) << per.at(i, "condition");
+    EXPECT_EQ(it->second.second, 50);
+    EXPECT_EQ(per.at(i, "blue_win_rate"), io::fmt_real(it->second.first / 50.0));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0u);
+  EXPECT_EQ(checked, won.size());
+}
+
+TEST_F(EngagementRun, SimulatorValidityIsTheSpearmanOfEachProxyWithTheEngagementWinRate) {
+  const io::CsvTable per = io::CsvTable::read(run() + "/per_scenario.csv");
+  const io::CsvTable v = io::CsvTable::read(run() + "/studies/simulator_validity.csv");
+  ASSERT_EQ(v.size(), 4u);
+  const ExperimentConfig cfg = load_experiment_config(config_);
+  SimConfig lan = cfg.sim;
+  lan.model = "lanchester";
+  std::vector<double> q, d, a, l, y;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    if (per.at(i, "status") != "ok" || per.at(i, "condition_group") == "grid") continue;
+    q.push_back(per.real(i, "blue_quality"));
+    d.push_back(per.real(i, "blue_coherence"));
+    a.push_back(per.real(i, "advantage"));
+    const SimNoise noise = draw_noise(cfg.seed, per.at(i, "scenario_id"), lan);
+    l.push_back(simulate({per.real(i, "blue_raw_capability"), q.back(), d.back(), 1.0},
+                         {per.real(i, "red_raw_capability"), per.real(i, "red_quality"), per.real(i, "red_coherence"), 1.0},
+                         noise, lan)
+                    .win_rate);
+    y.push_back(per.real(i, "blue_win_rate"));
+  }
+  const std::vector<std::pair<std::string, const std::vector<double>*>> want{
+      {"blue_quality", &q}, {"blue_coherence", &d}, {"advantage", &a}, {"lanchester_win_rate", &l}};
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(v.at(k, "predictor"), want[k].first);
+    EXPECT_EQ(v.at(k, "rows"), std::to_string(y.size()));
+    EXPECT_EQ(v.at(k, "spearman"), io::fmt_real(agreement::spearman(*want[k].second, y))) << want[k].first;
+    EXPECT_LE(v.real(k, "ci_lo"), v.real(k, "ci_hi"));
+  }
+  const io::CsvTable dis = io::CsvTable::read(run() + "/studies/simulator_disagreements.csv");
+  EXPECT_GT(dis.size(), 1u);
+}
+
+TEST_F(EngagementRun, BadEngagementSettingsAreOneSentence) {
+  const std::string bad = testing::small_config(*dir_, {{"simulator: {replications: 50,", "simulator: {model: duel, replications: 50,"}},
+                                                "bad.yaml");
+  const auto r = testing::advplan("run " + testing::quote(bad) + " --out " + testing::quote(*dir_ / "bad"), *dir_);
+  testing::expect_one_line_error(r);
+  EXPECT_THAT(r.err, HasSubstr("'duel' is no simulator model (accepted: lanchester, engagement)"));
+  const std::string bad2 = testing::small_config(
+      *dir_, {{"simulator: {replications: 50,", "simulator: {engagement: {durations: 2}, replications: 50,"}}, "bad2.yaml");
+  const auto r2 = testing::advplan("run " + testing::quote(bad2) + " --out " + testing::quote(*dir_ / "bad2"), *dir_);
+  testing::expect_one_line_error(r2);
+  EXPECT_THAT(r2.err, HasSubstr("simulator.engagement"));
+}
+
+}  // namespace
+}  // namespace advplan

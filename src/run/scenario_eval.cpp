@@ -33,6 +33,10 @@
 namespace advplan {
 using io::fmt_real;
 
+/// The replications of each cell whose engagements engagements.csv lists (every replication's outcome is in
+/// replications.csv): the whole file would be 400 MB on the paper corpus.
+constexpr int kTracedReplications = 5;
+
 namespace {
 
 
@@ -301,17 +305,33 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   SimResult sim;
   if (t.plan.sims[bound.sim].model == "engagement") {  // the two plans played (docs/METRICS.md "Engagement wargame")
     EngagementTrace tr;
-    sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr);
+    sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr,
+                              kTracedReplications);
     auto& er = t.out.extra[kEngagementsFile];
     for (const EngagementRow& e : tr.engagements)
       er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,
                     fmt_real(e.blue_share), fmt_real(e.red_share), fmt_real(e.blue_before), fmt_real(e.blue_after),
                     fmt_real(e.red_before), fmt_real(e.red_after)});
-    auto& rr = t.out.extra[kReplicationsFile];
-    for (const ReplicationOutcome& o : tr.outcomes)
-      rr.push_back({sc.id, c.label, i2s(o.replication), o.blue_won ? "1" : "0", fmt_real(o.blue_final),
-                    fmt_real(o.red_final), i2s(o.steps), fmt_real(o.blue_loss), fmt_real(o.red_loss), o.blue_branches,
-                    o.red_branches});
+    // One row per cell: every replication's outcome as one character, and the means (docs/TRACES.md).
+    std::string won(tr.outcomes.size(), '0');
+    int wins = 0;
+    double loss_b = 0, loss_r = 0, steps = 0;
+    std::map<std::string, int> branches;
+    for (const ReplicationOutcome& o : tr.outcomes) {
+      won[static_cast<std::size_t>(o.replication)] = o.blue_won ? '1' : '0';
+      wins += o.blue_won ? 1 : 0;
+      loss_b += o.blue_loss;
+      loss_r += o.red_loss;
+      steps += o.steps;
+      if (!o.blue_branches.empty()) ++branches["BLUE " + o.blue_branches];
+      if (!o.red_branches.empty()) ++branches["RED " + o.red_branches];
+    }
+    std::string choices;
+    for (const auto& [k, n] : branches) choices += (choices.empty() ? "" : " | ") + k + " x" + std::to_string(n);
+    const double n = tr.outcomes.empty() ? 1.0 : static_cast<double>(tr.outcomes.size());
+    t.out.extra[kReplicationsFile].push_back({sc.id, c.label, i2s(static_cast<long long>(tr.outcomes.size())), i2s(wins),
+                                              won, fmt_real(loss_b / n), fmt_real(loss_r / n), fmt_real(steps / n),
+                                              choices});
   } else {
     sim = t.play(fb, fr, bound.sim);
   }

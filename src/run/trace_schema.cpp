@@ -101,9 +101,9 @@ const std::vector<std::string>& engagements() {
 }
 
 const std::vector<std::string>& replications() {
-  static const std::vector<std::string> h{"scenario_id", "condition", "replication", "blue_won",      "blue_final",
-                                          "red_final",   "steps",     "blue_loss",   "red_loss",      "blue_branches",
-                                          "red_branches"};
+  static const std::vector<std::string> h{"scenario_id",     "condition",      "replications", "blue_wins",
+                                          "blue_won",        "mean_blue_loss", "mean_red_loss", "mean_steps",
+                                          "branch_choices"};
   return h;
 }
 

@@ -136,7 +136,8 @@ std::string joined_assets(const SideState& s) {
 }  // namespace
 
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
-                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace) {
+                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
+                              int trace_engagements) {
   const int R = cfg.replications, T = cfg.time_limit;
   if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
       noise.step_b.cols() != T || noise.step_r.cols() != T)
@@ -160,12 +161,13 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
     int steps = T;
     EngagementRow open;
     bool in_fight = false;
+    const bool rows = trace != nullptr && i < trace_engagements;  // this replication's engagements are traced
     auto close = [&](int t) {
       if (!in_fight) return;
       open.end = t;
       open.blue_after = b;
       open.red_after = r;
-      if (trace) trace->engagements.push_back(open);
+      if (rows) trace->engagements.push_back(open);
       in_fight = false;
     };
     for (int t = 0; t < T; ++t) {
@@ -176,10 +178,12 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
         open = EngagementRow{};
         open.replication = i;
         open.start = t;
-        open.blue_assets = joined_assets(sb);
-        open.red_assets = joined_assets(sr);
-        for (const auto* s : {&sb, &sr})
-          for (const auto& w : s->committed_where) open.where += (open.where.empty() ? "" : ";") + w;
+        if (rows) {  // the texts only for the traced replications
+          open.blue_assets = joined_assets(sb);
+          open.red_assets = joined_assets(sr);
+          for (const auto* s : {&sb, &sr})
+            for (const auto& w : s->committed_where) open.where += (open.where.empty() ? "" : ";") + w;
+        }
         open.blue_share = engaged_share(sb.committed_cap, fb.raw);
         open.red_share = engaged_share(sr.committed_cap, fr.raw);
         open.blue_before = b;

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -51,10 +52,15 @@ TEST_F(EngagementRun, EveryWinRateIsTheMeanOfItsReplicationsAndTheBytesDoNotDepe
   EXPECT_GT(eng.size(), 0u);
   std::map<std::pair<std::string, std::string>, std::pair<int, int>> won;  // (scenario, condition) -> (wins, n)
   for (std::size_t i = 0; i < reps.size(); ++i) {
-    auto& w = won[{reps.at(i, "scenario_id"), reps.at(i, "condition")}];
-    w.first += reps.at(i, "blue_won") == "1";
-    ++w.second;
+    const std::string w = reps.at(i, "blue_won");
+    const int wins = static_cast<int>(std::count(w.begin(), w.end(), '1'));
+    EXPECT_EQ(w.find_first_not_of("01"), std::string::npos);
+    EXPECT_EQ(reps.at(i, "blue_wins"), std::to_string(wins));
+    EXPECT_EQ(reps.at(i, "replications"), std::to_string(w.size()));
+    won[{reps.at(i, "scenario_id"), reps.at(i, "condition")}] = {wins, static_cast<int>(w.size())};
   }
+  // engagements.csv lists the first five replications of each cell.
+  for (std::size_t i = 0; i < eng.size(); ++i) EXPECT_LT(std::stoi(eng.at(i, "replication")), 5);
   std::size_t checked = 0;
   for (std::size_t i = 0; i < per.size(); ++i) {
     if (per.at(i, "status") != "ok") continue;

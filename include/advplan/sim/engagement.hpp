@@ -46,10 +46,12 @@ struct EngagementTrace {
 };
 
 /// Plays `blue` (whose force is fb: raw capability, q, D) against `red` (fr) over cfg.replications replications
-/// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's engagements
-/// and outcome to `trace` when it is given. Throws std::invalid_argument when noise does not match cfg.
+/// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's outcome, and
+/// the engagements of replications 0..trace_engagements-1, to `trace` when it is given. Throws
+/// std::invalid_argument when noise does not match cfg.
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
-                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace = nullptr);
+                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace = nullptr,
+                              int trace_engagements = 1 << 30);
 
 /// The steps an action takes under cfg (docs/METRICS.md "Engagement wargame": its category's base, a movement
 /// divided by max(.25, asset mobility x terrain mobility), times engagement.durations, rounded).

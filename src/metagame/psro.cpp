@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
@@ -425,14 +426,11 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
   if (cfg.samples != 1)
     throw ConfigError(fmt::format("{}: samples: {}: PSRO plays one sample per cell", cfg.source, cfg.samples));
   if (opt.blue_budget < 1 || opt.red_k < 1) throw ConfigError("psro: --blue-budget and --red-k must be at least 1");
-  if (opt.blue_oracle != "local" && opt.blue_oracle.rfind("exec:", 0) != 0 && !is_llm_oracle(opt.blue_oracle))
-    throw ConfigError(fmt::format("psro: --blue-oracle {}: accepted values are local, exec:COMMAND, llm:MODEL and "
-                                  "llm_offline",
-                                  untrusted::excerpt(opt.blue_oracle, 60)));
-  if (opt.red_oracle != "greedy" && opt.red_oracle.rfind("exec:", 0) != 0 && !is_llm_oracle(opt.red_oracle))
-    throw ConfigError(fmt::format("psro: --red-oracle {}: accepted values are greedy, exec:COMMAND, llm:MODEL and "
-                                  "llm_offline",
-                                  untrusted::excerpt(opt.red_oracle, 60)));
+  for (const auto& [flag, value, builtin] : {std::tuple{"--blue-oracle", &opt.blue_oracle, "local"},
+                                             std::tuple{"--red-oracle", &opt.red_oracle, "greedy"}})
+    if (*value != builtin && value->rfind("exec:", 0) != 0 && !is_llm_oracle(*value))
+      throw ConfigError(fmt::format("psro: {} {}: accepted values are {}, exec:COMMAND, llm:MODEL and llm_offline", flag,
+                                    untrusted::excerpt(*value, 60), builtin));
   fs::path out = fs::absolute(opt.out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   const json want = marker(cfg, opt, out);

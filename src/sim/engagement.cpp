@@ -139,15 +139,11 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
                               const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
                               int trace_engagements) {
   const int R = cfg.replications, T = cfg.time_limit;
-  if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
-      noise.step_b.cols() != T || noise.step_r.cols() != T)
-    throw std::invalid_argument("simulate_engagement: noise was drawn for another simulator config");
+  detail::check_noise(noise, cfg, "simulate_engagement");
   // The Lanchester model's per-replication rates (the same function, the same bits).
-  const double pb = effective_power(fb), pr = effective_power(fr);
-  const double pbar = 0.5 * (pb + pr);
-  const double alpha0 = pbar > 0 ? pb / pbar : 0.0, beta0 = pbar > 0 ? pr / pbar : 0.0;
-  const Eigen::ArrayXd alpha = alpha0 * detail::scaled_exp(noise.z.col(0), cfg.noise);
-  const Eigen::ArrayXd beta = beta0 * detail::scaled_exp(noise.z.col(1), cfg.noise);
+  const detail::ReplicationRates rates = detail::replication_rates(fb, fr, noise, cfg);
+  const Eigen::ArrayXd& alpha = rates.alpha;
+  const Eigen::ArrayXd& beta = rates.beta;
   const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
   SideState sb, sr;
   SimResult res;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "advplan/core/random.hpp"
 #include "core/det_math.hpp"
@@ -172,20 +173,30 @@ Eigen::ArrayXd scaled_exp(const Eigen::Ref<const Eigen::ArrayXd>& z, double s) {
   return x;
 }
 
-}  // namespace detail
-
-SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, const SimConfig& cfg) {
+void check_noise(const SimNoise& noise, const SimConfig& cfg, const char* who) {
   const int R = cfg.replications, T = cfg.time_limit;
   if (noise.z.rows() != R || noise.z.cols() != 2 || noise.step_b.rows() != R || noise.step_r.rows() != R ||
       noise.step_b.cols() != T || noise.step_r.cols() != T)
-    throw std::invalid_argument("simulate: noise was drawn for another simulator config");
+    throw std::invalid_argument(std::string(who) + ": noise was drawn for another simulator config");
+}
+
+ReplicationRates replication_rates(const Force& blue, const Force& red, const SimNoise& noise, const SimConfig& cfg) {
   const double pb = effective_power(blue), pr = effective_power(red);
   const double pbar = 0.5 * (pb + pr);
   // Square law dB/dt = -beta R, dR/dt = -alpha B, rates normalised by the mean power so engagements take a
   // comparable time whatever the scale of raw capability.
   const double alpha0 = pbar > 0 ? pb / pbar : 0.0, beta0 = pbar > 0 ? pr / pbar : 0.0;
-  const Eigen::ArrayXd alpha = alpha0 * detail::scaled_exp(noise.z.col(0), cfg.noise);
-  const Eigen::ArrayXd beta = beta0 * detail::scaled_exp(noise.z.col(1), cfg.noise);
+  return {alpha0 * scaled_exp(noise.z.col(0), cfg.noise), beta0 * scaled_exp(noise.z.col(1), cfg.noise)};
+}
+
+}  // namespace detail
+
+SimResult simulate(const Force& blue, const Force& red, const SimNoise& noise, const SimConfig& cfg) {
+  const int R = cfg.replications, T = cfg.time_limit;
+  detail::check_noise(noise, cfg, "simulate");
+  const detail::ReplicationRates rates = detail::replication_rates(blue, red, noise, cfg);
+  const Eigen::ArrayXd& alpha = rates.alpha;
+  const Eigen::ArrayXd& beta = rates.beta;
   Eigen::ArrayXd b(R), r(R), steps(R);
   step_replications(alpha.data(), beta.data(), noise.step_b.data(), noise.step_r.data(), R, T, cfg.break_point,
                     cfg.dt, cfg.step_noise, b.data(), r.data(), steps.data());

@@ -141,6 +141,16 @@ TEST(Psro, NashConvIsTheBruteForceGainOfBothBestReplies) {
   EXPECT_NEAR(nash_conv(b, {0.5, 0.5}, {0.5, 0.5}), 0.0, 1e-15);
 }
 
+/// The oracles' predicted values are the cells the next run played: the new row of the grown matrix `a` against
+/// RED's equilibrium y, and its new column against BLUE's x (6-decimal cells, so to 1e-6).
+void expect_predictions_are_the_played_cells(const PsroRow& r, const GameSolution& g, const IntMatrix& a) {
+  double row = 0, col = 0;
+  for (std::size_t j = 0; j < g.red.size(); ++j) row += g.red[j].value * a.value(a.rows - 1, j);
+  for (std::size_t i = 0; i < g.blue.size(); ++i) col += g.blue[i].value * a.value(i, a.cols - 1);
+  EXPECT_NEAR(r.blue_predicted, row, 1e-6) << "iteration " << r.iteration;
+  EXPECT_NEAR(r.red_predicted, col, 1e-6) << "iteration " << r.iteration;
+}
+
 /// What one PSRO run wrote, read back.
 struct PsroRun {
   io::CsvTable rows, population;
@@ -174,12 +184,7 @@ TEST(Psro, OraclesPredictTheCellsTheNextRunPlaysAndExploitabilityIsNashConv) {
       EXPECT_EQ(grown.red.back(), r.red_added);
       ASSERT_EQ(grown.scenarios.size(), 6u);
       const IntMatrix a = grown.matrix();
-      // The BLUE oracle's mean predicted value is the new row against y, as the run played it (6-decimal cells).
-      double row = 0, col = 0;
-      for (std::size_t j = 0; j < d.red.size(); ++j) row += g.red[j].value * a.value(a.rows - 1, j);
-      for (std::size_t i = 0; i < d.blue.size(); ++i) col += g.blue[i].value * a.value(i, a.cols - 1);
-      EXPECT_NEAR(r.blue_predicted, row, 1e-6) << "iteration " << it;
-      EXPECT_NEAR(r.red_predicted, col, 1e-6) << "iteration " << it;
+      expect_predictions_are_the_played_cells(r, g, a);
       // Exploitability: brute-force NashConv of the zero-padded equilibrium in the grown matrix.
       double best_row = -1e300, worst_col = 1e300;
       for (std::size_t i = 0; i < a.rows; ++i) {
@@ -312,11 +317,7 @@ TEST(Psro, ExecOraclesReceiveTheScenarioAndTheMixtureAndAreScoredAsTheRunPlaysTh
   const MetaGameData grown = read_metagame_data({(dir.path() / "out/runs/000").string(), (dir.path() / "out/runs/001").string()},
                                                 Payoff::advantage);
   const IntMatrix a = grown.matrix();
-  double row = 0, col = 0;
-  for (std::size_t j = 0; j < d.red.size(); ++j) row += g.red[j].value * a.value(a.rows - 1, j);
-  for (std::size_t i = 0; i < d.blue.size(); ++i) col += g.blue[i].value * a.value(i, a.cols - 1);
-  EXPECT_NEAR(rows[0].blue_predicted, row, 1e-6);
-  EXPECT_NEAR(rows[0].red_predicted, col, 1e-6);
+  expect_predictions_are_the_played_cells(rows[0], g, a);
   const auto set = read_played_plans((dir.path() / "out/policies/blue_001.jsonl").string());
   ASSERT_EQ(set.size(), corpus_size(cfg));
   for (std::size_t i = 0; i < set.size(); ++i) {  // psro_oracle.py answers BLUE with the first seed plan
@@ -384,11 +385,7 @@ TEST(Psro, LlmOraclesGetThePlanPromptWithTheMixtureAndAreScoredAsTheRunPlaysThem
   const MetaGameData grown = read_metagame_data({(dir.path() / "out/runs/000").string(), (dir.path() / "out/runs/001").string()},
                                                 Payoff::advantage);
   const IntMatrix a = grown.matrix();
-  double row = 0, col = 0;
-  for (std::size_t j = 0; j < d.red.size(); ++j) row += g.red[j].value * a.value(a.rows - 1, j);
-  for (std::size_t i = 0; i < d.blue.size(); ++i) col += g.blue[i].value * a.value(i, a.cols - 1);
-  EXPECT_NEAR(rows[0].blue_predicted, row, 1e-6);
-  EXPECT_NEAR(rows[0].red_predicted, col, 1e-6);
+  expect_predictions_are_the_played_cells(rows[0], g, a);
   EXPECT_EQ(read_played_plans((dir.path() / "out/policies/red_001.jsonl").string()).size(), 6u);
 }
 

@@ -105,6 +105,15 @@ GeoPlanEffect geo_plan_effect(const geo::GeoMap& m, const Plan& p, Side side) {
   return g;
 }
 
+PlanOnMap plan_on_map(const geo::GeoMap& m, const GeoPlanEffect& g) {
+  PlanOnMap out;
+  out.time_window_h = m.rule.time_window_h;
+  for (const GeoMove& mv : g.moves)
+    if (!mv.action_id.empty() && (mv.status == "ok" || mv.status == "infeasible"))
+      out.moves.push_back({mv.action_id, mv.hours, mv.hours < 0 ? 0.0 : std::max(0.0, mv.exposure)});
+  return out;
+}
+
 QualityParts apply_geo(const QualityParts& q, const GeoPlanEffect& g, const QualityWeights& w) {
   QualityParts out = q;
   const double f = g.bound > 0 ? static_cast<double>(g.infeasible) / g.bound : 0.0;

@@ -292,8 +292,9 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     return x.raw_capability ? *x.raw_capability : raw_capability(x.plan, sc);
   };
   Force fr{raw_of(*rc), rc->q.q, rc->d->D};
+  GeoPlanEffect rg;
   if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
-    const GeoPlanEffect rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
+    rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
     red_q = apply_geo(rc->q, rg, t.plan.cfg->quality);
     fr.q = red_q.q;
     fb.readiness = be.geo.readiness;
@@ -305,8 +306,14 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   SimResult sim;
   if (t.plan.sims[bound.sim].model == "engagement") {  // the two plans played (docs/METRICS.md "Engagement wargame")
     EngagementTrace tr;
+    std::optional<PlanOnMap> bm, rm;
+    if (t.map != nullptr) {  // the moves take their routes' time and exposure, which stand in for readiness
+      bm = plan_on_map(*t.map, be.geo);
+      rm = plan_on_map(*t.map, rg);
+      fb.readiness = fr.readiness = 1.0;
+    }
     sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr,
-                              kTracedReplications);
+                              kTracedReplications, bm ? &*bm : nullptr, rm ? &*rm : nullptr);
     auto& er = t.out.extra[kEngagementsFile];
     for (const EngagementRow& e : tr.engagements)
       er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,

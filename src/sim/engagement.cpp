@@ -28,11 +28,16 @@ bool is_contact(Category c) { return c == Category::fires || c == Category::move
 struct SideState {
   const Plan* plan = nullptr;
   const Scenario* sc = nullptr;
+  // Per action of the plan, fixed for the call: its steps, and the rate at which its route exposes the side to the
+  // other's threat zones (exposure x the moving asset's share of raw capability; 0 off the map).
+  std::vector<int> steps;
+  std::vector<double> exposed;
   std::vector<std::string> queue;  ///< action ids still to run, in order
   std::size_t next = 0;            ///< index into queue of the next action to start
   int next_start = 0;              ///< the step it starts at
   // The action running now: its index in plan->actions, and the step it ends at.
   int running = -1, running_end = 0;
+  double running_exposed = 0;      ///< exposed[running] while a movement runs, else 0
   std::array<int, kNumCategories> effect_until{};  ///< a support effect of the category is active at t < this
   std::vector<int> committed;      ///< indices into sc->assets of the assets in the fight, in joining order
   std::vector<std::string> committed_where;
@@ -60,7 +65,33 @@ int action_steps(const Action& a, const Scenario& sc, const SimConfig& cfg) {
   return static_cast<int>(std::lround(steps * cfg.engagement.durations));
 }
 
+int route_steps(double hours, double time_window_h, const SimConfig& cfg) {
+  const int T = cfg.time_limit;
+  if (!(hours >= 0) || !(time_window_h > 0)) return T;
+  const double steps = cfg.engagement.durations * T * (hours / time_window_h);
+  return steps >= T ? T : static_cast<int>(std::lround(steps));
+}
+
 namespace {
+
+/// The per-action steps and exposure rates of a side (on the map when `map` is given), once per call.
+void prepare(SideState& s, const Plan& p, const Scenario& sc, const SimConfig& cfg, const PlanOnMap* map, double raw) {
+  s.steps.resize(p.actions.size());
+  s.exposed.assign(p.actions.size(), 0.0);
+  for (std::size_t a = 0; a < p.actions.size(); ++a) {
+    const Action& act = p.actions[a];
+    s.steps[a] = action_steps(act, sc, cfg);
+    if (map == nullptr || act.category != Category::movement) continue;
+    for (const MoveOnMap& m : map->moves) {
+      if (!same_id(m.action_id, act.id)) continue;
+      s.steps[a] = route_steps(m.hours, map->time_window_h, cfg);
+      const int k = asset_index(sc, act.asset);
+      const double share = k < 0 || !(raw > 0) ? 0.0 : std::min(1.0, sc.assets[static_cast<std::size_t>(k)].capability / raw);
+      s.exposed[a] = m.hours < 0 ? 0.0 : std::clamp(m.exposure, 0.0, 1.0) * share;
+      break;
+    }
+  }
+}
 
 void reset(SideState& s, const Plan& p, const Scenario& sc) {
   s.plan = &p;
@@ -70,6 +101,7 @@ void reset(SideState& s, const Plan& p, const Scenario& sc) {
   s.next_start = 0;
   s.running = -1;
   s.running_end = 0;
+  s.running_exposed = 0;
   s.effect_until.fill(0);
   s.committed.clear();
   s.committed_where.clear();
@@ -93,6 +125,7 @@ void end_running(SideState& s, int t, double own, double other, const SimConfig&
     s.branches += (s.branches.empty() ? "" : ";") + br.at + "=" + std::to_string(o);
   }
   s.running = -1;
+  s.running_exposed = 0;
 }
 
 /// Starts every action due at step t (a zero-step action ends at once); returns whether the engaged assets changed.
@@ -105,7 +138,8 @@ bool advance(SideState& s, int t, double own, double other, const SimConfig& cfg
     if (ai < 0) continue;
     const Action& a = s.plan->actions[static_cast<std::size_t>(ai)];
     s.running = ai;
-    s.running_end = t + action_steps(a, *s.sc, cfg);
+    s.running_end = t + s.steps[static_cast<std::size_t>(ai)];
+    s.running_exposed = s.exposed[static_cast<std::size_t>(ai)];
     s.next_start = s.running_end;
     if (is_contact(a.category)) {
       const int k = asset_index(*s.sc, a.asset);
@@ -137,7 +171,7 @@ std::string joined_assets(const SideState& s) {
 
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
                               const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
-                              int trace_engagements) {
+                              int trace_engagements, const PlanOnMap* blue_map, const PlanOnMap* red_map) {
   const int R = cfg.replications, T = cfg.time_limit;
   detail::check_noise(noise, cfg, "simulate_engagement");
   // The Lanchester model's per-replication rates (the same function, the same bits).
@@ -146,6 +180,8 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
   const Eigen::ArrayXd& beta = rates.beta;
   const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
   SideState sb, sr;
+  prepare(sb, blue, sc, cfg, blue_map, fb.raw);
+  prepare(sr, red, sc, cfg, red_map, fr.raw);
   SimResult res;
   int wins = 0;
   Eigen::ArrayXd final_b(R), final_r(R), final_steps(R);  // their means as the Lanchester model takes them
@@ -156,7 +192,7 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
     double b = 1, r = 1, lost_b = 0, lost_r = 0;
     int steps = T;
     EngagementRow open;
-    bool in_fight = false;
+    bool in_fight = false, fought = false;
     const bool rows = trace != nullptr && i < trace_engagements;  // this replication's engagements are traced
     auto close = [&](int t) {
       if (!in_fight) return;
@@ -167,6 +203,9 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
       in_fight = false;
     };
     for (int t = 0; t < T; ++t) {
+      auto loss = [&](const SideState& s) {
+        return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
+      };
       const bool cb = advance(sb, t, b, r, cfg), cr = advance(sr, t, r, b, cfg);
       const bool fight = sb.committed_cap > 0 && sr.committed_cap > 0;
       if (in_fight && (!fight || cb || cr)) close(t);
@@ -184,7 +223,7 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
         open.red_share = engaged_share(sr.committed_cap, fr.raw);
         open.blue_before = b;
         open.red_before = r;
-        in_fight = true;
+        in_fight = fought = true;
       }
       if (fight) {
         // Each side's fire: the engaged share, its own information and command effects, the other side's cyber and
@@ -201,13 +240,21 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
           }
           return f;
         };
-        auto loss = [&](const SideState& s) {
-          return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
-        };
         const double mb = std::max(1 + sn * noise.step_b(i, t), 0.0), mr = std::max(1 + sn * noise.step_r(i, t), 0.0);
         const double db = dtb * (fire(sr, sb, fr.raw) * loss(sb)) * r * mb;
         const double dr = dta * (fire(sb, sr, fb.raw) * loss(sr)) * b * mr;
         const double nb = std::max(b - db, 0.0), nr = std::max(r - dr, 0.0);
+        lost_b += b - nb;
+        lost_r += r - nr;
+        b = nb;
+        r = nr;
+      }
+      if (sb.running_exposed > 0 || sr.running_exposed > 0) {
+        // A move through the other side's threat zones takes that side's fire on its exposed share, fight or not.
+        const double mb = std::max(1 + sn * noise.step_b(i, t), 0.0), mr = std::max(1 + sn * noise.step_r(i, t), 0.0);
+        const double xb = dtb * (sb.running_exposed * loss(sb)) * r * mb;
+        const double xr = dta * (sr.running_exposed * loss(sr)) * b * mr;
+        const double nb = std::max(b - xb, 0.0), nr = std::max(r - xr, 0.0);
         lost_b += b - nb;
         lost_r += r - nr;
         b = nb;
@@ -228,7 +275,9 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
     if (red_broke && !blue_broke)
       won = true;
     else if (red_broke == blue_broke)
-      won = b > r;
+      // Both stand (or both broke): the stronger side; a replication with no engagement at all goes to BLUE exactly
+      // when it committed an asset and RED committed none (it advanced unopposed).
+      won = fought ? b > r : !sb.committed.empty() && sr.committed.empty();
     wins += won ? 1 : 0;
     final_b(i) = b;
     final_r(i) = r;

@@ -264,3 +264,32 @@ TEST(EngagementSensitivity, RemovingAProtectionStepRaisesBluesLosses) {
 
 }  // namespace
 }  // namespace advplan
+
+namespace advplan {
+namespace {
+
+TEST(EngagementOutcome, WithNoEngagementBlueWinsExactlyWhenItAdvancedUnopposed) {
+  const Scenario& sc = corpus().front();
+  const SimConfig cfg = engagement_config();
+  const SimNoise noise = draw_noise(paper().seed, sc.id, cfg);
+  // Each plan's chain with every action made a contact action (fires) or a non-contact one (information).
+  auto as = [&](Plan p, Category c) {
+    for (Action& a : p.actions) a.category = c;
+    p.branches.clear();
+    return p;
+  };
+  const Plan blue = sc.blue_seed_plans.front(), red = red_for(sc, blue);
+  const Force fb = force_of(blue, sc, Side::Blue), fr = force_of(red, sc, Side::Red);
+  auto win = [&](Category bc, Category rc) {
+    EngagementTrace tr;
+    const double w = simulate_engagement(sc, as(blue, bc), fb, as(red, rc), fr, noise, cfg, &tr).win_rate;
+    return std::pair{w, tr.engagements.size()};
+  };
+  EXPECT_EQ(win(Category::fires, Category::information), (std::pair{1.0, std::size_t{0}}));        // unopposed
+  EXPECT_EQ(win(Category::information, Category::fires), (std::pair{0.0, std::size_t{0}}));        // BLUE never came
+  EXPECT_EQ(win(Category::information, Category::information), (std::pair{0.0, std::size_t{0}}));  // nobody moved
+  EXPECT_GT(win(Category::fires, Category::fires).second, 0u);                                      // a fight
+}
+
+}  // namespace
+}  // namespace advplan

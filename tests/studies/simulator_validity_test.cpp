@@ -6,11 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
+#include "advplan/geo/map.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/io/played_plans.hpp"
 #include "advplan/run/config.hpp"
+#include "advplan/run/geo_eval.hpp"
+#include "advplan/sim/engagement.hpp"
 #include "advplan/sim/wargame.hpp"
 #include "advplan/stats/agreement.hpp"
 #include "support/cli.hpp"
@@ -74,6 +79,51 @@ TEST_F(EngagementRun, EveryWinRateIsTheMeanOfItsReplicationsAndTheBytesDoNotDepe
   EXPECT_EQ(checked, won.size());
 }
 
+TEST_F(EngagementRun, OnAMapEveryWinRateIsItsPlansPlayedOnTheirRoutes) {
+  // terrain: geo: the moves' routes set their steps and exposure (tests/geo/engagement_routes_test.cpp has the
+  // hand-made case). Here the wiring: each cell's win rate is played again from plans.jsonl, the per_scenario.csv
+  // forces and the scenario's map, with the routes' times and exposures.
+  const std::string cfg_path = testing::small_config(
+      *dir_, {{"simulator: {replications: 50,", "terrain: geo\ntraces: {plans: true}\nsimulator: {model: engagement, replications: 50,"},
+              {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: false, framing: false, components: false}"}},
+      "geo.yaml");
+  const std::string geo = *dir_ / "geo";
+  const auto r = testing::advplan("run " + testing::quote(cfg_path) + " --progress none --threads 2 --out " + testing::quote(geo),
+                                  *dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const ExperimentConfig cfg = load_experiment_config(cfg_path);
+  const std::vector<Scenario> corpus = generate_corpus(cfg);
+  std::map<std::string, Plan> blue, red;  // (scenario/policy) -> BLUE plan, (scenario/condition) -> RED plan
+  for (const PlayedPlan& p : read_played_plans(geo + "/plans.jsonl"))
+    if (p.plan) (p.side == Side::Blue ? blue : red)[p.scenario_id + "/" + (p.side == Side::Blue ? p.policy : p.condition)] = *p.plan;
+  const io::CsvTable per = io::CsvTable::read(geo + "/per_scenario.csv");
+  int checked = 0, routed = 0, exposed = 0;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const std::string id = per.at(i, "scenario_id");
+    const auto b = blue.find(id + "/" + per.at(i, "blue_policy")), rd = red.find(id + "/" + per.at(i, "condition"));
+    if (per.at(i, "status") != "ok" || per.at(i, "condition_group") == "grid" || b == blue.end() || rd == red.end()) continue;
+    const Scenario& sc = *std::find_if(corpus.begin(), corpus.end(), [&](const Scenario& x) { return x.id == id; });
+    const geo::GeoMap map = scenario_map(cfg, sc);
+    const PlanOnMap bm = plan_on_map(map, geo_plan_effect(map, b->second, Side::Blue));
+    const PlanOnMap rm = plan_on_map(map, geo_plan_effect(map, rd->second, Side::Red));
+    for (const auto* m : {&bm, &rm})
+      for (const auto& mv : m->moves) {
+        ++routed;
+        exposed += mv.exposure > 0 ? 1 : 0;
+      }
+    const Force fb{per.real(i, "blue_raw_capability"), per.real(i, "blue_quality"), per.real(i, "blue_coherence"), 1.0};
+    const Force fr{per.real(i, "red_raw_capability"), per.real(i, "red_quality"), per.real(i, "red_coherence"), 1.0};
+    const SimResult res = simulate_engagement(sc, b->second, fb, rd->second, fr, draw_noise(cfg.seed, id, cfg.sim),
+                                              cfg.sim, nullptr, 0, &bm, &rm);
+    EXPECT_EQ(per.at(i, "blue_win_rate"), io::fmt_real(res.win_rate)) << id << " " << per.at(i, "condition");
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+  EXPECT_GT(routed, checked);  // moves on routes
+  EXPECT_GT(exposed, 0);       // some of them through the other side's zones
+  std::printf("[ wiring ] %d cells played again, %d routed moves, %d exposed\n", checked, routed, exposed);
+}
+
 TEST_F(EngagementRun, SimulatorValidityIsTheSpearmanOfEachProxyWithTheEngagementWinRate) {
   const io::CsvTable per = io::CsvTable::read(run() + "/per_scenario.csv");
   const io::CsvTable v = io::CsvTable::read(run() + "/studies/simulator_validity.csv");
@@ -104,6 +154,20 @@ TEST_F(EngagementRun, SimulatorValidityIsTheSpearmanOfEachProxyWithTheEngagement
   }
   const io::CsvTable dis = io::CsvTable::read(run() + "/studies/simulator_disagreements.csv");
   EXPECT_GT(dis.size(), 1u);
+}
+
+TEST(EngagementPaperRun, TheBytesDoNotDependOnThreads) {
+  // configs/experiments/engagement.yaml, the paper under the engagement wargame, whole: the same bytes at 1 and 2
+  // threads (every trace, table and study; run_metadata.json's timing aside, as compare_runs takes it).
+  TempDir tmp("engagement-paper");
+  for (const char* threads : {"1", "2"}) {
+    const auto r = testing::advplan("run " + testing::quote(ADVPLAN_SOURCE_DIR "/configs/experiments/engagement.yaml") +
+                                        " --progress none --threads " + threads + " --out " +
+                                        testing::quote(tmp / (std::string("run") + threads)),
+                                    tmp);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(testing::compare_runs(tmp / "run1", tmp / "run2"), "");
 }
 
 TEST_F(EngagementRun, BadEngagementSettingsAreOneSentence) {

@@ -8,6 +8,7 @@
 
 #include "advplan/core/plan.hpp"
 #include "advplan/metrics/quality.hpp"
+#include "advplan/sim/engagement.hpp"
 
 namespace advplan {
 namespace geo {
@@ -40,6 +41,9 @@ struct GeoPlanEffect {
 GeoPlanEffect geo_plan_effect(const geo::GeoMap& m, const Plan& p, Side side);
 /// e' = e (1 - .5 f), f = infeasible / bound; r' = r + .5 x (1 - r); q' = q + w_e (e' - e) - w_r (r' - r).
 QualityParts apply_geo(const QualityParts& q, const GeoPlanEffect& g, const QualityWeights& w);
+/// The bound moves (ok or infeasible) as the engagement wargame takes them: each route's hours (< 0 when no route
+/// reaches the target) and exposure, within the map's time window (docs/METRICS.md "Engagement wargame").
+PlanOnMap plan_on_map(const geo::GeoMap& m, const GeoPlanEffect& g);
 /// Rows of geo_moves.csv (schema::geo_moves()).
 void append_geo_rows(std::vector<std::vector<std::string>>& rows, const std::string& scenario_id,
                      const std::string& condition, Side side, const std::string& plan_id, const GeoPlanEffect& g);

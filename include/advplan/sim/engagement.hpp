@@ -40,6 +40,19 @@ struct ReplicationOutcome {
   double blue_loss = 0, red_loss = 0;
 };
 
+/// A movement's route on the map (terrain: geo; docs/METRICS.md "Engagement wargame", "Moves on the map"): the
+/// run's geo_moves.csv row of a bound move.
+struct MoveOnMap {
+  std::string action_id;
+  double hours = 0;     ///< the route's time at the asset's speed; < 0: no route reaches the target
+  double exposure = 0;  ///< the share of the route inside the other side's threat zones, in [0, 1]
+};
+/// A side's moves on the map, and the order's time window, which the replication's T steps span.
+struct PlanOnMap {
+  std::vector<MoveOnMap> moves;
+  double time_window_h = 0;
+};
+
 struct EngagementTrace {
   std::vector<EngagementRow> engagements;
   std::vector<ReplicationOutcome> outcomes;
@@ -48,13 +61,18 @@ struct EngagementTrace {
 /// Plays `blue` (whose force is fb: raw capability, q, D) against `red` (fr) over cfg.replications replications
 /// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's outcome, and
 /// the engagements of replications 0..trace_engagements-1, to `trace` when it is given. Throws
-/// std::invalid_argument when noise does not match cfg.
+/// std::invalid_argument when noise does not match cfg. With `blue_map` / `red_map` (terrain: geo) a side's movements
+/// that have a route take its time and exposure.
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
                               const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace = nullptr,
-                              int trace_engagements = 1 << 30);
+                              int trace_engagements = 1 << 30, const PlanOnMap* blue_map = nullptr,
+                              const PlanOnMap* red_map = nullptr);
 
 /// The steps an action takes under cfg (docs/METRICS.md "Engagement wargame": its category's base, a movement
 /// divided by max(.25, asset mobility x terrain mobility), times engagement.durations, rounded).
 int action_steps(const Action& a, const Scenario& sc, const SimConfig& cfg);
+/// A movement's steps on its route: round(durations x T x hours / time window), within [0, T]; T when no route
+/// reaches the target.
+int route_steps(double hours, double time_window_h, const SimConfig& cfg);
 
 }  // namespace advplan

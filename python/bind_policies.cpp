@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -22,6 +23,7 @@
 #include "advplan/policy/red_candidate.hpp"
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/policy/registry_access.hpp"
+#include "advplan/policy/replan.hpp"
 #include "advplan/run/interrupt.hpp"
 #include "bindings.hpp"
 
@@ -70,12 +72,40 @@ std::unique_ptr<PyObjectHolder> instantiate(const std::string& key, const Params
   py::gil_scoped_acquire gil;
   py::object cls = python_classes()[py::str(key)];
   py::dict kw;
-  for (const auto& [k, v] : params) kw[py::str(k)] = v;
+  for (const auto& [k, v] : params)
+    if (k != "replans") kw[py::str(k)] = v;  // advplan's own switch (docs/POLICIES.md "6. Replanning")
   try {
     return std::make_unique<PyObjectHolder>(kw.empty() ? cls() : cls(**kw));
   } catch (py::error_already_set& e) {
     throw PolicyError(fmt::format("python policy '{}': creating it raised {}", key, python_error_sentence(e)));
   }
+}
+
+/// A Python policy's replan(request) (docs/POLICIES.md "6. Replanning"): the request as a dict, the plan it
+/// returns parsed and validated as a plan of `side` by the caller (BluePolicy::replan / RedPolicy::replan).
+ReplanResult python_replan(const PyObjectHolder& holder, const nlohmann::json& request, const Scenario& sc, Side side,
+                           const std::string& label) {
+  const std::string request_json = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text;
+  tbb::this_task_arena::isolate([&] {
+    py::gil_scoped_acquire gil;
+    try {
+      py::object out = holder.obj.attr("replan")(json_module().attr("loads")(request_json));
+      if (out.is_none()) throw PolicyError(fmt::format("{}: replan() returned None", label));
+      text = plan_text(out, label);
+    } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
+      throw PolicyError(fmt::format("{}: {}", label, python_error_sentence(e)));
+    }
+  });
+  ReplanResult r;
+  const PlanParse p = parse_plan_text(text, sc, side);
+  if (!p.ok()) {
+    r.failure = fmt::format("{} returned an invalid revised plan: {}", label, p.summary());
+    return r;
+  }
+  r.plan = *p.plan;
+  return r;
 }
 
 class PyBluePolicy final : public BluePolicy {
@@ -113,6 +143,9 @@ class PyBluePolicy final : public BluePolicy {
     }
     r.plan = *p.plan;
     return r;
+  }
+  ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const override {
+    return python_replan(*holder_, request, sc, Side::Blue, label());
   }
 
  private:
@@ -162,19 +195,23 @@ class PyRedPolicy final : public RedPolicy {
     r.selected = 0;
     return r;
   }
+  ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const override {
+    return python_replan(*holder_, request, sc, Side::Red, label());
+  }
 
  private:
   std::unique_ptr<PyObjectHolder> holder_;
 };
 
 PolicyInfo python_info(const std::string& name, Side side, bool thread_safe, const std::string& description,
-                       const std::map<std::string, std::tuple<double, double, double>>& params) {
+                       const std::map<std::string, std::tuple<double, double, double>>& params, bool replans) {
   PolicyInfo info;
   info.short_name = name;
   info.side = side;
   info.thread_safety = thread_safe ? ThreadSafety::constant : ThreadSafety::none;
   info.description = description.empty() ? "a Python policy (in-process)" : description;
   for (const auto& [k, v] : params) info.params.push_back({k, std::get<0>(v), std::get<1>(v), std::get<2>(v), ""});
+  if (replans && !params.contains("replans")) info.params.push_back(replans_param());  // a class with replan()
   return info;
 }
 
@@ -197,7 +234,7 @@ void register_blue(const std::string& name, py::object cls, bool thread_safe, co
   check_new(blue_registry().contains(name), "BLUE", name, override_existing);
   if (!py::hasattr(cls, "plan")) throw PolicyError(fmt::format("BLUE policy '{}': the class has no plan(scenario) method", name));
   python_classes()[py::str("blue:" + name)] = cls;
-  blue_registry().add(python_info(name, Side::Blue, thread_safe, description, params),
+  blue_registry().add(python_info(name, Side::Blue, thread_safe, description, params, py::hasattr(cls, "replan")),
                                [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<BluePolicy> {
                                  auto info = blue_registry().info(name, "BLUE");
                                  return std::make_unique<PyBluePolicy>(info, p, instantiate("blue:" + name, p));
@@ -211,7 +248,7 @@ void register_red(const std::string& name, py::object cls, bool thread_safe, con
   if (!py::hasattr(cls, "respond"))
     throw PolicyError(fmt::format("RED policy '{}': the class has no respond(scenario, plan) method", name));
   python_classes()[py::str("red:" + name)] = cls;
-  red_registry().add(python_info(name, Side::Red, thread_safe, description, params),
+  red_registry().add(python_info(name, Side::Red, thread_safe, description, params, py::hasattr(cls, "replan")),
                               [name](const PolicySpec&, const Params& p, const PolicyContext&) -> std::unique_ptr<RedPolicy> {
                                 auto info = red_registry().info(name, "RED");
                                 return std::make_unique<PyRedPolicy>(info, p, instantiate("red:" + name, p));

@@ -3,7 +3,7 @@ import os
 import unittest
 
 import advplan
-from common import TempDir, cli, column, csv_files, read, small_config
+from common import SMALL_YAML, TempDir, cli, column, csv_files, read, small_config
 
 
 @advplan.blue_policy("py_seed", thread_safe=True)
@@ -57,6 +57,31 @@ class PyGreedy4:
 advplan.register_red("py_greedy4_serial", PyGreedy4, False, "py_greedy4, declared not thread-safe")
 
 
+@advplan.blue_policy("py_replanner", thread_safe=True)
+class PyReplanner:
+    """the seed plan; at a decision point (docs/POLICIES.md "6. Replanning") the branch's first option, then the
+    remaining steps"""
+
+    def __init__(self):
+        self.requests = []
+
+    def plan(self, scenario):
+        return scenario["blue_seed_plans"][0]
+
+    def replan(self, request):
+        self.requests.append(request)
+        plan = request["plan"]
+        actions = {a["id"]: a for a in plan["actions"]}
+        chain = list(dict.fromkeys(request["branch"]["options"][0] + [i for i in request["remaining"] if i in actions]))
+        return {"plan_id": plan["plan_id"] + "/replan", "side": plan["side"], "objective": plan["objective"],
+                "domain": plan.get("domain", ""), "actions": [actions[i] for i in chain], "chain": chain,
+                "branches": []}
+
+
+REPLAN_YAML = SMALL_YAML.replace("simulator: {replications: 20}", "simulator: {model: engagement, replications: 20}") + \
+    "policies: {py_replanner: {replans: true}}\n"
+
+
 def normalised(path, old, new):
     return read(path).decode().replace(old, new)
 
@@ -107,6 +132,20 @@ class Policies(unittest.TestCase):
             self.assertIn("py_raises returned an invalid plan", reason["urban-102"])
             self.assertEqual(r.summary["failed_rows"], 4)
             self.assertTrue(os.path.exists(os.path.join(d, "tables", "table3_policy_comparison.md")))
+
+    def test_a_python_policy_replans_in_the_engagement_wargame(self):
+        cfg = advplan.Config.from_yaml(REPLAN_YAML, "python-replan.yaml")
+        with TempDir() as d:
+            r = advplan.run(cfg, out=d, conditions=[{"blue": "py_replanner", "red": "greedy@4", "label": "replan"}])
+            self.assertEqual(r.summary["failed_rows"], 0)
+            rows = read(os.path.join(d, "replans.csv")).decode().splitlines()
+            self.assertGreater(len(rows), 1)
+            header = rows[0].split(",")
+            self.assertEqual(header[:8], ["scenario_id", "condition", "side", "policy", "replication", "step", "at",
+                                          "status"])
+            statuses = {line.split(",")[7] for line in rows[1:]}
+            self.assertIn("ok", statuses)
+            self.assertLessEqual(statuses, {"ok", "reused", "budget"})
 
     def test_threads_two_is_deterministic(self):
         cfg = small_config()

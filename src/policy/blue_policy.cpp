@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "advplan/core/validation.hpp"
+
+#include "advplan/policy/replan.hpp"
 
 namespace advplan {
 
@@ -69,6 +73,18 @@ std::unique_ptr<BluePolicy> make_blue_policy(const std::string& text, const Poli
   const PolicyInfo& info = reg.info(spec.name, "BLUE");
   const Params params = params_from_config(info, ctx.policy_params, ctx.source);
   return reg.create(spec, params, ctx, "BLUE");
+}
+
+bool BluePolicy::replans() const { return replans_enabled(params_); }
+
+ReplanResult BluePolicy::replan(const Scenario& sc, const nlohmann::json& request) const {
+  return checked_replan([&] { return do_replan(sc, request); }, sc, Side::Blue, label());
+}
+
+ReplanResult BluePolicy::do_replan(const Scenario&, const nlohmann::json&) const {
+  ReplanResult r;
+  r.failure = fmt::format("{} does not replan", label());
+  return r;
 }
 
 }  // namespace advplan

@@ -13,6 +13,7 @@
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/red_policy.hpp"
+#include "advplan/policy/replan.hpp"
 
 namespace advplan {
 
@@ -116,6 +117,17 @@ std::optional<Plan> exec_exchange(ProcessPool& pool, const json& request, std::u
   return plan;
 }
 
+/// A replan request to an exec: policy's program (docs/POLICIES.md "6. Replanning"): the request with the next
+/// request_id, the reply's plan validated as a plan of `side`.
+ReplanResult exec_replan(ProcessPool& pool, std::atomic<std::uint64_t>& next_id, json request, const Scenario& sc,
+                         Side side) {
+  const std::uint64_t id = next_id.fetch_add(1);
+  request["request_id"] = id;
+  ReplanResult r;
+  r.plan = exec_exchange(pool, request, id, sc, side, r.failure, r.transcript);
+  return r;
+}
+
 /// The process pool of an exec: policy.
 std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecConfig& cfg) {
   ProcessPoolOptions opt;
@@ -165,6 +177,7 @@ PolicyInfo ExecPolicy::static_info() {
   info.description = "an external program speaking JSON lines on stdin/stdout (docs/POLICIES.md)";
   info.argument = "COMMAND";
   info.external = true;
+  info.params = {replans_param()};
   return info;
 }
 
@@ -182,6 +195,10 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   return r;
 }
 
+ReplanResult ExecPolicy::do_replan(const Scenario& sc, const json& request) const {
+  return exec_replan(*pool_, next_request_id_, request, sc, Side::Blue);
+}
+
 namespace {
 
 /// `red: "exec:CMD"`: the same process protocol as the BLUE exec policy, with the BLUE plan in the request
@@ -197,6 +214,7 @@ class ExecRedPolicy final : public RedPolicy {
     info.description = "an external program answering the BLUE plan in JSON lines on stdin/stdout (docs/POLICIES.md)";
     info.argument = "COMMAND";
     info.external = true;
+    info.params = {replans_param()};
     return info;
   }
   ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
@@ -221,6 +239,9 @@ class ExecRedPolicy final : public RedPolicy {
     r.selected = 0;
     r.contract.parsed = 1;
     return r;
+  }
+  ReplanResult do_replan(const Scenario& sc, const json& request) const override {
+    return exec_replan(*pool_, next_request_id_, request, sc, Side::Red);
   }
 
  private:

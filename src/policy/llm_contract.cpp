@@ -1,4 +1,5 @@
 #include "advplan/policy/llm_contract.hpp"
+#include "advplan/policy/replan.hpp"
 
 #include <fmt/format.h>
 
@@ -83,6 +84,26 @@ CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue) {
   r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
                                             kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd, kBlueBegin,
                                             plan_to_string(blue), kBlueEnd)});
+  return r;
+}
+
+CompletionRequest build_replan_prompt(const Scenario& sc, const json& request) {
+  const Side side = request.at("side").get<std::string>() == "RED" ? Side::Red : Side::Blue;
+  json state = request;
+  state.erase("scenario");
+  state.erase("plan");
+  state.erase("type");
+  CompletionRequest r;
+  r.messages.push_back({"system", system_prompt(side)});
+  r.messages.push_back(
+      {"user", fmt::format("{}{}{}PLAN:\n{}\nEND PLAN\nSTATE:\n{}\nEND STATE\nThe plan above is being played. Its step "
+                           "'{}' has just ended, at a branch point; STATE gives what you observe now. Write the "
+                           "revised {} plan: its chain is what runs from now on (the actions in \"done\" have "
+                           "started already). Reply with the JSON only.",
+                           kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd,
+                           request.at("plan").dump(-1, ' ', false, json::error_handler_t::replace),
+                           state.dump(-1, ' ', false, json::error_handler_t::replace),
+                           request.at("branch").at("at").get<std::string>(), to_string(side))});
   return r;
 }
 

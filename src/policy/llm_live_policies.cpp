@@ -3,6 +3,8 @@
 // parser and validator); only the client differs: an OpenAI-compatible chat-completions endpoint.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "advplan/core/random.hpp"
 #include "advplan/policy/policy_settings.hpp"
 #include "advplan/metrics/plan_layout.hpp"
@@ -11,6 +13,7 @@
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
+#include "advplan/policy/replan.hpp"
 
 namespace advplan {
 namespace {
@@ -28,11 +31,27 @@ int max_repairs_for(const std::string& name, const Params& p, const PolicyContex
 /// A request seed the server may use for sampling (OpenAI "seed"); 31 bits, so every server parses it.
 std::uint64_t request_seed(Rng rng) { return rng.next_u64() & 0x7fffffffULL; }
 
+/// A model's revised plan at a decision point (docs/POLICIES.md "6. Replanning"): build_replan_prompt, then the
+/// same contract as every plan (parser, validator, re-prompts). The request carries no seed: the run's cache makes a
+/// replan reproducible. The plan id is `<scenario>/<side>/<tag>/replan`.
+ReplanResult replan_by_contract(const CompletionClient& client, const Scenario& sc, const nlohmann::json& request,
+                                Side side, int max_repairs, const GenerationSettings& generation, const std::string& tag) {
+  CompletionRequest prompt = build_replan_prompt(sc, request);
+  apply_generation(prompt, generation);
+  auto res = run_contract(client, std::move(prompt), sc, side, max_repairs,
+                          fmt::format("{}/{}/{}/replan", sc.id, side == Side::Blue ? "blue" : "red", tag));
+  ReplanResult r;
+  r.plan = std::move(res.plan);
+  r.failure = std::move(res.failure);
+  r.transcript = std::move(res.transcript);
+  return r;
+}
+
 /// The live LLM-contract responder: LlmOfflinePolicy with a live client.
 class LlmLivePolicy final : public RedPolicy {
  public:
   static PolicyInfo static_info() {
-    PolicyInfo info{"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param()},
+    PolicyInfo info{"llm_live", Side::Red, false, 1, ThreadSafety::constant, {max_repairs_param(), replans_param()},
                     "LLM JSON contract against a live OpenAI-compatible endpoint (llm.endpoint)"};
     info.reproducible = false;
     info.external = true;
@@ -49,6 +68,9 @@ class LlmLivePolicy final : public RedPolicy {
   RedResponse do_respond(const RedRequest& req, CandidateCache*) const override {
     return respond_by_contract(*client_, req, max_repairs_, "llm_live", &generation_);
   }
+  ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const override {
+    return replan_by_contract(*client_, sc, request, Side::Red, max_repairs_, generation_, "llm_live");
+  }
 
  private:
   std::unique_ptr<CompletionClient> client_;  ///< the live client, behind the run's cache when it has one
@@ -60,7 +82,7 @@ class LlmLivePolicy final : public RedPolicy {
 class LlmBluePolicy final : public BluePolicy {
  public:
   static PolicyInfo static_info() {
-    PolicyInfo info{"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param()},
+    PolicyInfo info{"llm", Side::Blue, false, 1, ThreadSafety::constant, {max_repairs_param(), replans_param()},
                     "a BLUE plan from a live OpenAI-compatible endpoint: llm:MODEL"};
     info.reproducible = false;
     info.external = true;
@@ -87,6 +109,9 @@ class LlmBluePolicy final : public BluePolicy {
     BluePlanResult r{std::move(res.plan), std::move(res.failure), res.stats};
     r.transcript = std::move(res.transcript);
     return r;
+  }
+  ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const override {
+    return replan_by_contract(*client_, sc, request, Side::Blue, max_repairs_, generation_, "llm");
   }
 
  private:

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "advplan/core/random.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/metrics/quality.hpp"
+
+#include "advplan/policy/replan.hpp"
 
 namespace advplan {
 
@@ -110,6 +114,18 @@ std::unique_ptr<RedPolicy> make_red_policy(const std::string& text, const Policy
                                   spec.name, text, spec.name));
   const Params params = params_from_config(info, ctx.policy_params, ctx.source);
   return reg.create(spec, params, ctx, "RED");
+}
+
+bool RedPolicy::replans() const { return replans_enabled(params_); }
+
+ReplanResult RedPolicy::replan(const Scenario& sc, const nlohmann::json& request) const {
+  return checked_replan([&] { return do_replan(sc, request); }, sc, Side::Red, label());
+}
+
+ReplanResult RedPolicy::do_replan(const Scenario&, const nlohmann::json&) const {
+  ReplanResult r;
+  r.failure = fmt::format("{} does not replan", label());
+  return r;
 }
 
 }  // namespace advplan

@@ -198,7 +198,10 @@ void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
   for (const auto& name : pol.keys()) {
     const auto params = pol.at(name);
     for (const auto& key : params.keys())
-      if (key != "generation") cfg.policy_params[name][key] = params.at(key).as_double();  // read with llm:
+      if (key == "replans")  // docs/POLICIES.md "6. Replanning": true or false
+        cfg.policy_params[name][key] = params.at(key).as_bool() ? 1.0 : 0.0;
+      else if (key != "generation")
+        cfg.policy_params[name][key] = params.at(key).as_double();  // generation is read with llm:
   }
 }
 
@@ -267,11 +270,12 @@ SimConfig read_simulator(const YamlReader& s) {
   }
   if (s.has("engagement")) {
     const YamlReader e = s.at("engagement");
-    e.require_only({"support", "durations", "effect_steps"});
+    e.require_only({"support", "durations", "effect_steps", "replan_calls"});
     if (sim.model != "engagement") e.fail("is read only with model: engagement");
     if (e.has("support")) sim.engagement.support = e.at("support").as_bool();
     if (e.has("durations")) sim.engagement.durations = e.at("durations").as_double_in(0, 100);
     if (e.has("effect_steps")) sim.engagement.effect_steps = static_cast<int>(e.at("effect_steps").as_int_in(0, 1000000));
+    if (e.has("replan_calls")) sim.engagement.replan_calls = static_cast<int>(e.at("replan_calls").as_int_in(0, 100000));
   }
   if (s.has("replications")) {
     const auto r = s.at("replications").as_int();

@@ -98,7 +98,7 @@ bool same_sim(const SimConfig& a, const SimConfig& b) {
   return a.replications == b.replications && a.break_point == b.break_point && a.time_limit == b.time_limit &&
          a.dt == b.dt && a.noise == b.noise && a.step_noise == b.step_noise && a.model == b.model &&
          a.engagement.support == b.engagement.support && a.engagement.durations == b.engagement.durations &&
-         a.engagement.effect_steps == b.engagement.effect_steps;
+         a.engagement.effect_steps == b.engagement.effect_steps && a.engagement.replan_calls == b.engagement.replan_calls;
 }
 
 /// RunPlan::bindings: each sweep point's config, context, policies (for the sides its settings reach) and wargame
@@ -293,7 +293,8 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
     j["simulator"]["model"] = cfg.sim.model;
     j["simulator"]["engagement"] = {{"support", cfg.sim.engagement.support},
                                     {"durations", cfg.sim.engagement.durations},
-                                    {"effect_steps", cfg.sim.engagement.effect_steps}};
+                                    {"effect_steps", cfg.sim.engagement.effect_steps},
+                                    {"replan_calls", cfg.sim.engagement.replan_calls}};
   }
   j["framing_mode"] = std::string(to_string(cfg.framing_mode));
   nlohmann::ordered_json conds = nlohmann::ordered_json::array();
@@ -610,6 +611,11 @@ std::vector<Stream> make_streams(const RunPlan& plan, const RunObservers& observ
                                        std::pair{kReplicationsFile, &schema::replications()}}) {
       extra_names.push_back(name);
       add_stream(name, *header, name, true);
+    }
+    if (std::any_of(plan.conditions.begin(), plan.conditions.end(),
+                    [&](const Condition& c) { return plan.blue(c).replans() || plan.red(c).replans(); })) {
+      extra_names.push_back(kReplansFile);  // docs/TRACES.md "replans.csv"
+      add_stream(kReplansFile, schema::replans(), kReplansFile, true);
     }
   }
   if (plan.cfg->terrain_geo) {  // the moves on the map (docs/GEO.md), written like an extra trace file

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <deque>
+#include <functional>
 #include <optional>
 #include <algorithm>
 #include <set>
@@ -20,6 +22,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/geo_eval.hpp"
+#include "advplan/policy/replan.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/run/transcripts.hpp"
 #include "advplan/geo/map.hpp"
@@ -237,6 +240,68 @@ struct ScenarioTask {
   }
 };
 
+/// One side's replanning in one cell (docs/POLICIES.md "6. Replanning"). Every decision point the engine brings is a
+/// row of replans.csv (docs/TRACES.md): a call (ok or failed; its exchange in transcripts.jsonl), a request the cell
+/// already sent (reused: the same answer, no call), or a point past the budget of `replan_calls` calls (budget).
+/// A point without a valid plan is left to the default rule.
+class CellReplanner final : public Replanner {
+ public:
+  using Call = std::function<ReplanResult(const nlohmann::json&)>;
+  CellReplanner(ScenarioTask& t, const Condition& c, Side side, std::string key, std::string policy, Call call)
+      : t_(t), c_(c), side_(side), key_(std::move(key)), policy_(std::move(policy)), call_(std::move(call)),
+        left_(t.plan.sims[t.plan.binding(c).sim].engagement.replan_calls) {}
+
+  const Plan* replan(const DecisionPoint& d) override {
+    const nlohmann::json request = replan_request(t_.sc, d);
+    const std::string text = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (const auto it = answers_.find(text); it != answers_.end()) {
+      const Plan* p = it->second < 0 ? nullptr : &plans_[static_cast<std::size_t>(it->second)];
+      row(d, "reused", p == nullptr ? "the same request failed before" : "", p, false);
+      return p;
+    }
+    if (left_ <= 0) {
+      row(d, "budget", "the cell's replan_calls are spent", nullptr, false);
+      return nullptr;
+    }
+    --left_;
+    ReplanResult r = call_(request);
+    if (!r.transcript.calls.empty()) {
+      transcript_lines(t_.out.transcripts, r.transcript, t_.plan.cfg->transcripts,
+                       {side_ == Side::Blue ? "blue-replan" : "red-replan", key_, t_.sc.id, c_.label, t_.sample},
+                       !r.plan);
+      add_usage(t_.out.usage, r.transcript, side_ == Side::Blue ? "blue" : "red", key_);
+    }
+    if (!r.plan) {
+      answers_.emplace(text, -1);
+      row(d, "failed", r.failure, nullptr, false);
+      return nullptr;
+    }
+    plans_.push_back(std::move(*r.plan));
+    answers_.emplace(text, static_cast<long>(plans_.size() - 1));
+    row(d, "ok", "", &plans_.back(), true);
+    return &plans_.back();
+  }
+
+ private:
+  void row(const DecisionPoint& d, const char* status, const std::string& reason, const Plan* p, bool with_plan) {
+    std::string chain;
+    if (p != nullptr)
+      for (const auto& id : p->chain) chain += (chain.empty() ? "" : ";") + id;
+    t_.out.extra[kReplansFile].push_back({t_.sc.id, c_.label, std::string(to_string(side_)), policy_,
+                                          i2s(d.replication), i2s(d.step), d.plan->branches[d.branch].at, status,
+                                          reason, chain, with_plan ? plan_to_string(*p) : ""});
+  }
+
+  ScenarioTask& t_;
+  const Condition& c_;
+  Side side_;
+  std::string key_, policy_;
+  Call call_;
+  int left_;
+  std::deque<Plan> plans_;                 ///< every revised plan stays where the engine points at it
+  std::map<std::string, long> answers_;    ///< request text -> index into plans_, -1 when it failed
+};
+
 ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const Scenario& sc = t.sc;
   const RunPlan::Binding& bound = t.plan.binding(c);
@@ -312,8 +377,22 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       rm = plan_on_map(*t.map, rg);
       fb.readiness = fr.readiness = 1.0;
     }
+    // Replanning at the decision points, for a policy that declares it (serialised like its planning calls).
+    std::optional<CellReplanner> brp, rrp;
+    const BluePolicy& bp = t.plan.blue(c);
+    if (bp.replans())
+      brp.emplace(t, c, Side::Blue, bound.blue_key, c.blue, [&](const nlohmann::json& q) {
+        const SerialCall serial = t.plan.serialise("blue:" + bound.blue_key);
+        return bp.replan(sc, q);
+      });
+    if (red.replans())
+      rrp.emplace(t, c, Side::Red, bound.red_key, c.red, [&](const nlohmann::json& q) {
+        const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
+        return red.replan(sc, q);
+      });
     sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr,
-                              kTracedReplications, bm ? &*bm : nullptr, rm ? &*rm : nullptr);
+                              kTracedReplications,
+                              {bm ? &*bm : nullptr, rm ? &*rm : nullptr, brp ? &*brp : nullptr, rrp ? &*rrp : nullptr});
     auto& er = t.out.extra[kEngagementsFile];
     for (const EngagementRow& e : tr.engagements)
       er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,
@@ -413,7 +492,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
                     plans_before = t.out.candidate_plans.size(), transcripts_before = t.out.transcripts.size(),
                     kept_plans_before = t.out.plans.size();
   std::map<std::string, std::size_t> extra_before;  // the run-level extra files' rows (geo moves, engagements)
-  for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile})
+  for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile, kReplansFile})
     if (const auto it = t.out.extra.find(f); it != t.out.extra.end()) extra_before[f] = it->second.size();
   try {
     return evaluate_condition(t, c);
@@ -423,7 +502,7 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     t.out.candidate_plans.resize(plans_before);
     t.out.transcripts.resize(transcripts_before);
     t.out.plans.resize(kept_plans_before);
-    for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile})
+    for (const char* f : {kGeoMovesFile, kEngagementsFile, kReplicationsFile, kReplansFile})
       if (auto it = t.out.extra.find(f); it != t.out.extra.end()) it->second.resize(extra_before[f]);
     RowBuilder row = base_row(t.sc, c, t.plan.red(c), t.row_sample());
     row.set("status", "failed").set("failure_reason", fmt::format("internal error: {}", e.what()));

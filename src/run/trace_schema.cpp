@@ -107,6 +107,13 @@ const std::vector<std::string>& replications() {
   return h;
 }
 
+const std::vector<std::string>& replans() {
+  static const std::vector<std::string> h{"scenario_id", "condition", "side",   "policy", "replication",
+                                          "step",        "at",        "status", "reason", "chain",
+                                          "plan"};
+  return h;
+}
+
 const std::vector<std::string>& summarised_metrics() {
   static const std::vector<std::string> c{"blue_quality",   "red_quality",    "blue_coherence", "red_coherence",
                                           "advantage",      "nash_gap",       "blue_win_rate",  "diversity",

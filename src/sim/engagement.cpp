@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/scaled_exp.hpp"
 
@@ -32,6 +33,14 @@ struct SideState {
   // other's threat zones (exposure x the moving asset's share of raw capability; 0 off the map).
   std::vector<int> steps;
   std::vector<double> exposed;
+  std::vector<int> steps0;         ///< steps and exposed of the side's own plan (a replan changes the current ones)
+  std::vector<double> exposed0;
+  const Plan* plan0 = nullptr;
+  Side side = Side::Blue;
+  double raw = 0;
+  Replanner* replanner = nullptr;
+  std::vector<std::string> done;   ///< the actions started in this replication, kept only with a replanner
+  int replication = 0;
   std::vector<std::string> queue;  ///< action ids still to run, in order
   std::size_t next = 0;            ///< index into queue of the next action to start
   int next_start = 0;              ///< the step it starts at
@@ -94,8 +103,13 @@ void prepare(SideState& s, const Plan& p, const Scenario& sc, const SimConfig& c
 }
 
 void reset(SideState& s, const Plan& p, const Scenario& sc) {
+  if (s.plan != &p && s.plan0 == &p) {  // the last replication replanned: back to the side's own plan
+    s.steps = s.steps0;
+    s.exposed = s.exposed0;
+  }
   s.plan = &p;
   s.sc = &sc;
+  s.done.clear();
   s.queue = p.chain;
   s.next = 0;
   s.next_start = 0;
@@ -110,9 +124,51 @@ void reset(SideState& s, const Plan& p, const Scenario& sc) {
   s.branches.clear();
 }
 
-/// Ends the running action at step t (its support effect starts), then decides a branch at it: option 0 when the
-/// side's strength share is at least the other's, else the last option, whose actions run next.
-void end_running(SideState& s, int t, double own, double other, const SimConfig& cfg) {
+std::vector<std::string> engaged_ids(const SideState& s) {
+  std::vector<std::string> out;
+  for (const int k : s.committed) out.push_back(s.sc->assets[static_cast<std::size_t>(k)].id);
+  return out;
+}
+
+std::vector<Category> active_effects(const SideState& s, int t) {
+  std::vector<Category> out;
+  for (std::size_t c = 0; c < kNumCategories; ++c)
+    if (s.effect_until[c] > t) out.push_back(static_cast<Category>(c));
+  return out;
+}
+
+/// Asks the side's replanner at branch `b`; true when it switched to a revised plan (its chain is the queue from
+/// here on, its branches new decision points, its actions' steps off the map).
+bool replan_at(SideState& s, const SideState& o, std::size_t b, int t, double own, double other, const SimConfig& cfg) {
+  DecisionPoint d;
+  d.side = s.side;
+  d.replication = s.replication;
+  d.step = t;
+  d.plan = s.plan;
+  d.branch = b;
+  d.own = own;
+  d.other = other;
+  d.done = s.done;
+  d.remaining.assign(s.queue.begin() + static_cast<std::ptrdiff_t>(s.next), s.queue.end());
+  d.own_engaged = engaged_ids(s);
+  d.other_engaged = engaged_ids(o);
+  d.own_effects = active_effects(s, t);
+  d.other_effects = active_effects(o, t);
+  const Plan* p = s.replanner->replan(d);
+  if (p == nullptr) return false;
+  s.branches += (s.branches.empty() ? "" : ";") + s.plan->branches[b].at + "=replan";
+  s.plan = p;
+  prepare(s, *p, *s.sc, cfg, nullptr, s.raw);
+  s.queue = p->chain;
+  s.next = 0;
+  s.branch_done.assign(p->branches.size(), false);
+  return true;
+}
+
+/// Ends the running action at step t (its support effect starts), then decides a branch at it: the side's
+/// replanner when it has one and it answers, else option 0 when the side's strength share is at least the other's,
+/// else the last option, whose actions run next.
+void end_running(SideState& s, const SideState& o, int t, double own, double other, const SimConfig& cfg) {
   const Action& a = s.plan->actions[static_cast<std::size_t>(s.running)];
   if (cfg.engagement.support && !is_contact(a.category))
     s.effect_until[index(a.category)] = std::max(s.effect_until[index(a.category)], t + cfg.engagement.effect_steps);
@@ -120,6 +176,7 @@ void end_running(SideState& s, int t, double own, double other, const SimConfig&
     const Branch& br = s.plan->branches[b];
     if (s.branch_done[b] || !same_id(br.at, a.id) || br.options.empty()) continue;
     s.branch_done[b] = true;
+    if (s.replanner != nullptr && replan_at(s, o, b, t, own, other, cfg)) break;
     const std::size_t o = own >= other ? 0 : br.options.size() - 1;
     s.queue.insert(s.queue.begin() + static_cast<std::ptrdiff_t>(s.next), br.options[o].begin(), br.options[o].end());
     s.branches += (s.branches.empty() ? "" : ";") + br.at + "=" + std::to_string(o);
@@ -129,14 +186,15 @@ void end_running(SideState& s, int t, double own, double other, const SimConfig&
 }
 
 /// Starts every action due at step t (a zero-step action ends at once); returns whether the engaged assets changed.
-bool advance(SideState& s, int t, double own, double other, const SimConfig& cfg) {
+bool advance(SideState& s, const SideState& o, int t, double own, double other, const SimConfig& cfg) {
   bool changed = false;
   for (;;) {
-    if (s.running >= 0 && s.running_end <= t) end_running(s, t, own, other, cfg);
+    if (s.running >= 0 && s.running_end <= t) end_running(s, o, t, own, other, cfg);
     if (s.running >= 0 || s.next >= s.queue.size() || s.next_start > t) break;
     const int ai = s.plan->find_action(s.queue[s.next++]);
     if (ai < 0) continue;
     const Action& a = s.plan->actions[static_cast<std::size_t>(ai)];
+    if (s.replanner != nullptr) s.done.push_back(a.id);
     s.running = ai;
     s.running_end = t + s.steps[static_cast<std::size_t>(ai)];
     s.running_exposed = s.exposed[static_cast<std::size_t>(ai)];
@@ -171,7 +229,7 @@ std::string joined_assets(const SideState& s) {
 
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
                               const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
-                              int trace_engagements, const PlanOnMap* blue_map, const PlanOnMap* red_map) {
+                              int trace_engagements, const EngagementSides& sides) {
   const int R = cfg.replications, T = cfg.time_limit;
   detail::check_noise(noise, cfg, "simulate_engagement");
   // The Lanchester model's per-replication rates (the same function, the same bits).
@@ -180,14 +238,23 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
   const Eigen::ArrayXd& beta = rates.beta;
   const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
   SideState sb, sr;
-  prepare(sb, blue, sc, cfg, blue_map, fb.raw);
-  prepare(sr, red, sc, cfg, red_map, fr.raw);
+  for (auto [s, p, map, rp, side, raw] : {std::tuple{&sb, &blue, sides.blue_map, sides.blue_replanner, Side::Blue, fb.raw},
+                                          std::tuple{&sr, &red, sides.red_map, sides.red_replanner, Side::Red, fr.raw}}) {
+    prepare(*s, *p, sc, cfg, map, raw);
+    s->steps0 = s->steps;
+    s->exposed0 = s->exposed;
+    s->plan0 = p;
+    s->side = side;
+    s->raw = raw;
+    s->replanner = rp;
+  }
   SimResult res;
   int wins = 0;
   Eigen::ArrayXd final_b(R), final_r(R), final_steps(R);  // their means as the Lanchester model takes them
   for (int i = 0; i < R; ++i) {
     reset(sb, blue, sc);
     reset(sr, red, sc);
+    sb.replication = sr.replication = i;
     const double dta = dt * alpha(i), dtb = dt * beta(i);
     double b = 1, r = 1, lost_b = 0, lost_r = 0;
     int steps = T;
@@ -206,7 +273,7 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
       auto loss = [&](const SideState& s) {
         return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
       };
-      const bool cb = advance(sb, t, b, r, cfg), cr = advance(sr, t, r, b, cfg);
+      const bool cb = advance(sb, sr, t, b, r, cfg), cr = advance(sr, sb, t, r, b, cfg);
       const bool fight = sb.committed_cap > 0 && sr.committed_cap > 0;
       if (in_fight && (!fight || cb || cr)) close(t);
       if (fight && !in_fight) {

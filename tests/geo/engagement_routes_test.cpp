@@ -92,7 +92,7 @@ TEST(EngagementRoutes, ARouteThroughAThreatZoneCostsMoreThanTheDetour) {
   const SimNoise noise = draw_noise(7, sc.id, cfg);
   auto run = [&](const Plan& blue, const PlanOnMap* bm) {
     EngagementTrace tr;
-    const SimResult res = simulate_engagement(sc, blue, fb, red, fr, noise, cfg, &tr, 0, bm, nullptr);
+    const SimResult res = simulate_engagement(sc, blue, fb, red, fr, noise, cfg, &tr, 0, {bm, nullptr});
     double loss = 0;
     for (const auto& o : tr.outcomes) loss += o.blue_loss / static_cast<double>(tr.outcomes.size());
     return std::pair{res.win_rate, loss};

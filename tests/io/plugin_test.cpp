@@ -14,6 +14,9 @@
 #include "advplan/io/run_store.hpp"
 #include "advplan/policy/registry.hpp"
 #include "advplan/policy/blue_policy.hpp"
+#include "advplan/policy/replan.hpp"
+#include "advplan/run/config.hpp"
+#include "advplan/core/validation.hpp"
 #include "advplan/version.hpp"
 #include "support/cli.hpp"
 
@@ -39,6 +42,35 @@ std::string evaluate_args(const testing::TempDir& dir) {
 TEST(Plugin, TheTestBinaryLoadedTheExamplePlugin) {
   // tests/test_main.cpp loads it before the suites are listed.
   EXPECT_TRUE(BlueRegistry::instance().contains("example_cpp"));
+}
+
+TEST(Plugin, TheExamplePluginReplansAtADecisionPoint) {
+  // docs/POLICIES.md "6. Replanning", the C++ side: with replans: true it answers a decision point with the branch's
+  // first option, then the remaining steps, protection first when it is weaker.
+  ExperimentConfig cfg = default_experiment_config();
+  Scenario sc;
+  for (std::size_t i = 0; i < 20 && (sc.blue_seed_plans.empty() || sc.blue_seed_plans.front().branches.empty()); ++i)
+    sc = corpus_scenario(cfg, i);
+  const Plan& seed = sc.blue_seed_plans.front();
+  ASSERT_FALSE(seed.branches.empty());
+  DecisionPoint d;
+  d.plan = &seed;
+  d.own = 0.4;
+  d.other = 0.9;
+  for (const auto& id : seed.chain) (d.done.empty() || d.done.back() != seed.branches[0].at ? d.done : d.remaining).push_back(id);
+  EXPECT_FALSE(make_blue_policy("example_cpp", policy_context(cfg))->replans());
+  cfg.policy_params["example_cpp"]["replans"] = 1;
+  const auto p = make_blue_policy("example_cpp", policy_context(cfg));
+  ASSERT_TRUE(p->replans());
+  const ReplanResult r = p->replan(sc, replan_request(sc, d));
+  ASSERT_TRUE(r.plan) << r.failure;
+  EXPECT_TRUE(validate_plan(*r.plan, sc, Side::Blue).empty());
+  std::vector<std::string> want = seed.branches[0].options[0];
+  for (const auto& id : d.remaining) want.push_back(id);
+  std::stable_partition(want.begin(), want.end(), [&](const std::string& id) {
+    return seed.actions[static_cast<std::size_t>(seed.find_action(id))].category == Category::protection;
+  });
+  EXPECT_EQ(r.plan->chain, want);
 }
 
 TEST(Plugin, LoadingAMissingFileNamesTheFileAndTheReason) {

@@ -22,6 +22,7 @@
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/policy/red_policy.hpp"
+#include "advplan/policy/replan.hpp"
 #include "advplan/run/scenario_lookup.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/pipeline/standard_run.hpp"
@@ -374,6 +375,49 @@ TEST_F(LlmLiveTest, BluePolicyPlansEndToEnd) {
   EXPECT_TRUE(r.contract.tokens_reported);
   EXPECT_EQ(r.contract.prompt_tokens, server_.prompt_tokens_sent());
   for (const auto& s : server_.seen()) EXPECT_EQ(s.model, "test-model");  // the spec's model wins
+}
+
+TEST_F(LlmLiveTest, BluePolicyReplansThroughTheSameContract) {
+  // docs/POLICIES.md "6. Replanning": with replans: true the model gets the scenario, the plan and the observed state
+  // in marked sections, and its answer goes through the plan parser and validator.
+  const Plan* seed = nullptr;
+  Scenario sc;
+  for (const auto& id : {"urban-100", "urban-101", "urban-102", "urban-103"}) {
+    sc = find_scenario(cfg_, id);
+    if (!sc.blue_seed_plans.front().branches.empty()) break;
+  }
+  seed = &sc.blue_seed_plans.front();
+  ASSERT_FALSE(seed->branches.empty());
+  DecisionPoint d;
+  d.plan = seed;
+  d.step = 12;
+  d.own = 0.61234567;
+  d.other = 0.8;
+  for (const auto& id : seed->chain) {
+    (d.done.empty() || d.done.back() != seed->branches[0].at ? d.done : d.remaining).push_back(id);
+  }
+  const nlohmann::json request = replan_request(sc, d);
+  EXPECT_EQ(request.at("observed").at("own_strength").get<double>(), 0.6123);  // to 4 decimals
+
+  const auto off = make_blue_policy("llm:test-model", policy_context(cfg_));
+  EXPECT_FALSE(off->replans());  // not asked for
+  cfg_.policy_params["llm"]["replans"] = 1;
+  const auto blue = make_blue_policy("llm:test-model", policy_context(cfg_));
+  EXPECT_TRUE(blue->replans());
+  const ReplanResult r = blue->replan(sc, request);
+  ASSERT_TRUE(r.plan) << r.failure;
+  EXPECT_TRUE(validate_plan(*r.plan, sc, Side::Blue).empty());
+  EXPECT_EQ(r.plan->plan_id, sc.id + "/blue/llm/replan");
+  ASSERT_FALSE(r.transcript.calls.empty());
+  const std::string& prompt = r.transcript.messages.at(1).content;
+  for (const char* part : {"SCENARIO:", "PLAN:", "STATE:", "\"own_strength\":0.6123", "\"remaining\""})
+    EXPECT_NE(prompt.find(part), std::string::npos) << part;
+  EXPECT_EQ(server_.seen().back().model, "test-model");
+  // A model that never answers with JSON: the call's failure, no crash.
+  const auto prose = make_blue_policy("llm:prose-always", policy_context(cfg_));
+  const ReplanResult bad = prose->replan(sc, request);
+  EXPECT_FALSE(bad.plan);
+  EXPECT_FALSE(bad.failure.empty());
 }
 
 TEST_F(LlmLiveTest, EnvironmentOverridesEndpointAndModel) {

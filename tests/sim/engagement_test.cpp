@@ -293,3 +293,83 @@ TEST(EngagementOutcome, WithNoEngagementBlueWinsExactlyWhenItAdvancedUnopposed) 
 
 }  // namespace
 }  // namespace advplan
+
+namespace advplan {
+namespace {
+
+/// Records every decision point and answers with `answer` (nullptr: the default rule).
+struct RecordingReplanner final : Replanner {
+  std::vector<DecisionPoint> seen;
+  const Plan* answer = nullptr;
+  const Plan* replan(const DecisionPoint& d) override {
+    seen.push_back(d);
+    return answer;
+  }
+};
+
+/// A scenario of the corpus whose seed plan has a branch, with its seed plan and RED's answer.
+const Scenario& branching_scenario() {
+  for (const Scenario& sc : corpus())
+    if (!sc.blue_seed_plans.front().branches.empty()) return sc;
+  ADD_FAILURE() << "no seed plan branches";
+  return corpus().front();
+}
+
+TEST(EngagementReplanning, DecisionPointsReachTheReplannerAndARevisedPlanIsPlayed) {
+  const Scenario& sc = branching_scenario();
+  const SimConfig cfg = engagement_config();
+  const SimNoise noise = draw_noise(paper().seed, sc.id, cfg);
+  const Plan& blue = sc.blue_seed_plans.front();
+  const Plan red = red_for(sc, blue);
+  const Force fb = force_of(blue, sc, Side::Blue), fr = force_of(red, sc, Side::Red);
+  EngagementTrace plain;
+  const SimResult base = simulate_engagement(sc, blue, fb, red, fr, noise, cfg, &plain);
+
+  // A replanner that always declines: the default rule decides, the same bits; it saw each replication's branch
+  // point once, with what had started and what remained.
+  RecordingReplanner decline;
+  EngagementTrace tr;
+  const SimResult same = simulate_engagement(sc, blue, fb, red, fr, noise, cfg, &tr, 1 << 30, {nullptr, nullptr, &decline});
+  EXPECT_EQ(same.win_rate, base.win_rate);
+  EXPECT_EQ(same.blue_final, base.blue_final);
+  ASSERT_FALSE(decline.seen.empty());
+  std::set<std::pair<int, std::size_t>> once;
+  for (const DecisionPoint& d : decline.seen) {
+    EXPECT_EQ(d.side, Side::Blue);
+    EXPECT_EQ(d.plan, &blue);
+    EXPECT_TRUE(once.insert({d.replication, d.branch}).second) << "a branch point asked twice";
+    ASSERT_FALSE(d.done.empty());
+    EXPECT_EQ(d.done.back(), blue.branches[d.branch].at);  // the branch's step is the last one started
+    EXPECT_EQ(d.done.size() + d.remaining.size(), blue.chain.size());  // the chain, split at the point
+    EXPECT_GE(d.own, 0.0);
+    EXPECT_LE(d.own, 1.0);
+  }
+  EXPECT_LE(decline.seen.size(), static_cast<std::size_t>(cfg.replications * blue.branches.size()));
+
+  // A revised plan that commits everything to fires at once: it is played from the decision point on.
+  Plan all_in;
+  all_in.plan_id = "all-in";
+  all_in.side = Side::Blue;
+  all_in.objective = blue.objective;
+  for (const Asset& a : sc.assets)
+    if (a.side == Side::Blue) {
+      all_in.actions.push_back({"x" + std::to_string(all_in.actions.size()), a.id, "strike", Category::fires, "r", 3, {}});
+      all_in.chain.push_back(all_in.actions.back().id);
+    }
+  RecordingReplanner revise;
+  revise.answer = &all_in;
+  EngagementTrace rt;
+  const SimResult revised = simulate_engagement(sc, blue, fb, red, fr, noise, cfg, &rt, 1 << 30, {nullptr, nullptr, &revise});
+  std::size_t replanned = 0;
+  for (const auto& o : rt.outcomes) replanned += o.blue_branches.find("=replan") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(replanned, revise.seen.size());  // every point it answered took the revised plan
+  bool full = false;  // after a replan every BLUE asset is in the fight
+  for (const auto& e : rt.engagements) full = full || e.blue_share == 1.0;
+  EXPECT_TRUE(full);
+  EXPECT_NE(revised.win_rate, base.win_rate);
+  std::printf("[ replanning ] all-in at the branch point: win rate %.3f against %.3f by the default rule\n",
+              revised.win_rate, base.win_rate);
+}
+
+}  // namespace
+}  // namespace advplan

@@ -114,7 +114,7 @@ TEST_F(EngagementRun, OnAMapEveryWinRateIsItsPlansPlayedOnTheirRoutes) {
     const Force fb{per.real(i, "blue_raw_capability"), per.real(i, "blue_quality"), per.real(i, "blue_coherence"), 1.0};
     const Force fr{per.real(i, "red_raw_capability"), per.real(i, "red_quality"), per.real(i, "red_coherence"), 1.0};
     const SimResult res = simulate_engagement(sc, b->second, fb, rd->second, fr, draw_noise(cfg.seed, id, cfg.sim),
-                                              cfg.sim, nullptr, 0, &bm, &rm);
+                                              cfg.sim, nullptr, 0, {&bm, &rm});
     EXPECT_EQ(per.at(i, "blue_win_rate"), io::fmt_real(res.win_rate)) << id << " " << per.at(i, "condition");
     ++checked;
   }

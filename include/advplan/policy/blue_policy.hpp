@@ -6,6 +6,7 @@
 #include <any>
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "advplan/policy/registry.hpp"
 
 namespace advplan {
+
+struct ReplanResult;  // policy/replan.hpp
 
 struct BluePlanResult {
   std::optional<Plan> plan;  ///< a plan that passed validate_plan, or nothing
@@ -43,6 +46,12 @@ class BluePolicy {
   /// advplan::Error becomes a recorded failure, never a crash of the run.
   BluePlanResult plan(const Scenario& sc, Rng& rng) const;
   const PolicyInfo& info() const { return info_; }
+  /// Whether it replans at the engagement wargame's decision points: it declares the `replans` parameter
+  /// (replans_param) and the config sets `replans: true` (docs/POLICIES.md "6. Replanning").
+  bool replans() const;
+  /// Its revised plan at a decision point (`request`: replan_request), validated as a BLUE plan in `sc`. Never throws
+  /// for the policy's output: a throw, no plan or an invalid plan is the result's failure.
+  ReplanResult replan(const Scenario& sc, const nlohmann::json& request) const;
   const Params& params() const { return params_; }
   virtual std::string label() const { return info_.short_name; }
   /// Counters over the whole run that belong in run_metadata.json (e.g. process restarts); none by default.
@@ -56,6 +65,9 @@ class BluePolicy {
  protected:
   BluePolicy(PolicyInfo info, Params params) : info_(std::move(info)), params_(std::move(params)) {}
   virtual BluePlanResult do_plan(const Scenario& sc, Rng& rng) const = 0;
+  /// The revised plan for `request`; the default has none ("does not replan"). A policy that overrides it declares
+  /// replans_param() among its parameters.
+  virtual ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const;
 
  private:
   PolicyInfo info_;

@@ -33,6 +33,8 @@ class ExecPolicy final : public BluePolicy {
  protected:
   /// Thread safety: constant; the pool hands each concurrent call its own process.
   BluePlanResult do_plan(const Scenario& sc, Rng& rng) const override;
+  /// The replan request with a request_id (docs/POLICIES.md "6. Replanning"); the reply is {"request_id", "plan"}.
+  ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const override;
 
  private:
   std::string spec_;

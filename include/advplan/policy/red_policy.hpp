@@ -3,6 +3,7 @@
 // description, registration by name). Registered: single, greedy, constraint, llm_offline (and llm_live in
 // src/policy/llm_live_policies.cpp, with the client in openai_client.hpp).
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "advplan/policy/registry.hpp"
 
 namespace advplan {
+
+struct ReplanResult;  // policy/replan.hpp
 
 struct RedResponse {
   std::vector<RedCandidate> candidates;  ///< the valid candidates the policy chose among
@@ -42,6 +45,12 @@ class RedPolicy {
   /// output.
   RedPressures pressures(const RedRequest& req) const;
   const PolicyInfo& info() const { return info_; }
+  /// Whether it replans at the engagement wargame's decision points: it declares the `replans` parameter
+  /// (replans_param) and the config sets `replans: true` (docs/POLICIES.md "6. Replanning").
+  bool replans() const;
+  /// Its revised plan at a decision point (`request`: replan_request), validated as a RED plan in `sc`. Never throws
+  /// for the policy's output: a throw, no plan or an invalid plan is the result's failure.
+  ReplanResult replan(const Scenario& sc, const nlohmann::json& request) const;
   int k() const { return k_; }
   const Params& params() const { return params_; }
   /// "greedy@8", "single", ...; a policy with an argument ("exec:CMD", "plans:FILE") gives its whole spec, so two such
@@ -51,6 +60,9 @@ class RedPolicy {
  protected:
   RedPolicy(PolicyInfo info, int k, Params params) : info_(std::move(info)), k_(k), params_(std::move(params)) {}
   virtual RedResponse do_respond(const RedRequest& req, CandidateCache* cache) const = 0;
+  /// The revised plan for `request`; the default has none ("does not replan"). A policy that overrides it declares
+  /// replans_param() among its parameters.
+  virtual ReplanResult do_replan(const Scenario& sc, const nlohmann::json& request) const;
   /// The default answers through respond() and reduces its candidates; a policy that can draw pressures more
   /// cheaply (the built-in samplers, sample_red_pressures) overrides it, with the same result.
   virtual RedPressures do_pressures(const RedRequest& req) const;

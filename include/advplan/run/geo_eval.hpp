@@ -20,6 +20,7 @@ inline constexpr const char* kGeoMovesFile = "geo_moves.csv";
 /// The engagement wargame's trace files (docs/TRACES.md).
 inline constexpr const char* kEngagementsFile = "engagements.csv";
 inline constexpr const char* kReplicationsFile = "replications.csv";
+inline constexpr const char* kReplansFile = "replans.csv";  ///< replanning calls (docs/POLICIES.md "6. Replanning")
 
 struct GeoMove {
   std::string action_id, asset, target;

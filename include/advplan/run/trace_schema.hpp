@@ -35,6 +35,8 @@ const std::vector<std::string>& geo_moves();
 /// (docs/TRACES.md), written when a condition plays `simulator: {model: engagement}`.
 const std::vector<std::string>& engagements();
 const std::vector<std::string>& replications();
+/// replans.csv: one row per replanning call of an engagement run (docs/TRACES.md "replans.csv")
+const std::vector<std::string>& replans();
 
 /// Metrics of per_scenario.csv summarised with bootstrap intervals in bootstrap_summary.csv.
 const std::vector<std::string>& summarised_metrics();

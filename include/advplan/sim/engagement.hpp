@@ -53,6 +53,37 @@ struct PlanOnMap {
   double time_window_h = 0;
 };
 
+/// What a side sees at one of its decision points (a branch's step has ended), as a replanning policy receives it
+/// (docs/POLICIES.md "6. Replanning").
+struct DecisionPoint {
+  Side side = Side::Blue;
+  int replication = 0, step = 0;
+  const Plan* plan = nullptr;          ///< the plan the side is playing (its last revision)
+  std::size_t branch = 0;              ///< index into plan->branches
+  double own = 1, other = 1;           ///< the two sides' strengths
+  std::vector<std::string> done;       ///< the side's actions started so far, in order
+  std::vector<std::string> remaining;  ///< its queue after this point, before the branch's option is added
+  std::vector<std::string> own_engaged, other_engaged;  ///< asset ids in the fight
+  std::vector<Category> own_effects, other_effects;     ///< support effects active at this step
+};
+
+/// A side's replanning at its decision points. replan() returns the revised plan, whose chain is the side's
+/// remainder from here on (its branches are new decision points), or nullptr to let the default rule decide. The
+/// plan must stay alive until the call of simulate_engagement returns.
+class Replanner {
+ public:
+  virtual ~Replanner() = default;
+  virtual const Plan* replan(const DecisionPoint& at) = 0;
+};
+
+/// The optional inputs of simulate_engagement: each side's moves on the map (terrain: geo) and replanner.
+struct EngagementSides {
+  const PlanOnMap* blue_map = nullptr;
+  const PlanOnMap* red_map = nullptr;
+  Replanner* blue_replanner = nullptr;
+  Replanner* red_replanner = nullptr;
+};
+
 struct EngagementTrace {
   std::vector<EngagementRow> engagements;
   std::vector<ReplicationOutcome> outcomes;
@@ -61,12 +92,11 @@ struct EngagementTrace {
 /// Plays `blue` (whose force is fb: raw capability, q, D) against `red` (fr) over cfg.replications replications
 /// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's outcome, and
 /// the engagements of replications 0..trace_engagements-1, to `trace` when it is given. Throws
-/// std::invalid_argument when noise does not match cfg. With `blue_map` / `red_map` (terrain: geo) a side's movements
-/// that have a route take its time and exposure.
+/// std::invalid_argument when noise does not match cfg. With a side's map (terrain: geo) its movements that have a
+/// route take its time and exposure; with its replanner, its decision points call it (replications in order).
 SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
                               const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace = nullptr,
-                              int trace_engagements = 1 << 30, const PlanOnMap* blue_map = nullptr,
-                              const PlanOnMap* red_map = nullptr);
+                              int trace_engagements = 1 << 30, const EngagementSides& sides = {});
 
 /// The steps an action takes under cfg (docs/METRICS.md "Engagement wargame": its category's base, a movement
 /// divided by max(.25, asset mobility x terrain mobility), times engagement.durations, rounded).

@@ -10,6 +10,9 @@ struct EngagementSettings {
   bool support = true;     ///< support actions' effects (off: only contact and attrition)
   double durations = 1.0;  ///< scale of every action's steps (0: every chain step starts at step 0)
   int effect_steps = 40;   ///< steps a support effect lasts after its action ends (docs/DECISIONS.md)
+  /// Replanning calls per side and cell, over all its replications (a policy with `replans: true`; docs/POLICIES.md
+  /// "6. Replanning"); once they are spent the default rule decides.
+  int replan_calls = 200;
 };
 
 struct SimConfig {

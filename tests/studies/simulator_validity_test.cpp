@@ -156,6 +156,53 @@ TEST_F(EngagementRun, SimulatorValidityIsTheSpearmanOfEachProxyWithTheEngagement
   EXPECT_GT(dis.size(), 1u);
 }
 
+TEST(EngagementAnalyses, TablesEvaluateTheMetaGameTheFrontierAndTheReportReadAnEngagementRun) {
+  // docs/METRICS.md "Engagement wargame": an engagement run's traces have the Lanchester run's layout, so every
+  // analysis reads it unchanged. A small matrix run (BLUE x RED) under the engagement model, then each command.
+  TempDir tmp("engagement-analyses");
+  const std::string cfg = testing::small_config(
+      tmp, {{"conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]",
+             "matrix: {blue: [seed, council], red: [single, greedy@4, constraint@8]}"},
+            {"budget_sweep: [1, 2, 4, 8, 16]", ""},
+            {"simulator: {replications: 50,", "simulator: {model: engagement, replications: 50,"},
+            {"studies: {rubric: true, framing: true, components: true}", "studies: {rubric: false, framing: false, components: false}"}},
+      "matrix.yaml");
+  const std::string run = tmp / "run";
+  auto ok = [&](const std::string& args) {
+    const auto r = testing::advplan(args, tmp);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+  };
+  ok("run " + testing::quote(cfg) + " --progress none --candidate-plans --out " + testing::quote(run));
+  // tables: rebuilt from the CSVs alone, byte for byte the run's own
+  const auto before = testing::run_files(run + "/tables");
+  ok("tables " + testing::quote(run));
+  EXPECT_EQ(testing::run_files(run + "/tables"), before);
+  ok("metagame " + testing::quote(run) + " --out " + testing::quote(tmp / "mg"));
+  EXPECT_FALSE(testing::run_files(tmp / "mg").empty());
+  ok("frontier " + testing::quote(run) + " --out " + testing::quote(tmp / "fr"));
+  ok("report " + testing::quote(run) + " --out " + testing::quote(tmp / "rep"));
+  EXPECT_TRUE(fs::exists(fs::path(tmp / "rep") / "index.html"));
+  ok("evaluate --blue seed --red single --no-reference --config " + testing::quote(cfg) + " --out " +
+     testing::quote(tmp / "ev"));
+  // evaluate played the engagement model too: its seed-against-single cells are the matrix run's, bit for bit
+  // (the same config, seed, scenarios and streams).
+  const io::CsvTable ev = io::CsvTable::read((tmp / "ev") + "/per_scenario.csv");
+  const io::CsvTable mx = io::CsvTable::read(run + "/per_scenario.csv");
+  std::map<std::string, std::string> want;
+  for (std::size_t i = 0; i < mx.size(); ++i)
+    if (mx.at(i, "blue_policy") == "seed" && mx.at(i, "red_policy") == "single")
+      want[mx.at(i, "scenario_id")] = mx.at(i, "blue_win_rate") + " " + mx.at(i, "blue_final_strength");
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < ev.size(); ++i)
+    if (ev.at(i, "blue_policy") == "seed" && ev.at(i, "red_policy") == "single") {
+      EXPECT_EQ(ev.at(i, "blue_win_rate") + " " + ev.at(i, "blue_final_strength"), want[ev.at(i, "scenario_id")]);
+      ++same;
+    }
+  EXPECT_EQ(same, want.size());
+  EXPECT_GT(io::CsvTable::read((tmp / "ev") + "/replications.csv").size(), 0u);
+  ok("check " + testing::quote(run));
+}
+
 TEST(EngagementPaperRun, TheBytesDoNotDependOnThreads) {
   // configs/experiments/engagement.yaml, the paper under the engagement wargame, whole: the same bytes at 1 and 2
   // threads (every trace, table and study; run_metadata.json's timing aside, as compare_runs takes it).

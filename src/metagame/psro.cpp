@@ -153,13 +153,14 @@ std::vector<std::string> run_dirs(const fs::path& out, int last) {
   return d;
 }
 
-/// Each BLUE policy's plan per scenario, from the runs' plans.jsonl (the first run that played it).
-std::map<std::pair<std::string, std::string>, Plan> blue_plans(const std::vector<std::string>& dirs) {
-  std::map<std::pair<std::string, std::string>, Plan> out;
-  for (const auto& d : dirs)
-    for (auto& p : read_played_plans((fs::path(d) / "plans.jsonl").string()))
-      if (p.side == Side::Blue && p.plan) out.try_emplace({p.scenario_id, p.policy}, std::move(*p.plan));
-  return out;
+/// Each BLUE policy's plan per scenario, by (scenario, policy spec): the first run that played it.
+using BluePlans = std::map<std::pair<std::string, std::string>, Plan>;
+
+/// Adds the BLUE plans of run `dir`'s plans.jsonl that no earlier run gave (the runs are added in order, each once,
+/// so an iteration reads only its newest run).
+void add_blue_plans(BluePlans& out, const fs::path& dir) {
+  for (auto& p : read_played_plans((dir / "plans.jsonl").string()))
+    if (p.side == Side::Blue && p.plan) out.try_emplace({p.scenario_id, p.policy}, std::move(*p.plan));
 }
 
 struct OracleOutcome {
@@ -210,7 +211,7 @@ class LlmOracle {
 
 /// Both oracles on every scenario of the corpus; writes the two plan sets and the oracle record.
 OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int it, const MetaGameData& data,
-                          const GameSolution& g, const PsroOptions& opt) {
+                          const GameSolution& g, const PsroOptions& opt, const BluePlans& plans) {
   const PolicyContext ctx = policy_context(cfg);
   OracleSettings s;
   s.payoff = opt.payoff;
@@ -252,7 +253,6 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
     }
     return m;
   };
-  const auto plans = blue_plans(run_dirs(out, it));
   const std::size_t n = corpus_size(cfg);
   std::vector<BlueResponse> br(n);
   std::vector<RedResponseChoice> rr(n);
@@ -464,6 +464,8 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
     for (std::size_t i = 0; i < d.blue.size(); ++i) pop.push_back({it, "blue", d.blue[i], g.blue[i]});
     for (std::size_t j = 0; j < d.red.size(); ++j) pop.push_back({it, "red", d.red[j], g.red[j]});
   };
+  BluePlans plans;  // of runs 0..plans_read-1
+  int plans_read = 0;
   for (int it = 0; it < opt.iterations; ++it) {
     const MetaGameData data = read_metagame_data(run_dirs(out, it), opt.payoff);
     const GameSolution g = solve_game(data.matrix(), false);
@@ -473,8 +475,10 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
         fs::is_regular_file(fs::symlink_status(out / blue_set_name(it + 1))) &&
         fs::is_regular_file(fs::symlink_status(out / red_set_name(it + 1))))
       o = read_oracle_record(out / oracle_name(it + 1));
-    else
-      o = run_oracles(cfg, out, it, data, g, opt);
+    else {
+      for (; plans_read <= it; ++plans_read) add_blue_plans(plans, out / run_name(plans_read));
+      o = run_oracles(cfg, out, it, data, g, opt, plans);
+    }
     const std::string nb = "plans:" + (out / blue_set_name(it + 1)).string();
     const std::string nr = "plans:" + (out / red_set_name(it + 1)).string();
     std::vector<std::pair<std::string, std::string>> pairs;

@@ -96,6 +96,8 @@ ReplanResult python_replan(const PyObjectHolder& holder, const nlohmann::json& r
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
       throw PolicyError(fmt::format("{}: {}", label, python_error_sentence(e)));
+    } catch (const py::cast_error& e) {  // a value that does not convert (a lone surrogate in a string)
+      throw PolicyError(fmt::format("{}: replan() returned a value that does not convert: {}", label, e.what()));
     }
   });
   ReplanResult r;

@@ -471,6 +471,10 @@ std::string exchange(ProcessPool::Worker& w, const std::string& msg, const Proce
       if (!l.empty() && l.back() == '\r') l.pop_back();
       if (l.size() > opt.max_response_bytes) return too_big;
       if (l.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are not responses
+      // Output beyond the response line, already here: it would be read as the answer to the next request, on
+      // whichever request reaches this worker next. The exchange fails instead (and the worker restarts).
+      if (w.pending.find_first_not_of(" \t\r\n") != std::string::npos)
+        return "the program wrote more than one line for one request";
       line = std::move(l);
       w.answered = true;
       return "";

@@ -10,6 +10,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/core/random.hpp"
+#include "advplan/io/sha256.hpp"
 #include "advplan/metrics/plan_layout.hpp"
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/red_policy.hpp"
@@ -117,26 +118,41 @@ std::optional<Plan> exec_exchange(ProcessPool& pool, const json& request, std::u
   return plan;
 }
 
-/// A replan request to an exec: policy's program (docs/POLICIES.md "6. Replanning"): the request with the next
-/// request_id, the reply's plan validated as a plan of `side`.
-ReplanResult exec_replan(ProcessPool& pool, std::atomic<std::uint64_t>& next_id, json request, const Scenario& sc,
-                         Side side) {
-  const std::uint64_t id = next_id.fetch_add(1);
+/// A replan request to an exec: policy's program (docs/POLICIES.md "6. Replanning"), the reply's plan validated as
+/// a plan of `side`. Its request_id is the first 52 bits of the request's sha256, not a counter: the failure reasons
+/// that quote a reply line then read the same at any thread count (only the reply of one exchange is ever read
+/// against it; a worker that failed is restarted before its next request).
+ReplanResult exec_replan(ProcessPool& pool, json request, const Scenario& sc, Side side) {
+  const std::uint64_t id =
+      std::stoull(io::sha256_hex(request.dump(-1, ' ', false, json::error_handler_t::replace)).substr(0, 13), nullptr, 16);
   request["request_id"] = id;
   ReplanResult r;
   r.plan = exec_exchange(pool, request, id, sc, side, r.failure, r.transcript);
   return r;
 }
 
-/// The process pool of an exec: policy.
-std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecConfig& cfg) {
+/// The process pool of an exec: policy. Replanning's pool (`replanning`) has no restart limit: a cell stops
+/// replanning after its first failed exchange (run/scenario_eval.cpp), so a broken program costs each cell one
+/// failure, whichever order the threads reach the cells in.
+std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecConfig& cfg, bool replanning = false) {
   ProcessPoolOptions opt;
   opt.command = exec_command_of(spec_text);
   opt.workers = cfg.workers;
   opt.timeout_s = cfg.timeout_s;
   opt.max_response_bytes = cfg.max_response_bytes;
-  opt.max_restarts = cfg.max_restarts;
+  opt.max_restarts = replanning ? (1 << 30) : cfg.max_restarts;
   return std::make_unique<ProcessPool>(std::move(opt));
+}
+
+/// The replanning pool of an exec: policy whose parameters switch replanning on, else none.
+std::unique_ptr<ProcessPool> replan_pool(const std::string& spec_text, const ExecConfig& cfg, const Params& params) {
+  return replans_enabled(params) ? exec_pool(spec_text, cfg, true) : nullptr;
+}
+
+ReplanResult no_replan_pool(const std::string& label) {
+  ReplanResult r;
+  r.failure = fmt::format("{} does not replan (replans is not true)", label);
+  return r;
 }
 
 }  // namespace
@@ -182,7 +198,8 @@ PolicyInfo ExecPolicy::static_info() {
 }
 
 ExecPolicy::ExecPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
-    : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
+    : BluePolicy(static_info(), std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)),
+      replan_pool_(replan_pool(spec_, cfg, this->params())) {}
 
 BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
   const std::uint64_t id = next_request_id_.fetch_add(1);
@@ -196,7 +213,8 @@ BluePlanResult ExecPolicy::do_plan(const Scenario& sc, Rng& rng) const {
 }
 
 ReplanResult ExecPolicy::do_replan(const Scenario& sc, const json& request) const {
-  return exec_replan(*pool_, next_request_id_, request, sc, Side::Blue);
+  if (!replan_pool_) return no_replan_pool(label());
+  return exec_replan(*replan_pool_, request, sc, Side::Blue);
 }
 
 namespace {
@@ -218,7 +236,8 @@ class ExecRedPolicy final : public RedPolicy {
     return info;
   }
   ExecRedPolicy(std::string spec_text, Params params, const ExecConfig& cfg)
-      : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)) {}
+      : RedPolicy(static_info(), 1, std::move(params)), spec_(std::move(spec_text)), pool_(exec_pool(spec_, cfg)),
+        replan_pool_(replan_pool(spec_, cfg, this->params())) {}
   std::string label() const override { return spec_; }
 
  protected:
@@ -241,13 +260,15 @@ class ExecRedPolicy final : public RedPolicy {
     return r;
   }
   ReplanResult do_replan(const Scenario& sc, const json& request) const override {
-    return exec_replan(*pool_, next_request_id_, request, sc, Side::Red);
+    if (!replan_pool_) return no_replan_pool(label());
+    return exec_replan(*replan_pool_, request, sc, Side::Red);
   }
 
  private:
   std::string spec_;
   std::unique_ptr<ProcessPool> pool_;
   mutable std::atomic<std::uint64_t> next_request_id_{1};
+  std::unique_ptr<ProcessPool> replan_pool_;  ///< as ExecPolicy's
 };
 
 }  // namespace

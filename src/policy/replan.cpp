@@ -8,6 +8,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/core/validation.hpp"
 
 namespace advplan {
@@ -31,9 +32,6 @@ json categories(const std::vector<Category>& cs) {
   return out;
 }
 
-/// A strength to 4 decimals, so that nearby states read alike and the request text is short.
-double rounded(double x) { return std::round(x * 1e4) / 1e4; }
-
 }  // namespace
 
 json replan_request(const Scenario& sc, const DecisionPoint& at) {
@@ -46,8 +44,8 @@ json replan_request(const Scenario& sc, const DecisionPoint& at) {
           {"step", at.step},
           {"branch", {{"at", br.at}, {"condition", br.condition}, {"options", options}}},
           {"observed",
-           {{"own_strength", rounded(at.own)},
-            {"other_strength", rounded(at.other)},
+           {{"own_strength", at.own},
+            {"other_strength", at.other},
             {"own_engaged", at.own_engaged},
             {"other_engaged", at.other_engaged},
             {"own_effects", categories(at.own_effects)},
@@ -62,20 +60,22 @@ ReplanResult checked_replan(const std::function<ReplanResult()>& call, const Sce
   ReplanResult r;
   try {
     r = call();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // an advplan::Error, or anything a plug-in throws: the call's failure
     r.plan.reset();
-    r.failure = e.what();
+    r.failure = untrusted::excerpt(fmt::format("{}: {}", label, e.what()), kReasonChars);
     return r;
   }
   if (!r.plan) {
-    if (r.failure.empty()) r.failure = fmt::format("{} returned no revised plan", label);
+    r.failure = r.failure.empty() ? fmt::format("{} returned no revised plan", label)
+                                  : untrusted::excerpt(r.failure, kReasonChars);
     return r;
   }
   const auto v = validate_plan(*r.plan, sc, side);
   if (!v.empty()) {
     std::string msg;
-    for (const auto& x : v) msg += (msg.empty() ? "" : "; ") + x.str();
-    r.failure = fmt::format("{} returned an invalid revised plan: {}", label, msg);
+    for (std::size_t k = 0; k < v.size() && k < 5; ++k) msg += (msg.empty() ? "" : "; ") + v[k].str();
+    if (v.size() > 5) msg += fmt::format(" (and {} more)", v.size() - 5);
+    r.failure = untrusted::excerpt(fmt::format("{} returned an invalid revised plan: {}", label, msg), kReasonChars);
     r.plan.reset();
   }
   return r;

@@ -110,7 +110,7 @@ PlanOnMap plan_on_map(const geo::GeoMap& m, const GeoPlanEffect& g) {
   out.time_window_h = m.rule.time_window_h;
   for (const GeoMove& mv : g.moves)
     if (!mv.action_id.empty() && (mv.status == "ok" || mv.status == "infeasible"))
-      out.moves.push_back({mv.action_id, mv.hours, mv.hours < 0 ? 0.0 : std::max(0.0, mv.exposure)});
+      out.moves.push_back({mv.action_id, mv.asset, mv.target, mv.hours, mv.hours < 0 ? 0.0 : std::max(0.0, mv.exposure)});
   return out;
 }
 

@@ -23,6 +23,8 @@
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/geo_eval.hpp"
 #include "advplan/policy/replan.hpp"
+#include "advplan/core/untrusted.hpp"
+#include "advplan/io/sha256.hpp"
 #include "advplan/run/trace_schema.hpp"
 #include "advplan/run/transcripts.hpp"
 #include "advplan/geo/map.hpp"
@@ -253,11 +255,15 @@ class CellReplanner final : public Replanner {
 
   const Plan* replan(const DecisionPoint& d) override {
     const nlohmann::json request = replan_request(t_.sc, d);
-    const std::string text = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string text = io::sha256_hex(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (const auto it = answers_.find(text); it != answers_.end()) {
       const Plan* p = it->second < 0 ? nullptr : &plans_[static_cast<std::size_t>(it->second)];
       row(d, "reused", p == nullptr ? "the same request failed before" : "", p, false);
       return p;
+    }
+    if (!stopped_.empty()) {
+      row(d, "stopped", stopped_, nullptr, false);
+      return nullptr;
     }
     if (left_ <= 0) {
       row(d, "budget", "the cell's replan_calls are spent", nullptr, false);
@@ -272,10 +278,21 @@ class CellReplanner final : public Replanner {
       add_usage(t_.out.usage, r.transcript, side_ == Side::Blue ? "blue" : "red", key_);
     }
     if (!r.plan) {
+      // A failed exchange (timeout, exit, a broken reply line, a transport error) ends the cell's replanning: a
+      // broken program costs each cell one call, in any thread order.
+      // So do kMaxFailuresInARow failed calls in a row of any kind (invalid plans): a policy that cannot replan
+      // this cell does not spend its budget and the traces on it.
+      if (!r.transcript.calls.empty() && !r.transcript.calls.back().reply.ok)
+        stopped_ = untrusted::excerpt("an earlier call of this cell failed: " + r.failure, kReasonChars);
+      else if (++failures_in_a_row_ >= kMaxFailuresInARow)
+        stopped_ = untrusted::excerpt(
+            fmt::format("{} calls of this cell in a row failed, the last: {}", kMaxFailuresInARow, r.failure),
+            kReasonChars);
       answers_.emplace(text, -1);
       row(d, "failed", r.failure, nullptr, false);
       return nullptr;
     }
+    failures_in_a_row_ = 0;
     plans_.push_back(std::move(*r.plan));
     answers_.emplace(text, static_cast<long>(plans_.size() - 1));
     row(d, "ok", "", &plans_.back(), true);
@@ -289,7 +306,8 @@ class CellReplanner final : public Replanner {
       for (const auto& id : p->chain) chain += (chain.empty() ? "" : ";") + id;
     t_.out.extra[kReplansFile].push_back({t_.sc.id, c_.label, std::string(to_string(side_)), policy_,
                                           i2s(d.replication), i2s(d.step), d.plan->branches[d.branch].at, status,
-                                          reason, chain, with_plan ? plan_to_string(*p) : ""});
+                                          untrusted::excerpt(reason, kReasonChars), chain,
+                                          with_plan ? plan_to_string(*p) : ""});
   }
 
   ScenarioTask& t_;
@@ -299,7 +317,10 @@ class CellReplanner final : public Replanner {
   Call call_;
   int left_;
   std::deque<Plan> plans_;                 ///< every revised plan stays where the engine points at it
-  std::map<std::string, long> answers_;    ///< request text -> index into plans_, -1 when it failed
+  std::map<std::string, long> answers_;    ///< the request's sha256 -> index into plans_, -1 when it failed
+  std::string stopped_;                    ///< why the cell asks no more ("" while it does)
+  int failures_in_a_row_ = 0;
+  static constexpr int kMaxFailuresInARow = 3;
 };
 
 ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {

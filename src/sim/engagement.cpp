@@ -39,6 +39,8 @@ struct SideState {
   Side side = Side::Blue;
   double raw = 0;
   Replanner* replanner = nullptr;
+  const PlanOnMap* map = nullptr;  ///< the side's moves on the map (terrain: geo), for its revised plans too
+  int replanned_at = -1;           ///< the step of its last replanning call in this replication (one per step)
   std::vector<std::string> done;   ///< the actions started in this replication, kept only with a replanner
   int replication = 0;
   std::vector<std::string> queue;  ///< action ids still to run, in order
@@ -92,7 +94,7 @@ void prepare(SideState& s, const Plan& p, const Scenario& sc, const SimConfig& c
     s.steps[a] = action_steps(act, sc, cfg);
     if (map == nullptr || act.category != Category::movement) continue;
     for (const MoveOnMap& m : map->moves) {
-      if (!same_id(m.action_id, act.id)) continue;
+      if (!same_id(m.action_id, act.id) || m.asset != act.asset || m.target != act.target) continue;
       s.steps[a] = route_steps(m.hours, map->time_window_h, cfg);
       const int k = asset_index(sc, act.asset);
       const double share = k < 0 || !(raw > 0) ? 0.0 : std::min(1.0, sc.assets[static_cast<std::size_t>(k)].capability / raw);
@@ -110,6 +112,7 @@ void reset(SideState& s, const Plan& p, const Scenario& sc) {
   s.plan = &p;
   s.sc = &sc;
   s.done.clear();
+  s.replanned_at = -1;
   s.queue = p.chain;
   s.next = 0;
   s.next_start = 0;
@@ -138,7 +141,8 @@ std::vector<Category> active_effects(const SideState& s, int t) {
 }
 
 /// Asks the side's replanner at branch `b`; true when it switched to a revised plan (its chain is the queue from
-/// here on, its branches new decision points, its actions' steps off the map).
+/// here on, its branches new decision points; a move keeps its route when its id, asset and target are a bound
+/// move's, else takes the template's steps).
 bool replan_at(SideState& s, const SideState& o, std::size_t b, int t, double own, double other, const SimConfig& cfg) {
   DecisionPoint d;
   d.side = s.side;
@@ -154,11 +158,12 @@ bool replan_at(SideState& s, const SideState& o, std::size_t b, int t, double ow
   d.other_engaged = engaged_ids(o);
   d.own_effects = active_effects(s, t);
   d.other_effects = active_effects(o, t);
+  s.replanned_at = t;
   const Plan* p = s.replanner->replan(d);
   if (p == nullptr) return false;
   s.branches += (s.branches.empty() ? "" : ";") + s.plan->branches[b].at + "=replan";
   s.plan = p;
-  prepare(s, *p, *s.sc, cfg, nullptr, s.raw);
+  prepare(s, *p, *s.sc, cfg, s.map, s.raw);
   s.queue = p->chain;
   s.next = 0;
   s.branch_done.assign(p->branches.size(), false);
@@ -176,7 +181,9 @@ void end_running(SideState& s, const SideState& o, int t, double own, double oth
     const Branch& br = s.plan->branches[b];
     if (s.branch_done[b] || !same_id(br.at, a.id) || br.options.empty()) continue;
     s.branch_done[b] = true;
-    if (s.replanner != nullptr && replan_at(s, o, b, t, own, other, cfg)) break;
+    // At most one replanning call per side and step: a revised plan whose first step ends at once and branches
+    // again is decided by the default rule until the next step.
+    if (s.replanner != nullptr && s.replanned_at != t && replan_at(s, o, b, t, own, other, cfg)) break;
     const std::size_t o = own >= other ? 0 : br.options.size() - 1;
     s.queue.insert(s.queue.begin() + static_cast<std::ptrdiff_t>(s.next), br.options[o].begin(), br.options[o].end());
     s.branches += (s.branches.empty() ? "" : ";") + br.at + "=" + std::to_string(o);
@@ -247,6 +254,7 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
     s->side = side;
     s->raw = raw;
     s->replanner = rp;
+    s->map = map;
   }
   SimResult res;
   int wins = 0;

@@ -6,6 +6,7 @@ What it does depends on the scenario's seed (scenario ids are <template>-<seed>)
   102 the wrong request_id               103 sleeps 30 s (a timeout)
   104 exits with status 3                105 kills itself with SIGSEGV
   106 a response of 2 MB                 107 a response without a "plan" field
+  109 two response lines at once (the second would answer the next request)
   110 and above: after 0.2 s, the first seed plan with plan_id "<scenario id>/pid-<process id>" (which process
       served the request, for the worker-pool test)
   any other seed: the scenario's first BLUE seed plan (valid).
@@ -52,6 +53,10 @@ def main():
             respond({"request_id": rid, "plan": plan, "padding": "x" * (2 << 20)})
         elif seed == 107:
             respond({"request_id": rid})
+        elif seed == 109:
+            sys.stdout.write(json.dumps({"request_id": rid, "plan": plan}) + "\n" +
+                             json.dumps({"request_id": rid + 1, "plan": plan}) + "\n")
+            sys.stdout.flush()
         elif seed >= 110:
             time.sleep(0.2)
             tagged = dict(plan, plan_id="{}/pid-{}".format(scenario["id"], os.getpid()))

@@ -175,6 +175,7 @@ TEST_F(ExecPolicyTest, EachMisbehaviourIsAFailureAndTheNextRequestSucceeds) {
       {105, R"(exec: process killed by signal 11 \(SIGSEGV\))", true},
       {106, R"(exec: response exceeds 1048576 bytes)", true},
       {107, R"(exec: response has no "plan" field)", false},
+      {109, R"(exec: the program wrote more than one line for one request)", true},
   };
   int expected_restarts = 0;
   for (const auto& c : cases) {

@@ -25,8 +25,20 @@ using testing::TempDir;
 
 constexpr int kCalls = 8;
 
-std::string replan_config(const TempDir& dir, const std::string& name, const std::string& args) {
-  const std::string blue = "exec:python3 " + testing::kSource + "/examples/policies/replanning_blue.py" + args;
+/// Plans the seed plan, and answers every replan request with a line that is not JSON: a broken stream.
+constexpr const char* kGarbage = R"(import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("type") == "replan":
+        sys.stdout.write("not json\n")
+    else:
+        sys.stdout.write(json.dumps({"request_id": r["request_id"], "plan": r["scenario"]["blue_seed_plans"][0]}) + "\n")
+    sys.stdout.flush()
+)";
+
+std::string replan_config(const TempDir& dir, const std::string& name, const std::string& args,
+                          const std::string& program = testing::kSource + "/examples/policies/replanning_blue.py") {
+  const std::string blue = "exec:python3 " + program + args;
   return testing::small_config(
       dir,
       {{"conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]",
@@ -45,8 +57,11 @@ class ReplanRun : public ::testing::Test {
     dir_ = new TempDir("replan-run");
     good_ = replan_config(*dir_, "good.yaml", "");
     const std::string bad = replan_config(*dir_, "bad.yaml", " --bad");
-    for (const auto& [cfg, out, threads] : {std::tuple{good_, "good1", "1"}, std::tuple{good_, "good2", "2"},
-                                            std::tuple{bad, "bad", "2"}}) {
+    testing::write_file(*dir_ / "garbage.py", kGarbage);
+    const std::string garbage = replan_config(*dir_, "garbage.yaml", "", *dir_ / "garbage.py");
+    for (const auto& [cfg, out, threads] :
+         {std::tuple{good_, "good1", "1"}, std::tuple{good_, "good2", "2"}, std::tuple{bad, "bad", "2"},
+          std::tuple{garbage, "garbage1", "1"}, std::tuple{garbage, "garbage2", "2"}}) {
       const auto r = testing::advplan("run " + testing::quote(cfg) + " --progress none --threads " + threads + " --out " +
                                           testing::quote(*dir_ / out),
                                       *dir_);
@@ -162,16 +177,41 @@ TEST_F(ReplanRun, EveryWinRateIsItsPlansAndReplansPlayedAgain) {
 TEST_F(ReplanRun, InvalidReplansAreRowsAndTheDefaultRuleDecides) {
   const io::CsvTable rows = io::CsvTable::read(out("bad") + "/replans.csv");
   ASSERT_GT(rows.size(), 0u);
+  std::map<std::string, int> failed;  // per scenario: three failed calls in a row stop the cell's replanning
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string s = rows.at(i, "status");
-    EXPECT_TRUE(s == "failed" || s == "reused" || s == "budget") << s;
-    if (s == "failed") EXPECT_THAT(rows.at(i, "reason"), HasSubstr("no-such-asset"));
+    const std::string s = rows.at(i, "status"), id = rows.at(i, "scenario_id");
+    EXPECT_TRUE(s == "failed" || s == "reused" || s == "stopped") << s;
+    if (s == "failed") {
+      EXPECT_THAT(rows.at(i, "reason"), HasSubstr("no-such-asset"));
+      EXPECT_LT(failed[id]++, 3) << id;
+    }
+    if (s == "stopped") {
+      EXPECT_EQ(failed[id], 3) << id;
+      EXPECT_THAT(rows.at(i, "reason"), HasSubstr("3 calls of this cell in a row failed"));
+    }
   }
   // The program plans the seed plan, so with every replan refused each cell is the seed plan's without replanning.
   const io::CsvTable per = io::CsvTable::read(out("bad") + "/per_scenario.csv");
   std::map<std::string, std::map<std::string, std::string>> win;
   for (std::size_t i = 0; i < per.size(); ++i) win[per.at(i, "scenario_id")][per.at(i, "condition")] = per.at(i, "blue_win_rate");
   for (const auto& [id, w] : win) EXPECT_EQ(w.at("replan"), w.at("fixed")) << id;
+}
+
+TEST_F(ReplanRun, ABrokenStreamStopsTheCellsReplanningAndSparesThePlanning) {
+  // Every replan answer is garbage: each cell makes one call, the rest of its points are `stopped` rows; the
+  // program's planning, on its own processes, never meets the restart limit; and the bytes do not depend on threads.
+  EXPECT_EQ(testing::compare_runs(out("garbage1"), out("garbage2")), "");
+  const io::CsvTable rows = io::CsvTable::read(out("garbage1") + "/replans.csv");
+  std::map<std::string, int> calls;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string s = rows.at(i, "status");
+    EXPECT_TRUE(s == "failed" || s == "stopped") << s;
+    if (s == "failed") ++calls[rows.at(i, "scenario_id")];
+  }
+  ASSERT_FALSE(calls.empty());
+  for (const auto& [id, n] : calls) EXPECT_EQ(n, 1) << id;
+  const io::CsvTable per = io::CsvTable::read(out("garbage1") + "/per_scenario.csv");
+  for (std::size_t i = 0; i < per.size(); ++i) EXPECT_EQ(per.at(i, "status"), "ok") << per.at(i, "failure_reason");
 }
 
 TEST_F(ReplanRun, APolicyThatCannotReplanRefusesTheKey) {

@@ -40,6 +40,9 @@ class ExecPolicy final : public BluePolicy {
   std::string spec_;
   std::unique_ptr<ProcessPool> pool_;
   mutable std::atomic<std::uint64_t> next_request_id_{1};
+  /// Replanning's own processes (replans: true only; docs/POLICIES.md "6. Replanning"), so that its failures never
+  /// count against planning's restart limit.
+  std::unique_ptr<ProcessPool> replan_pool_;
 };
 
 /// An exec: program spoken to outside the BLUE and RED policy interfaces, with the same process pool, envelope

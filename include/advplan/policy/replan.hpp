@@ -23,6 +23,10 @@ ParamSpec replans_param();
 /// Whether `params` (a policy's effective parameters) switch replanning on.
 bool replans_enabled(const Params& params);
 
+/// The most bytes of a replan failure's reason (one line: the validator's first five violations, a program's
+/// error, an exception's text), as replans.csv records it.
+inline constexpr std::size_t kReasonChars = 600;
+
 struct ReplanResult {
   std::optional<Plan> plan;  ///< a revised plan that passed validate_plan, or nothing
   std::string failure;       ///< why there is none
@@ -30,13 +34,14 @@ struct ReplanResult {
 };
 
 /// The request of docs/POLICIES.md "6.1": {"type": "replan", "side", "scenario", "step", "branch": {"at",
-/// "condition", "options"}, "observed": {"own_strength", "other_strength" (to 4 decimals), "own_engaged",
+/// "condition", "options"}, "observed": {"own_strength", "other_strength" (as the engine has them), "own_engaged",
 /// "other_engaged", "own_effects", "other_effects"}, "done", "remaining", "plan"}. The replication is not in it, so
 /// two replications that reach the same state send the same request (a cache serves the second).
 nlohmann::json replan_request(const Scenario& sc, const DecisionPoint& at);
 
-/// Runs `call` (a policy's do_replan) and checks its plan as a plan of `side` in `sc`: an advplan::Error it throws,
-/// no plan, or an invalid plan becomes the failure, naming `label`. Never throws for the policy's output.
+/// Runs `call` (a policy's do_replan) and checks its plan as a plan of `side` in `sc`: any std::exception it throws,
+/// no plan, or an invalid plan becomes the failure (one line, at most kReasonChars bytes), naming `label`. Never
+/// throws for the policy's output.
 ReplanResult checked_replan(const std::function<ReplanResult()>& call, const Scenario& sc, Side side,
                             const std::string& label);
 

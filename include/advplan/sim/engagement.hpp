@@ -44,6 +44,7 @@ struct ReplicationOutcome {
 /// run's geo_moves.csv row of a bound move.
 struct MoveOnMap {
   std::string action_id;
+  std::string asset, target;  ///< the move's: a revised plan's action takes the route only with the same three
   double hours = 0;     ///< the route's time at the asset's speed; < 0: no route reaches the target
   double exposure = 0;  ///< the share of the route inside the other side's threat zones, in [0, 1]
 };

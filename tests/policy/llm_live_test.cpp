@@ -397,7 +397,7 @@ TEST_F(LlmLiveTest, BluePolicyReplansThroughTheSameContract) {
     (d.done.empty() || d.done.back() != seed->branches[0].at ? d.done : d.remaining).push_back(id);
   }
   const nlohmann::json request = replan_request(sc, d);
-  EXPECT_EQ(request.at("observed").at("own_strength").get<double>(), 0.6123);  // to 4 decimals
+  EXPECT_EQ(request.at("observed").at("own_strength").get<double>(), 0.61234567);  // as the engine has it
 
   const auto off = make_blue_policy("llm:test-model", policy_context(cfg_));
   EXPECT_FALSE(off->replans());  // not asked for
@@ -410,7 +410,7 @@ TEST_F(LlmLiveTest, BluePolicyReplansThroughTheSameContract) {
   EXPECT_EQ(r.plan->plan_id, sc.id + "/blue/llm/replan");
   ASSERT_FALSE(r.transcript.calls.empty());
   const std::string& prompt = r.transcript.messages.at(1).content;
-  for (const char* part : {"SCENARIO:", "PLAN:", "STATE:", "\"own_strength\":0.6123", "\"remaining\""})
+  for (const char* part : {"SCENARIO:", "PLAN:", "STATE:", "\"own_strength\":0.61234567", "\"remaining\""})
     EXPECT_NE(prompt.find(part), std::string::npos) << part;
   EXPECT_EQ(server_.seen().back().model, "test-model");
   // A model that never answers with JSON: the call's failure, no crash.

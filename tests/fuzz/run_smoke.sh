@@ -21,6 +21,8 @@ cmake --build "$build" -j"${JOBS:-2}" --target fuzz_all
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 status=0
+passed=0
+failed=0
 for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_tool http_head quiz_answer user_map expert_study played_plans; do
   exe="$build/tests/fuzz/fuzz_$target"
   mkdir -p "$scratch/$target" "$scratch/artifacts-$target"
@@ -36,9 +38,11 @@ for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_to
       [ -e "$a" ] && { mkdir -p "$root/build-fuzz-artifacts"; cp "$a" "$root/build-fuzz-artifacts/"; echo "input kept: build-fuzz-artifacts/$(basename "$a")"; }
     done
     status=1
+    failed=$((failed + 1))
   else
+    passed=$((passed + 1))
     grep -E "stat::number_of_executed_units|cov:" "$scratch/$target.log" | tail -2 || true
   fi
 done
-[ "$status" -eq 0 ] && echo "fuzz smoke: 9 passed, 0 failed" || echo "fuzz smoke: failures above"
+echo "fuzz smoke: $passed passed, $failed failed"
 exit "$status"

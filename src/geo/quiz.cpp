@@ -64,7 +64,7 @@ class ScriptedAgent final : public QuizAgent {
 class ExecAgent final : public QuizAgent {
  public:
   ExecAgent(const std::string& command, double timeout_s)
-      : command_(command), pool_(ProcessPoolOptions{command, 1, timeout_s, 1 << 20, 3, 10.0}) {}
+      : command_(command), pool_(ProcessPoolOptions{command, 1, timeout_s, 1 << 20, 3, 10.0, {"ADVPLAN_LLM_API_KEY"}}) {}
   std::string name() const override { return "exec:" + command_; }
   AgentReply step(const std::string& request) override {
     const PoolReply r = pool_.request(request);

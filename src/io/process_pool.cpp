@@ -340,9 +340,9 @@ std::string shell_text(const std::string& cmd) {
 }
 
 /// Starts /bin/sh -c COMMAND with stdin and stdout on pipes; stderr stays ours, so the program's diagnostics
-/// pass through. The child gets its own process group, the default SIGPIPE action and an empty signal mask.
-/// Returns "" or why it could not be spawned.
-std::string spawn(const std::string& command, ProcessPool::Worker& w) {
+/// pass through. The child gets its own process group, the default SIGPIPE action, an empty signal mask and our
+/// environment without the variables named in `withheld_env`. Returns "" or why it could not be spawned.
+std::string spawn(const std::string& command, const std::vector<std::string>& withheld_env, ProcessPool::Worker& w) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -379,8 +379,14 @@ std::string spawn(const std::string& command, ProcessPool::Worker& w) {
   const std::string token_entry = "ADVPLAN_POLICY_TOKEN=" + w.token;
   // First in the environment: the guard reads at most 1 MiB of /proc/PID/environ.
   std::vector<char*> env{const_cast<char*>(token_entry.c_str())};
+  const auto withheld = [&](const char* entry) {
+    if (std::strncmp(entry, "ADVPLAN_POLICY_TOKEN=", 21) == 0) return true;
+    for (const auto& name : withheld_env)
+      if (!name.empty() && std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=') return true;
+    return false;
+  };
   for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, "ADVPLAN_POLICY_TOKEN=", 21) != 0) env.push_back(*e);
+    if (!withheld(*e)) env.push_back(*e);
   env.push_back(nullptr);
   pid_t pid = -1;
   const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, env.data());
@@ -567,7 +573,7 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
     for (auto& w : workers_) stop(*w);
   };
   for (auto& w : workers_) {
-    if (const std::string why = spawn(opt_.command, *w); !why.empty()) {
+    if (const std::string why = spawn(opt_.command, opt_.withheld_env, *w); !why.empty()) {
       stop_all();
       throw bad(fmt::format("cannot start: {}", why));
     }
@@ -652,7 +658,7 @@ std::optional<std::size_t> ProcessPool::acquire(std::string& error) {
     stop(w);  // down, or exited while idle
     if (may_restart()) {
       ++restarts_;
-      const std::string why = spawn(opt_.command, w);
+      const std::string why = spawn(opt_.command, opt_.withheld_env, w);
       if (why.empty()) {
         ++busy_;
         return i;

@@ -141,6 +141,7 @@ std::unique_ptr<ProcessPool> exec_pool(const std::string& spec_text, const ExecC
   opt.timeout_s = cfg.timeout_s;
   opt.max_response_bytes = cfg.max_response_bytes;
   opt.max_restarts = replanning ? (1 << 30) : cfg.max_restarts;
+  opt.withheld_env = cfg.withheld_env;
   return std::make_unique<ProcessPool>(std::move(opt));
 }
 

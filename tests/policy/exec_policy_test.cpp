@@ -326,6 +326,28 @@ TEST_F(ExecPolicyTest, PoolRejectsAResponseThroughItsCheckAndRestarts) {
   EXPECT_EQ(pool.request("two\nlines").error, "request contains a newline");
 }
 
+TEST_F(ExecPolicyTest, AProgramDoesNotInheritTheLiveModelsKey) {
+  // The program writes its whole environment at start, then serves requests as cat.
+  testing::TempDir dir("exec-env");
+  const std::string out = (dir.path() / "env.txt").string();
+  ::setenv("ADVPLAN_LLM_API_KEY", "sk-default-secret", 1);
+  ::setenv("ADVPLAN_TEST_NAMED_KEY", "sk-named-secret", 1);
+  ::setenv("ADVPLAN_TEST_VISIBLE", "visible", 1);
+  ExperimentConfig c = config();
+  c.exec.withheld_env.push_back("ADVPLAN_TEST_NAMED_KEY");  // as llm.api_key_env: ADVPLAN_TEST_NAMED_KEY does
+  { auto p = make_blue_policy("exec:env > " + out + "; exec cat", policy_context(c)); }
+  ::unsetenv("ADVPLAN_LLM_API_KEY");
+  ::unsetenv("ADVPLAN_TEST_NAMED_KEY");
+  ::unsetenv("ADVPLAN_TEST_VISIBLE");
+  const std::string env = testing::read_file(out);
+  // Not printed on failure: the environment may hold the tester's own secrets.
+  const auto has = [&](const char* s) { return env.find(s) != std::string::npos; };
+  EXPECT_TRUE(has("ADVPLAN_TEST_VISIBLE=visible\n")) << "the rest of the environment passes";
+  EXPECT_TRUE(has("ADVPLAN_POLICY_TOKEN="));
+  EXPECT_FALSE(has("sk-default-secret")) << "ADVPLAN_LLM_API_KEY reached the program";
+  EXPECT_FALSE(has("sk-named-secret")) << "the variable llm.api_key_env names reached the program";
+}
+
 TEST_F(ExecPolicyTest, PoolOptionsOutOfRangeAreRefused) {
   ProcessPoolOptions opt;
   opt.command = "cat";

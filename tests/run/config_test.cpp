@@ -161,6 +161,16 @@ TEST_F(ConfigTest, ApiKeyInConfigIsRejectedNamingTheKey) {
                      "llm.api_key_env");
 }
 
+TEST_F(ConfigTest, TheKeysVariableIsWithheldFromExecPrograms) {
+  EXPECT_EQ(parse_experiment_config(kGoodConfig, file(), base()).exec.withheld_env,
+            std::vector<std::string>{"ADVPLAN_LLM_API_KEY"});
+  // llm before or after exec: the named variable is withheld either way.
+  EXPECT_EQ(parse_experiment_config(std::string(kGoodConfig) + "llm: {api_key_env: MY_KEY}\nexec: {workers: 2}\n",
+                                    file(), base())
+                .exec.withheld_env,
+            (std::vector<std::string>{"ADVPLAN_LLM_API_KEY", "MY_KEY"}));
+}
+
 TEST_F(ConfigTest, MissingTemplateFile) {
   std::string text = kGoodConfig;
   text.replace(text.find("[urban]"), 7, "[urban, nope]");

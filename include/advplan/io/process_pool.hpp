@@ -25,6 +25,9 @@ struct ProcessPoolOptions {
   int max_restarts = 3;  ///< failed requests in a row (no success between) after which no worker is restarted
   /// Longest wait at start for every worker to block reading its input (or to exit: then it cannot start).
   double startup_check_s = 10.0;
+  /// Environment variables the workers do not inherit (the live model's API key: an external program is
+  /// untrusted and never sees it). Names, without '='.
+  std::vector<std::string> withheld_env;
 };
 
 /// The response line to one request (without its newline), or why there is none.

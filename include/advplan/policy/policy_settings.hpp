@@ -14,6 +14,9 @@ struct ExecConfig {
   std::size_t max_response_bytes = 1 << 20;
   int max_restarts = 3;
   int workers = 1;  ///< processes the policy's requests are spread over (`advplan evaluate --workers N`)
+  /// Environment variables the programs do not inherit: ADVPLAN_LLM_API_KEY and the variable llm.api_key_env
+  /// names (filled when the config is read), so an untrusted program never sees the live model's key.
+  std::vector<std::string> withheld_env{"ADVPLAN_LLM_API_KEY"};
 };
 
 /// What a request to a live model carries besides its messages (`llm.generation`, docs/LLM.md "Generation

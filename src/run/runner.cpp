@@ -94,6 +94,27 @@ double constraint_lambda(const ExperimentConfig& cfg) {
   return lambda;
 }
 
+/// Every `policies.<name>` section names a registered policy: a misspelt one (`constrant`) would otherwise leave
+/// the policy it meant at its defaults without a word.
+void check_policy_sections(const ExperimentConfig& cfg) {
+  // Not policies, but their model requests take policies.<name>.generation (docs/LLM.md "Generation settings").
+  static const std::set<std::string> kModelUsers{"llm_judge", "quiz"};
+  std::vector<std::string> names;
+  for (const auto& [name, params] : cfg.policy_params) names.push_back(name);
+  for (const auto& [name, settings] : cfg.llm.policy_generation)
+    if (!kModelUsers.contains(name)) names.push_back(name);
+  for (const auto& name : names) {
+    if (BlueRegistry::instance().contains(name) || RedRegistry::instance().contains(name)) continue;
+    std::set<std::string> known;
+    for (const auto& n : BlueRegistry::instance().names()) known.insert(n);
+    for (const auto& n : RedRegistry::instance().names()) known.insert(n);
+    std::string list;
+    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+    throw ConfigError(fmt::format("{}: key 'policies.{}': no policy is named '{}' (registered: {})", cfg.source,
+                                  untrusted::excerpt(name), untrusted::excerpt(name), list));
+  }
+}
+
 bool same_sim(const SimConfig& a, const SimConfig& b) {
   return a.replications == b.replications && a.break_point == b.break_point && a.time_limit == b.time_limit &&
          a.dt == b.dt && a.noise == b.noise && a.step_noise == b.step_noise && a.model == b.model &&
@@ -173,6 +194,7 @@ RunPlan prepare_run(const ExperimentConfig& cfg, std::vector<Condition> conditio
   p.ctx = policy_context(cfg);
   p.conditions = std::move(conditions);
   if (p.conditions.empty()) throw ConfigError(fmt::format("{}: conditions: no condition to run", cfg.source));
+  check_policy_sections(cfg);
   for (const auto& c : p.conditions) {
     try {
       if (!p.reds.contains(c.red)) p.reds.emplace(c.red, make_red_policy(c.red, p.ctx));

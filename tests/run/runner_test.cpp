@@ -75,6 +75,32 @@ TEST(Runner, SerialisesAPolicyThatIsNotThreadSafe) {
   }
 }
 
+TEST(Runner, APoliciesSectionMustNameARegisteredPolicy) {
+  ExperimentConfig cfg = default_experiment_config();
+  cfg.source = "paper.yaml";
+  const std::vector<Condition> conditions{{"seed", "seed", "greedy@8", "reference"}};
+  cfg.policy_params["constraint"] = {{"lambda", 0.5}};
+  EXPECT_NO_THROW((void)prepare_run(cfg, conditions));  // named, though this run does not use it
+  cfg.policy_params["constrant"] = {{"lambda", 0.5}};
+  try {
+    (void)prepare_run(cfg, conditions);
+    ADD_FAILURE() << "a misspelt policies section was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("paper.yaml: key 'policies.constrant': no policy is named 'constrant' "
+                                          "(registered: ",
+                                          0),
+              0u)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("constraint, council, "), std::string::npos) << e.what();
+  }
+  cfg.policy_params.erase("constrant");
+  cfg.llm.policy_generation["llm_judge"] = {};  // the judges' and the quiz's settings are not a policy's
+  cfg.llm.policy_generation["quiz"] = {};
+  EXPECT_NO_THROW((void)prepare_run(cfg, conditions));
+  cfg.llm.policy_generation["lm"] = {};  // policies.lm.generation
+  EXPECT_THROW((void)prepare_run(cfg, conditions), ConfigError);
+}
+
 }  // namespace
 }  // namespace advplan
 

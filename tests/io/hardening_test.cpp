@@ -43,22 +43,10 @@ using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 using testing::kSource;
+using testing::python;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-const std::string& python() {
-  static const std::string path = [] {
-    std::string out;
-    if (FILE* f = ::popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r")) {
-      char buf[4096];
-      while (std::fgets(buf, sizeof buf, f)) out += buf;
-      ::pclose(f);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out.empty() ? std::string("python3") : out;
-  }();
-  return path;
-}
 std::string hostile(const std::string& args) {
   return "exec:" + python() + " " + kSource + "/tests/data/hostile_policy.py " + args;
 }

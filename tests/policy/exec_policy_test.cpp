@@ -33,23 +33,8 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 using testing::kSource;
+using testing::python;
 
-/// The interpreter behind `python3` on PATH. A version-manager shim (pyenv) can take seconds to start on a
-/// loaded machine, and the first request to a restarted program includes its start-up, so the tests that
-/// restart often or use a short timeout run the interpreter itself.
-const std::string& python() {
-  static const std::string path = [] {
-    std::string out;
-    if (FILE* f = ::popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r")) {
-      char buf[4096];
-      while (std::fgets(buf, sizeof buf, f)) out += buf;
-      ::pclose(f);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out.empty() ? std::string("python3") : out;
-  }();
-  return path;
-}
 std::string misbehaving() { return "exec:" + python() + " " + kSource + "/tests/data/misbehaving_policy.py"; }
 std::string greedy() { return "exec:" + python() + " " + kSource + "/examples/policies/greedy_blue.py"; }
 
@@ -330,15 +315,13 @@ TEST_F(ExecPolicyTest, AProgramDoesNotInheritTheLiveModelsKey) {
   // The program writes its whole environment at start, then serves requests as cat.
   testing::TempDir dir("exec-env");
   const std::string out = (dir.path() / "env.txt").string();
-  ::setenv("ADVPLAN_LLM_API_KEY", "sk-default-secret", 1);
-  ::setenv("ADVPLAN_TEST_NAMED_KEY", "sk-named-secret", 1);
-  ::setenv("ADVPLAN_TEST_VISIBLE", "visible", 1);
+  const testing::EnvGuard key("ADVPLAN_LLM_API_KEY"), named("ADVPLAN_TEST_NAMED_KEY"), visible("ADVPLAN_TEST_VISIBLE");
+  key.set("sk-default-secret");
+  named.set("sk-named-secret");
+  visible.set("visible");
   ExperimentConfig c = config();
   c.exec.withheld_env.push_back("ADVPLAN_TEST_NAMED_KEY");  // as llm.api_key_env: ADVPLAN_TEST_NAMED_KEY does
   { auto p = make_blue_policy("exec:env > " + out + "; exec cat", policy_context(c)); }
-  ::unsetenv("ADVPLAN_LLM_API_KEY");
-  ::unsetenv("ADVPLAN_TEST_NAMED_KEY");
-  ::unsetenv("ADVPLAN_TEST_VISIBLE");
   const std::string env = testing::read_file(out);
   // Not printed on failure: the environment may hold the tester's own secrets.
   const auto has = [&](const char* s) { return env.find(s) != std::string::npos; };

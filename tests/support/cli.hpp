@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -21,6 +22,23 @@ namespace advplan::testing {
 /// The source tree and the CLI under test (set by tests/CMakeLists.txt).
 inline const std::string kSource = ADVPLAN_SOURCE_DIR;
 inline const std::string kBinary = ADVPLAN_BINARY;
+
+/// The interpreter behind `python3` on PATH. A version-manager shim (pyenv) can take seconds to start on a
+/// loaded machine, and the first request to a restarted program includes its start-up, so the tests that
+/// restart often or use a short timeout run the interpreter itself.
+inline const std::string& python() {
+  static const std::string path = [] {
+    std::string out;
+    if (FILE* f = ::popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r")) {
+      char buf[4096];
+      while (std::fgets(buf, sizeof buf, f)) out += buf;
+      ::pclose(f);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out.empty() ? std::string("python3") : out;
+  }();
+  return path;
+}
 
 /// Single-quotes `s` for /bin/sh.
 inline std::string shell_quote(const std::string& s) {

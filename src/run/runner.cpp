@@ -94,9 +94,26 @@ double constraint_lambda(const ExperimentConfig& cfg) {
   return lambda;
 }
 
-/// Every `policies.<name>` section names a registered policy: a misspelt one (`constrant`) would otherwise leave
-/// the policy it meant at its defaults without a word.
+/// Every `policies.<name>` section names a registered policy, and its parameters are ones that policy declares, in
+/// range, whether or not this run plays it: a misspelt name (`constrant`) or key would otherwise leave the policy it
+/// meant at its defaults without a word. (A policy the run builds is checked again as it is built.)
 void check_policy_sections(const ExperimentConfig& cfg) {
+  for (const auto& [name, params] : cfg.policy_params) {
+    std::optional<PolicyError> refused;
+    bool accepted = false;
+    const std::string where = fmt::format("{}: policies.{}", cfg.source, untrusted::excerpt(name));
+    for (const PolicyInfo* info : {BlueRegistry::instance().contains(name) ? &BlueRegistry::instance().info(name, "BLUE") : nullptr,
+                                   RedRegistry::instance().contains(name) ? &RedRegistry::instance().info(name, "RED") : nullptr}) {
+      if (info == nullptr || accepted) continue;
+      try {
+        (void)resolve_params(*info, params, where);
+        accepted = true;
+      } catch (const PolicyError& e) {
+        if (!refused) refused = e;
+      }
+    }
+    if (!accepted && refused) throw *refused;
+  }
   // Not policies, but their model requests take policies.<name>.generation (docs/LLM.md "Generation settings").
   static const std::set<std::string> kModelUsers{"llm_judge", "quiz"};
   std::vector<std::string> names;

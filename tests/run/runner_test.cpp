@@ -94,6 +94,25 @@ TEST(Runner, APoliciesSectionMustNameARegisteredPolicy) {
     EXPECT_NE(std::string(e.what()).find("constraint, council, "), std::string::npos) << e.what();
   }
   cfg.policy_params.erase("constrant");
+  // A registered policy the run does not play: its keys and ranges are still checked.
+  cfg.policy_params["constraint"] = {{"lamda", 0.5}};
+  try {
+    (void)prepare_run(cfg, conditions);
+    ADD_FAILURE() << "a misspelt key of an unused policy was accepted";
+  } catch (const PolicyError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("paper.yaml: policies.constraint", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown parameter 'lamda' of policy 'constraint' (valid: lambda)"),
+              std::string::npos)
+        << e.what();
+  }
+  cfg.policy_params["constraint"] = {{"lambda", 1.5}};
+  EXPECT_THROW((void)prepare_run(cfg, conditions), PolicyError);
+  cfg.policy_params["council"] = {{"replans", 1}};  // the council does not replan
+  cfg.policy_params["constraint"] = {{"lambda", 0.5}};
+  EXPECT_THROW((void)prepare_run(cfg, conditions), PolicyError);
+  cfg.policy_params["exec"] = {{"replans", 1}};  // exec is BLUE and RED: accepted when either side declares it
+  cfg.policy_params.erase("council");
+  EXPECT_NO_THROW((void)prepare_run(cfg, conditions));
   cfg.llm.policy_generation["llm_judge"] = {};  // the judges' and the quiz's settings are not a policy's
   cfg.llm.policy_generation["quiz"] = {};
   EXPECT_NO_THROW((void)prepare_run(cfg, conditions));

@@ -130,7 +130,7 @@ class TranscribedAgent final : public geo::QuizAgent {
 
 std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const ExperimentConfig& cfg,
                                            const std::vector<geo::Question>& qs, double timeout_s) {
-  if (spec.starts_with("exec:")) return geo::make_exec_agent(spec.substr(5), timeout_s);
+  if (spec.starts_with("exec:")) return geo::make_exec_agent(spec.substr(5), timeout_s, cfg.exec.withheld_env);
   if (spec.starts_with("llm:"))
     return std::make_unique<LlmQuizAgent>(resolve_llm_settings(cfg.llm, spec.substr(4), spec), cfg);
   if (spec == "scripted" || spec.starts_with("scripted:")) {

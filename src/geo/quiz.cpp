@@ -63,8 +63,8 @@ class ScriptedAgent final : public QuizAgent {
 
 class ExecAgent final : public QuizAgent {
  public:
-  ExecAgent(const std::string& command, double timeout_s)
-      : command_(command), pool_(ProcessPoolOptions{command, 1, timeout_s, 1 << 20, 3, 10.0, {"ADVPLAN_LLM_API_KEY"}}) {}
+  ExecAgent(const std::string& command, double timeout_s, std::vector<std::string> withheld_env)
+      : command_(command), pool_(ProcessPoolOptions{command, 1, timeout_s, 1 << 20, 3, 10.0, std::move(withheld_env)}) {}
   std::string name() const override { return "exec:" + command_; }
   AgentReply step(const std::string& request) override {
     const PoolReply r = pool_.request(request);
@@ -94,8 +94,9 @@ std::unique_ptr<QuizAgent> make_scripted_agent(const std::vector<Question>& ques
   return std::make_unique<ScriptedAgent>(questions, mode);
 }
 
-std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s) {
-  return std::make_unique<ExecAgent>(command, timeout_s);
+std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s,
+                                           std::vector<std::string> withheld_env) {
+  return std::make_unique<ExecAgent>(command, timeout_s, std::move(withheld_env));
 }
 
 std::optional<std::string_view> first_number_text(std::string_view s) {

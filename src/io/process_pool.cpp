@@ -19,8 +19,12 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <mutex>
 #include <thread>
 
@@ -339,6 +343,26 @@ std::string shell_text(const std::string& cmd) {
   return "exec " + cmd;
 }
 
+/// [env_start, env_end) of this process from /proc/self/stat (fields 50 and 51): the block /proc/PID/environ
+/// shows, the environment as the process was started with. {0, 0} when it cannot be read.
+std::pair<std::uintptr_t, std::uintptr_t> environment_block() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return {0, 0};
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string f;
+  std::uintptr_t start = 0, end = 0;
+  for (int field = 3; fields >> f; ++field) {  // fields are numbered from 1; the one after ')' is 3
+    if (field == 50) start = static_cast<std::uintptr_t>(std::strtoull(f.c_str(), nullptr, 10));
+    if (field == 51) {
+      end = static_cast<std::uintptr_t>(std::strtoull(f.c_str(), nullptr, 10));
+      break;
+    }
+  }
+  return start < end ? std::pair{start, end} : std::pair<std::uintptr_t, std::uintptr_t>{0, 0};
+}
+
 /// Starts /bin/sh -c COMMAND with stdin and stdout on pipes; stderr stays ours, so the program's diagnostics
 /// pass through. The child gets its own process group, the default SIGPIPE action, an empty signal mask and our
 /// environment without the variables named in `withheld_env`. Returns "" or why it could not be spawned.
@@ -552,6 +576,22 @@ WaitState group_wait_state(pid_t pg) {
 
 }  // namespace
 
+void wipe_from_environment_block(const std::string& name) {
+  static std::mutex m;
+  const std::lock_guard lock(m);
+  if (name.empty() || name.find('=') != std::string::npos) return;
+  char* value = std::getenv(name.c_str());
+  if (value == nullptr) return;
+  const auto [start, end] = environment_block();
+  const auto at = reinterpret_cast<std::uintptr_t>(value);
+  if (!(at >= start && at < end)) return;  // set by the process itself: not in the block /proc shows
+  const std::size_t n = std::strlen(value);
+  const std::string copy(value, n);
+  if (::setenv(name.c_str(), copy.c_str(), 1) != 0) return;  // getenv now finds a copy outside the block
+  volatile char* p = value;
+  for (std::size_t i = 0; i < n && at + i < end; ++i) p[i] = '\0';
+}
+
 ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
   const auto bad = [&](const std::string& what) {
     return PolicyError(fmt::format("exec command '{}': {}", opt_.command, what));
@@ -567,6 +607,7 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
     throw bad(fmt::format("max restarts must be >= 0, while {} was given", opt_.max_restarts));
   ignore_sigpipe_once();
   install_signal_handlers_once();
+  for (const auto& name : opt_.withheld_env) wipe_from_environment_block(name);  // before any program can look
 
   for (int i = 0; i < opt_.workers; ++i) workers_.push_back(std::make_unique<Worker>());
   auto stop_all = [&] {

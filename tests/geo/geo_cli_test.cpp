@@ -16,6 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "advplan/io/sha256.hpp"
 #include "support/chat_server.hpp"
 #include "support/cli.hpp"
@@ -84,6 +86,32 @@ TEST(GeoCli, PlotDrawsAMap) {
                                         dir);
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("missing.geojson"), std::string::npos) << bad.err;
+}
+
+TEST(GeoCli, AnExecQuizAgentNeverSeesTheLiveModelsKey) {
+  // The agent records its environment and advplan's (/proc/$PPID/environ), then answers as the example agent.
+  testing::TempDir dir("geo-quiz-key");
+  const std::string cfg = dir / "small.yaml", q = dir / "q.jsonl", seen = dir / "seen.txt", agent = dir / "agent.sh";
+  {
+    std::ofstream(cfg) << "name: small\nterrain: geo\ncorpus: {templates: [urban], seeds: [100, 100], template_dir: "
+                       << ADVPLAN_SOURCE_DIR << "/configs/templates}\nconditions: [single]\n"
+                       << "llm: {api_key_env: ADVPLAN_TEST_QUIZ_KEY}\n";
+  }
+  testing::write_file(agent, "#!/bin/sh\n{ tr '\\0' '\\n' < /proc/$PPID/environ; echo ==; env; } >> " + shell_quote(seen) +
+                                 "\nexec " + shell_quote(testing::python()) + " " +
+                                 shell_quote(std::string(ADVPLAN_SOURCE_DIR) + "/experiments/geo_agent.py") + "\n");
+  ASSERT_EQ(::chmod(agent.c_str(), 0755), 0);
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(q), dir).status, 0);
+  const auto r = testing::run_command("ADVPLAN_LLM_API_KEY=sk-quiz-default ADVPLAN_TEST_QUIZ_KEY=sk-quiz-named " +
+                                          shell_quote(testing::kBinary) + " quiz " + shell_quote(cfg) + " --questions " +
+                                          shell_quote(q) + " --agent " + shell_quote("exec:" + agent),
+                                      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = testing::read_file(seen);
+  // Not printed on failure: the environment may hold the tester's own secrets.
+  ASSERT_NE(text.find("ADVPLAN_POLICY_TOKEN="), std::string::npos) << "the agent did not record its environment";
+  EXPECT_EQ(text.find("sk-quiz-default"), std::string::npos) << "ADVPLAN_LLM_API_KEY was readable";
+  EXPECT_EQ(text.find("sk-quiz-named"), std::string::npos) << "the variable llm.api_key_env names was readable";
 }
 
 TEST(GeoCli, QuestionsAndQuizEndToEndWithTheScriptedAndPythonAgents) {

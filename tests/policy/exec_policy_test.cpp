@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -329,6 +330,32 @@ TEST_F(ExecPolicyTest, AProgramDoesNotInheritTheLiveModelsKey) {
   EXPECT_TRUE(has("ADVPLAN_POLICY_TOKEN="));
   EXPECT_FALSE(has("sk-default-secret")) << "ADVPLAN_LLM_API_KEY reached the program";
   EXPECT_FALSE(has("sk-named-secret")) << "the variable llm.api_key_env names reached the program";
+}
+
+TEST(ExecPolicyCli, NoProgramFindsTheKeyInAdvplansOwnEnvironment) {
+  // advplan started with the keys in its environment: /proc/<advplan>/environ, which any program of the same user
+  // can read, shows the environment a process was started with. The program records that and its own, then plans.
+  testing::TempDir dir("exec-proc-env");
+  const std::string seen = dir / "seen.txt", program = dir / "snoop.sh";
+  testing::write_file(program, "#!/bin/sh\n{ tr '\\0' '\\n' < /proc/$PPID/environ; echo ==; env; } >> " +
+                                   testing::quote(seen) + "\nexec " + testing::quote(python()) + " " +
+                                   testing::quote(kSource + "/examples/policies/trivial_blue.py") + "\n");
+  ASSERT_EQ(::chmod(program.c_str(), 0755), 0);
+  const std::string config = testing::small_config(
+      dir, {testing::seeds("[100, 100]"), {"api_key_env: ADVPLAN_LLM_API_KEY", "api_key_env: ADVPLAN_TEST_PROC_KEY"}});
+  const auto r = testing::run_command(
+      "ADVPLAN_LLM_API_KEY=sk-proc-default ADVPLAN_TEST_PROC_KEY=sk-proc-named " + testing::quote(testing::kBinary) +
+          " evaluate --config " + testing::quote(config) + " --blue exec:" + testing::quote(program) +
+          " --red single --no-reference --budget '' --rerun 0 --progress none --out " + testing::quote(dir / "run"),
+      dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = testing::read_file(seen);
+  // Not printed on failure: the environment may hold the tester's own secrets.
+  const auto has = [&](const char* s) { return text.find(s) != std::string::npos; };
+  ASSERT_TRUE(has("ADVPLAN_POLICY_TOKEN=")) << "the program did not record its environment";
+  EXPECT_TRUE(has("\nADVPLAN_LLM_API_KEY=\n")) << "the variable itself stays, emptied, in the block /proc shows";
+  EXPECT_FALSE(has("sk-proc-default")) << "ADVPLAN_LLM_API_KEY was readable";
+  EXPECT_FALSE(has("sk-proc-named")) << "the variable llm.api_key_env names was readable";
 }
 
 TEST_F(ExecPolicyTest, PoolOptionsOutOfRangeAreRefused) {

@@ -39,8 +39,10 @@ class QuizAgent {
 /// with text that is not JSON), "hedge" (boxes every option of a closed question joined by " or "; for a numeric
 /// question the reference and a second number, or "unsolvable or 1" when the reference is unsolvable).
 std::unique_ptr<QuizAgent> make_scripted_agent(const std::vector<Question>& questions, const std::string& mode);
-/// An exec: agent: one JSON line per request over a process pool (bounded, timeouts).
-std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s);
+/// An exec: agent: one JSON line per request over a process pool (bounded, timeouts), its program's environment
+/// without `withheld_env` (the live model's key: ExecConfig::withheld_env).
+std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s,
+                                           std::vector<std::string> withheld_env = {"ADVPLAN_LLM_API_KEY"});
 
 /// How an answer is graded (docs/GEO.md "Grading"): strict (the default), containment (Mil-SCORE's published rule)
 /// or an LLM grader.

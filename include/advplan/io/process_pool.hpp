@@ -30,6 +30,12 @@ struct ProcessPoolOptions {
   std::vector<std::string> withheld_env;
 };
 
+/// Moves environment variable `name` out of the block /proc/PID/environ shows (the environment this process was
+/// started with, readable by any program of the same user): its value is copied into the environment with setenv,
+/// so getenv still finds it, and its bytes in the block are overwritten with zeros. Nothing when the variable is
+/// unset or was set by the process itself. ProcessPool calls it for each withheld variable before it spawns.
+void wipe_from_environment_block(const std::string& name);
+
 /// The response line to one request (without its newline), or why there is none.
 struct PoolReply {
   std::optional<std::string> line;

@@ -516,7 +516,8 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
-  if (cfg.llm.api_key_env != "ADVPLAN_LLM_API_KEY") cfg.exec.withheld_env.push_back(cfg.llm.api_key_env);
+  if (auto& w = cfg.exec.withheld_env; std::find(w.begin(), w.end(), cfg.llm.api_key_env) == w.end())
+    w.push_back(cfg.llm.api_key_env);  // the key's variable, besides the default name
   if (root.has("policies"))  // a policy's own generation settings, over llm.generation
     for (const auto& name : root.at("policies").keys())
       if (root.at("policies").at(name).has("generation"))

@@ -98,38 +98,40 @@ double constraint_lambda(const ExperimentConfig& cfg) {
 /// range, whether or not this run plays it: a misspelt name (`constrant`) or key would otherwise leave the policy it
 /// meant at its defaults without a word. (A policy the run builds is checked again as it is built.)
 void check_policy_sections(const ExperimentConfig& cfg) {
+  const auto& blue = BlueRegistry::instance();
+  const auto& red = RedRegistry::instance();
+  const auto known = [&](const std::string& name) {
+    if (blue.contains(name) || red.contains(name)) return;
+    std::set<std::string> names;
+    for (const auto& n : blue.names()) names.insert(n);
+    for (const auto& n : red.names()) names.insert(n);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw ConfigError(fmt::format("{}: key 'policies.{}': no policy is named '{}' (registered: {})", cfg.source,
+                                  untrusted::excerpt(name), untrusted::excerpt(name), list));
+  };
   for (const auto& [name, params] : cfg.policy_params) {
-    std::optional<PolicyError> refused;
-    bool accepted = false;
+    known(name);
+    // A name that is both a BLUE and a RED policy (exec) passes when either side declares the key.
     const std::string where = fmt::format("{}: policies.{}", cfg.source, untrusted::excerpt(name));
-    for (const PolicyInfo* info : {BlueRegistry::instance().contains(name) ? &BlueRegistry::instance().info(name, "BLUE") : nullptr,
-                                   RedRegistry::instance().contains(name) ? &RedRegistry::instance().info(name, "RED") : nullptr}) {
-      if (info == nullptr || accepted) continue;
+    std::optional<PolicyError> refused;
+    for (const auto* reg_info : {blue.contains(name) ? &blue.info(name, "BLUE") : nullptr,
+                                 red.contains(name) ? &red.info(name, "RED") : nullptr}) {
+      if (reg_info == nullptr) continue;
       try {
-        (void)resolve_params(*info, params, where);
-        accepted = true;
+        (void)resolve_params(*reg_info, params, where);
+        refused.reset();
+        break;
       } catch (const PolicyError& e) {
         if (!refused) refused = e;
       }
     }
-    if (!accepted && refused) throw *refused;
+    if (refused) throw *refused;
   }
   // Not policies, but their model requests take policies.<name>.generation (docs/LLM.md "Generation settings").
   static const std::set<std::string> kModelUsers{"llm_judge", "quiz"};
-  std::vector<std::string> names;
-  for (const auto& [name, params] : cfg.policy_params) names.push_back(name);
   for (const auto& [name, settings] : cfg.llm.policy_generation)
-    if (!kModelUsers.contains(name)) names.push_back(name);
-  for (const auto& name : names) {
-    if (BlueRegistry::instance().contains(name) || RedRegistry::instance().contains(name)) continue;
-    std::set<std::string> known;
-    for (const auto& n : BlueRegistry::instance().names()) known.insert(n);
-    for (const auto& n : RedRegistry::instance().names()) known.insert(n);
-    std::string list;
-    for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-    throw ConfigError(fmt::format("{}: key 'policies.{}': no policy is named '{}' (registered: {})", cfg.source,
-                                  untrusted::excerpt(name), untrusted::excerpt(name), list));
-  }
+    if (!kModelUsers.contains(name)) known(name);
 }
 
 bool same_sim(const SimConfig& a, const SimConfig& b) {

@@ -42,7 +42,7 @@ std::unique_ptr<QuizAgent> make_scripted_agent(const std::vector<Question>& ques
 /// An exec: agent: one JSON line per request over a process pool (bounded, timeouts), its program's environment
 /// without `withheld_env` (the live model's key: ExecConfig::withheld_env).
 std::unique_ptr<QuizAgent> make_exec_agent(const std::string& command, double timeout_s,
-                                           std::vector<std::string> withheld_env = {"ADVPLAN_LLM_API_KEY"});
+                                           std::vector<std::string> withheld_env);
 
 /// How an answer is graded (docs/GEO.md "Grading"): strict (the default), containment (Mil-SCORE's published rule)
 /// or an LLM grader.

@@ -17,6 +17,9 @@ PACKAGES+=(qemu-user)
 # the Python module (python/, docs/PYTHON.md)
 PACKAGES+=(python3-dev pybind11-dev)
 
+# the tests' third-party JSON Schema validator (advplan schema, docs/LLM.md)
+PACKAGES+=(python3-jsonschema)
+
 # the report's chart and map libraries, compiled into the binary (docs/REPORT.md)
 PACKAGES+=(libjs-d3 libjs-leaflet)
 

@@ -58,6 +58,7 @@ void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
 void add_psro_command(CLI::App& app, Action& run);  ///< psro CONFIG: best responses to the exact equilibrium
+void add_schema_command(CLI::App& app, Action& run);  ///< schema NAME: the JSON Schemas of what models write
 void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, quiz
 void add_check_command(CLI::App& app, Action& run);
 void add_report_command(CLI::App& app, Action& run);  ///< report RUN_DIR: the static site (docs/REPORT.md)

@@ -64,6 +64,7 @@ class LlmQuizAgent final : public geo::QuizAgent {
                                                  s["observation"].dump())});
     }
     apply_generation(cr, generation_);
+    attach_named_schema(cr, "quiz_reply");
     const Completion c = client_->complete(cr);
     last_ = Transcript{cr.messages, {{cr.messages.size(), c, c.ok}}};
     if (!c.ok) return {"", c.error};

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_view_command(app, run);
   advplan::cli::add_geo_commands(app, run);
   advplan::cli::add_check_command(app, run);
+  advplan::cli::add_schema_command(app, run);
   std::vector<std::string> plugins = advplan::io::plugins_from_env();
   add_plugin_option(app, plugins);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_plugin_option(*sub, plugins);

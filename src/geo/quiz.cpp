@@ -308,6 +308,9 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
                      : fmt::format("protocol: the reply is not a JSON object ({})", untrusted::excerpt(rep.line, 80));
       return o;
     }
+    // A null member counts as absent: a strict schema (docs/LLM.md "Structured output") makes both nullable.
+    for (const char* k : {"answer", "tool_call"})
+      if (r.contains(k) && r[k].is_null()) r.erase(k);
     if (r.contains("answer")) {
       if (!r["answer"].is_string()) {
         o.reason = "protocol: 'answer' is not a string";

@@ -190,6 +190,7 @@ class LlmOracle {
     CompletionRequest req = side == Side::Blue ? build_blue_prompt(sc) : build_red_prompt(sc, *blue);
     req.seed = seed & 0x7fffffffULL;
     apply_generation(req, generation_);
+    attach_plan_schema(req, sc, side);
     for (auto& m : req.messages)
       if (m.role == "user") {
         m.content += std::string("\nPSRO ORACLE: the opponent plays the mixture of policies below (probabilities ") +

@@ -83,6 +83,10 @@ std::string CompletionCache::key_of(std::string_view endpoint, std::string_view 
     material.push_back(json::array({req.top_p ? json(fmt::format("{:.17g}", *req.top_p)) : json(),
                                     req.max_tokens ? json(*req.max_tokens) : json(), req.stop, req.send_seed,
                                     req.extra_json}));
+  // Structured output, when asked for: the mode, strictness and the schema sent (docs/LLM.md "Structured output").
+  if (req.structured != StructuredOutput::off)
+    material.push_back(json::array({"structured", static_cast<int>(req.structured), req.strict_schema,
+                                    req.schema_name, req.output_schema}));
   return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
 }
 

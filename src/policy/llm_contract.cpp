@@ -1,4 +1,6 @@
 #include "advplan/policy/llm_contract.hpp"
+
+#include "advplan/llm/schemas.hpp"
 #include "advplan/policy/replan.hpp"
 
 #include <fmt/format.h>
@@ -39,23 +41,7 @@ ContractStats& ContractStats::operator+=(const ContractStats& o) {
   return *this;
 }
 
-const std::string& plan_json_schema() {
-  static const std::string schema = R"({"$schema":"https://json-schema.org/draft/2020-12/schema","title":"advplan plan",
-"type":"object","required":["plan_id","side","objective","actions","chain"],
-"properties":{"plan_id":{"type":"string"},"side":{"enum":["BLUE","RED"]},"objective":{"type":"string","minLength":1},
-"domain":{"type":"string"},"roles":{"type":"object","additionalProperties":{"type":"string"}},
-"actions":{"type":"array","items":{"type":"object","required":["id","asset","verb","category","priority"],
-"properties":{"id":{"type":"string"},"asset":{"type":"string","description":"an asset id of the plan's side"},
-"verb":{"type":"string","description":"a verb listed for the category in the scenario's verbs"},
-"category":{"enum":["movement","fires","information","cyber","sustainment","protection","command","public_information","deception","civil"]},
-"target":{"type":"string"},"priority":{"type":"integer","minimum":1,"maximum":5},
-"metadata":{"type":"object","additionalProperties":{"type":"string"}}}}},
-"chain":{"type":"array","items":{"type":"string"},"minItems":1,"description":"action ids in temporal order"},
-"branches":{"type":"array","items":{"type":"object","required":["at","options"],"properties":{"at":{"type":"string","description":"a chain step"},
-"condition":{"type":"string"},"options":{"type":"array","minItems":2,"items":{"type":"array","minItems":1,"items":{"type":"string"}}}}}},
-"tool_calls":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"object"}}}}}})";
-  return schema;
-}
+const std::string& plan_json_schema() { return llm::plan_schema_text(); }
 
 namespace {
 
@@ -155,6 +141,7 @@ CompletionParse parse_completion(const std::string& text, const Scenario& sc, Si
                                                                : "completion holds no parseable JSON object"});
     return out;
   }
+  drop_null_members(j);  // a null member counts as absent (a strict schema makes optional fields nullable)
   out.parse = parse_plan_json(j, sc, side);
   return out;
 }
@@ -187,6 +174,42 @@ void apply_generation(CompletionRequest& req, const GenerationSettings& g) {
   req.stop = g.stop;
   req.send_seed = g.send_seed;
   req.extra_json = g.extra_json;
+  req.structured = g.structured_output;
+  req.strict_schema = g.strict_schema;
+}
+
+namespace {
+bool wants_schema(const CompletionRequest& req) {
+  return req.structured == StructuredOutput::json_schema || req.structured == StructuredOutput::automatic;
+}
+void attach_schema(CompletionRequest& req, const json& schema, const char* name) {
+  req.schema_name = name;
+  req.output_schema = (req.strict_schema ? llm::strict_subset(schema) : schema).dump();
+}
+}  // namespace
+
+void attach_plan_schema(CompletionRequest& req, const Scenario& sc, Side side) {
+  if (wants_schema(req)) attach_schema(req, llm::scenario_plan_schema(sc, side), "advplan_plan");
+}
+
+void attach_named_schema(CompletionRequest& req, const std::string& name) {
+  if (!wants_schema(req)) return;
+  if (auto s = llm::named_schema(name)) attach_schema(req, *s, "advplan_reply");
+}
+
+void drop_null_members(json& j) {
+  if (j.is_array()) {
+    for (auto& v : j) drop_null_members(v);
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (it->is_null()) {
+        it = j.erase(it);
+      } else {
+        drop_null_members(*it);
+        ++it;
+      }
+    }
+  }
 }
 
 ContractResult run_contract(const CompletionClient& client, CompletionRequest req, const Scenario& sc, Side side,

@@ -38,6 +38,7 @@ ReplanResult replan_by_contract(const CompletionClient& client, const Scenario& 
                                 Side side, int max_repairs, const GenerationSettings& generation, const std::string& tag) {
   CompletionRequest prompt = build_replan_prompt(sc, request);
   apply_generation(prompt, generation);
+  attach_plan_schema(prompt, sc, side);
   auto res = run_contract(client, std::move(prompt), sc, side, max_repairs,
                           fmt::format("{}/{}/{}/replan", sc.id, side == Side::Blue ? "blue" : "red", tag));
   ReplanResult r;
@@ -104,6 +105,7 @@ class LlmBluePolicy final : public BluePolicy {
     CompletionRequest prompt = build_blue_prompt(sc);
     prompt.seed = request_seed(rng.child("blue/llm"));
     apply_generation(prompt, generation_);
+    attach_plan_schema(prompt, sc, Side::Blue);
     auto res = run_contract(*client_, std::move(prompt), sc, Side::Blue, max_repairs_,
                             fmt::format("{}/blue/llm", sc.id));
     BluePlanResult r{std::move(res.plan), std::move(res.failure), res.stats};

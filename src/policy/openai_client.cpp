@@ -277,6 +277,19 @@ Attempt post_once(const http::Post& post, const std::string& secret) {
 
 }  // namespace
 
+namespace {
+/// The chat-completions `response_format` of a structured request (docs/LLM.md "Structured output"), or nullopt.
+std::optional<json> response_format(const CompletionRequest& req) {
+  if (req.structured == StructuredOutput::off) return std::nullopt;
+  if (req.structured == StructuredOutput::json_object || req.output_schema.empty())
+    return json{{"type", "json_object"}};
+  json schema = json::parse(req.output_schema, nullptr, false);
+  if (schema.is_discarded()) return json{{"type", "json_object"}};
+  return json{{"type", "json_schema"},
+              {"json_schema", {{"name", req.schema_name}, {"strict", req.strict_schema}, {"schema", std::move(schema)}}}};
+}
+}  // namespace
+
 std::string chat_request_body(const CompletionRequest& req, const std::string& model) {
   json body = {{"messages", json::array()}, {"temperature", req.temperature}};
   if (req.send_seed) body["seed"] = req.seed;
@@ -289,6 +302,7 @@ std::string chat_request_body(const CompletionRequest& req, const std::string& m
     if (extra.is_object())
       for (const auto& [k, v] : extra.items()) body[k] = v;
   }
+  if (auto rf = response_format(req)) body["response_format"] = std::move(*rf);
   if (!model.empty()) body["model"] = model;
   for (const auto& m : req.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   return body.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -78,6 +78,7 @@ RedResponse respond_by_contract(const CompletionClient& client, const RedRequest
   RedResponse r;
   CompletionRequest prompt = build_red_prompt(*req.scenario, *req.blue);
   if (generation) apply_generation(prompt, *generation);
+  attach_plan_schema(prompt, *req.scenario, Side::Red);
   // 31 bits, so every OpenAI-compatible server parses it.
   prompt.seed =
       Rng::keyed(req.run_seed, req.scenario->id, sample_stream("red/" + tag, req.sample)).next_u64() & 0x7fffffffULL;

@@ -163,6 +163,7 @@ JudgeOutcome run_judge_request(const CompletionClient& client, std::span<const R
                                bool require_failure) {
   JudgeOutcome out;
   if (generation) apply_generation(req, *generation);
+  attach_named_schema(req, "judge_verdict");
   // The transcript's messages are the request's as they grow; each call records how many it sent.
   auto record = [&](const Completion& c, bool accepted) {
     out.transcript.calls.push_back({req.messages.size(), c, accepted});

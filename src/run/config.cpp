@@ -229,11 +229,22 @@ nlohmann::json yaml_json(const YamlReader& y, int depth = 0) {
   return num.is_number() ? num : nlohmann::json(s);
 }
 
+/// llm.structured_output / generation.structured_output: auto, json_schema, json_object or off.
+StructuredOutput read_structured_output(const YamlReader& y) {
+  const std::string m = y.as_string();
+  if (m == "off") return StructuredOutput::off;
+  if (m == "json_object") return StructuredOutput::json_object;
+  if (m == "json_schema") return StructuredOutput::json_schema;
+  if (m == "auto") return StructuredOutput::automatic;
+  y.fail(fmt::format("'{}' is not auto, json_schema, json_object or off", untrusted::excerpt(m, 40)));
+}
+
 /// llm.generation or policies.<name>.generation (docs/LLM.md "Generation settings"), each field written
 /// replacing `base`'s.
 GenerationSettings read_generation(const YamlReader& g, GenerationSettings base) {
   g.require_map();
-  g.require_only({"temperature", "top_p", "max_tokens", "stop", "seed_mode", "extra"});
+  g.require_only({"temperature", "top_p", "max_tokens", "stop", "seed_mode", "extra", "structured_output",
+                  "strict_schema"});
   if (g.has("temperature")) base.temperature = g.at("temperature").as_double_in(0, 2);
   if (g.has("top_p")) base.top_p = g.at("top_p").as_double_in(0, 1);
   if (g.has("max_tokens")) base.max_tokens = static_cast<int>(g.at("max_tokens").as_int_in(1, 1 << 20));
@@ -250,12 +261,14 @@ GenerationSettings read_generation(const YamlReader& g, GenerationSettings base)
     const auto e = g.at("extra");
     e.require_map();
     const nlohmann::json extra = yaml_json(e);
-    for (const char* k : {"messages", "model", "temperature", "seed", "top_p", "max_tokens", "stop"})
+    for (const char* k : {"messages", "model", "temperature", "seed", "top_p", "max_tokens", "stop", "response_format"})
       if (extra.contains(k))
         e.fail(fmt::format("'{}' is set by advplan; use the generation field of that name, or leave it out", k));
     base.extra_json = extra.empty() ? std::string() : extra.dump();
     if (base.extra_json.size() > 64 * 1024) e.fail("larger than 64 KiB as JSON");
   }
+  if (g.has("structured_output")) base.structured_output = read_structured_output(g.at("structured_output"));
+  if (g.has("strict_schema")) base.strict_schema = g.at("strict_schema").as_bool();
   return base;
 }
 
@@ -427,7 +440,7 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
   l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
-                  "cache_dir", "max_connections", "generation", "prices"});
+                  "cache_dir", "max_connections", "generation", "prices", "structured_output"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
@@ -440,6 +453,8 @@ LlmConfig read_llm(const YamlReader& l) {
   if (l.has("max_repairs")) llm.max_repairs = static_cast<int>(l.at("max_repairs").as_int_in(0, 10));
   llm.cache_dir = optional_string("cache_dir");
   if (l.has("max_connections")) llm.max_connections = static_cast<int>(l.at("max_connections").as_int_in(1, 1024));
+  // llm.structured_output is llm.generation.structured_output's short form; generation's own field wins.
+  if (l.has("structured_output")) llm.generation.structured_output = read_structured_output(l.at("structured_output"));
   if (l.has("generation")) llm.generation = read_generation(l.at("generation"), llm.generation);
   if (l.has("prices")) {  // llm.prices: {MODEL: {input_per_mtok, output_per_mtok}}, US dollars per million tokens
     const auto p = l.at("prices");

@@ -3,6 +3,7 @@
 // A prompt builder, a completion-client interface, the offline deterministic client that stands in for a
 // model, and the parser every completion goes through (the same parser and validator as every other plan).
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct CompletionRequest {
   std::vector<std::string> stop;   ///< sent only when not empty
   bool send_seed = true;           ///< false: no "seed" field (seed_mode: none)
   std::string extra_json;          ///< a JSON object whose fields join the body unchanged ("": none)
+  StructuredOutput structured = StructuredOutput::off;  ///< what the reply is constrained to (apply_generation)
+  bool strict_schema = false;      ///< json_schema: OpenAI's strict subset with strict: true
+  std::string schema_name;         ///< json_schema: the schema's name for the provider (e.g. advplan_plan)
+  std::string output_schema;       ///< json_schema: the reply's JSON Schema as text ("": none; attach_*_schema)
 };
 
 struct Completion {
@@ -52,6 +57,14 @@ class CompletionClient {
 
 /// Copies the generation settings into the request (the prompt builders leave them at their defaults).
 void apply_generation(CompletionRequest& req, const GenerationSettings& g);
+/// When the request asks for json_schema output (or auto): attaches the plan schema of `sc` for `side`
+/// (llm::scenario_plan_schema, or its strict subset); otherwise leaves the request as it is. Call after
+/// apply_generation.
+void attach_plan_schema(CompletionRequest& req, const Scenario& sc, Side side);
+/// The same for a named schema of llm::schema_names() (judge_verdict, quiz_reply).
+void attach_named_schema(CompletionRequest& req, const std::string& name);
+/// A parsed reply with its null members removed, recursively (a strict schema makes optional fields nullable).
+void drop_null_members(nlohmann::json& j);
 
 /// The plan JSON schema (JSON Schema draft 2020-12 text) given to models.
 const std::string& plan_json_schema();

@@ -21,6 +21,11 @@ struct ExecConfig {
 
 /// What a request to a live model carries besides its messages (`llm.generation`, docs/LLM.md "Generation
 /// settings"). Unset fields are not sent, so the server's defaults apply.
+/// What a live request asks the provider to constrain its reply to (llm.structured_output, docs/LLM.md
+/// "Structured output"): nothing (off), any JSON object (json_object), or the reply's JSON Schema (json_schema;
+/// auto is json_schema for the providers that take one).
+enum class StructuredOutput { off, json_object, json_schema, automatic };
+
 struct GenerationSettings {
   double temperature = 0.0;
   std::optional<double> top_p;
@@ -28,6 +33,8 @@ struct GenerationSettings {
   std::vector<std::string> stop;
   bool send_seed = true;   ///< seed_mode: `keyed` sends the request's keyed seed, `none` sends no seed
   std::string extra_json;  ///< extra: a JSON object whose fields are copied into the body unchanged ("": none)
+  StructuredOutput structured_output = StructuredOutput::off;
+  bool strict_schema = false;  ///< send OpenAI's strict subset with strict: true (docs/LLM.md "Structured output")
   bool operator==(const GenerationSettings&) const = default;
 };
 

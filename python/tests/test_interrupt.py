@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -104,12 +105,15 @@ class Interrupt(unittest.TestCase):
             run = os.path.join(d, "run")
             p = subprocess.Popen([sys.executable, "-c", BUSY, run, mode, str(threads)], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
+            guard = threading.Timer(120, p.kill)  # bounded even if the run never reaches plan()
+            guard.start()
             try:
                 self.assertEqual(p.stdout.readline(), "planning\n")  # the policy is in plan()
                 time.sleep(0.2)
                 p.send_signal(signal.SIGINT)
                 out, err = p.communicate(timeout=20)
             finally:
+                guard.cancel()
                 if p.poll() is None:  # bounded: a run that does not stop is killed, and the test fails
                     p.kill()
                     p.communicate()

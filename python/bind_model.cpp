@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -270,26 +271,62 @@ void bind_config_plans(py::class_<ConfigHandle>& cls) {
            "Samples RED candidates 0..k-1 answering the BLUE plan, from the run's candidate stream");
 }
 
+/// A number from Python that must be finite (NaN or an infinity has no argmax, front or gap).
+double finite(double v, const char* what) {
+  if (!std::isfinite(v)) throw ConfigError(fmt::format("{}: {} is not a finite number", what, v));
+  return v;
+}
+
+const std::vector<double>& finite(const std::vector<double>& v, const char* what) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      throw ConfigError(fmt::format("{}: element {} ({}) is not a finite number", what, i, v[i]));
+  return v;
+}
+
 /// The selectors, the Pareto front, advantage and the Nash gap.
 void bind_selectors(py::module_& m) {
-  m.def("select_quality_greedy", [](const std::vector<double>& q) { return select_quality_greedy(q); }, py::arg("q"),
-        "argmax q (ties to the lowest index; -1 when empty)");
-  m.def("select_constraint_aware",
-        [](const std::vector<double>& q, const std::vector<double>& D, double lambda) {
-          if (q.size() != D.size()) throw ConfigError("select_constraint_aware: q and D differ in length");
-          return select_constraint_aware(q, D, lambda);
-        },
-        py::arg("q"), py::arg("D"), py::arg("lam") = 0.7, "argmax lambda*q + (1-lambda)*D");
-  m.def("select_highest_pressure", [](const std::vector<double>& p) { return select_highest_pressure(p); },
-        py::arg("pressure"));
-  m.def("pareto_front",
-        [](const std::vector<double>& q, const std::vector<double>& D) {
-          if (q.size() != D.size()) throw ConfigError("pareto_front: q and D differ in length");
-          return pareto_front(q, D);
-        },
-        py::arg("q"), py::arg("D"));
-  m.def("advantage", &advantage, py::arg("q_blue"), py::arg("q_red"));
-  m.def("nash_gap", &nash_gap, py::arg("q_blue"), py::arg("q_red"));
+  m.def(
+      "select_quality_greedy",
+      [](const std::vector<double>& q) {
+        return select_quality_greedy(finite(q, "select_quality_greedy: q"));
+      },
+      py::arg("q"), "argmax q (ties to the lowest index; -1 when empty)");
+  m.def(
+      "select_constraint_aware",
+      [](const std::vector<double>& q, const std::vector<double>& D, double lambda) {
+        if (q.size() != D.size()) throw ConfigError("select_constraint_aware: q and D differ in length");
+        if (!(lambda >= 0 && lambda <= 1))
+          throw ConfigError(fmt::format("select_constraint_aware: lam {} is not in [0, 1]", lambda));
+        return select_constraint_aware(finite(q, "select_constraint_aware: q"),
+                                       finite(D, "select_constraint_aware: D"), lambda);
+      },
+      py::arg("q"), py::arg("D"), py::arg("lam") = 0.7, "argmax lambda*q + (1-lambda)*D");
+  m.def(
+      "select_highest_pressure",
+      [](const std::vector<double>& p) {
+        return select_highest_pressure(finite(p, "select_highest_pressure: pressure"));
+      },
+      py::arg("pressure"));
+  m.def(
+      "pareto_front",
+      [](const std::vector<double>& q, const std::vector<double>& D) {
+        if (q.size() != D.size()) throw ConfigError("pareto_front: q and D differ in length");
+        return pareto_front(finite(q, "pareto_front: q"), finite(D, "pareto_front: D"));
+      },
+      py::arg("q"), py::arg("D"));
+  m.def(
+      "advantage",
+      [](double b, double r) {
+        return advantage(finite(b, "advantage: q_blue"), finite(r, "advantage: q_red"));
+      },
+      py::arg("q_blue"), py::arg("q_red"));
+  m.def(
+      "nash_gap",
+      [](double b, double r) {
+        return nash_gap(finite(b, "nash_gap: q_blue"), finite(r, "nash_gap: q_red"));
+      },
+      py::arg("q_blue"), py::arg("q_red"));
 }
 
 }  // namespace

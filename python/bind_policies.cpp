@@ -8,6 +8,8 @@
 #include <pybind11/stl.h>
 #include <tbb/task_arena.h>
 
+#include <cmath>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <memory>
@@ -43,6 +45,28 @@ std::string python_error_sentence(py::error_already_set& e) {
     msg = e.what();
   }
   return msg.empty() ? type : type + ": " + msg;
+}
+
+/// Runs `call` (a policy's Python code) as one callback: with the GIL, in task isolation (parallel work it starts,
+/// such as cfg.red_candidates, never picks up another scenario task of the run, which could wait on the lock this
+/// thread holds for a ThreadSafety::none policy), and within reach of Ctrl-C (interrupt_bridge.cpp). Once a stop was
+/// asked for, no callback starts. A KeyboardInterrupt raised in it, or pending when it returns, stops the run (this
+/// scenario's rows are dropped) rather than being recorded as the policy's failure while the run goes on.
+void python_callback(const std::string& label, const std::function<void()>& call) {
+  tbb::this_task_arena::isolate([&] {
+    py::gil_scoped_acquire gil;
+    if (run_interrupt_requested()) throw PolicyError(fmt::format("{}: not called, the run was interrupted", label));
+    const CallbackThread in_callback;
+    try {
+      call();
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C as the callback returned
+    } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
+      throw PolicyError(fmt::format("{}: {}", label, python_error_sentence(e)));
+    } catch (const py::cast_error& e) {  // a value that does not convert (a lone surrogate in a string)
+      throw PolicyError(fmt::format("{}: returned a value that does not convert: {}", label, e.what()));
+    }
+  });
 }
 
 // ------------------------------------------------------------------------------------------------ Python policies
@@ -87,18 +111,10 @@ ReplanResult python_replan(const PyObjectHolder& holder, const nlohmann::json& r
                            const std::string& label) {
   const std::string request_json = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string text;
-  tbb::this_task_arena::isolate([&] {
-    py::gil_scoped_acquire gil;
-    try {
-      py::object out = holder.obj.attr("replan")(json_module().attr("loads")(request_json));
-      if (out.is_none()) throw PolicyError(fmt::format("{}: replan() returned None", label));
-      text = plan_text(out, label);
-    } catch (py::error_already_set& e) {
-      if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
-      throw PolicyError(fmt::format("{}: {}", label, python_error_sentence(e)));
-    } catch (const py::cast_error& e) {  // a value that does not convert (a lone surrogate in a string)
-      throw PolicyError(fmt::format("{}: replan() returned a value that does not convert: {}", label, e.what()));
-    }
+  python_callback(label, [&] {
+    py::object out = holder.obj.attr("replan")(json_module().attr("loads")(request_json));
+    if (out.is_none()) throw PolicyError(fmt::format("{}: replan() returned None", label));
+    text = plan_text(out, label);
   });
   ReplanResult r;
   const PlanParse p = parse_plan_text(text, sc, side);
@@ -120,22 +136,12 @@ class PyBluePolicy final : public BluePolicy {
     const std::string scenario_json = scenario_to_string(sc);
     const std::uint64_t seed = rng.next_u64() & 0x7fffffffffffffffULL;
     std::string text;
-    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
-    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
-    tbb::this_task_arena::isolate([&] {
-      py::gil_scoped_acquire gil;
-      try {
-        py::object scenario = json_module().attr("loads")(scenario_json);
-        scenario["rng_seed"] = seed;
-        py::object out = holder_->obj.attr("plan")(scenario);
-        if (out.is_none()) throw PolicyError(fmt::format("{}: plan() returned None", label()));
-        text = plan_text(out, label());
-      } catch (py::error_already_set& e) {
-        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
-        // recording an interrupt as the policy's failure and going on.
-        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
-        throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
-      }
+    python_callback(label(), [&] {
+      py::object scenario = json_module().attr("loads")(scenario_json);
+      scenario["rng_seed"] = seed;
+      py::object out = holder_->obj.attr("plan")(scenario);
+      if (out.is_none()) throw PolicyError(fmt::format("{}: plan() returned None", label()));
+      text = plan_text(out, label());
     });
     BluePlanResult r;
     const PlanParse p = parse_plan_text(text, sc, Side::Blue);
@@ -168,23 +174,13 @@ class PyRedPolicy final : public RedPolicy {
         Rng::keyed(req.run_seed, sc.id, sample_stream("red/" + info().short_name, req.sample)).next_u64() &
         0x7fffffffffffffffULL;
     std::string text;
-    // Isolated: parallel work the callback starts (cfg.red_candidates) never picks up another scenario task of
-    // the run, which could wait on the lock this thread holds for a ThreadSafety::none policy.
-    tbb::this_task_arena::isolate([&] {
-      py::gil_scoped_acquire gil;
-      try {
-        py::object loads = json_module().attr("loads");
-        py::object scenario = loads(scenario_json);
-        scenario["rng_seed"] = seed;
-        py::object out = holder_->obj.attr("respond")(scenario, loads(blue_json));
-        if (out.is_none()) throw PolicyError(fmt::format("{}: respond() returned None", label()));
-        text = plan_text(out, label());
-      } catch (py::error_already_set& e) {
-        // Ctrl-C reached Python inside the policy: the run stops (this scenario's rows are dropped), rather than
-        // recording an interrupt as the policy's failure and going on.
-        if (e.matches(PyExc_KeyboardInterrupt)) request_run_interrupt();
-        throw PolicyError(fmt::format("{}: {}", label(), python_error_sentence(e)));
-      }
+    python_callback(label(), [&] {
+      py::object loads = json_module().attr("loads");
+      py::object scenario = loads(scenario_json);
+      scenario["rng_seed"] = seed;
+      py::object out = holder_->obj.attr("respond")(scenario, loads(blue_json));
+      if (out.is_none()) throw PolicyError(fmt::format("{}: respond() returned None", label()));
+      text = plan_text(out, label());
     });
     RedResponse r;
     const PlanParse p = parse_plan_text(text, sc, Side::Red);
@@ -217,6 +213,16 @@ PolicyInfo python_info(const std::string& name, Side side, bool thread_safe, con
   return info;
 }
 
+/// A parameter is (default, lo, hi): no NaN, lo <= default <= hi, a finite default (the bounds may be infinite).
+void check_params(const std::string& name, const std::map<std::string, std::tuple<double, double, double>>& params) {
+  for (const auto& [k, v] : params) {
+    const auto [def, lo, hi] = v;
+    if (!std::isfinite(def) || !(lo <= def) || !(def <= hi))
+      throw PolicyError(fmt::format("policy '{}': parameter '{}': the default {} is not a finite number within "
+                                    "[{}, {}]", name, k, def, lo, hi));
+  }
+}
+
 void check_name(const std::string& name) {
   if (name.empty() || name.find_first_of(":@ ,") != std::string::npos)
     throw PolicyError(fmt::format("policy name '{}': use letters, digits, '_' or '-' (no ':', '@', ',' or space)", name));
@@ -233,6 +239,7 @@ void check_new(bool exists, const std::string& kind, const std::string& name, bo
 void register_blue(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
                    const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
   check_name(name);
+  check_params(name, params);
   check_new(blue_registry().contains(name), "BLUE", name, override_existing);
   if (!py::hasattr(cls, "plan")) throw PolicyError(fmt::format("BLUE policy '{}': the class has no plan(scenario) method", name));
   python_classes()[py::str("blue:" + name)] = cls;
@@ -246,6 +253,7 @@ void register_blue(const std::string& name, py::object cls, bool thread_safe, co
 void register_red(const std::string& name, py::object cls, bool thread_safe, const std::string& description,
                   const std::map<std::string, std::tuple<double, double, double>>& params, bool override_existing) {
   check_name(name);
+  check_params(name, params);
   check_new(red_registry().contains(name), "RED", name, override_existing);
   if (!py::hasattr(cls, "respond"))
     throw PolicyError(fmt::format("RED policy '{}': the class has no respond(scenario, plan) method", name));

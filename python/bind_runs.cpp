@@ -1,11 +1,9 @@
 // Runs in the `advplan` Python module (docs/PYTHON.md): run, evaluate and tables, wrapped by
 // python/advplan/__init__.py. Each releases the GIL for the library's work, and Ctrl-C stops a run
-// (InterruptScope).
+// (run_interruptible, interrupt_bridge.cpp).
 #include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <signal.h>
 
 #include <filesystem>
 #include <string>
@@ -17,7 +15,6 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/pipeline/standard_run.hpp"
-#include "advplan/run/interrupt.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/tables/tables.hpp"
 #include "bindings.hpp"
@@ -28,55 +25,54 @@ namespace fs = std::filesystem;
 namespace advplan::python {
 namespace {
 
-/// Conditions from Python: a RED spec ("greedy@8", against the config's default BLUE policy) or a dict with red
+/// One condition from Python: a RED spec ("greedy@8", against the config's default BLUE policy) or a dict with red
 /// and optional blue, label and group.
-std::vector<Condition> conditions_from_py(const ExperimentConfig& cfg, const py::list& items) {
-  std::vector<Condition> out;
-  for (const auto& it : items) {
-    Condition c;
-    if (py::isinstance<py::str>(it)) {
-      c.red = it.cast<std::string>();
-      c.blue = cfg.default_blue;
-    } else {
-      const auto d = it.cast<py::dict>();
-      if (!d.contains("red")) throw ConfigError("conditions: a condition dict needs a 'red' key");
-      c.red = d["red"].cast<std::string>();
-      c.blue = d.contains("blue") ? d["blue"].cast<std::string>() : cfg.default_blue;
-      if (d.contains("group")) c.group = d["group"].cast<std::string>();
-      if (d.contains("label")) c.label = d["label"].cast<std::string>();
-    }
-    if (c.label.empty()) c.label = default_condition_label(cfg, c.blue, c.red);
-    out.push_back(std::move(c));
+Condition condition_from_py(const ExperimentConfig& cfg, const py::handle& it, std::size_t i) {
+  Condition c;
+  if (py::isinstance<py::str>(it)) {
+    c.red = it.cast<std::string>();
+    c.blue = cfg.default_blue;
+  } else if (py::isinstance<py::dict>(it)) {
+    const auto d = py::reinterpret_borrow<py::dict>(it);
+    const auto text = [&](const char* key) {
+      const py::object v = d[key];
+      if (!py::isinstance<py::str>(v))
+        throw ConfigError(fmt::format("conditions: condition {}: '{}' is not a string", i, key));
+      return v.cast<std::string>();
+    };
+    if (!d.contains("red"))
+      throw ConfigError(fmt::format("conditions: condition {}: a condition dict needs a 'red' key", i));
+    c.red = text("red");
+    c.blue = d.contains("blue") ? text("blue") : cfg.default_blue;
+    if (d.contains("group")) c.group = text("group");
+    if (d.contains("label")) c.label = text("label");
+  } else {
+    throw ConfigError(fmt::format("conditions: condition {} is a {}, not a RED spec string or a dict", i,
+                                  Py_TYPE(it.ptr())->tp_name));
   }
+  if (c.label.empty()) c.label = default_condition_label(cfg, c.blue, c.red);
+  return c;
+}
+
+/// Conditions from Python: one string or dict is one condition (a string is never taken as a list of its
+/// characters), otherwise a list or tuple of them.
+std::vector<Condition> conditions_from_py(const ExperimentConfig& cfg, const py::object& items) {
+  if (py::isinstance<py::str>(items) || py::isinstance<py::dict>(items))
+    return {condition_from_py(cfg, items, 0)};
+  if (!py::isinstance<py::list>(items) && !py::isinstance<py::tuple>(items))
+    throw ConfigError("conditions: expected a RED spec string, a dict or a list of them");
+  std::vector<Condition> out;
+  std::size_t i = 0;
+  for (const auto& it : items) out.push_back(condition_from_py(cfg, it, i++));
   return out;
 }
 
+/// A count from Python in lo..hi, or one sentence naming the parameter.
+void check_count(const char* what, long long v, long long lo, long long hi) {
+  if (v < lo || v > hi) throw ConfigError(fmt::format("{}: {} is not in {}..{}", what, v, lo, hi));
+}
+
 // ------------------------------------------------------------------------------------------------ runs
-
-/// While a run or evaluate runs without the GIL, Ctrl-C cannot reach Python's handler (it runs only when the main
-/// thread runs Python code, after the whole run). So for the duration SIGINT gets a C handler that asks the run to
-/// stop (request_run_interrupt); the previous handler comes back after, and a run that stopped raises
-/// KeyboardInterrupt (run_impl's caller sees RunInterrupted, translated below).
-class InterruptScope {
- public:
-  InterruptScope() {
-    clear_run_interrupt();
-    struct sigaction sa {};
-    sa.sa_handler = [](int) { request_run_interrupt(); };
-    sigemptyset(&sa.sa_mask);
-    installed_ = ::sigaction(SIGINT, &sa, &old_) == 0;
-  }
-  ~InterruptScope() {
-    if (installed_) ::sigaction(SIGINT, &old_, nullptr);
-    clear_run_interrupt();
-  }
-  InterruptScope(const InterruptScope&) = delete;
-  InterruptScope& operator=(const InterruptScope&) = delete;
-
- private:
-  struct sigaction old_ {};
-  bool installed_ = false;
-};
 
 py::dict summary_dict(const RunSummary& s) {
   py::dict d;
@@ -91,8 +87,8 @@ py::dict summary_dict(const RunSummary& s) {
 py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py::object& conditions, bool studies,
                   bool resume) {
   if (out.empty()) throw ConfigError("run: out= names no run directory");
-  std::vector<Condition> conds =
-      conditions.is_none() ? run_conditions(*c.cfg) : conditions_from_py(*c.cfg, conditions.cast<py::list>());
+  check_count("run: threads", threads, 0, 1024);
+  std::vector<Condition> conds = conditions.is_none() ? run_conditions(*c.cfg) : conditions_from_py(*c.cfg, conditions);
   const RunPlan plan = prepare_run(*c.cfg, std::move(conds));  // with the GIL: Python policies are created here
   RunOptions opts;
   opts.out_dir = out;
@@ -101,19 +97,15 @@ py::dict run_impl(ConfigHandle& c, const std::string& out, int threads, const py
   opts.studies = studies;
   opts.resume = resume;
   opts.observers = standard_observers(opts.studies);
-  RunSummary s;
-  {
-    const InterruptScope interrupt;
-    py::gil_scoped_release nogil;
-    s = run_experiment(plan, opts);
-  }
-  return summary_dict(s);
+  return summary_dict(run_interruptible([&] { return run_experiment(plan, opts); }));
 }
 
 py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::string& out, const std::vector<std::string>& reds,
                        const std::vector<std::string>& references, const std::vector<int>& budget, int threads,
-                       std::size_t rerun) {
+                       long long rerun) {
   if (out.empty()) throw ConfigError("evaluate: out= names no run directory");
+  check_count("evaluate: threads", threads, 0, 1024);
+  check_count("evaluate: rerun", rerun, 0, 1000);
   EvaluateSpec spec;
   spec.blue = blue;
   spec.reds = reds;
@@ -130,18 +122,12 @@ py::dict evaluate_impl(ConfigHandle& c, const std::string& blue, const std::stri
   opts.studies = false;
   opts.observers = standard_observers(opts.studies, true);  // the rubric layer, as `advplan evaluate`
   opts.command = "evaluate";
-  RunSummary s;
-  {
-    const InterruptScope interrupt;
-    py::gil_scoped_release nogil;
-    const BootstrapSettings bs{c.cfg->bootstrap.resamples, c.cfg->bootstrap.seed};
-    // The report is part of the run, written before the MANIFEST, as `advplan evaluate` writes it.
-    opts.before_manifest = [&](const std::string& dir) {
-      io::write_files(dir, evaluation_report_of_run(plan, dir, rerun, spec, bs));
-    };
-    s = run_experiment(plan, opts);
-  }
-  return summary_dict(s);
+  const BootstrapSettings bs{c.cfg->bootstrap.resamples, c.cfg->bootstrap.seed};
+  // The report is part of the run, written before the MANIFEST, as `advplan evaluate` writes it.
+  opts.before_manifest = [&](const std::string& dir) {
+    io::write_files(dir, evaluation_report_of_run(plan, dir, static_cast<std::size_t>(rerun), spec, bs));
+  };
+  return summary_dict(run_interruptible([&] { return run_experiment(plan, opts); }));
 }
 
 void tables_impl(const std::string& dir, const std::string& out) {

@@ -3,12 +3,14 @@
 // metrics (bind_model.cpp), Python policies (bind_policies.cpp) and runs, evaluations and tables (bind_runs.cpp).
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "advplan/run/config.hpp"
+#include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_lookup.hpp"
 
 namespace advplan::python {
@@ -37,6 +39,24 @@ struct ConfigHandle {
       if (s.id == id) return s;
     return find_scenario(*cfg, id);  // scenarios outside the corpus range, with its error sentence otherwise
   }
+};
+
+/// Runs `run` (a run_experiment call) without the GIL, as Ctrl-C can stop it (python/interrupt_bridge.cpp): SIGINT
+/// sets the run's stop flag, and a watcher delivers it to Python policies busy in a callback as KeyboardInterrupt.
+RunSummary run_interruptible(const std::function<RunSummary()>& run);
+
+/// Marks the calling thread, for its lifetime, as inside a Python policy callback, so that Ctrl-C reaches it as an
+/// asynchronous KeyboardInterrupt (Python's main thread hears the signal itself and is not marked). With the GIL.
+class CallbackThread {
+ public:
+  CallbackThread();
+  ~CallbackThread();
+  CallbackThread(const CallbackThread&) = delete;
+  CallbackThread& operator=(const CallbackThread&) = delete;
+
+ private:
+  unsigned long id_;
+  bool registered_ = false;
 };
 
 /// `Config` and the model's functions: plans, metrics, the simulator, RED candidates and the selectors.

@@ -54,6 +54,32 @@ def _config(config):
     raise TypeError("config: expected an advplan.Config, a path or None, got %s" % type(config).__name__)
 
 
+def _names(value, what):
+    """A list of names from one name (a string is one name, never its characters) or an iterable of strings."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        items = list(value)
+    except TypeError:
+        raise ConfigError("%s: expected a name or a list of names, got %s" % (what, type(value).__name__)) from None
+    for v in items:
+        if not isinstance(v, str):
+            raise ConfigError("%s: expected names (strings), got %s %r" % (what, type(v).__name__, v))
+    return items
+
+
+def _whole(value, what, lo, hi):
+    """An int in lo..hi from an int (a bool or a fraction is refused), or ConfigError with one sentence."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ConfigError("%s: expected a whole number in %d..%d, got %r" % (what, lo, hi, value))
+    if value < lo or value > hi:
+        raise ConfigError("%s: %d is not in %d..%d" % (what, value, lo, hi))
+    return value
+
+
 def _policy_options(cls, thread_safe, description, params):
     if thread_safe is None:
         thread_safe = bool(getattr(cls, "thread_safe", False))
@@ -207,25 +233,33 @@ def run(config=None, out=None, threads=0, conditions=None, studies=True, resume=
 
     config: an advplan.Config, a path, or None for the built-in paper config. conditions (optional) replaces the
     config's: each a RED spec ("greedy@8", against the config's default BLUE policy) or a dict {red, blue, label,
-    group}. threads=0 uses every core; traces are byte-identical at any thread count. Ctrl-C stops the run at
+    group}; one string or one dict is one condition. threads (0..1024): 0 uses every core; traces are byte-identical at any thread count. Ctrl-C stops the run at
     once and raises KeyboardInterrupt, leaving OUT resumable: run(..., resume=True) with the same arguments
     continues it (as `--resume` does)."""
     if out is None:
         raise ConfigError("run: out= names no run directory")
     cfg = _config(config)
-    summary = _advplan._run(cfg, os.fspath(out), int(threads), conditions, bool(studies), bool(resume))
+    threads = _whole(threads, "run: threads", 0, 1024)
+    if isinstance(conditions, (str, dict)):  # one condition, not a list of its characters or keys
+        conditions = [conditions]
+    summary = _advplan._run(cfg, os.fspath(out), threads, conditions, bool(studies), bool(resume))
     return Run(out, summary)
 
 
 def evaluate(blue, config=None, out=None, reds=("single", "greedy@8", "constraint@8", "llm_offline"),
              references=("seed", "council"), budget=(1, 2, 4, 8, 16), threads=0, rerun=5):
     """Tests a BLUE policy as `advplan evaluate --blue BLUE` does (conditions, verdicts, robustness, scorecard,
-    summary.md/json) and returns the Run."""
+    summary.md/json) and returns the Run. reds and references: a name or a list of names; budget: a k or a list of
+    k in 1..1024; threads 0..1024 (0: every core); rerun 0..1000."""
     if out is None:
         raise ConfigError("evaluate: out= names no run directory")
     cfg = _config(config)
-    summary = _advplan._evaluate(cfg, blue, os.fspath(out), list(reds), list(references), [int(k) for k in budget],
-                                 int(threads), int(rerun))
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
+        budget = [budget]
+    budget = [_whole(k, "evaluate: budget", 1, 1024) for k in budget]
+    summary = _advplan._evaluate(cfg, blue, os.fspath(out), _names(reds, "evaluate: reds"),
+                                 _names(references, "evaluate: references"), budget,
+                                 _whole(threads, "evaluate: threads", 0, 1024), _whole(rerun, "evaluate: rerun", 0, 1000))
     return Run(out, summary)
 
 

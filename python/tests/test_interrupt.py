@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -49,6 +50,37 @@ print("finished")
 '''
 
 
+# Issue 47, item 14: a policy busy in plan() never heard Ctrl-C (a 600 s sleep went on to its end). "sleep": one
+# 600 s time.sleep; "spin": a pure-Python loop on every thread at once (two threads: one of them is not Python's
+# main thread, which hears the signal; the other gets an asynchronous KeyboardInterrupt).
+BUSY = r'''
+import sys, time
+import advplan
+
+@advplan.blue_policy("py_busy", thread_safe=True)
+class Busy:
+    def plan(self, scenario):
+        sys.stdout.write("planning\n")  # one write: two threads' lines never interleave
+        sys.stdout.flush()
+        if sys.argv[2] == "sleep":
+            time.sleep(600)
+        else:
+            while True:
+                pass
+        return scenario["blue_seed_plans"][0]
+
+cfg = advplan.Config.from_yaml("""name: busy
+seed: 3
+corpus: {templates: [urban], seeds: [100, 103]}
+conditions: [single]
+studies: {rubric: false, framing: false, components: false}
+""", "busy.yaml")
+advplan.run(cfg, out=sys.argv[1], threads=int(sys.argv[3]), conditions=[{"blue": "py_busy", "red": "single"}],
+            studies=False)
+print("finished")
+'''
+
+
 def start(out, mode, policy, policy_file):
     return subprocess.Popen([sys.executable, "-c", SCRIPT, out, mode, policy, policy_file], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -61,6 +93,36 @@ class Interrupt(unittest.TestCase):
     def test_ctrl_c_while_no_python_code_runs(self):
         # an exec: policy: Python's own handler would run only after the whole run
         self.check("exec")
+
+    def test_ctrl_c_reaches_a_policy_sleeping_in_plan(self):
+        self.check_busy("sleep", 1)
+
+    def test_ctrl_c_reaches_policies_computing_in_plan_on_every_thread(self):
+        self.check_busy("spin", 2)
+
+    def check_busy(self, mode, threads):
+        with TempDir() as d:
+            run = os.path.join(d, "run")
+            p = subprocess.Popen([sys.executable, "-c", BUSY, run, mode, str(threads)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            guard = threading.Timer(120, p.kill)  # bounded even if the run never reaches plan()
+            guard.start()
+            try:
+                self.assertEqual(p.stdout.readline(), "planning\n")  # the policy is in plan()
+                time.sleep(0.2)
+                p.send_signal(signal.SIGINT)
+                out, err = p.communicate(timeout=20)
+            finally:
+                guard.cancel()
+                if p.poll() is None:  # bounded: a run that does not stop is killed, and the test fails
+                    p.kill()
+                    p.communicate()
+                    self.fail("the run did not stop within 20 s of Ctrl-C")
+            self.assertIn(p.returncode, (-signal.SIGINT, 130), err)  # Python's exit on KeyboardInterrupt
+            self.assertNotIn("finished", out)
+            self.assertIn("KeyboardInterrupt", err)
+            self.assertIn("interrupted after 0 of", err)
+            self.assertTrue(os.path.exists(os.path.join(run, ".advplan-work", "journal")), "not resumable")
 
     def check(self, policy):
         with TempDir() as d:

@@ -13,6 +13,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
+#include "advplan/geo/ring_check.hpp"
 #include "advplan/io/sha256.hpp"
 
 namespace advplan::geo {
@@ -178,6 +179,9 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
         r.fail(i, "property 'kind'", fmt::format("a Polygon is a threat, sector, obstacle or boundary, not '{}'", untrusted::excerpt(kind, 20)));
       if (!c.is_array() || c.empty()) r.fail(i, "geometry", "a Polygon needs one ring");
       if (c.size() > 1) r.fail(i, "geometry", "polygons with holes are not supported (one ring only)");
+      if (c[0].is_array() && c[0].size() < 4)
+        r.fail(i, "geometry", fmt::format("the ring has {} positions; a ring needs at least 4 (three corners and the "
+                                          "first one again)", c[0].size()));
       rf.coords = r.positions(c[0], i, 4, kMaxRingVertices + 1);
       if (rf.coords.front() != rf.coords.back()) r.fail(i, "geometry", "the ring is not closed (its last position must repeat the first)");
       rf.side = r.side(props, i, kind == "threat" || kind == "sector");
@@ -251,6 +255,9 @@ GeoMap parse_user_map(const std::string& text, const std::string& source) {
     } else if (f.geometry == "Polygon") {
       Polygon p;
       for (std::size_t k = 0; k + 1 < f.coords.size(); ++k) p.ring.push_back(at(f.coords[k]));
+      // The projection is affine, so the planar ring is valid exactly when the lon/lat ring is.
+      if (const std::string why = ring_problem(p); !why.empty())
+        throw ConfigError(fmt::format("{}: feature {} ({} '{}'), geometry: {}", source, f.index, f.kind, f.id, why));
       const double a = signed_area(p);
       if (!(std::abs(a) > 1e-12))
         throw ConfigError(fmt::format("{}: feature {}, geometry: the ring has no area", source, f.index));

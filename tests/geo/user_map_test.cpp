@@ -119,6 +119,64 @@ TEST(UserMap, BadFeaturesAreOneSentenceNamingTheFeatureAndProperty) {
 }
 
 /// The grid search gives nearest_node's answer for every point, ties to the lowest index included.
+/// The hand map with its east battery's ring (feature 9, 'threat-east') replaced by `ring`, parsed.
+geo::GeoMap with_east_battery(const std::string& ring) {
+  std::string t = testing::read_file(kMap);
+  const std::string from = "[[0.35, 0.05], [0.45, 0.05], [0.45, 0.15], [0.35, 0.15], [0.35, 0.05]]";
+  t.replace(t.find(from), from.size(), ring);
+  return geo::parse_user_map(t, "map.geojson");
+}
+
+std::string refusal(const std::string& ring) {
+  try {
+    (void)with_east_battery(ring);
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted the ring " << ring;
+  return "";
+}
+
+// Issue 47, item 12: an asymmetric bow-tie was accepted and its area answered from the signed shoelace sum
+// (the difference of its two lobes). A ring that is not a simple polygon (RFC 7946, OGC simple features) is
+// refused, naming the feature; a valid ring keeps its area.
+TEST(UserMap, RingsThatAreNotSimplePolygonsAreRefusedNamingTheFeature) {
+  const std::string head = "map.geojson: feature 9 (threat 'threat-east'), geometry: ";
+  EXPECT_EQ(refusal("[[0.35, 0.05], [0.45, 0.15], [0.45, 0.05], [0.35, 0.12], [0.35, 0.05]]")
+                .rfind(head + "the ring crosses or touches itself", 0),
+            0U);
+  // a figure eight whose loops share one vertex, and a spike
+  EXPECT_NE(
+      refusal(
+          "[[0.35, 0.05], [0.4, 0.1], [0.45, 0.05], [0.45, 0.15], [0.4, 0.1], [0.35, 0.15], [0.35, 0.05]]")
+          .find("crosses or touches itself"),
+      std::string::npos);
+  EXPECT_NE(refusal("[[0.35, 0.05], [0.45, 0.05], [0.45, 0.15], [0.45, 0.1], [0.35, 0.15], [0.35, 0.05]]")
+                .find("feature 9 (threat 'threat-east'), geometry: the ring"),
+            std::string::npos);
+  // too few positions, and unclosed
+  EXPECT_NE(refusal("[[0.35, 0.05], [0.45, 0.05], [0.35, 0.05]]")
+                .find("feature 9, geometry: the ring has 3 positions; a ring needs at least 4"),
+            std::string::npos);
+  EXPECT_NE(refusal("[[0.35, 0.05], [0.45, 0.05], [0.35, 0.05], [0.35, 0.05]]")
+                .find("feature 9 (threat 'threat-east'), geometry: the ring has no area"),
+            std::string::npos);
+  EXPECT_NE(refusal("[[0.35, 0.05], [0.45, 0.05], [0.45, 0.15], [0.35, 0.15]]")
+                .find("feature 9, geometry: the ring is not closed"),
+            std::string::npos);
+  // Valid rings: clockwise (turned), and with a repeated position (OGC allows it), keep the square's area.
+  for (const char* ring :
+       {"[[0.35, 0.05], [0.35, 0.15], [0.45, 0.15], [0.45, 0.05], [0.35, 0.05]]",
+        "[[0.35, 0.05], [0.45, 0.05], [0.45, 0.05], [0.45, 0.15], [0.35, 0.15], [0.35, 0.05]]"}) {
+    const geo::GeoMap m = with_east_battery(ring);
+    EXPECT_NEAR(geo::area(*m.find("threat-east")->polygon), 0.1 * kDegX * 0.1 * kDeg, 1e-9) << ring;
+    EXPECT_GT(geo::signed_area(*m.find("threat-east")->polygon), 0) << ring;
+  }
+  EXPECT_NEAR(geo::area(*geo::read_user_map(kMap).find("threat-east")->polygon), 0.1 * kDegX * 0.1 * kDeg,
+              1e-9);
+}
+
 TEST(UserMap, NearestNodesEqualTheScan) {
   Rng rng(20261203);
   for (int round = 0; round < 20; ++round) {

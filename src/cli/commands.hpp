@@ -22,13 +22,21 @@ struct RunDirFlags {
   std::string transcripts;  ///< --transcripts none|errors|all (overrides traces.transcripts); empty: the config's
   std::uint64_t max_tokens = 0;  ///< --max-tokens N; 0: no limit
   double max_cost = 0;           ///< --max-cost USD; 0: no limit
+  bool sandbox = false;          ///< --sandbox: every external program in a bubblewrap sandbox (config: sandbox)
   /// Registers the options on `cmd`; the object must outlive the parse.
   void add_to(CLI::App* cmd);
   /// Copies them into a run's options.
   void apply(RunOptions& opts) const;
-  /// Copies the settings that live in the config (--llm-cache) into it.
+  /// Copies the settings that live in the config (--llm-cache) into it, and makes the sandbox ready
+  /// (prepare_sandbox).
   void apply(ExperimentConfig& cfg) const;
 };
+
+/// The --sandbox flag of the commands that start external programs (run, evaluate, psro, quiz).
+void add_sandbox_flag(CLI::App* cmd, bool& flag);
+/// --sandbox (or the config's `sandbox:`) made ready: bubblewrap found, its version read and a sandbox tried
+/// (resolve_sandbox). Throws ConfigError with one sentence when it cannot run here: nothing starts unsandboxed.
+void prepare_sandbox(const ExperimentConfig& cfg, bool flag);
 
 /// The config a run ran, from its run_metadata.json `config_text` and `config_source`: `config_path` when given
 /// (re-read from disk), the built-in config when the source is `<built-in>/...`, else the recorded text with its

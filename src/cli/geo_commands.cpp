@@ -131,7 +131,8 @@ class TranscribedAgent final : public geo::QuizAgent {
 
 std::unique_ptr<geo::QuizAgent> make_agent(const std::string& spec, const ExperimentConfig& cfg,
                                            const std::vector<geo::Question>& qs, double timeout_s) {
-  if (spec.starts_with("exec:")) return geo::make_exec_agent(spec.substr(5), timeout_s, cfg.exec.withheld_env);
+  if (spec.starts_with("exec:"))
+    return geo::make_exec_agent(spec.substr(5), timeout_s, cfg.exec.withheld_env);  // in process_sandbox()
   if (spec.starts_with("llm:"))
     return std::make_unique<LlmQuizAgent>(resolve_llm_settings(cfg.llm, spec.substr(4), spec), cfg);
   if (spec == "scripted" || spec.starts_with("scripted:")) {
@@ -293,6 +294,7 @@ struct QuizFlags {
   std::string map;  ///< --map: the user's map the questions were made on
   int budget = 10, max_connections = 1;
   double timeout = 30.0;
+  bool sandbox = false;  ///< --sandbox: an exec: agent in a bubblewrap sandbox
 };
 
 /// The quiz's questions run by `workers` threads (each with its own agent and grader), results kept in question
@@ -389,9 +391,11 @@ void add_quiz_command(CLI::App& app, Action& run) {
   cmd->add_option("--llm-cache", f->llm_cache, "the completion cache of an llm: agent and grader (overrides llm.cache_dir)");
   cmd->add_option("--max-connections", f->max_connections, "llm: agents: questions run at once (default 1)")
       ->check(CLI::Range(1, 1024));
+  add_sandbox_flag(cmd, f->sandbox);
   cmd->callback([&run, config, questions, agent, f] {
     run = [config, questions, agent, f] {
       auto cfg = config_or_default(*config);
+      prepare_sandbox(cfg, f->sandbox);
       if (!f->llm_cache.empty()) cfg.llm.cache_dir = f->llm_cache;
       const auto mode = parse_transcripts_mode(f->transcripts_mode);
       if (!mode || *mode == TranscriptsMode::none)

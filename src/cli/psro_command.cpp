@@ -19,6 +19,7 @@ void add_psro_command(CLI::App& app, Action& run) {
   auto config = std::make_shared<std::string>();
   auto opt = std::make_shared<metagame::PsroOptions>();
   auto payoff = std::make_shared<std::string>("advantage");
+  auto sandbox = std::make_shared<bool>(false);
   cmd->add_option("CONFIG", *config, "experiment config whose matrix (or conditions) gives the starting populations")
       ->required();
   cmd->add_option("--iterations", opt->iterations, "iterations (default 10)")->check(CLI::Range(1, 1000));
@@ -42,8 +43,9 @@ void add_psro_command(CLI::App& app, Action& run) {
   cmd->add_option("--progress", opt->progress_mode, "auto, tty, plain or none");
   cmd->add_flag("--force", opt->force, "clear an existing PSRO directory first");
   cmd->add_flag("--resume", opt->resume, "continue the interrupted PSRO in --out");
-  cmd->callback([&run, config, opt, payoff] {
-    run = [config, opt, payoff] {
+  add_sandbox_flag(cmd, *sandbox);
+  cmd->callback([&run, config, opt, payoff, sandbox] {
+    run = [config, opt, payoff, sandbox] {
       if (opt->force && opt->resume) throw ConfigError("psro: use one of --force and --resume");
       if (*payoff == "advantage")
         opt->payoff = metagame::Payoff::advantage;
@@ -52,7 +54,8 @@ void add_psro_command(CLI::App& app, Action& run) {
       else
         throw ConfigError(fmt::format("psro: --payoff {}: accepted values are advantage and win_rate",
                                       untrusted::excerpt(*payoff, 40)));
-      const ExperimentConfig cfg = load_experiment_config(*config);
+      ExperimentConfig cfg = load_experiment_config(*config);
+      prepare_sandbox(cfg, *sandbox);
       if (opt->out_dir.empty()) {
         opt->out_dir = (std::filesystem::path("runs") /
                         untrusted::safe_path_component((cfg.name.empty() ? "run" : cfg.name) + "-psro"))

@@ -5,6 +5,8 @@
 #include "advplan/core/error.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/sandbox.hpp"
+#include "advplan/run/sandbox_setting.hpp"
 #include "advplan/core/untrusted.hpp"
 #include <nlohmann/json.hpp>
 
@@ -38,9 +40,23 @@ void RunDirFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--max-cost", max_cost,
                   "stop, resumably, once the external policies' calls cost more US dollars than this under llm.prices")
       ->check(CLI::PositiveNumber);
+  add_sandbox_flag(cmd, sandbox);
+}
+
+void add_sandbox_flag(CLI::App* cmd, bool& flag) {
+  cmd->add_flag("--sandbox", flag,
+                "start every external program (exec:, replanning, quiz agents, PSRO oracles) in a bubblewrap sandbox: "
+                "no network, a read-only file system, limits (config: sandbox; docs/POLICIES.md \"The sandbox\")");
+}
+
+void prepare_sandbox(const ExperimentConfig& cfg, bool flag) {
+  std::optional<SandboxSettings> settings = config_sandbox(cfg);
+  if (flag && !settings) settings = SandboxSettings{};
+  if (settings) set_process_sandbox(resolve_sandbox(*settings));
 }
 
 void RunDirFlags::apply(ExperimentConfig& cfg) const {
+  prepare_sandbox(cfg, sandbox);
   if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
   if (max_connections > 0) cfg.llm.max_connections = max_connections;
   if (!transcripts.empty()) cfg.transcripts = *parse_transcripts_mode(transcripts);

@@ -22,13 +22,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <mutex>
 #include <thread>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 
 extern char** environ;
 
@@ -45,6 +48,12 @@ struct ProcessPool::Worker {
   bool answered = false;  ///< has answered a request since it was (re)started
   std::string token;    ///< ADVPLAN_POLICY_TOKEN value in its environment, inherited by its descendants
   std::string pending;  ///< bytes read beyond the last response line
+  int from_err = -1;    ///< our end of the child's stderr (non-blocking), drained while we wait on the child
+  bool sandboxed = false;  ///< started through bwrap: its exit status 128 + N stands for signal N
+  std::string label;       ///< the command, for the line that says how much of its stderr was cut
+  std::size_t err_shown = 0;  ///< stderr bytes passed through since the start (at most kStderrPassThrough)
+  std::size_t err_cut = 0;    ///< stderr bytes not shown since the start
+  std::string err_request;    ///< the end of what it wrote to stderr during the current request (bounded)
 };
 
 namespace {
@@ -298,10 +307,18 @@ std::optional<ExitInfo> peek_exit(pid_t pid) {
   return ExitInfo{info.si_code != CLD_EXITED, info.si_status};
 }
 
-std::optional<ExitInfo> wait_exit(pid_t pid, Clock::duration limit) {
+/// How the worker's program ended: bwrap reports a program killed by signal N as its own exit status 128 + N.
+std::optional<ExitInfo> program_exit(const ProcessPool::Worker& w) {
+  auto e = peek_exit(w.pid);
+  if (e && w.sandboxed && !e->signaled)
+    if (const int sig = sandbox_signal_of_status(e->code); sig > 0) *e = ExitInfo{true, sig};
+  return e;
+}
+
+std::optional<ExitInfo> wait_exit(const ProcessPool::Worker& w, Clock::duration limit) {
   const auto end = Clock::now() + limit;
   for (;;) {
-    if (auto e = peek_exit(pid)) return e;
+    if (auto e = program_exit(w)) return e;
     if (Clock::now() >= end) return std::nullopt;
     std::this_thread::sleep_for(5ms);
   }
@@ -312,7 +329,45 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-/// Kills the worker's process group (a shell's children too) and reaps the worker; closes our pipe ends.
+/// The end of a request's stderr kept for its failure reason.
+constexpr std::size_t kStderrKept = 2048;
+/// The most one drain reads, so a program that writes without end cannot hold us in the loop.
+constexpr std::size_t kStderrDrainMax = 1 << 20;
+
+/// Reads what the worker wrote to stderr so far (without blocking): the first kStderrPassThrough bytes since its
+/// start go on to our stderr, the rest is counted; the end is kept for the request's failure reason.
+void drain_stderr(ProcessPool::Worker& w) {
+  char buf[16384];
+  for (std::size_t total = 0; w.from_err >= 0 && total < kStderrDrainMax;) {
+    const ssize_t n = ::read(w.from_err, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) close_fd(w.from_err);  // every writer has closed it
+    if (n <= 0) break;
+    const auto len = static_cast<std::size_t>(n);
+    total += len;
+    const std::size_t show = std::min(len, kStderrPassThrough - w.err_shown);
+    if (show > 0 && ::write(STDERR_FILENO, buf, show) < 0) {
+    }  // a closed stderr loses the pass-through, nothing else
+    w.err_shown += show;
+    w.err_cut += len - show;
+    w.err_request.append(buf, len);
+    if (w.err_request.size() > kStderrKept) w.err_request.erase(0, w.err_request.size() - kStderrKept);
+  }
+}
+
+/// `reason`, with the last non-blank line the program wrote to stderr during the request (an excerpt) when there
+/// is one: the cause of an exit is usually there ("PermissionError: ...").
+std::string with_stderr_tail(std::string reason, const ProcessPool::Worker& w) {
+  const std::string& e = w.err_request;
+  auto end = e.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return reason;
+  const auto nl = e.rfind('\n', end);
+  const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
+  return reason + " (stderr: \"" + untrusted::excerpt(std::string_view(e).substr(begin, end + 1 - begin)) + "\")";
+}
+
+/// Kills the worker's process group (a shell's children too) and reaps the worker; closes our pipe ends. What is
+/// left of its stderr is drained, and a line says how much of it was not shown.
 void stop(ProcessPool::Worker& w) {
   close_fd(w.to_child);
   close_fd(w.from_child);
@@ -326,6 +381,14 @@ void stop(ProcessPool::Worker& w) {
     unregister_group(w.pid);
     kill_by_token(w.token);
   }
+  drain_stderr(w);
+  close_fd(w.from_err);
+  if (w.err_cut > 0)
+    std::fprintf(stderr, "advplan: exec program '%s': %zu more bytes of its standard error not shown (at most %zu "
+                 "are shown per program start)\n", untrusted::excerpt(w.label, 80).c_str(), w.err_cut,
+                 kStderrPassThrough);
+  w.err_shown = w.err_cut = 0;
+  w.err_request.clear();
   w.pid = -1;
   w.answered = false;
   w.pending.clear();
@@ -363,23 +426,71 @@ std::pair<std::uintptr_t, std::uintptr_t> environment_block() {
   return start < end ? std::pair{start, end} : std::pair<std::uintptr_t, std::uintptr_t>{0, 0};
 }
 
-/// Starts /bin/sh -c COMMAND with stdin and stdout on pipes; stderr stays ours, so the program's diagnostics
-/// pass through. The child gets its own process group, the default SIGPIPE action, an empty signal mask and our
-/// environment without the variables named in `withheld_env`. Returns "" or why it could not be spawned.
-std::string spawn(const std::string& command, const std::vector<std::string>& withheld_env, ProcessPool::Worker& w) {
-  int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    const int e = errno;
-    ::close(in[0]);
-    ::close(in[1]);
-    return fmt::format("cannot create a pipe: {}", std::strerror(e));
+/// What a worker is started as: the program path, its argv and its environment.
+struct Launch {
+  std::string path;
+  std::vector<std::string> argv, env;
+};
+
+/// `/bin/sh -c COMMAND` with our environment less the variables of `withheld_env`, or, sandboxed, bwrap (through
+/// setpriv as root) running it with an environment of its own; bwrap itself gets PATH and the token only, since a
+/// program in the sandbox can read the environment of bwrap's process there (its /proc/1/environ).
+Launch launch_of(const ProcessPoolOptions& opt, const std::string& token) {
+  const std::string token_entry = "ADVPLAN_POLICY_TOKEN=" + token;
+  Launch l;
+  // The token comes first: the guard reads at most 1 MiB of /proc/PID/environ.
+  l.env.push_back(token_entry);
+  if (opt.sandbox) {
+    std::error_code ec;
+    std::string cwd = std::filesystem::current_path(ec).string();
+    if (ec || cwd.empty()) cwd = "/";
+    l.argv = sandbox_argv(*opt.sandbox, shell_text(opt.command), cwd, program_folder(opt.command, cwd), token);
+    l.path = l.argv.front();
+    l.env.push_back("PATH=" + opt.sandbox->path_env);
+    return l;
   }
+  l.path = "/bin/sh";
+  l.argv = {"sh", "-c", shell_text(opt.command)};
+  const auto withheld = [&](const char* entry) {
+    if (std::strncmp(entry, "ADVPLAN_POLICY_TOKEN=", 21) == 0) return true;
+    for (const auto& name : opt.withheld_env)
+      if (!name.empty() && std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=') return true;
+    return false;
+  };
+  for (char** e = environ; e && *e; ++e)
+    if (!withheld(*e)) l.env.emplace_back(*e);
+  return l;
+}
+
+/// The three pipes of a worker: its stdin, stdout and stderr (O_CLOEXEC). Returns "" or why not; on failure
+/// nothing stays open.
+std::string open_pipes(std::array<std::array<int, 2>, 3>& p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (::pipe2(p[i].data(), O_CLOEXEC) != 0) {
+      const int e = errno;
+      for (std::size_t j = 0; j < i; ++j) {
+        ::close(p[j][0]);
+        ::close(p[j][1]);
+      }
+      return fmt::format("cannot create a pipe: {}", std::strerror(e));
+    }
+  }
+  return "";
+}
+
+/// Starts the worker's program (launch_of) with stdin, stdout and stderr on pipes (stderr is drained by
+/// drain_stderr, bounded). The child gets its own process group, the default SIGPIPE action, an empty signal
+/// mask and a token in its environment, so that descendants which leave its process group can still be found and
+/// ended (kill_by_token). Returns "" or why it could not be spawned.
+std::string spawn(const ProcessPoolOptions& opt, ProcessPool::Worker& w) {
+  std::array<std::array<int, 2>, 3> p{};  // stdin, stdout, stderr
+  if (std::string why = open_pipes(p); !why.empty()) return why;
   start_guard_once();
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, p[0][0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, p[1][1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, p[2][1], STDERR_FILENO);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // no file of ours (traces being written) leaks in
 #endif
@@ -393,43 +504,34 @@ std::string spawn(const std::string& command, const std::vector<std::string>& wi
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setpgroup(&at, 0);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  std::string text = shell_text(command);
-  char sh[] = "sh", dash_c[] = "-c";
-  char* argv[] = {sh, dash_c, text.data(), nullptr};
-  // The environment plus a token naming this worker, so that descendants which leave its process group can
-  // still be found and ended (kill_by_token).
   static std::atomic<unsigned long> serial{0};
   w.token = fmt::format("{}-{}", ::getpid(), serial.fetch_add(1));
-  const std::string token_entry = "ADVPLAN_POLICY_TOKEN=" + w.token;
-  // First in the environment: the guard reads at most 1 MiB of /proc/PID/environ.
-  std::vector<char*> env{const_cast<char*>(token_entry.c_str())};
-  const auto withheld = [&](const char* entry) {
-    if (std::strncmp(entry, "ADVPLAN_POLICY_TOKEN=", 21) == 0) return true;
-    for (const auto& name : withheld_env)
-      if (!name.empty() && std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=') return true;
-    return false;
-  };
-  for (char** e = environ; e && *e; ++e)
-    if (!withheld(*e)) env.push_back(*e);
+  Launch l = launch_of(opt, w.token);
+  std::vector<char*> argv, env;
+  for (auto& a : l.argv) argv.push_back(a.data());
+  for (auto& e : l.env) env.push_back(e.data());
+  argv.push_back(nullptr);
   env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &at, argv, env.data());
+  const int rc = ::posix_spawn(&pid, l.path.c_str(), &fa, &at, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
-  ::close(in[0]);
-  ::close(out[1]);
+  for (const int fd : {p[0][0], p[1][1], p[2][1]}) ::close(fd);  // the child's ends
   if (rc != 0) {
-    ::close(in[1]);
-    ::close(out[0]);
-    return fmt::format("cannot spawn /bin/sh: {}", std::strerror(rc));
+    ::close(p[0][1]);
+    ::close(p[1][0]);
+    ::close(p[2][0]);
+    return fmt::format("cannot spawn {}: {}", l.path, std::strerror(rc));
   }
-  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
-  ::fcntl(out[0], F_SETFL, ::fcntl(out[0], F_GETFL) | O_NONBLOCK);
+  for (const int fd : {p[0][1], p[1][0], p[2][0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   w.pid = pid;
   register_group(pid);
   w.pidfd = open_pidfd(pid);
-  w.to_child = in[1];
-  w.from_child = out[0];
+  w.to_child = p[0][1];
+  w.from_child = p[1][0];
+  w.from_err = p[2][0];
+  w.sandboxed = opt.sandbox.has_value();
+  w.label = opt.command;
   w.answered = false;
   w.pending.clear();
   return "";
@@ -448,24 +550,28 @@ bool wait_ready(int fd, short events, Clock::time_point deadline) {
 }
 
 /// The child closed its end of a pipe: report how it ended, waiting briefly for it to do so.
-std::string closed_reason(const ProcessPool::Worker& w, const char* what) {
-  if (auto e = wait_exit(w.pid, 1s)) return e->str();
-  return fmt::format("process closed its {}", what);
+std::string closed_reason(ProcessPool::Worker& w, const char* what) {
+  const auto e = wait_exit(w, 1s);
+  drain_stderr(w);
+  return with_stderr_tail(e ? e->str() : fmt::format("process closed its {}", what), w);
 }
 
 enum class Ready { data, timeout, exited };
 
 /// Waits for the child's stdout to be readable, the child to exit (its pidfd, or a 50 ms poll of its status
-/// where pidfd_open is missing) or the deadline. An exit is seen even when a descendant still holds the pipe.
-Ready wait_output(const ProcessPool::Worker& w, Clock::time_point deadline) {
+/// where pidfd_open is missing) or the deadline, draining its stderr meanwhile. An exit is seen even when a
+/// descendant still holds the pipe.
+Ready wait_output(ProcessPool::Worker& w, Clock::time_point deadline) {
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return Ready::timeout;
-    pollfd p[2] = {{w.from_child, POLLIN, 0}, {w.pidfd, POLLIN, 0}};
+    // A negative fd (no pidfd, stderr at its end) is ignored by poll.
+    pollfd p[3] = {{w.from_child, POLLIN, 0}, {w.pidfd, POLLIN, 0}, {w.from_err, POLLIN, 0}};
     const int slice = w.pidfd >= 0 ? static_cast<int>(std::min<long long>(left, INT_MAX))
                                    : static_cast<int>(std::min<long long>(left, 50));
-    const int rc = ::poll(p, w.pidfd >= 0 ? 2 : 1, slice);
+    const int rc = ::poll(p, 3, slice);
     if (rc < 0 && errno != EINTR) return Ready::data;  // let the read report the error
+    if (rc > 0 && p[2].revents) drain_stderr(w);
     if (rc > 0 && p[0].revents) return Ready::data;
     if ((rc > 0 && w.pidfd >= 0 && p[1].revents) || (w.pidfd < 0 && peek_exit(w.pid))) return Ready::exited;
   }
@@ -478,6 +584,8 @@ std::string exchange(ProcessPool::Worker& w, const std::string& msg, const Proce
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(opt.timeout_s));
   const std::string timeout = fmt::format("timeout after {} s", seconds_text(opt.timeout_s));
+  drain_stderr(w);  // written while idle: not this request's
+  w.err_request.clear();
   for (std::size_t off = 0; off < msg.size();) {
     const ssize_t n = ::write(w.to_child, msg.data() + off, msg.size() - off);
     if (n > 0) {
@@ -526,52 +634,132 @@ std::string exchange(ProcessPool::Worker& w, const std::string& msg, const Proce
 
 enum class WaitState { busy, waiting_for_input, unknown };
 
-/// Whether some process of process group `pg` is blocked waiting for input: its kernel wait channel is a
-/// pipe read, poll, select or epoll. `unknown` when no wait channel can be read (a restricted /proc).
-WaitState group_wait_state(pid_t pg) {
+struct ProcEntry {
+  std::string dir;  ///< /proc/PID
+  long pid = 0, ppid = 0, pgrp = 0;
+};
+
+/// Every process /proc shows, with its parent and process group.
+std::vector<ProcEntry> process_table() {
+  std::vector<ProcEntry> out;
   DIR* d = ::opendir("/proc");
-  if (!d) return WaitState::unknown;
-  bool seen_any = false, waiting = false;
+  if (!d) return out;
   while (const dirent* e = ::readdir(d)) {
-    if (waiting) break;
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    const std::string dir = std::string("/proc/") + e->d_name;
-    std::ifstream st(dir + "/stat");
+    ProcEntry p{std::string("/proc/") + e->d_name, std::atol(e->d_name), 0, 0};
+    std::ifstream st(p.dir + "/stat");
     std::string stat;
     std::getline(st, stat);
     const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
     char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || pgrp != pg) continue;
-    if (DIR* t = ::opendir((dir + "/task").c_str())) {
-      while (const dirent* te = ::readdir(t)) {
-        if (te->d_name[0] < '0' || te->d_name[0] > '9') continue;
-        const std::string task = dir + "/task/" + te->d_name;
-        std::ifstream ts(task + "/stat");
-        std::string tstat;
-        std::getline(ts, tstat);
-        const auto tclose = tstat.rfind(')');
-        if (tclose != std::string::npos && tclose + 2 < tstat.size() && tstat[tclose + 2] == 'R') {
-          seen_any = true;  // running: busy, whatever the wait channel says
-          continue;
-        }
-        std::ifstream wc(task + "/wchan");
-        std::string chan;
-        std::getline(wc, chan);
-        if (chan.empty() || chan == "0") continue;  // a sleeping task without a visible wait channel
-        seen_any = true;
-        if (chan.find("pipe_read") != std::string::npos || chan.find("poll") != std::string::npos ||
-            chan.find("select") != std::string::npos || chan.find("pipe_wait") != std::string::npos) {
-          waiting = true;
-          break;
-        }
-      }
-      ::closedir(t);
-    }
+    if (close != std::string::npos &&
+        std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &p.ppid, &p.pgrp) == 3)
+      out.push_back(std::move(p));
   }
   ::closedir(d);
+  return out;
+}
+
+/// The processes that run worker `pg`'s program: those of its process group, or, sandboxed, its descendants
+/// outside that group (bwrap and the sandbox's init stay in the group and always wait; the program runs in a
+/// session of its own).
+std::vector<std::string> program_processes(pid_t pg, bool sandboxed) {
+  const std::vector<ProcEntry> table = process_table();
+  std::map<long, long> parent;
+  for (const auto& p : table) parent[p.pid] = p.ppid;
+  const auto descends = [&](long pid) {
+    for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+      const auto it = parent.find(pid);
+      if (it == parent.end()) return false;
+      pid = it->second;
+      if (pid == pg) return true;
+    }
+    return false;
+  };
+  std::vector<std::string> out;
+  for (const auto& p : table)
+    if (sandboxed ? p.pgrp != pg && descends(p.pid) : p.pgrp == pg) out.push_back(p.dir);
+  return out;
+}
+
+/// Whether a task of process `dir` waits for input (a pipe read, poll, select or epoll), is busy, or shows no
+/// wait channel.
+WaitState process_wait_state(const std::string& dir) {
+  bool seen_any = false, waiting = false;
+  if (DIR* t = ::opendir((dir + "/task").c_str())) {
+    while (const dirent* te = ::readdir(t)) {
+      if (te->d_name[0] < '0' || te->d_name[0] > '9') continue;
+      const std::string task = dir + "/task/" + te->d_name;
+      std::ifstream ts(task + "/stat");
+      std::string tstat;
+      std::getline(ts, tstat);
+      const auto tclose = tstat.rfind(')');
+      if (tclose != std::string::npos && tclose + 2 < tstat.size() && tstat[tclose + 2] == 'R') {
+        seen_any = true;  // running: busy, whatever the wait channel says
+        continue;
+      }
+      std::ifstream wc(task + "/wchan");
+      std::string chan;
+      std::getline(wc, chan);
+      if (chan.empty() || chan == "0") continue;  // a sleeping task without a visible wait channel
+      seen_any = true;
+      if (chan.find("pipe_read") != std::string::npos || chan.find("poll") != std::string::npos ||
+          chan.find("select") != std::string::npos || chan.find("pipe_wait") != std::string::npos) {
+        waiting = true;
+        break;
+      }
+    }
+    ::closedir(t);
+  }
   return waiting ? WaitState::waiting_for_input : seen_any ? WaitState::busy : WaitState::unknown;
+}
+
+/// Whether some process of the worker's program (program_processes) is blocked waiting for input. `unknown`
+/// when no wait channel can be read (a restricted /proc).
+WaitState program_wait_state(pid_t pg, bool sandboxed) {
+  bool seen_any = false;
+  for (const auto& dir : program_processes(pg, sandboxed)) {
+    const WaitState st = process_wait_state(dir);
+    if (st == WaitState::waiting_for_input) return st;
+    seen_any = seen_any || st == WaitState::busy;
+  }
+  return seen_any ? WaitState::busy : WaitState::unknown;
+}
+
+/// Start-up check: waits until every worker is waiting for input (some process of its program blocked reading a
+/// pipe or polling) or has exited, rather than for a fixed time. A program that exits first cannot start: returns
+/// how it ended, with the end of its stderr. Where the kernel does not show what a process waits on, a short grace
+/// period stands in.
+std::string wait_until_started(std::vector<std::unique_ptr<ProcessPool::Worker>>& workers,
+                               const ProcessPoolOptions& opt) {
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(opt.startup_check_s));
+  const auto grace_end = Clock::now() + 300ms;
+  std::vector<bool> ready(workers.size(), false);
+  bool ever_visible = false;  // some wait channel was readable: /proc shows what processes wait on
+  for (;;) {
+    bool all_ready = true;
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      auto& w = *workers[i];
+      drain_stderr(w);
+      if (auto e = program_exit(w)) {
+        std::string how = e->signaled ? "was killed by signal " + signal_text(e->code)
+                                      : fmt::format("exited with status {}", e->code);
+        if (!e->signaled && e->code == 127) how += " (command not found)";
+        if (!e->signaled && e->code == 126) how += " (not executable)";
+        drain_stderr(w);
+        return with_stderr_tail(fmt::format("it {} before the first request", how), w);
+      }
+      if (!ready[i]) {
+        const WaitState st = program_wait_state(w.pid, w.sandboxed);
+        ready[i] = st == WaitState::waiting_for_input;
+        ever_visible = ever_visible || st != WaitState::unknown;
+        all_ready = all_ready && ready[i];
+      }
+    }
+    if (all_ready || Clock::now() >= end || (!ever_visible && Clock::now() >= grace_end)) return "";
+    std::this_thread::sleep_for(10ms);  // each check scans /proc: keep it cheap
+  }
 }
 
 }  // namespace
@@ -608,46 +796,22 @@ ProcessPool::ProcessPool(ProcessPoolOptions opt) : opt_(std::move(opt)) {
   ignore_sigpipe_once();
   install_signal_handlers_once();
   for (const auto& name : opt_.withheld_env) wipe_from_environment_block(name);  // before any program can look
+  if (!opt_.sandbox) opt_.sandbox = process_sandbox();
+  if (opt_.sandbox && !opt_.sandbox->resolved()) opt_.sandbox = resolve_sandbox(opt_.sandbox->settings);
 
   for (int i = 0; i < opt_.workers; ++i) workers_.push_back(std::make_unique<Worker>());
   auto stop_all = [&] {
     for (auto& w : workers_) stop(*w);
   };
   for (auto& w : workers_) {
-    if (const std::string why = spawn(opt_.command, opt_.withheld_env, *w); !why.empty()) {
+    if (const std::string why = spawn(opt_, *w); !why.empty()) {
       stop_all();
       throw bad(fmt::format("cannot start: {}", why));
     }
   }
-  // Start-up check: wait until every worker is waiting for input (some process of its group blocked reading
-  // a pipe or polling) or has exited, rather than for a fixed time. A program that exits first cannot start.
-  // Where the kernel does not show what a process waits on, a short grace period stands in.
-  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(opt_.startup_check_s));
-  const auto grace_end = Clock::now() + 300ms;
-  std::vector<bool> ready(workers_.size(), false);
-  bool ever_visible = false;  // some wait channel was readable: /proc shows what processes wait on
-  for (;;) {
-    bool all_ready = true;
-    for (std::size_t i = 0; i < workers_.size(); ++i) {
-      auto& w = workers_[i];
-      if (auto e = peek_exit(w->pid)) {
-        std::string how = e->signaled ? "was killed by signal " + signal_text(e->code)
-                                      : fmt::format("exited with status {}", e->code);
-        if (!e->signaled && e->code == 127) how += " (command not found)";
-        if (!e->signaled && e->code == 126) how += " (not executable)";
-        stop_all();
-        throw bad(fmt::format("cannot start: it {} before the first request", how));
-      }
-      if (!ready[i]) {
-        const WaitState st = group_wait_state(w->pid);
-        ready[i] = st == WaitState::waiting_for_input;
-        ever_visible = ever_visible || st != WaitState::unknown;
-        all_ready = all_ready && ready[i];
-      }
-    }
-    if (all_ready || Clock::now() >= end || (!ever_visible && Clock::now() >= grace_end)) break;
-    std::this_thread::sleep_for(10ms);  // each check scans /proc: keep it cheap
+  if (const std::string why = wait_until_started(workers_, opt_); !why.empty()) {
+    stop_all();
+    throw bad("cannot start: " + why);
   }
   for (std::size_t i = 0; i < workers_.size(); ++i) idle_.push_back(i);
 }
@@ -699,7 +863,7 @@ std::optional<std::size_t> ProcessPool::acquire(std::string& error) {
     stop(w);  // down, or exited while idle
     if (may_restart()) {
       ++restarts_;
-      const std::string why = spawn(opt_.command, opt_.withheld_env, w);
+      const std::string why = spawn(opt_, w);
       if (why.empty()) {
         ++busy_;
         return i;

@@ -1,4 +1,5 @@
 #include "advplan/run/config.hpp"
+#include "advplan/run/sandbox_setting.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -435,6 +436,39 @@ ExecConfig read_exec(const YamlReader& e) {
   return exec;
 }
 
+/// `sandbox: true|false` or `sandbox: {cpu_seconds, memory_mb, open_files, processes, network, read_only}`
+/// (docs/CONFIG.md "sandbox"); nullopt for false. Only the settings: the command resolves bubblewrap.
+std::optional<SandboxSettings> read_sandbox(const YamlReader& s) {
+  if (s.is_scalar()) {
+    if (!s.as_bool()) return std::nullopt;
+    return SandboxSettings{};
+  }
+  if (!s.is_map()) s.fail("sandbox must be true, false or a mapping {cpu_seconds, memory_mb, open_files, processes, "
+                          "network, read_only}");
+  s.require_only({"cpu_seconds", "memory_mb", "open_files", "processes", "network", "read_only"});
+  SandboxSettings st;
+  if (s.has("cpu_seconds")) st.cpu_seconds = static_cast<int>(s.at("cpu_seconds").as_int_in(1, 86400));
+  if (s.has("memory_mb")) st.memory_mb = static_cast<int>(s.at("memory_mb").as_int_in(16, 1 << 20));
+  if (s.has("open_files")) st.open_files = static_cast<int>(s.at("open_files").as_int_in(16, 65536));
+  if (s.has("processes")) st.processes = static_cast<int>(s.at("processes").as_int_in(2, 4096));
+  const auto list = [&](const char* key, bool path) {
+    const YamlReader l = s.at(key);
+    l.require_sequence();
+    if (l.size() > 16) l.fail("name at most 16 entries");
+    std::vector<std::string> out = l.as_strings();
+    for (const auto& v : out) {
+      if (v.empty() || v.size() > 1024 || v.find_first_of(" \t\r\n") != std::string::npos)
+        l.fail(fmt::format("'{}' is empty, longer than 1024 characters or holds white space",
+                           untrusted::excerpt(v, 80)));
+      if (path && v.front() != '/') l.fail(fmt::format("'{}' is not an absolute path", untrusted::excerpt(v, 80)));
+    }
+    return out;
+  };
+  if (s.has("network")) st.network = list("network", false);
+  if (s.has("read_only")) st.read_only = list("read_only", true);
+  return st;
+}
+
 LlmConfig read_llm(const YamlReader& l) {
   LlmConfig llm;
   if (l.has("api_key"))
@@ -509,7 +543,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (!root.node().IsMap()) root.fail("an experiment config must be a YAML mapping");
   root.require_only({"name", "seed", "corpus", "quality_weights", "default_blue", "conditions", "budget_sweep",
                      "policies", "simulator", "bootstrap", "framing_mode", "council", "studies", "exec", "llm", "traces",
-                     "matrix", "rubric", "terrain", "samples", "sweep"});
+                     "matrix", "rubric", "terrain", "samples", "sweep", "sandbox"});
   ExperimentConfig cfg;
   cfg.source = file;
   cfg.text = text;
@@ -530,6 +564,7 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   if (root.has("council")) cfg.council = read_council(root.at("council"));
   if (root.has("studies")) cfg.studies = read_studies(root.at("studies"));
   if (root.has("exec")) cfg.exec = read_exec(root.at("exec"));
+  if (root.has("sandbox")) read_sandbox(root.at("sandbox"));  // checked here; read by config_sandbox()
   if (root.has("llm")) cfg.llm = read_llm(root.at("llm"));
   if (auto& w = cfg.exec.withheld_env; std::find(w.begin(), w.end(), cfg.llm.api_key_env) == w.end())
     w.push_back(cfg.llm.api_key_env);  // the key's variable, besides the default name
@@ -585,6 +620,12 @@ ExperimentConfig parse_experiment_config(const std::string& text, const std::str
   }
   if (root.has("sweep")) detail::read_sweep(cfg, root.at("sweep"));  // after what a point's values default to
   return cfg;
+}
+
+std::optional<SandboxSettings> config_sandbox(const ExperimentConfig& cfg) {
+  const YamlReader root(io::parse_yaml(cfg.text, cfg.source), cfg.source);
+  if (!root.node().IsMap() || !root.has("sandbox")) return std::nullopt;
+  return read_sandbox(root.at("sandbox"));
 }
 
 std::optional<std::string> judge_spec_error(const std::string& spec) {

@@ -34,6 +34,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
+#include "advplan/io/sandbox.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/io/plugins.hpp"
 #include "advplan/policy/completion_cache.hpp"
@@ -317,6 +318,9 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   for (const auto& p : io::loaded_plugins()) plugins.push_back({{"path", p.path}, {"sha256", p.sha256}});
   j["plugins"] = plugins;
   j["command"] = opts.command;
+  // Whether external programs ran in a sandbox, and which (docs/TRACES.md "run_metadata.json").
+  const std::optional<SandboxSpec> sandbox = process_sandbox();
+  j["sandbox"] = sandbox ? sandbox_json(*sandbox) : nlohmann::ordered_json(false);
   j["config_source"] = cfg.source;
   j["config_sha256"] = io::sha256_hex(cfg.text);
   j["config_text"] = cfg.text;
@@ -506,6 +510,9 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
           {"plans", records_plans(plan) ? "true" : "false"}};
   // A user's map (terrain: {geo: {geojson: FILE}}) is part of what the run is, but not of the config's text.
   if (!cfg.geo_map_sha256.empty()) key.emplace_back("geo_map_sha256", cfg.geo_map_sha256);
+  // A sandboxed run is resumed and merged only with sandboxed parts, so that its record stays true (a run without a
+  // sandbox keeps the key it had).
+  if (process_sandbox()) key.emplace_back("sandbox", "bwrap");
   return key;
 }
 

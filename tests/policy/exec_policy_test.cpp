@@ -217,7 +217,7 @@ TEST_F(ExecPolicyTest, ACommandThatCannotStartIsRefusedUpFront) {
     EXPECT_EQ(
         std::string(e.what()),
         "exec command '/nonexistent/bin': cannot start: it exited with status 127 (command not found) before "
-        "the first request");
+        "the first request (stderr: \"sh: 1: exec: /nonexistent/bin: not found\")");
   }
   try {
     make_blue_policy("exec:false", policy_context(config()));

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "advplan/io/sandbox.hpp"
+
 namespace advplan {
 
 struct ProcessPoolOptions {
@@ -28,7 +30,15 @@ struct ProcessPoolOptions {
   /// Environment variables the workers do not inherit (the live model's API key: an external program is
   /// untrusted and never sees it). Names, without '='.
   std::vector<std::string> withheld_env;
+  /// Set: every worker starts in this sandbox (docs/POLICIES.md "1.10 The sandbox"); unset: the process's sandbox
+  /// (process_sandbox()), if any. Resolved by the constructor when it is not yet (resolve_sandbox), which refuses
+  /// with a ConfigError when bubblewrap cannot run here.
+  std::optional<SandboxSpec> sandbox;
 };
+
+/// Bytes of a program's standard error passed through to advplan's per program start; the rest is counted and
+/// reported in one line when the program ends (docs/POLICIES.md "Standard error").
+inline constexpr std::size_t kStderrPassThrough = 4096;
 
 /// Moves environment variable `name` out of the block /proc/PID/environ shows (the environment this process was
 /// started with, readable by any program of the same user): its value is copied into the environment with setenv,
@@ -39,7 +49,9 @@ void wipe_from_environment_block(const std::string& name);
 /// The response line to one request (without its newline), or why there is none.
 struct PoolReply {
   std::optional<std::string> line;
-  std::string error;  ///< one sentence, e.g. "timeout after 2.0 s", "process exited with status 3"
+  /// one sentence, e.g. "timeout after 2.0 s", "process exited with status 3"; when the program ended, the last
+  /// line it wrote to its standard error during the request follows, e.g. `(stderr: "KeyError: 'x'")`
+  std::string error;
   bool ok() const { return line.has_value(); }
 };
 

@@ -205,10 +205,14 @@ void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
   }
 }
 
+/// The deepest llm.generation.extra is read: room for a JSON Schema under response_format.json_schema.schema (the
+/// plan schema and the judge's reply schema take about 10 levels there), bounded all the same.
+constexpr int kMaxExtraDepth = 32;
+
 /// A YAML value as JSON, for llm.generation.extra: plain scalars that read as a boolean, an integer or a number
-/// become one, null and ~ become null, anything quoted stays a string. At most 8 levels deep.
+/// become one, null and ~ become null, anything quoted stays a string. At most kMaxExtraDepth levels deep.
 nlohmann::json yaml_json(const YamlReader& y, int depth = 0) {
-  if (depth > 8) y.fail("nested deeper than 8 levels");
+  if (depth > kMaxExtraDepth) y.fail(fmt::format("nested deeper than {} levels", kMaxExtraDepth));
   const YAML::Node& n = y.node();
   if (n.IsMap()) {
     nlohmann::json o = nlohmann::json::object();

@@ -102,9 +102,10 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       opts.studies = false;
       // No studies, but the rubric layer: the plans of the policy under test are graded (docs/RUBRIC.md).
-      opts.observers = standard_observers(opts.studies, true);
       opts.command = "evaluate";
       dir_flags->apply(opts);
+      opts.observers = standard_observers(opts.studies, true,
+                                          opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
       io::CsvTable per;
       std::string md;

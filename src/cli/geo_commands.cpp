@@ -27,6 +27,7 @@
 #include "advplan/run/transcripts.hpp"
 #include "advplan/policy/policy_settings.hpp"
 #include "commands.hpp"
+#include "output_paths.hpp"
 
 namespace advplan::cli {
 namespace {
@@ -209,6 +210,7 @@ void add_map_command(CLI::App& app, Action& run) {
   cmd->add_option("--out", *out, "output file (default: stdout)");
   cmd->callback([&run, id, config, out] {
     run = [id, config, out] {
+      check_output_file(*out, "--out");
       const auto cfg = config_or_default(*config);
       write_or_print(*out, geo::to_geojson(scenario_map(cfg, find_scenario(cfg, *id))));
       return 0;
@@ -257,6 +259,7 @@ void add_questions_command(CLI::App& app, Action& run) {
   cmd->add_option("--map", *map, "a user's GeoJSON map: the questions of that map alone (docs/GEO.md \"Bring your own map\")");
   cmd->callback([&run, config, out, map] {
     run = [config, out, map] {
+      check_output_file(*out, "--out");
       if (!map->empty()) {
         if (!config->empty()) throw ConfigError("--map and CONFIG: the questions are of the map or of the config's corpus; give one");
         std::string text;
@@ -411,6 +414,8 @@ void add_quiz_command(CLI::App& app, Action& run) {
       if (f->max_connections > 1) cfg.llm.max_connections = std::max(cfg.llm.max_connections, f->max_connections);
       // The output files are checked before any agent call: a live model's answers are not wasted on a bad path.
       const std::vector<const std::string*> outputs{&f->out, &f->summary, &f->unsolvable, &f->transcripts};
+      const char* flags[] = {"--out", "--summary", "--unsolvable", "--transcripts"};
+      for (std::size_t i = 0; i < outputs.size(); ++i) check_output_file(*outputs[i], flags[i]);
       for (const std::string* p : outputs) {
         if (p->empty() || *p == "-") continue;
         std::error_code ec;

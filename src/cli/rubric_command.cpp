@@ -3,6 +3,8 @@
 // judge agreement (docs/RUBRIC.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -25,6 +27,7 @@
 #include "advplan/rubric/brief_judge.hpp"
 #include "advplan/rubric/judge.hpp"
 #include "commands.hpp"
+#include "output_paths.hpp"
 
 namespace advplan::cli {
 namespace {
@@ -51,11 +54,32 @@ std::vector<rubric::Verdict> read_all(const std::vector<std::string>& files) {
   return all;
 }
 
+/// What the live judges of a regrade used, as a clause of its closing line ("" without one): the llm settings and
+/// where they came from, the endpoint and the key variable (never the key).
+std::string live_judge_settings(const ExperimentConfig& cfg, const std::string& settings_file) {
+  if (std::none_of(cfg.rubric.judges.begin(), cfg.rubric.judges.end(),
+                   [](const std::string& j) { return j != "llm_judge_offline"; }))
+    return "";
+  const GenerationSettings& g = cfg.llm.generation_for("llm_judge");
+  const char* env_endpoint = std::getenv("ADVPLAN_LLM_ENDPOINT");
+  const bool from_env = env_endpoint != nullptr && *env_endpoint != '\0';
+  const std::string endpoint = from_env ? fmt::format("{} (ADVPLAN_LLM_ENDPOINT)", env_endpoint)
+                               : cfg.llm.endpoint.empty() ? std::string("none")
+                                                          : cfg.llm.endpoint;
+  return fmt::format("; the live judges used the llm settings of {} (timeout_s {}, max_retries {}, temperature {}, "
+                     "max_tokens {}), endpoint {}, key variable {}",
+                     settings_file, cfg.llm.timeout_s, cfg.llm.max_retries, g.temperature,
+                     g.max_tokens ? std::to_string(*g.max_tokens) : std::string("unset"), endpoint,
+                     cfg.llm.api_key_env.empty() ? std::string("none") : cfg.llm.api_key_env);
+}
+
 /// `advplan rubric regrade RUN --judges J1,J2 --out DIR`: RUN's rubric layer graded again by other judges, from the
 /// plans the run played (plans.jsonl), or, for a run without that file, from its built-in BLUE policies' streams.
 /// run_metadata.json is not covered by the MANIFEST (it holds timings), so what it says is not trusted with more
 /// than the grading: no external policy is created from it, its `llm:` settings (an endpoint, a key variable, a
 /// cache folder) are not used unless --config names the config, and its templates must hash as the run recorded.
+/// The rest of its llm: settings (model, timeout, retries, generation, prices) are the run's, so a live judge asks as
+/// the run's judge did.
 int regrade(const std::string& run_dir, const std::vector<std::string>& judges, const std::string& out,
             const std::string& config_path, const RunDirFlags& flags) {
   io::verify_run_directory(run_dir);  // one complete run, matching its MANIFEST
@@ -73,7 +97,17 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
     throw ConfigError(fmt::format("{}: a shard: regrade the merged run (advplan merge)", run_dir));
   ExperimentConfig cfg =
       recorded_config(meta["config_text"].get<std::string>(), untrusted::string_member(meta, "config_source"), config_path);
-  if (config_path.empty()) cfg.llm = LlmConfig{};  // the environment's endpoint and key variable, not the file's
+  if (config_path.empty()) {  // the environment's endpoint and key variable and --llm-cache, not the file's
+    const LlmConfig defaults;
+    cfg.llm.endpoint = defaults.endpoint;
+    cfg.llm.api_key_env = defaults.api_key_env;
+    cfg.llm.cache_dir = defaults.cache_dir;
+  }
+  rubric::LayerOptions layer;
+  layer.progress = ProgressMode::automatic;
+  if (config_path.empty())
+    layer.no_endpoint = "set ADVPLAN_LLM_ENDPOINT, or pass --config with the run's config (regrade does not use the "
+                        "endpoint recorded in run_metadata.json)";
   // The templates the items come from must be the run's.
   {
     std::string tpls;
@@ -105,7 +139,7 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   std::vector<std::pair<std::string, std::string>> files;
   std::string from;
   if (fs::is_regular_file(plans)) {
-    files = rubric::regrade_files(plan, bs, plans);  // no policy is created: every plan comes from the file
+    files = rubric::regrade_files(plan, bs, plans, layer);  // no policy is created: every plan comes from the file
     from = "the plans in " + plans;
   } else {
     // Only the built-in policies that are functions of the scenario and the seed: an external one (exec:, llm:)
@@ -126,7 +160,7 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
         plan.serial.emplace("blue:" + spec, std::make_unique<std::mutex>());
       plan.blues.emplace(spec, std::move(policy));
     }
-    files = rubric::rubric_layer_files(plan, bs);
+    files = rubric::rubric_layer_files(plan, bs, nullptr, nullptr, layer);
     from = left_out ? fmt::format("its built-in BLUE policies' streams ({} external or unknown polic{} left out: the "
                                   "run has no plans.jsonl)",
                                   left_out, left_out == 1 ? "y" : "ies")
@@ -138,7 +172,8 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   io::write_files(out, written);
   std::string names;
   for (const auto& j : cfg.rubric.judges) names += ", " + j;
-  fmt::print(stderr, "advplan: regraded {} with the rule judges{} from {}; wrote {}\n", run_dir, names, from, out);
+  fmt::print(stderr, "advplan: regraded {} with the rule judges{} from {}; wrote {}{}\n", run_dir, names, from, out,
+             live_judge_settings(cfg, config_path.empty() ? meta_path : config_path));
   return 0;
 }
 
@@ -295,6 +330,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       ExperimentConfig cfg = b_config->empty() ? default_experiment_config() : load_experiment_config(*b_config);
       b_flags->apply(cfg);
       io::check_analysis_output_dir(*b_out);
+      check_output_folder(*b_out, "--out");
       std::vector<std::string> inputs{*b_items, *b_briefs};
       if (!b_tasks->empty()) inputs.push_back(*b_tasks);
       check_manifests(inputs);

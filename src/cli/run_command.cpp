@@ -162,7 +162,8 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.threads = *threads;
       dir_flags->apply(opts);
       opts.summary = *summary;
-      opts.observers = standard_observers(opts.studies);
+      opts.observers = standard_observers(opts.studies, opts.studies,
+                                          opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       const RunSummary s = run_experiment(plan, opts);
       if (s.already_complete) {

@@ -129,6 +129,16 @@ std::vector<double> values_of(const RowIndex& ix, const std::map<std::string, st
 
 Interval point(double v, std::size_t n) { return Interval{v, v, v, n}; }
 
+/// The greedy budgets `blue` was played against in the run, ok rows or failed (RowIndex::greedy_ks counts ok rows
+/// only): whether a sweep ran, when no value came of it.
+std::size_t swept_ks(const CsvTable& per, const std::string& blue) {
+  std::set<std::string> ks;
+  const auto cb = per.col("blue_policy"), cr = per.col("red_policy");
+  for (const auto& r : per.rows())
+    if (r[cb] == blue && r[cr].rfind("greedy@", 0) == 0) ks.insert(r[cr]);
+  return ks.size();
+}
+
 }  // namespace
 
 std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blue,
@@ -298,6 +308,10 @@ std::vector<ScoreLine> scorecard(const CsvTable& per, const CsvTable& candidates
   std::vector<ScoreLine> out;
   auto interval_line = [&](const std::string& axis, const std::string& quantity, const std::string& policy,
                            const std::vector<double>& v, const std::string& key) {
+    if (v.empty()) {  // no value is n/a, not a mean of 0
+      out.push_back({axis, quantity, policy, 0, std::nan(""), std::nan(""), std::nan(""), "no scenario with a valid plan"});
+      return;
+    }
     const Interval i = bootstrap_mean(v, bs.resamples, bs.seed, key);
     out.push_back({axis, quantity, policy, i.n, i.mean, i.lo, i.hi, ""});
   };
@@ -342,7 +356,9 @@ std::vector<ScoreLine> scorecard(const CsvTable& per, const CsvTable& candidates
     // Adversarial robustness: drop and slope over the greedy budget.
     for (const auto& [metric, name] : {std::pair{"advantage", "advantage"}, std::pair{"blue_win_rate", "win rate"}}) {
       const RobustnessSummary r = robustness_summary(per, b, metric, bs);
-      const std::string note = r.drop.n == 0 ? "no greedy@k sweep in the run" : "";
+      const std::string note = r.drop.n > 0               ? ""
+                               : swept_ks(per, b) >= 2 ? "no scenario with a valid plan at every k of the greedy@k sweep"
+                                                       : "no greedy@k sweep in the run";
       out.push_back({"adversarial robustness", fmt::format("{} drop (smallest k - largest k)", name), b, r.drop.n,
                      r.drop.mean, r.drop.lo, r.drop.hi, note});
       out.push_back({"adversarial robustness", fmt::format("{} slope per doubling of k", name), b, r.slope.n,
@@ -494,11 +510,17 @@ CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spe
   CsvTable vcsv({"blue_policy", "reference", "red_policy", "metric", "n", "mean_blue", "mean_reference", "difference",
                  "ci_lo", "ci_hi", "p", "p_holm", "verdict"});
   out.j["verdicts"] = nlohmann::ordered_json::array();
-  out.md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired bootstrap "
-                    "intervals; sign-flip p-values, Holm-corrected over all {} comparisons)\n\n",
-                    blue, verdicts.size());
-  if (!verdicts.empty())
-    out.md += "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | verdict |\n"
+  if (verdicts.empty())  // a sentence, not an empty section
+    out.md += spec.references.empty()
+                  ? "\n**Paired verdicts**: none, no reference policy was run.\n"
+                  : fmt::format("\n**Paired verdicts**: none, no scenario has a valid row of both `{}` and a reference "
+                                "against the same RED policy.\n",
+                                blue);
+  else
+    out.md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired "
+                          "bootstrap intervals; sign-flip p-values, Holm-corrected over all {} comparisons)\n\n",
+                          blue, verdicts.size()) +
+              "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | verdict |\n"
           "|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto& v : verdicts) {
     vcsv.add({v.blue, v.reference, v.red, v.metric, std::to_string(v.n), fmt_real(v.mean_blue),

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/geo/tools.hpp"
@@ -290,6 +291,8 @@ QuizOutcome run_question(const GeoMap& m, const Question& q, QuizAgent& agent, i
     AgentReply rep;
     try {
       rep = agent.step(req.dump());
+    } catch (const StopRunError&) {
+      throw;  // the endpoint refused the key: the quiz stops
     } catch (const std::exception& e) {
       rep.error = e.what();
     }

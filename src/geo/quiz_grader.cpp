@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/geo/quiz.hpp"
@@ -110,6 +111,8 @@ LlmVerdict grade_with_llm(const GraderTransport& call, const Question& q, const 
     GraderCall c;
     try {
       c = call(messages);
+    } catch (const StopRunError&) {
+      throw;  // the endpoint refused the key: the quiz stops
     } catch (const std::exception& e) {
       c = {false, "", e.what()};
     }

@@ -8,10 +8,10 @@
 
 namespace advplan {
 
-RunObservers standard_observers(bool studies, bool rubric) {
+RunObservers standard_observers(bool studies, bool rubric, ProgressMode judges_progress) {
   RunObservers out;
   if (studies) out.push_back(make_studies_observer());
-  if (rubric) out.push_back(rubric::make_rubric_observer());
+  if (rubric) out.push_back(rubric::make_rubric_observer(judges_progress));
   out.push_back(make_sweep_observer());
   out.push_back(make_extrapolation_observer());  // extrapolation.csv (a run with a budget sweep)
   out.push_back(make_tables_observer());

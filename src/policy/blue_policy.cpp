@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/validation.hpp"
 
 #include "advplan/policy/replan.hpp"
@@ -14,6 +15,8 @@ BluePlanResult BluePolicy::plan(const Scenario& sc, Rng& rng) const {
   BluePlanResult r;
   try {
     r = do_plan(sc, rng);
+  } catch (const StopRunError&) {
+    throw;  // the endpoint refused the key: the command stops
   } catch (const Error& e) {
     r.plan.reset();
     r.failure = e.what();

@@ -227,8 +227,10 @@ ContractResult run_contract(const CompletionClient& client, CompletionRequest re
       res.stats.completion_tokens = add_tokens(res.stats.completion_tokens, c.completion_tokens);
     }
     if (!c.ok) {
+      // No completion came back: nothing to correct, so no re-prompt (the client has retried what is worth
+      // retrying: 429, 5xx, transport errors). Re-prompts follow only an unusable completion (docs/LLM.md).
       res.failure = "transport: " + c.error;
-      continue;
+      break;
     }
     CompletionParse p = parse_completion(c.text, sc, side);
     if (p.parse.ok()) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/modules.hpp"
 #include "advplan/policy/policy_settings.hpp"
@@ -164,6 +165,7 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
 OpenAiCompatibleClient::OpenAiCompatibleClient(const LlmSettings& s)
     : OpenAiCompatibleClient(s.endpoint, s.model, s.api_key, s.timeout_s, s.max_retries, s.backoff_s) {
   set_max_connections(s.max_connections);
+  key_env_ = s.key_env;
 }
 
 void OpenAiCompatibleClient::set_max_connections(int n) { http_module().limit(std::max(1, n)); }
@@ -192,6 +194,7 @@ LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_ov
                                   who, s.endpoint));
   s.model = model_override.empty() ? env_or("ADVPLAN_LLM_MODEL", cfg.model) : std::string(model_override);
   s.api_key = cfg.api_key_env.empty() ? "" : env_or(cfg.api_key_env.c_str(), "");
+  s.key_env = cfg.api_key_env;
   s.timeout_s = cfg.timeout_s;
   s.max_retries = cfg.max_retries;
   s.backoff_s = cfg.backoff_s;
@@ -308,6 +311,14 @@ std::string chat_request_body(const CompletionRequest& req, const std::string& m
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string OpenAiCompatibleClient::refused_key_message(int status, const std::string& body) const {
+  const std::string key = key_env_.empty() ? std::string("no key variable is configured (llm.api_key_env)")
+                          : api_key_.empty() ? fmt::format("the key variable {} is not set", key_env_)
+                                             : fmt::format("the key in {} was refused", key_env_);
+  return fmt::format("the LLM endpoint {}{} answered HTTP {} ({}), so every further request would fail: {}; "
+                     "nothing more is asked", origin_, path_, status, body, key);
+}
+
 Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const {
   const std::string payload = chat_request_body(req, model_);
   // Identity encoding only: a compressed body could inflate far past the size cap.
@@ -333,6 +344,8 @@ Completion OpenAiCompatibleClient::complete(const CompletionRequest& req) const 
       out.error.clear();
       read_success_body(a.body, api_key_, out);
       return out;
+    } else if (*a.status == 401 || *a.status == 403) {
+      throw StopRunError(refused_key_message(*a.status, excerpt(a.body, api_key_)));
     } else {
       out.error = fmt::format("HTTP {}: {}", *a.status, excerpt(a.body, api_key_));
       if (a.retryable) wait = a.retry_after.value_or(backoff_s_ * std::ldexp(1.0, attempt));

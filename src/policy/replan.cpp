@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/core/validation.hpp"
@@ -60,6 +61,8 @@ ReplanResult checked_replan(const std::function<ReplanResult()>& call, const Sce
   ReplanResult r;
   try {
     r = call();
+  } catch (const StopRunError&) {
+    throw;  // the endpoint refused the key: the command stops
   } catch (const std::exception& e) {  // an advplan::Error, or anything a plug-in throws: the call's failure
     r.plan.reset();
     r.failure = untrusted::excerpt(fmt::format("{}: {}", label, e.what()), kReasonChars);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -344,13 +345,18 @@ struct JudgeClients {
   std::vector<std::unique_ptr<CompletionClient>> clients;
   std::vector<std::string> setup_error;
 };
-JudgeClients make_judge_clients(const RunPlan& plan) {
+/// `no_endpoint`: when set, a live judge without an endpoint is told this instead of the client's own sentence.
+JudgeClients make_judge_clients(const RunPlan& plan, const std::string& no_endpoint) {
   const ExperimentConfig& cfg = *plan.cfg;
   const std::vector<std::string>& llm_judges = cfg.rubric.judges;
   JudgeClients out;
   out.clients.resize(llm_judges.size());
   out.setup_error.resize(llm_judges.size());
+  const char* env_endpoint = std::getenv("ADVPLAN_LLM_ENDPOINT");
+  const bool endpoint = !cfg.llm.endpoint.empty() || (env_endpoint != nullptr && *env_endpoint != '\0');
   for (std::size_t j = 0; j < llm_judges.size(); ++j) try {
+      if (!no_endpoint.empty() && !endpoint && llm_judges[j] != "llm_judge_offline")
+        throw PolicyError(fmt::format("{}: no endpoint: {}", llm_judges[j], no_endpoint));
       out.clients[j] = make_judge_client(llm_judges[j], cfg.llm, plan.ctx);
     } catch (const Error& e) {
       out.setup_error[j] = e.what();
@@ -368,10 +374,27 @@ struct Graded {
   std::vector<std::vector<std::vector<std::vector<bool>>>> ruled;  ///< [scenario][BLUE policy][rule judge]
 };
 
+/// Whether a judge asks a model (the offline stand-in answers in the process, at once).
+bool is_live_judge(const std::string& judge) { return judge != "llm_judge_offline"; }
+
+/// The plans the live judges failed on in one scenario (outcomes [BLUE policy][judge]); each failure goes to
+/// `progress`, which prints it when its cause is new.
+std::size_t judge_failures(const std::vector<std::vector<JudgeOutcome>>& outcomes, const std::vector<std::string>& judges,
+                           const std::string& scenario, Progress& progress) {
+  std::size_t failed = 0;
+  for (const auto& per_blue : outcomes)
+    for (std::size_t j = 0; j < judges.size(); ++j)
+      if (is_live_judge(judges[j]) && !per_blue[j].ok && per_blue[j].reason != "no plan to judge") {
+        ++failed;
+        progress.failure(scenario, judges[j], per_blue[j].reason);
+      }
+  return failed;
+}
+
 /// Grades every scenario's BLUE plans, the scenarios in parallel.
 Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
                     std::map<std::string, std::vector<std::string>>& kinds, const GradedBlues& blues,
-                    KeptBluePlans* kept_plans, const JudgeClients& judges) {
+                    KeptBluePlans* kept_plans, const JudgeClients& judges, ProgressMode mode) {
   const ExperimentConfig& cfg = *plan.cfg;
   const std::vector<std::string>& llm_judges = cfg.rubric.judges;
   const std::vector<std::string>& rules = rule_judges();
@@ -389,6 +412,11 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
   auto& ruled = g.ruled;
   const auto& judge_clients = judges.clients;
   const auto& judge_setup_error = judges.setup_error;
+  // The live judges' phase shows its progress as the run's scenarios do (a judge that fails on every plan is seen at
+  // once, not after minutes of silence); the offline stand-in makes no calls and shows none.
+  const bool live = std::any_of(llm_judges.begin(), llm_judges.end(), is_live_judge);
+  Progress progress("advplan judges", corpus.size(), live ? mode : ProgressMode::none, 0, 10.0, "scenarios",
+                    "judge failures");
   tbb::parallel_for(std::size_t{0}, corpus.size(), [&](std::size_t i) {
     const Scenario& sc = corpus[i];
     items[i] = plan_rubric_items(sc, kinds[sc.template_id]);
@@ -421,8 +449,40 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
                         &cfg.llm.generation_for("llm_judge"));
       }
     }
+    progress.scenario_done(items[i].empty() ? 0 : judge_failures(outcomes[i], llm_judges, sc.id, progress));
   });
+  progress.finish();
   return g;
+}
+
+/// The closing line of the live judges' phase on stderr: per judge, the plans it failed on out of those it was
+/// given, and what their calls took (usage_summary: calls, tokens, cost under llm.prices). Nothing without a live
+/// judge.
+void report_judges(const ExperimentConfig& cfg, const Graded& g) {
+  const std::vector<std::string>& judges = cfg.rubric.judges;
+  std::vector<ModelUsage> usage;
+  std::string per_judge;
+  for (std::size_t j = 0; j < judges.size(); ++j) {
+    if (!is_live_judge(judges[j])) continue;
+    std::size_t given = 0, failed = 0;
+    for (std::size_t i = 0; i < g.outcomes.size(); ++i) {
+      if (g.items[i].empty()) continue;
+      for (std::size_t b = 0; b < g.outcomes[i].size(); ++b) {
+        const JudgeOutcome& o = g.outcomes[i][b][j];
+        if (!g.plans[i][b]) continue;
+        ++given;
+        failed += o.ok ? 0 : 1;
+        for (const Transcript::Call& call : o.transcript.calls)
+          add_usage(usage, ModelUsage{"judge", judges[j], call.reply.model, 1,
+                                      static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens)),
+                                      static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
+      }
+    }
+    per_judge += fmt::format("{}{} failed on {} of {} plans", per_judge.empty() ? "" : ", ", judges[j], failed, given);
+  }
+  if (per_judge.empty()) return;
+  const std::string u = usage_summary(usage, cfg.llm);
+  fmt::print(stderr, "advplan: rubric judges: {}; {}\n", per_judge, u.empty() ? "no model calls" : u);
 }
 
 /// The rubric files' rows and lines, and the verdicts the scores and the agreement read.
@@ -539,7 +599,8 @@ namespace {
 
 std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan, const BootstrapSettings& bs,
                                                              const std::vector<Scenario>* kept_corpus,
-                                                             KeptBluePlans* kept_plans, const GradedBlues& blues) {
+                                                             KeptBluePlans* kept_plans, const GradedBlues& blues,
+                                                             const LayerOptions& options) {
   const ExperimentConfig& cfg = *plan.cfg;
   std::map<std::string, std::vector<std::string>> kinds;
   bool any = false;
@@ -553,8 +614,9 @@ std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan
   const std::vector<Scenario>* kept = kept_corpus;
   if (!kept) generated = generate_corpus(cfg);
   const std::vector<Scenario>& corpus = kept ? *kept : generated;
-  const JudgeClients judges = make_judge_clients(plan);
-  const Graded graded = grade_corpus(plan, corpus, kinds, blues, kept_plans, judges);
+  const JudgeClients judges = make_judge_clients(plan, options.no_endpoint);
+  const Graded graded = grade_corpus(plan, corpus, kinds, blues, kept_plans, judges, options.progress);
+  report_judges(cfg, graded);
   const RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges, cfg.transcripts);
   std::vector<std::pair<std::string, std::string>> files;
   files.emplace_back("rubric/items.csv", rec.items_csv.to_string());
@@ -574,15 +636,15 @@ std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan
 
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
                                                                     const std::vector<Scenario>* kept_corpus,
-                                                                    KeptBluePlans* kept_plans) {
+                                                                    KeptBluePlans* kept_plans, const LayerOptions& options) {
   GradedBlues blues;
   for (const auto& [spec, policy] : plan.blues)
     if (rubric_grades_blue(*policy, kept_plans != nullptr)) blues.emplace_back(spec, policy.get());
-  return layer_files(plan, bs, kept_corpus, kept_plans, blues);
+  return layer_files(plan, bs, kept_corpus, kept_plans, blues, options);
 }
 
 std::vector<std::pair<std::string, std::string>> regrade_files(const RunPlan& plan, const BootstrapSettings& bs,
-                                                               const std::string& plans_jsonl) {
+                                                               const std::string& plans_jsonl, const LayerOptions& options) {
   KeptBluePlans kept;
   GradedBlues blues;
   for (PlayedPlan& p : read_played_plans(plans_jsonl)) {
@@ -592,7 +654,7 @@ std::vector<std::pair<std::string, std::string>> regrade_files(const RunPlan& pl
     kept.try_emplace({p.scenario_id, p.policy}, std::move(p.plan));
   }
   std::sort(blues.begin(), blues.end());  // the spec order of plan.blues (a std::map), as the run's own layer
-  return layer_files(plan, bs, nullptr, &kept, blues);
+  return layer_files(plan, bs, nullptr, &kept, blues, options);
 }
 
 std::vector<std::pair<std::string, std::string>> rubric_metadata(const ExperimentConfig& cfg) {
@@ -615,6 +677,7 @@ namespace {
 
 class RubricObserver final : public RunObserver {
  public:
+  explicit RubricObserver(ProgressMode judges_progress) : judges_progress_(judges_progress) {}
   std::string name() const override { return "rubric"; }
 
   void begin(const RunPlan& plan, const RunScope& scope) override {
@@ -643,7 +706,9 @@ class RubricObserver final : public RunObserver {
     // plan for the earlier scenarios (the built-in ones are made again from their streams).
     bool all = keep_ && seen_ == total_;
     if (keep_ && !all) all = add_played_plans(run.run.dir);
-    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, all ? &kept_ : nullptr);
+    LayerOptions options;
+    options.progress = judges_progress_;
+    return rubric_layer_files(run.plan, run.bootstrap, run.corpus, all ? &kept_ : nullptr, options);
   }
 
   std::vector<std::pair<std::string, std::string>> metadata(const ExperimentConfig& cfg) const override {
@@ -665,10 +730,13 @@ class RubricObserver final : public RunObserver {
   KeptBluePlans kept_;
   std::size_t seen_ = 0, total_ = 0;
   bool enabled_ = false, keep_ = false;
+  ProgressMode judges_progress_;
 };
 
 }  // namespace
 
-std::shared_ptr<RunObserver> make_rubric_observer() { return std::make_shared<RubricObserver>(); }
+std::shared_ptr<RunObserver> make_rubric_observer(ProgressMode judges_progress) {
+  return std::make_shared<RubricObserver>(judges_progress);
+}
 
 }  // namespace advplan::rubric

@@ -206,10 +206,14 @@ void read_policy_params(ExperimentConfig& cfg, const YamlReader& pol) {
   }
 }
 
+/// The deepest llm.generation.extra is read: room for a JSON Schema under response_format.json_schema.schema (the
+/// plan schema and the judge's reply schema take about 10 levels there), bounded all the same.
+constexpr int kMaxExtraDepth = 32;
+
 /// A YAML value as JSON, for llm.generation.extra: plain scalars that read as a boolean, an integer or a number
-/// become one, null and ~ become null, anything quoted stays a string. At most 8 levels deep.
+/// become one, null and ~ become null, anything quoted stays a string. At most kMaxExtraDepth levels deep.
 nlohmann::json yaml_json(const YamlReader& y, int depth = 0) {
-  if (depth > 8) y.fail("nested deeper than 8 levels");
+  if (depth > kMaxExtraDepth) y.fail(fmt::format("nested deeper than {} levels", kMaxExtraDepth));
   const YAML::Node& n = y.node();
   if (n.IsMap()) {
     nlohmann::json o = nlohmann::json::object();
@@ -262,7 +266,7 @@ GenerationSettings read_generation(const YamlReader& g, GenerationSettings base)
     const auto e = g.at("extra");
     e.require_map();
     const nlohmann::json extra = yaml_json(e);
-    for (const char* k : {"messages", "model", "temperature", "seed", "top_p", "max_tokens", "stop", "response_format"})
+    for (const char* k : {"messages", "model", "temperature", "seed", "top_p", "max_tokens", "stop"})
       if (extra.contains(k))
         e.fail(fmt::format("'{}' is set by advplan; use the generation field of that name, or leave it out", k));
     base.extra_json = extra.empty() ? std::string() : extra.dump();
@@ -270,6 +274,10 @@ GenerationSettings read_generation(const YamlReader& g, GenerationSettings base)
   }
   if (g.has("structured_output")) base.structured_output = read_structured_output(g.at("structured_output"));
   if (g.has("strict_schema")) base.strict_schema = g.at("strict_schema").as_bool();
+  // One source for response_format: advplan's schemas (structured_output) or the user's own (extra), not both.
+  if (base.structured_output != StructuredOutput::off && base.extra_json.find("\"response_format\"") != std::string::npos &&
+      nlohmann::json::parse(base.extra_json).contains("response_format"))
+    g.fail("sets structured_output and extra.response_format; keep one (docs/LLM.md \"Structured output\")");
   return base;
 }
 

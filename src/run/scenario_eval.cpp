@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/stop_error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/io/played_plans.hpp"
@@ -141,6 +142,8 @@ std::map<std::string, BlueEval> plan_blues(const Scenario& sc, const RunPlan& pl
     try {
       const SerialCall serial = plan.serialise("blue:" + key);
       r = plan.blue(c).plan(sc, rng);
+    } catch (const StopRunError&) {
+      throw;  // the endpoint refused the key: the run stops, not this row
     } catch (const std::exception& e) {
       r.plan.reset();
       r.failure = fmt::format("BLUE policy {} failed: {}", c.blue, e.what());
@@ -187,11 +190,15 @@ CandidateDiagnostics diagnose(const RedResponse& resp, double lambda) {
   return d;
 }
 
+/// The contract statistics and the tokens of a row, ok or failed alike (docs/TRACES.md): a failed row keeps what
+/// its calls cost.
 void set_contract(RowBuilder& row, const ContractStats& c) {
   row.set("contract_parsed", i2s(c.parsed))
       .set("contract_repaired", i2s(c.repaired))
       .set("contract_failed", i2s(c.failed))
-      .set("contract_retries", i2s(c.retries));
+      .set("contract_retries", i2s(c.retries))
+      .set("prompt_tokens", c.tokens_reported ? i2s(c.prompt_tokens) : "")
+      .set("completion_tokens", c.tokens_reported ? i2s(c.completion_tokens) : "");
 }
 
 /// The identifying columns every row of a condition starts with (`sample` -1: a run of one sample).
@@ -329,14 +336,15 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const RedPolicy& red = t.plan.red(c);
   const BlueEval& be = t.blues.at(bound.blue_key);
   RowBuilder row = base_row(sc, c, red, t.row_sample());
-  auto fail = [&](const std::string& why) {
+  // A failed row carries the statistics and tokens of every call behind it: BLUE's, and RED's once RED was asked.
+  auto fail = [&](const std::string& why, const ContractStats& contract) {
     row.set("status", "failed").set("failure_reason", why);
-    set_contract(row, be.result.contract);
+    set_contract(row, contract);
     t.out.per_scenario.push_back(row.take());
     ++t.out.failed_rows;
     return ConditionResult{};
   };
-  if (!be.result.plan) return fail("blue: " + be.result.failure);
+  if (!be.result.plan) return fail("blue: " + be.result.failure, be.result.contract);
   const Plan& blue = *be.result.plan;
   RedRequest req = red_request(sc, blue, t.plan.ctx_of(c), "baseline");
   req.sample = t.sample;
@@ -351,6 +359,8 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     try {
       const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
       resp = red.respond(req, &t.cache);
+    } catch (const StopRunError&) {
+      throw;
     } catch (const Error& e) {
       resp.failure = e.what();
       resp.selected = -1;
@@ -368,7 +378,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   if (t.write_plans)
     t.out.plans.push_back(
         played_plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
-  if (!rc) return fail("red: " + resp.failure);
+  if (!rc) return fail("red: " + resp.failure, contract);
 
   const CandidateDiagnostics d = diagnose(resp, bound.lambda);
   QualityParts red_q = rc->q;
@@ -473,8 +483,6 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
       .set("red_pressure_category", std::string(to_string(rc->pressure.category)))
       .set("candidates_valid", i2s(static_cast<long long>(resp.candidates.size())))
       .set("candidates_dropped", i2s(resp.dropped))
-      .set("prompt_tokens", contract.tokens_reported ? i2s(contract.prompt_tokens) : "")
-      .set("completion_tokens", contract.tokens_reported ? i2s(contract.completion_tokens) : "")
       .set("blue_raw_capability", fb.raw)
       .set("red_raw_capability", fr.raw)
       .set("blue_effective_power", effective_power(fb))
@@ -517,6 +525,8 @@ ConditionResult evaluate_condition_guarded(ScenarioTask& t, const Condition& c) 
     if (const auto it = t.out.extra.find(f); it != t.out.extra.end()) extra_before[f] = it->second.size();
   try {
     return evaluate_condition(t, c);
+  } catch (const StopRunError&) {
+    throw;
   } catch (const std::exception& e) {
     t.out.per_scenario.resize(rows_before);
     t.out.candidates.resize(cand_before);

@@ -390,6 +390,34 @@ TEST(GeoCli, QuizWithAnLlmAgentOverChatCompletions) {
   EXPECT_EQ(r4.out, r.out);
 }
 
+// Issue 48, item 6: an output that cannot be written is found before the work, not after it: a quiz whose --out (or
+// --summary, --transcripts) lies in a missing folder asks the model nothing and fails with one sentence naming it.
+TEST(GeoCli, AnUnwritableOutputFailsBeforeAnyQuestionIsAsked) {
+  std::atomic<int> calls{0};
+  testing::LoopbackServer svr([&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.set_content(testing::chat_reply(R"({"answer": "\\boxed{unsolvable}"})").dump(), "application/json");
+  });
+  testing::TempDir dir("geo-unwritable");
+  const std::string cfg = dir / "one.yaml";
+  std::ofstream(cfg) << "name: one\ncorpus: {templates: [mixed], seeds: [103, 103], template_dir: " << ADVPLAN_SOURCE_DIR
+                     << "/configs/templates}\nconditions: [single]\n";
+  ASSERT_EQ(cli("questions " + shell_quote(cfg) + " --out " + shell_quote(dir / "q.jsonl"), dir).status, 0);
+  const std::string missing = dir / "missing/r.jsonl";
+  for (const std::string flag : {"--out", "--summary", "--transcripts"}) {
+    const auto r = testing::run_command("ADVPLAN_LLM_ENDPOINT=" + svr.url() + " " + shell_quote(ADVPLAN_BINARY) +
+                                            " quiz " + shell_quote(cfg) + " --questions " + shell_quote(dir / "q.jsonl") +
+                                            " --agent llm:fake " + flag + " " + shell_quote(missing),
+                                        dir);
+    testing::expect_one_line_error(r);
+    EXPECT_THAT(r.err, HasSubstr(flag + " " + missing + ": the folder " + (dir / "missing") + " does not exist"));
+  }
+  EXPECT_EQ(calls.load(), 0) << "no question was asked";
+  const auto m = cli("map maritime-103 --out " + shell_quote(missing), dir);
+  testing::expect_one_line_error(m);
+  EXPECT_THAT(m.err, HasSubstr("does not exist"));
+}
+
 // The llm: agent's calls carry policies.quiz.generation, go through the completion cache (a second quiz asks
 // nothing), and --transcripts writes one line per call: the messages sent and the reply, step by step; any agent's
 // steps are transcribed the same way, its request as the message.

@@ -3,6 +3,8 @@
 // naming the field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -12,6 +14,7 @@
 #include "advplan/policy/llm_contract.hpp"
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/run/config.hpp"
+#include "support/chat_server.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -101,6 +104,54 @@ TEST(Generation, BadSettingsAreOneErrorNamingTheField) {
   EXPECT_NE(error_of("llm: {generation: {top_p: 3}}\n").find("top_p"), std::string::npos);
   EXPECT_NE(error_of("llm: {generation: {temprature: 1}}\n").find("temprature"), std::string::npos);
   EXPECT_NE(error_of("policies: {llm: {generation: {max_tokens: 0}}}\n").find("max_tokens"), std::string::npos);
+}
+
+// Issue 48, item 2: structured output takes a JSON Schema under response_format.json_schema.schema, three levels
+// before the schema's own. The plan schema and the judge's reply schema (docs/RUBRIC.md) are accepted and reach the
+// server unchanged; extra stays bounded (32 levels).
+TEST(Generation, AJsonSchemaForStructuredOutputIsAcceptedAndSent) {
+  const std::string judge_schema =
+      R"({"type": "object", "required": ["failed_items"], "additionalProperties": false,
+          "properties": {"failed_items": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+            "required": ["item_id", "evidence", "rationale"],
+            "properties": {"item_id": {"type": "string"}, "evidence": {"type": "string"},
+                           "rationale": {"type": "string"}}}}}})";
+  std::mutex mu;
+  std::vector<json> bodies;
+  testing::LoopbackServer server([&](const httplib::Request& q, httplib::Response& r) {
+    {
+      std::lock_guard lock(mu);
+      bodies.push_back(json::parse(q.body, nullptr, false));
+    }
+    r.set_content(testing::chat_reply("{}").dump(), "application/json");
+  });
+  for (const std::string& schema : {plan_json_schema(), judge_schema}) {
+    // JSON is YAML: the schema goes in as it is, on one line (a flow collection's lines would need indenting).
+    std::string flat = schema;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    const ExperimentConfig cfg = parse("llm:\n  generation:\n    extra: {response_format: {type: json_schema, "
+                                       "json_schema: {name: reply, strict: true, schema: " + flat + "}}}\n");
+    CompletionRequest req;
+    req.messages = {{"user", "hi"}};
+    apply_generation(req, cfg.llm.generation_for("llm"));
+    const Completion c = OpenAiCompatibleClient(server.url(), "m", "", 5, 0, 0).complete(req);
+    ASSERT_TRUE(c.ok) << c.error;
+    std::lock_guard lock(mu);
+    const json& sent = bodies.back();
+    ASSERT_TRUE(sent.is_object());
+    EXPECT_EQ(sent.at("response_format").at("type"), "json_schema");
+    EXPECT_EQ(sent.at("response_format").at("json_schema").at("schema"), json::parse(schema));
+  }
+  // Still bounded: 33 levels are refused, naming the field and the bound.
+  std::string deep = "1";
+  for (int i = 0; i < 33; ++i) deep = "{a: " + deep + "}";
+  try {
+    parse("llm: {generation: {extra: " + deep + "}}\n");
+    ADD_FAILURE() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested deeper than 32 levels"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("extra"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -237,6 +237,26 @@ TEST(HostileEndpoint, AKeyEchoedJsonEscapedNeverReachesAnOutput) {
   EXPECT_THAT(o.all_output, Not(HasSubstr("HOSTILE-4242")));
 }
 
+// Issue 48, item 5: an endpoint that refuses the key stops the command at once: exit 1, one line naming the endpoint
+// and the variable that holds the key (never the key, which this server echoes), and no further request.
+TEST(HostileEndpoint, ARefusedKeyStopsTheRunWithOneLine) {
+  RawServer s([](int fd, const std::string& request) {
+    std::string auth;
+    if (const auto a = request.find("Authorization: "); a != std::string::npos)
+      auth = request.substr(a + 15, request.find("\r\n", a) - a - 15);
+    const std::string body = nlohmann::json{{"error", {{"message", "Incorrect API key provided: " + auth}}}}.dump();
+    RawServer::send_all(fd, "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  });
+  const Outcome o = evaluate_against(s, "refused-key");
+  testing::expect_one_line_error(o.r);
+  EXPECT_THAT(o.r.err, HasSubstr(s.url()));
+  EXPECT_THAT(o.r.err, HasSubstr("HTTP 401"));
+  EXPECT_THAT(o.r.err, HasSubstr("ADVPLAN_TEST_HOSTILE_KEY"));
+  EXPECT_THAT(o.all_output, Not(HasSubstr(kKey)));
+  EXPECT_EQ(s.requests(), 1);
+}
+
 TEST(Redact, FindsTheKeyLiteralAndJsonEscapedAtEveryLevel) {
   const std::string key = "sk-abc";
   EXPECT_EQ(untrusted::redact("x sk-abc y", key), "x [redacted] y");

@@ -284,14 +284,17 @@ TEST(RunContract, SchemaViolationFailureNamesThePath) {
   EXPECT_THAT(r.failure, HasSubstr("actions[0].priority"));
 }
 
-TEST(RunContract, TransportErrorThenValid) {
+// A call that brought no completion is not re-prompted (docs/LLM.md: re-prompts follow an unusable completion only;
+// the client has retried the transport already): the contract fails with it, and the valid reply is never asked for.
+TEST(RunContract, ATransportErrorIsNotReprompted) {
   ScriptedClient client({transport_error("connection refused"), text(red_text())});
   const ContractResult r = run_contract(client, red_request(), urban100(), Side::Red, 1, "id");
-  ASSERT_TRUE(r.plan.has_value()) << r.failure;
-  EXPECT_EQ(r.stats.retries, 1);
-  EXPECT_EQ(r.stats.parsed, 1);
-  EXPECT_EQ(r.stats.failed, 0);
-  EXPECT_TRUE(r.failure.empty());
+  EXPECT_FALSE(r.plan.has_value());
+  EXPECT_EQ(r.stats.retries, 0);
+  EXPECT_EQ(r.stats.parsed, 0);
+  EXPECT_EQ(r.stats.failed, 1);
+  EXPECT_EQ(r.failure, "transport: connection refused");
+  EXPECT_EQ(r.transcript.calls.size(), 1u);
 }
 
 TEST(RunContract, PersistentTransportErrorIsTheFailure) {

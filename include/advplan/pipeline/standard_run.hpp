@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "advplan/run/observer.hpp"
+#include "advplan/run/progress.hpp"
 #include "advplan/stats/statistics.hpp"
 #include "advplan/tables/tables.hpp"
 
@@ -15,7 +16,8 @@ namespace advplan {
 
 /// The observers of a standard run, in order: the studies (when `studies`), the rubric layer (when `rubric`, by
 /// default with the studies; `advplan evaluate` has it without them), then the tables, which read their files.
-RunObservers standard_observers(bool studies, bool rubric);
+/// `judges_progress`: how the rubric layer's live judges show their progress (the run's --progress).
+RunObservers standard_observers(bool studies, bool rubric, ProgressMode judges_progress = ProgressMode::none);
 RunObservers standard_observers(bool studies);
 
 /// Every table of a run as `advplan run` writes it into tables/, rebuilt from its files alone: build_tables, and

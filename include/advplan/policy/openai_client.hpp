@@ -19,6 +19,7 @@ struct LlmSettings {
   std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080 or https://host/v1
   std::string model;     ///< may be empty: then the request carries no "model" field
   std::string api_key;   ///< may be empty: then no Authorization header is sent
+  std::string key_env;   ///< the name of the variable the key is read from (llm.api_key_env), for messages
   double timeout_s = 30.0;
   int max_retries = 3;
   double backoff_s = 0.5;
@@ -53,7 +54,9 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
 /// 429, 5xx and transport errors (refused connection, timeout) are retried up to max_retries times after
 /// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends
 /// one; other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one
-/// sentence}: "HTTP 401: <body excerpt of at most 200 characters>". The key never appears in an error. Thread
+/// sentence}: "HTTP 404: <body excerpt of at most 200 characters>". HTTP 401 and 403 (the key is missing or
+/// refused) throw StopRunError instead: every further request would fail the same way, so the command stops, with
+/// one sentence naming the endpoint and the variable that holds the key. The key never appears in an error. Thread
 /// safety: constant. Inside a TBB task (a scenario of a run) each attempt is carried by the HTTP module's I/O thread
 /// (libcurl multi) and the task is suspended until the reply arrives, so its thread serves other scenarios
 /// meanwhile; elsewhere the call blocks. Either way the reply is the same.
@@ -79,6 +82,8 @@ class OpenAiCompatibleClient final : public CompletionClient {
   /// The request path, e.g. "/v1/chat/completions".
   const std::string& path() const { return path_; }
   const std::string& model() const { return model_; }
+  /// The variable the key was read from, named when the endpoint refuses the key ("" : none configured).
+  void set_key_env(std::string name) { key_env_ = std::move(name); }
   /// The largest response body accepted (kMaxResponseBytes unless set; for tests).
   void set_max_response_bytes(std::size_t n) { max_response_bytes_ = n; }
 
@@ -86,7 +91,9 @@ class OpenAiCompatibleClient final : public CompletionClient {
   static constexpr std::size_t kMaxResponseBytes = 4u << 20;
 
  private:
-  std::string origin_, path_, model_, api_key_;
+  /// The StopRunError sentence of a 401 or 403: the endpoint, the status, the body excerpt, the key variable.
+  std::string refused_key_message(int status, const std::string& body) const;
+  std::string origin_, path_, model_, api_key_, key_env_;
   std::size_t max_response_bytes_ = kMaxResponseBytes;
   double timeout_s_;
   int max_retries_;

@@ -15,6 +15,7 @@
 #include "advplan/metrics/coherence.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/run/observer.hpp"
+#include "advplan/run/progress.hpp"
 
 namespace advplan {
 
@@ -53,21 +54,32 @@ std::vector<std::vector<bool>> judge_plan_all(const std::vector<std::string>& ju
 /// (scenario id, BLUE spec) (see make_rubric_observer), moved out as they are graded; a plan not there is made
 /// again from the policy's stream.
 using KeptBluePlans = std::map<std::pair<std::string, std::string>, std::optional<Plan>>;
+/// How the live judges' phase reports (docs/RUBRIC.md "Progress and cost"). Every layer with a live judge ends with
+/// one line on stderr: per judge, the plans it failed on and what its calls took.
+struct LayerOptions {
+  ProgressMode progress = ProgressMode::none;  ///< the phase's progress, as the run's --progress
+  /// Set: what a live judge without an endpoint is told to do (`rubric regrade` reads no endpoint from the run);
+  /// empty: the client's own sentence ("set llm.endpoint in the config or ADVPLAN_LLM_ENDPOINT").
+  std::string no_endpoint;
+};
 std::vector<std::pair<std::string, std::string>> rubric_layer_files(const RunPlan& plan, const BootstrapSettings& bs,
                                                                     const std::vector<Scenario>* corpus = nullptr,
-                                                                    KeptBluePlans* kept = nullptr);
+                                                                    KeptBluePlans* kept = nullptr,
+                                                                    const LayerOptions& options = {});
 
 /// `advplan rubric regrade`: the rubric/ files of a finished run graded again by plan.cfg's judges (the rule judges
 /// and cfg.rubric.judges), from the BLUE plans in the run's plans.jsonl (sample 0 of each scenario and policy:
 /// read_played_plans), which are never made or asked again; a policy's scenario missing from the file is graded as
 /// having no plan. `plan` needs only cfg and ctx (no policy is created). Throws IoError naming the file.
 std::vector<std::pair<std::string, std::string>> regrade_files(const RunPlan& plan, const BootstrapSettings& bs,
-                                                               const std::string& plans_jsonl);
+                                                               const std::string& plans_jsonl,
+                                                               const LayerOptions& options = {});
 
 /// The rubric layer as a run observer: it keeps every BLUE plan the run played (when this process runs the whole
 /// corpus), so it grades the same plans without asking the policies again, external ones (`exec:`, `llm:`)
 /// included, and writes rubric/ and its metadata when the run ends.
-std::shared_ptr<RunObserver> make_rubric_observer();
+/// `judges_progress`: how its live judges show their progress (the run's --progress).
+std::shared_ptr<RunObserver> make_rubric_observer(ProgressMode judges_progress = ProgressMode::none);
 
 /// Whether a run writes the rubric layer: studies.rubric is on and some template declares rubric items.
 bool rubric_layer_enabled(const ExperimentConfig& cfg);

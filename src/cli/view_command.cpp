@@ -1,7 +1,7 @@
 // `advplan view RUN_DIR [--port P]` (docs/REPORT.md "Serving a large run"): the report's pages served from
-// 127.0.0.1 only, made on request (report::ViewSite), for runs too large to bundle.
+// 127.0.0.1 only, under a secret path printed at the start, made on request (report::ViewSite) and served by
+// advplan's own loopback server (io::LocalServer), for runs too large to bundle.
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -9,8 +9,10 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/local_server.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/report/report.hpp"
+#include "advplan/report/view_server.hpp"
 #include "commands.hpp"
 
 namespace advplan::cli {
@@ -26,26 +28,14 @@ void add_view_command(CLI::App& app, Action& run) {
     run = [dir, port] {
       const std::optional<ExperimentConfig> cfg = run_config_or_warn(*dir);
       const report::ViewSite site(report::ReportRun{*dir, cfg ? &*cfg : nullptr});
-      httplib::Server server;
-      server.Get(R"(/.*)", [&](const httplib::Request& req, httplib::Response& res) {
-        try {
-          if (auto r = site.get(req.path)) {
-            res.set_content(std::move(r->body), r->content_type);
-            return;
-          }
-          res.status = 404;
-          res.set_content("not found", "text/plain");
-        } catch (const std::exception& e) {
-          res.status = 500;
-          res.set_content(untrusted::excerpt(e.what(), 300), "text/plain");
-        }
+      const std::string token = report::new_view_token();
+      io::LocalServer server(report::view_server_options(*port), [&](const io::LocalRequest& req) {
+        return report::answer_view_request(site, token, req);
       });
-      const int bound = *port == 0 ? server.bind_to_any_port("127.0.0.1") : (server.bind_to_port("127.0.0.1", *port) ? *port : -1);
-      if (bound < 0) throw IoError(fmt::format("view: cannot listen on 127.0.0.1:{} (in use?); pass --port", *port));
-      fmt::print(stderr, "advplan: serving {} ({} scenarios) at http://127.0.0.1:{}/ (Ctrl-C stops)\n", *dir,
-                 site.scenarios(), bound);
+      fmt::print(stderr, "advplan: serving {} ({} scenarios) at http://127.0.0.1:{}/{}/ (Ctrl-C stops)\n", *dir,
+                 site.scenarios(), server.port(), token);
       std::fflush(stderr);
-      server.listen_after_bind();
+      server.run();  // until SIGINT ends the process (the CLI keeps the default action, include/advplan/run/interrupt.hpp)
       return 0;
     };
   });

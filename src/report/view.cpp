@@ -17,6 +17,7 @@
 #include "advplan/report/report.hpp"
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/trace_schema.hpp"
+#include "report/served_files.hpp"
 #include "report/site.hpp"
 
 namespace advplan::report {
@@ -28,6 +29,11 @@ namespace {
 
 constexpr std::size_t kMaxRecordBytes = std::size_t{16} << 20;  ///< one CSV record or JSON line
 constexpr std::size_t kMaxBlockBytes = std::size_t{256} << 20;   ///< one scenario's records in one file
+/// The run's files the site reads on request (ViewSite::get), and those it reads only while it starts.
+const std::vector<std::string> kServedFiles{"scenarios.csv",     "per_scenario.csv",         "candidates.csv",
+                                            "plans.jsonl",       "transcripts.jsonl",        "rubric/transcripts.jsonl",
+                                            "rubric/verdicts.jsonl", "council_trace.csv"};
+const std::vector<std::string> kReadAtStart{"bootstrap_summary.csv", "run_metadata.json", "MANIFEST"};
 
 /// Where each scenario's records lie in one file: [begin, end) per scenario (0, 0: none), and its header line.
 struct FileIndex {
@@ -143,7 +149,7 @@ std::string read_block(const FileIndex& ix, std::size_t i) {
   std::string out(e - b, '\0');
   in.read(out.data(), static_cast<std::streamsize>(out.size()));
   if (static_cast<std::uint64_t>(in.gcount()) != e - b)
-    throw IoError(fmt::format("{}: changed while it was served (cut at byte {})", ix.path.string(), b));
+    throw RunChanged(fmt::format("{}: changed since view started (cut at byte {})", ix.path.string(), b));
   return out;
 }
 
@@ -161,6 +167,7 @@ struct ViewSite::Impl {
   std::vector<std::string> ids;
   std::map<std::string, std::size_t> index;
   FileIndex scenarios, per, candidates, plans, transcripts, judge_transcripts, verdicts, council;
+  std::optional<ServedFiles> files;  ///< the identities of the files read on request, as the MANIFEST check saw them
 
   /// The rows of scenarios' records in `ix` whose first field is scenario `i`, as a table with ix's header.
   io::CsvTable block_table(const FileIndex& ix, std::size_t i) const {
@@ -235,12 +242,27 @@ struct ViewSite::Impl {
     }
     return data_call(fmt::format("rows/{}", p), json{{"columns", std::move(cols)}, {"data", std::move(data)}});
   }
+  Response served_page(bool rows, std::size_t i) const;
 };
+
+/// Page i, between two checks that the files it reads are those of the start: an edit made while the page was read
+/// is refused too.
+ViewSite::Response ViewSite::Impl::served_page(bool rows, std::size_t i) const {
+  files->check();
+  if (!rows) files->check_map(i, ids[i]);
+  Response r{"text/javascript", rows ? rows_page(i) : scenario_page(i)};
+  files->check();
+  if (!rows) files->check_map(i, ids[i]);
+  return r;
+}
 
 ViewSite::ViewSite(const ReportRun& run) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.run = run;
   m.dir = fs::path(run.dir);
+  // The files' identities are recorded before the MANIFEST check and confirmed after the index, so what is served
+  // later is what the check read.
+  m.files.emplace(m.dir, kReadAtStart, kServedFiles);
   io::verify_run_directory(run.dir);  // one complete run, matching its MANIFEST
   const json meta = metadata_of(m.dir);
   // The scenario ids, streamed: their order is the scenarios' index.
@@ -276,6 +298,7 @@ ViewSite::ViewSite(const ReportRun& run) : impl_(std::make_unique<Impl>()) {
   o["scenarios"] = json::array();
   o["paged"] = {{"page_size", kViewPage}, {"pages", (m.ids.size() + kViewPage - 1) / kViewPage}};
   m.overview = data_call("overview", o);
+  m.files->confirm(m.ids);
 }
 
 ViewSite::~ViewSite() = default;
@@ -295,12 +318,14 @@ std::optional<ViewSite::Response> ViewSite::get(std::string_view path) const {
   if (const auto it = assets.find(path); it != assets.end())
     return Response{it->second.first, std::string(io::embedded_file(it->second.second).value_or(""))};
   if (path == "/data/overview.js") return Response{"text/javascript", m.overview};
-  std::size_t i = 0;
   for (const auto& [prefix, rows] : {std::pair{std::string_view("/data/s/"), false}, {"/data/rows/", true}}) {
     if (!path.starts_with(prefix) || !path.ends_with(".js")) continue;
+    std::size_t i = 0;
     if (!parse_index(path.substr(prefix.size(), path.size() - prefix.size() - 3), i)) return std::nullopt;
-    if (rows ? i * kViewPage >= std::max<std::size_t>(m.ids.size(), 1) : i >= m.ids.size()) return std::nullopt;
-    return Response{"text/javascript", rows ? m.rows_page(i) : m.scenario_page(i)};
+    // By division: page i exists when i < ceil(scenarios / kViewPage) (at least one page, maybe empty).
+    const std::size_t pages = std::max<std::size_t>((m.ids.size() + kViewPage - 1) / kViewPage, 1);
+    if (i >= (rows ? pages : m.ids.size())) return std::nullopt;
+    return m.served_page(rows, i);
   }
   return std::nullopt;
 }

@@ -3,10 +3,15 @@
 // run, clicks from Table 3's greedy@8 advantage cell to a scenario, checks that the scenario page draws its BLUE
 // plan's actions and as many RED candidates as candidates.csv holds, opens the comparison and checks that the first
 // scenario listed is the one with the largest difference (computed here from the two per_scenario.csv files), and
-// takes a screenshot.
-// Usage: node report_test.mjs SITE_DIR RUN_A RUN_B SCREENSHOT.png   (NODE_PATH must reach playwright-core)
+// takes a screenshot. With SERVED (the address `advplan view` printed, http://127.0.0.1:PORT/TOKEN/) it also opens
+// the served site, then plays a page of another origin (a second local server, node's http, at 127.0.0.1 and at
+// evil.test, which --host-resolver-rules maps to 127.0.0.1): its scripts and fetches of the run's files, without
+// the token, with a guessed one and with the right one, must read nothing (ADVPLAN_DATA never called, no body read);
+// and DNS rebinding (http://evil.test:PORT/TOKEN/, the view's own port under another name) must get a 421.
+// Usage: node report_test.mjs SITE_DIR RUN_A RUN_B SCREENSHOT.png [SERVED]   (NODE_PATH must reach playwright-core)
 import { createRequire } from "node:module";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 
@@ -47,20 +52,90 @@ for (const r of perA)
     if (d > largestDiff) { largestDiff = d; largest = r.scenario_id; }
   }
 
+/// The page of another origin: it defines ADVPLAN_DATA, then loads each of `paths` of the view as a script and
+/// fetches it (CORS and no-cors), and records what it got in window.results; the title says when it is done.
+function attackerPage(viewOrigin, paths) {
+  return `<!doctype html><meta charset="utf-8"><title>attack</title><script>
+window.calls = []; window.results = {};
+window.ADVPLAN_DATA = (key) => window.calls.push(key);
+const V = ${JSON.stringify(viewOrigin)}, paths = ${JSON.stringify(paths)};
+(async () => {
+  for (const p of paths) {
+    await new Promise((done) => {
+      const s = document.createElement("script");
+      s.src = V + p;
+      s.onload = () => { results["script " + p] = "loaded"; done(); };
+      s.onerror = () => { results["script " + p] = "error"; done(); };
+      document.head.appendChild(s);
+    });
+    try { const r = await fetch(V + p); results["cors " + p] = "read " + (await r.text()).length; }
+    catch (e) { results["cors " + p] = "refused"; }
+    try { const r = await fetch(V + p, { mode: "no-cors" }); results["no-cors " + p] = r.type + " " + (await r.text()).length; }
+    catch (e) { results["no-cors " + p] = "refused"; }
+  }
+  document.title = "done";
+})();
+</script>`;
+}
+
+/// Another origin against the served run (docs/REPORT.md "Serving a large run"): it can read nothing, and a host
+/// name rebound to 127.0.0.1 gets a 421.
+async function attackTheServedRun(servedUrl) {
+  const view = new URL(servedUrl), token = view.pathname.split("/")[1];
+  const paths = ["/data/overview.js", "/data/s/0.js", "/index.html", `/${"0".repeat(32)}/data/overview.js`,
+    `/${token.slice(0, 31)}0/data/overview.js`, `/${token}/data/overview.js`, `/${token}/data/s/0.js`, `/${token}/data/rows/0.js`];
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(attackerPage(view.origin, paths));
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const port = server.address().port;
+  allowed.push(`http://127.0.0.1:${port}/`, `http://evil.test:${port}/`);
+  const attacker = await browser.newPage();
+  // The requests the page made to the view (the browser hides their answers from the page, and blocked ones from
+  // playwright's response events too: the statuses are checked in tests/report/view_test.cpp).
+  const answers = [];
+  attacker.on("request", (r) => { if (r.url().startsWith(view.origin + "/")) answers.push(r.url()); });
+  try {
+    // Same-site (another port of 127.0.0.1) and cross-site (evil.test).
+    for (const origin of [`http://127.0.0.1:${port}`, `http://evil.test:${port}`]) {
+      answers.length = 0;
+      await attacker.goto(origin + "/attack.html");
+      await attacker.waitForFunction(() => document.title === "done", null, { timeout: 20000 });
+      const calls = await attacker.evaluate(() => window.calls);
+      const results = await attacker.evaluate(() => window.results);
+      check(calls.length === 0, `a page at ${origin} made the run's data call ADVPLAN_DATA (${calls.join(", ")})`);
+      for (const [what, got] of Object.entries(results))
+        check(got === "error" || got === "refused" || got === "opaque 0", `a page at ${origin} read ${what}: ${got}`);
+      check(answers.some((a) => a.includes(`/${token}/data/`)), `the page at ${origin} asked for the run's files with the token (${answers.length} requests)`);
+    }
+    // DNS rebinding: the view's own port under a name that resolves to 127.0.0.1.
+    const rebound = await attacker.goto(`http://evil.test:${view.port}/${token}/`);
+    check(rebound.status() === 421, `a rebound host name gets a 421, not ${rebound.status()}`);
+    check((await attacker.$('[data-testid="table3"]')) === null, "a rebound host name shows the run");
+  } finally {
+    await attacker.close();
+    server.close();
+  }
+}
+
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "advplan-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   // offline blocks loopback too; with a served URL the route below is what keeps every other request off the network
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-dev-shm-usage"],
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP evil.test 127.0.0.1"],
   offline: !served,
   viewport: { width: 1400, height: 1000 },
 });
 let blocked = 0;
 const blockedUrls = [];
+// The origins the test itself serves: the view (any path of it, for the attacks) and, later, the attacker's server.
+const allowed = served ? [new URL(served).origin + "/", `http://evil.test:${new URL(served).port}/`] : [];
 await browser.route("**/*", (route) => {
   const url = route.request().url();
-  if (url.startsWith("file://") || (served && url.startsWith(served))) return route.continue();
+  if (url.startsWith("file://") || allowed.some((a) => url.startsWith(a))) return route.continue();
   ++blocked;
   blockedUrls.push(url);
   return route.abort();
@@ -126,6 +201,7 @@ try {
     check(servedRows.length === listed.length, `the served cell lists the same scenarios (${servedRows.length})`);
     await page.click('[data-testid="scenario-link"] >> nth=0');
     await page.waitForSelector(`${card} [data-testid="plan-BLUE"] [data-action]`);
+    await attackTheServedRun(served);
   }
 } catch (e) {
   failures.push("the page did not behave: " + e.message);

@@ -50,7 +50,7 @@ view_pid=$!
 trap 'kill $view_pid 2>/dev/null || true' EXIT
 url=""
 for _ in $(seq 1 100); do
-  url="$(grep -o 'http://127.0.0.1:[0-9]*/' "$work/view.log" || true)"
+  url="$(grep -o 'http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/' "$work/view.log" || true)"
   [ -n "$url" ] && break
   sleep 0.1
 done

@@ -23,7 +23,7 @@ trap 'rm -rf "$scratch"' EXIT
 status=0
 passed=0
 failed=0
-for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_tool http_head quiz_answer user_map expert_study played_plans; do
+for target in plan_json config_yaml template_yaml csv llm_body exec_reply geo_tool http_head http_request quiz_answer user_map expert_study played_plans; do
   exe="$build/tests/fuzz/fuzz_$target"
   mkdir -p "$scratch/$target" "$scratch/artifacts-$target"
   echo "== fuzz_$target: ${seconds}s"

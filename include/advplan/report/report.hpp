@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "advplan/core/error.hpp"
 #include "advplan/run/config.hpp"
 
 namespace advplan::report {
@@ -26,6 +27,12 @@ struct ReportRun {
 /// data/b/ and the paired differences in data/overview.js. Throws IoError / CsvError naming a file of the run.
 std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& run, const ReportRun* against);
 
+/// A file `advplan view` serves from changed after the MANIFEST check at its start (its size, modification time or
+/// inode differs): what() names it.
+struct RunChanged : IoError {
+  using IoError::IoError;
+};
+
 /// `advplan view` (docs/REPORT.md "Serving a large run"): the report's pages for a run too large to bundle, answered
 /// one request at a time from an index of where each scenario's records lie in the run's files (byte offsets,
 /// built in one streamed pass), so memory grows with the number of scenarios by a few offsets each, never with
@@ -33,7 +40,8 @@ std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& r
 /// and a scenario's page (`data/s/<i>.js`) is the bytes the static report holds for it.
 class ViewSite {
  public:
-  /// Checks the run against its MANIFEST and indexes it. Throws IoError / CsvError naming a file.
+  /// Checks the run against its MANIFEST and indexes it, recording the identity of each file it will read on
+  /// request before the check and confirming it after the index. Throws IoError / CsvError naming a file.
   explicit ViewSite(const ReportRun& run);
   ~ViewSite();
   ViewSite(const ViewSite&) = delete;
@@ -42,7 +50,8 @@ class ViewSite {
     std::string content_type, body;
   };
   /// The answer to GET `path` ("/", "/app.js", "/data/overview.js", "/data/rows/0.js", "/data/s/3.js"), or
-  /// nullopt (404) for any other path. Callable from several threads at once.
+  /// nullopt (404) for any other path. Callable from several threads at once. Throws RunChanged when a file it
+  /// reads is not the one checked at the start.
   std::optional<Response> get(std::string_view path) const;
   std::size_t scenarios() const;
 

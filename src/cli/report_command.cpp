@@ -7,7 +7,7 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
-#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/atomic_dir.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/report/report.hpp"
 #include "commands.hpp"
@@ -27,6 +27,8 @@ void add_report_command(CLI::App& app, Action& run) {
   cmd->callback([&run, dir, out, against] {
     run = [dir, out, against] {
       io::check_analysis_output_dir(*out);
+      // A temporary folder an interrupted report left (inside the run, it would fail the MANIFEST check below).
+      io::remove_stale_output_temporaries(*out);
       const auto cfg = run_config_or_warn(*dir);
       const report::ReportRun a{*dir, cfg ? &*cfg : nullptr};
       std::optional<ExperimentConfig> cfg_b;
@@ -36,7 +38,7 @@ void add_report_command(CLI::App& app, Action& run) {
         b = report::ReportRun{*against, cfg_b ? &*cfg_b : nullptr};
       }
       const auto files = report::report_files(a, b ? &*b : nullptr);
-      io::write_files(*out, files);
+      io::write_output_dir(*out, files, "report");  // built beside it and switched in whole (io/atomic_dir.hpp)
       fmt::print(stderr, "advplan: wrote a report of {}{} ({} files) to {}; open {}\n", *dir,
                  against->empty() ? "" : " against " + *against, files.size(), *out,
                  (fs::absolute(*out) / "index.html").string());

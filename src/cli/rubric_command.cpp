@@ -10,6 +10,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "advplan/io/atomic_dir.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/sha256.hpp"
@@ -82,6 +83,9 @@ std::string live_judge_settings(const ExperimentConfig& cfg, const std::string& 
 /// the run's judge did.
 int regrade(const std::string& run_dir, const std::vector<std::string>& judges, const std::string& out,
             const std::string& config_path, const RunDirFlags& flags) {
+  io::check_analysis_output_dir(out);
+  // An interrupted regrade's temporary folder (inside the run, it would fail the MANIFEST check below).
+  io::remove_stale_output_temporaries(out);
   io::verify_run_directory(run_dir);  // one complete run, matching its MANIFEST
   namespace fs = std::filesystem;
   const std::string meta_path = (fs::path(run_dir) / io::kMetadataFile).string();
@@ -131,7 +135,6 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
     throw ConfigError(fmt::format("{}: no template of the run declares rubric items, so there is nothing to grade", run_dir));
   const BootstrapSettings bs = recorded_bootstrap(io::CsvTable::read(
       (fs::path(run_dir) / "bootstrap_summary.csv").string(), schema::bootstrap_summary()));
-  io::check_analysis_output_dir(out);
   const std::string plans = (fs::path(run_dir) / "plans.jsonl").string();
   RunPlan plan;  // the config and the policy context; policies only as below
   plan.cfg = &cfg;
@@ -169,7 +172,7 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   std::vector<std::pair<std::string, std::string>> written;
   for (auto& [path, text] : files)
     written.emplace_back(path.rfind("rubric/", 0) == 0 ? path.substr(7) : path, std::move(text));
-  io::write_files(out, written);
+  io::write_output_dir(out, written, "rubric regrade");  // switched in whole: never mixed with an older grading
   std::string names;
   for (const auto& j : cfg.rubric.judges) names += ", " + j;
   fmt::print(stderr, "advplan: regraded {} with the rule judges{} from {}; wrote {}{}\n", run_dir, names, from, out,
@@ -218,7 +221,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
         rep.files.insert(rep.files.end(), models.files.begin(), models.files.end());
         rep.summary_markdown += "\n" + models.markdown;
       }
-      if (!out->empty()) io::write_files(*out, rep.files);
+      if (!out->empty()) io::write_output_dir(*out, rep.files, "rubric score");
       fmt::print("{}", rep.summary_markdown);
       fmt::print(stderr, "advplan: scored {} verdicts ({} unknown item ids, {} judge errors){}{}\n", rep.briefs,
                  rep.unknown_ids, rep.errors, checked ? fmt::format("; {} manifest hashes checked", checked) : "",
@@ -287,7 +290,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       const std::size_t checked = check_manifests(inputs);
       const auto study = rubric::read_expert_study(*v_study);
       const auto rep = rubric::validate_judges(study, read_all(*v_verdicts), opts);
-      if (!v_out->empty()) io::write_files(*v_out, rep.files);
+      if (!v_out->empty()) io::write_output_dir(*v_out, rep.files, "rubric validate");
       fmt::print("{}", rep.markdown);
       fmt::print(stderr, "advplan: validated against {} item verdicts of {} experts ({} verdicts on briefs outside the "
                  "study ignored, {} unknown item ids){}{}\n", study.lines.size(), study.experts, rep.ignored_verdicts,
@@ -348,7 +351,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       const GenerationSettings generation = cfg.llm.generation_for("llm_judge");
       opts.generation = &generation;
       const auto g = rubric::grade_briefs(set, briefs, tasks, *client, opts);
-      io::write_files(*b_out, g.files);
+      io::write_output_dir(*b_out, g.files, "rubric judge");
       fmt::print(stderr, "advplan: graded {} briefs with {} ({} judge failures, {} briefs cut at {} words); wrote {}\n",
                  g.briefs, *b_judge, g.failed, g.truncated, *b_cap, *b_out);
       return g.failed == g.briefs && g.briefs > 0 ? 1 : 0;
@@ -374,7 +377,7 @@ void add_rubric_command(CLI::App& app, Action& run) {
       check_manifests(inputs);
       const auto set = rubric::read_rubric_items(*a_items);
       const auto rep = rubric::judge_agreement(set, read_all(*a_verdicts), *a_resamples);
-      if (!a_out->empty()) io::write_files(*a_out, rep.files);
+      if (!a_out->empty()) io::write_output_dir(*a_out, rep.files, "rubric agreement");
       fmt::print("{}", rep.markdown);
       return 0;
     };

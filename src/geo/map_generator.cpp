@@ -4,6 +4,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "advplan/core/random.hpp"
 #include "advplan/core/error.hpp"
@@ -228,38 +231,98 @@ nlohmann::ordered_json lonlat(const Projection& p, const Point& q) {
 }
 }  // namespace
 
+namespace {
+using OJ = nlohmann::ordered_json;
+
+OJ feature_json(const GeoMap& m, const Feature& f) {
+  OJ props{{"id", f.id}, {"name", f.name}, {"kind", f.kind}};
+  if (!f.side.empty()) props["side"] = f.side;
+  if (!f.domain.empty()) props["domain"] = f.domain;
+  OJ geom;
+  if (f.point) {
+    geom = {{"type", "Point"}, {"coordinates", lonlat(m.proj, *f.point)}};
+  } else {
+    OJ ring = OJ::array();
+    for (const auto& v : f.polygon->ring) ring.push_back(lonlat(m.proj, v));
+    ring.push_back(ring.front());
+    geom = {{"type", "Polygon"}, {"coordinates", OJ::array({ring})}};
+    props["area_km2"] = std::round(area(*f.polygon) * 1e3) / 1e3;
+  }
+  return {{"type", "Feature"}, {"id", f.id}, {"geometry", geom}, {"properties", props}};
+}
+
+OJ edge_json(const GeoMap& m, std::size_t i) {
+  const auto& e = m.net.edges()[i];
+  OJ geom{{"type", "LineString"},
+          {"coordinates", OJ::array({lonlat(m.proj, m.net.node(e.u)), lonlat(m.proj, m.net.node(e.v))})}};
+  OJ props{{"id", fmt::format("edge-{}", i)}, {"kind", m.rule.network}, {"from_node", e.u}, {"to_node", e.v},
+           {"length_km", std::round(e.length * 1e3) / 1e3}};
+  return {{"type", "Feature"}, {"id", fmt::format("edge-{}", i)}, {"geometry", geom}, {"properties", props}};
+}
+
+std::size_t positions_of(const Feature& f) { return f.point ? 1 : f.polygon->ring.size() + 1; }
+
+/// The collection around features written one per line as they are made (never all of them in memory at once).
+class Collection {
+ public:
+  explicit Collection(const std::string& name, const std::string& members = "") {
+    out_ = "{\"type\":\"FeatureCollection\",\"name\":" + OJ(name).dump() + members + ",\"features\":[\n";
+  }
+  void add(const OJ& f) { out_ += (n_++ ? ",\n" : "") + f.dump(); }
+  std::string finish() { return std::move(out_) + (n_ ? "\n" : "") + "]}\n"; }
+
+ private:
+  std::string out_;
+  std::size_t n_ = 0;
+};
+}  // namespace
+
 std::string to_geojson(const GeoMap& m) {
-  using J = nlohmann::ordered_json;
-  J feats = J::array();
-  for (const auto& f : m.features) {
-    J props{{"id", f.id}, {"name", f.name}, {"kind", f.kind}};
-    if (!f.side.empty()) props["side"] = f.side;
-    if (!f.domain.empty()) props["domain"] = f.domain;
-    J geom;
-    if (f.point) {
-      geom = {{"type", "Point"}, {"coordinates", lonlat(m.proj, *f.point)}};
-    } else {
-      J ring = J::array();
-      for (const auto& v : f.polygon->ring) ring.push_back(lonlat(m.proj, v));
-      ring.push_back(ring.front());
-      geom = {{"type", "Polygon"}, {"coordinates", J::array({ring})}};
-      props["area_km2"] = std::round(area(*f.polygon) * 1e3) / 1e3;
-    }
-    feats.push_back({{"type", "Feature"}, {"id", f.id}, {"geometry", geom}, {"properties", props}});
-  }
-  const auto& edges = m.net.edges();
-  for (std::size_t i = 0; i < edges.size(); ++i) {
-    const auto& e = edges[i];
-    J geom{{"type", "LineString"},
-           {"coordinates", J::array({lonlat(m.proj, m.net.node(e.u)), lonlat(m.proj, m.net.node(e.v))})}};
-    J props{{"id", fmt::format("edge-{}", i)}, {"kind", m.rule.network}, {"from_node", e.u}, {"to_node", e.v},
-            {"length_km", std::round(e.length * 1e3) / 1e3}};
-    feats.push_back({{"type", "Feature"}, {"id", fmt::format("edge-{}", i)}, {"geometry", geom}, {"properties", props}});
-  }
   // One feature per line: readable, diffable, and still one JSON document.
-  std::string out = "{\"type\":\"FeatureCollection\",\"name\":" + J(m.scenario_id).dump() + ",\"features\":[\n";
-  for (std::size_t i = 0; i < feats.size(); ++i) out += feats[i].dump() + (i + 1 < feats.size() ? ",\n" : "\n");
-  return out + "]}\n";
+  Collection c(m.scenario_id);
+  for (const auto& f : m.features) c.add(feature_json(m, f));
+  for (std::size_t i = 0; i < m.net.edges().size(); ++i) c.add(edge_json(m, i));
+  return c.finish();
+}
+
+std::string to_geojson_layer(const GeoMap& m, const GeoMap& base, const std::string& base_ref) {
+  // The base's features the scenario does not keep as they are (its places and assets placed again), by id.
+  std::unordered_map<std::string_view, const Feature*> in_base, in_m;
+  for (const auto& f : base.features) in_base.emplace(f.id, &f);
+  for (const auto& f : m.features) in_m.emplace(f.id, &f);
+  OJ hidden = OJ::array();
+  for (const auto& f : base.features)
+    if (const auto it = in_m.find(f.id); it == in_m.end() || !(*it->second == f)) hidden.push_back(f.id);
+  std::vector<const Feature*> own;
+  for (const auto& f : m.features)
+    if (const auto it = in_base.find(f.id); it == in_base.end() || !(*it->second == f)) own.push_back(&f);
+  Collection c(m.scenario_id, ",\"base\":" + OJ(base_ref).dump() + ",\"hidden\":" + hidden.dump());
+  for (const Feature* f : own) c.add(feature_json(m, *f));
+  return c.finish();
+}
+
+std::string to_geojson_bounded(const GeoMap& m, std::size_t max_positions) {
+  std::size_t used = 0, left = 0;
+  std::vector<OJ> kept;
+  for (const auto& f : m.features) {
+    if (left == 0 && used + positions_of(f) <= max_positions) {
+      used += positions_of(f);
+      kept.push_back(feature_json(m, f));
+    } else {
+      ++left;
+    }
+  }
+  for (std::size_t i = 0; i < m.net.edges().size(); ++i) {
+    if (left == 0 && used + 2 <= max_positions) {
+      used += 2;
+      kept.push_back(edge_json(m, i));
+    } else {
+      ++left;
+    }
+  }
+  Collection c(m.scenario_id, ",\"left_out\":" + std::to_string(left));
+  for (const auto& f : kept) c.add(f);
+  return c.finish();
 }
 
 }  // namespace advplan::geo

@@ -112,28 +112,34 @@ struct RoadNetwork::Impl {
   }
 };
 
-RoadNetwork::RoadNetwork() : impl_(std::make_unique<Impl>()) {}
+RoadNetwork::RoadNetwork() : impl_(std::make_shared<Impl>()) {}
 RoadNetwork::~RoadNetwork() = default;
-RoadNetwork::RoadNetwork(const RoadNetwork& o) : impl_(std::make_unique<Impl>(*o.impl_)) {}
-RoadNetwork& RoadNetwork::operator=(const RoadNetwork& o) {
-  if (this != &o) impl_ = std::make_unique<Impl>(*o.impl_);
-  return *this;
+RoadNetwork::RoadNetwork(const RoadNetwork& o) = default;
+RoadNetwork& RoadNetwork::operator=(const RoadNetwork& o) = default;
+// Only a network nobody else holds is changed in place: one that is shared (use_count > 1) is copied first. A
+// network that is its only owner's cannot be read by another thread at the same time without a data race anyway.
+RoadNetwork::Impl& RoadNetwork::own() {
+  if (!impl_) impl_ = std::make_shared<Impl>();
+  else if (impl_.use_count() > 1) impl_ = std::make_shared<Impl>(*impl_);
+  return *impl_;
 }
 RoadNetwork::RoadNetwork(RoadNetwork&&) noexcept = default;
 RoadNetwork& RoadNetwork::operator=(RoadNetwork&&) noexcept = default;
 
 int RoadNetwork::add_node(Point p) {
-  impl_->pts.push_back(p);
-  return static_cast<int>(boost::add_vertex(impl_->g));
+  Impl& m = own();
+  m.pts.push_back(p);
+  return static_cast<int>(boost::add_vertex(m.g));
 }
 
 void RoadNetwork::add_edge(int u, int v, double length) {
-  const int n = static_cast<int>(impl_->pts.size());
+  Impl& m = own();
+  const int n = static_cast<int>(m.pts.size());
   if (u < 0 || v < 0 || u >= n || v >= n) throw std::out_of_range("RoadNetwork::add_edge: no such node");
-  const int id = static_cast<int>(impl_->edges.size());
+  const int id = static_cast<int>(m.edges.size());
   boost::add_edge(static_cast<Vertex>(u), static_cast<Vertex>(v),
-                  Graph::edge_property_type(length, boost::property<boost::edge_index_t, int>(id)), impl_->g);
-  impl_->edges.push_back({u, v, length});
+                  Graph::edge_property_type(length, boost::property<boost::edge_index_t, int>(id)), m.g);
+  m.edges.push_back({u, v, length});
 }
 
 std::size_t RoadNetwork::num_nodes() const { return impl_->pts.size(); }

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "advplan/core/error.hpp"
+#include "advplan/io/atomic_dir.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/core/untrusted.hpp"
 
@@ -323,6 +324,27 @@ void verify_run_directory(const std::string& dir) {
       throw CsvError(fmt::format("{}: not listed in MANIFEST (a leftover of another run or of an interrupted write); "
                                  "this directory does not hold one run",
                                  it->path().string()));
+  }
+}
+
+void verify_derived_folders(const std::string& dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (rel == kWorkDir) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (is_temporary_name(it->path().filename().string()))
+      throw CsvError(fmt::format("{}: a temporary {} of an interrupted write, so a folder of this run may be half "
+                                 "written; run the command that writes it again (report and rubric remove their own) "
+                                 "or delete it",
+                                 it->path().string(), it->is_directory(ec) ? "folder" : "file"));
+  }
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string rel = e.path().filename().string();
+    if (!is_derived_dir(rel) || e.is_symlink(ec) || !e.is_directory(ec)) continue;
+    if (fs::is_regular_file(fs::symlink_status(e.path() / kOutputListFile, ec))) verify_output_dir(e.path().string());
   }
 }
 

@@ -51,29 +51,6 @@ json row_object(const CsvTable& t, std::size_t i) {
   return o;
 }
 
-/// The JSON-lines file at `path` as parsed lines, bounded: the file at most io::kMaxListBytes, each line nested at
-/// most 64 levels. Lines that are not objects are refused, naming the line. Nothing when the file is absent.
-std::vector<json> read_jsonl(const fs::path& path) {
-  std::vector<json> out;
-  if (!fs::is_regular_file(path)) return out;
-  const std::string text = io::read_text_file(path.string(), io::kMaxListBytes);
-  std::size_t pos = 0, line = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    ++line;
-    const std::string_view s(text.data() + pos, end - pos);
-    pos = end + 1;
-    if (s.empty()) continue;
-    json j;
-    const std::string why = untrusted::parse_json_bounded(s, j);
-    if (!why.empty() || !j.is_object())
-      throw CsvError(fmt::format("{}: line {}: {}", path.string(), line, why.empty() ? "not a JSON object" : why));
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 json metadata_of(const fs::path& dir) {
   const fs::path p = dir / io::kMetadataFile;
   if (!fs::is_regular_file(p)) throw IoError(fmt::format("{}: missing, so {} is not a run", p.string(), dir.string()));
@@ -183,6 +160,8 @@ json overview_head(const ReportRun& run, const json& meta, const CsvTable& scena
     sc_list.push_back({scenarios.at(i, "scenario_id"), scenarios.at(i, "template"), scenarios.at(i, "terrain_family"),
                        scenarios.at(i, "framing")});
   o["scenarios"] = std::move(sc_list);
+  // A run on a user's map: the map once, which every scenario's page draws its own layer on.
+  if (json bases = map_bases(dir); !bases.empty()) o["map_bases"] = std::move(bases);
   return o;
 }
 
@@ -257,17 +236,31 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   if (fs::is_regular_file(dir / "plans.jsonl"))
     for (const PlayedPlan& p : read_played_plans((dir / "plans.jsonl").string()))
       if (json* s = bucket(p.scenario_id)) (*s)["plans"].push_back(plan_entry(p));
-  for (json& t : read_jsonl(dir / "transcripts.jsonl"))
-    if (t.contains("scenario_id") && t["scenario_id"].is_string())
-      if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
-  if (run_file(dir, "rubric/transcripts.jsonl"))
-  for (json& t : read_jsonl(dir / "rubric" / "transcripts.jsonl"))
-    if (t.contains("scenario_id") && t["scenario_id"].is_string())
-      if (json* s = bucket(t["scenario_id"].get<std::string>())) (*s)["transcripts"].push_back(std::move(t));
-  if (run_file(dir, "rubric/verdicts.jsonl"))
-  for (json& v : read_jsonl(dir / "rubric" / "verdicts.jsonl"))
-    if (v.contains("case_id") && v["case_id"].is_string())
-      if (json* s = bucket(v["case_id"].get<std::string>())) (*s)["verdicts"].push_back(std::move(v));
+  // The model calls and verdicts, streamed line by line into each scenario's bounded list (CallList): the site
+  // shows at most kMaxSiteCallBytes of them over all its pages.
+  std::size_t budget = kMaxSiteCallBytes;
+  std::vector<CallList> calls(scenarios.size(), CallList(&budget)), verdicts(scenarios.size(), CallList(&budget));
+  const auto collect = [&](const char* rel, const char* key, std::vector<CallList>& into) {
+    const auto f = run_file(dir, rel);
+    if (!f) return;
+    for_each_line(*f, 0, 0, [&](std::string_view text, std::size_t line) {
+      if (text.empty()) return;
+      json j;
+      const std::string why = untrusted::parse_json_bounded(text, j);
+      if (!why.empty() || !j.is_object())
+        throw CsvError(fmt::format("{}: line {}: {}", f->string(), line, why.empty() ? "not a JSON object" : why));
+      if (!j.contains(key) || !j[key].is_string()) return;
+      if (const auto it = d.index.find(j[key].get<std::string>()); it != d.index.end())
+        into[it->second].add(std::move(j), text.size());
+    });
+  };
+  collect("transcripts.jsonl", "scenario_id", calls);
+  collect("rubric/transcripts.jsonl", "scenario_id", calls);
+  collect("rubric/verdicts.jsonl", "case_id", verdicts);
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    calls[i].finish(per_scenario[i], "transcripts");
+    verdicts[i].finish(per_scenario[i], "verdicts");
+  }
   if (fs::is_regular_file(dir / "council_trace.csv")) {
     const CsvTable c = CsvTable::read((dir / "council_trace.csv").string());
     if (c.has_col("scenario_id"))
@@ -355,6 +348,7 @@ std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& r
     if (boot.size() && boot.at(0, "resamples") != "0") bs = recorded_bootstrap(boot);
     a.overview["against"] = {{"run", b.overview["run"]}, {"conditions", comparison(a, b, bs)},
                              {"scenarios", b.overview["scenarios"]}};
+    if (b.overview.contains("map_bases")) a.overview["against"]["map_bases"] = b.overview["map_bases"];
     files.insert(files.end(), std::make_move_iterator(b.scenario_files.begin()),
                  std::make_move_iterator(b.scenario_files.end()));
   }

@@ -180,20 +180,16 @@ struct ViewSite::Impl {
       if (r[c] == ids[i]) out.add(r);
     return out;
   }
-  std::vector<json> block_lines(const FileIndex& ix, std::size_t i, const char* key) const {
-    std::vector<json> out;
-    const std::string text = read_block(ix, i);
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-      std::size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
+  /// Scenario i's lines of `ix` whose `key` names it, streamed line by line (never the whole block) into `into`,
+  /// which keeps what the page shows of them (site.hpp CallList).
+  void block_lines(const FileIndex& ix, std::size_t i, const char* key, CallList& into) const {
+    const auto [b, e] = ix.range[i];
+    if (!ix.present || e <= b) return;
+    for_each_line(ix.path, b, e, [&](std::string_view text, std::size_t) {
       json j;
-      if (untrusted::parse_json_bounded(std::string_view(text).substr(pos, end - pos), j).empty() && j.is_object() &&
-          j.contains(key) && j[key] == ids[i])
-        out.push_back(std::move(j));
-      pos = end + 1;
-    }
-    return out;
+      if (untrusted::parse_json_bounded(text, j).empty() && j.is_object() && j.contains(key) && j[key] == ids[i])
+        into.add(std::move(j), text.size());
+    });
   }
 
   std::string scenario_page(std::size_t i) const {
@@ -211,9 +207,12 @@ struct ViewSite::Impl {
     if (plans.present)
       for (const PlayedPlan& p : parse_played_plans(read_block(plans, i), plans.path.string(), 0))
         if (p.scenario_id == ids[i]) s["plans"].push_back(plan_entry(p));
-    for (json& t : block_lines(transcripts, i, "scenario_id")) s["transcripts"].push_back(std::move(t));
-    for (json& t : block_lines(judge_transcripts, i, "scenario_id")) s["transcripts"].push_back(std::move(t));
-    for (json& v : block_lines(verdicts, i, "case_id")) s["verdicts"].push_back(std::move(v));
+    CallList calls, graded;  // as the static report bounds them, without its site-wide budget
+    block_lines(transcripts, i, "scenario_id", calls);
+    block_lines(judge_transcripts, i, "scenario_id", calls);
+    block_lines(verdicts, i, "case_id", graded);
+    calls.finish(s, "transcripts");
+    graded.finish(s, "verdicts");
     if (council.present) {
       const io::CsvTable c = block_table(council, i);
       for (std::size_t r = 0; r < c.size(); ++r) s["council"].push_back(row_object(c, r));

@@ -11,6 +11,9 @@
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/io/sha256.hpp"
+#include "advplan/core/error.hpp"
+#include "advplan/geo/user_map.hpp"
 
 namespace advplan {
 namespace {
@@ -134,9 +137,28 @@ void append_geo_rows(std::vector<std::vector<std::string>>& rows, const std::str
 void write_run_maps(const ExperimentConfig& cfg, const std::string& run_dir) {
   const std::filesystem::path dir = std::filesystem::path(run_dir) / "maps";
   std::filesystem::create_directories(dir);
+  if (!cfg.geo_map) {
+    for (std::size_t i = 0; i < corpus_size(cfg); ++i) {
+      const Scenario sc = corpus_scenario(cfg, i);
+      io::write_file_atomic((dir / (sc.id + ".geojson")).string(), geo::to_geojson(scenario_map(cfg, sc)));
+    }
+    return;
+  }
+  // A user's map: its file once, as the run read it (maps/_shared/<sha256>.geojson, at most the user-map limit),
+  // and per scenario only what the scenario puts on it (docs/GEO.md "A run on the map"): a map of a million
+  // positions written out per scenario would be 8 times its size again for every scenario.
+  const std::string text = io::read_text_file(cfg.geo_map_path, geo::kMaxUserMapBytes);
+  if (io::sha256_hex(text) != cfg.geo_map_sha256)
+    throw ConfigError(fmt::format("{}: changed while the run used it (its sha256 is no longer the run key's "
+                                  "geo_map_sha256); run again",
+                                  cfg.geo_map_path));
+  const std::string ref = "_shared/" + cfg.geo_map_sha256 + ".geojson";
+  std::filesystem::create_directories(dir / "_shared");
+  io::write_file_atomic((dir / ref).string(), text);
   for (std::size_t i = 0; i < corpus_size(cfg); ++i) {
     const Scenario sc = corpus_scenario(cfg, i);
-    io::write_file_atomic((dir / (sc.id + ".geojson")).string(), geo::to_geojson(scenario_map(cfg, sc)));
+    io::write_file_atomic((dir / (sc.id + ".geojson")).string(),
+                          geo::to_geojson_layer(scenario_map(cfg, sc), *cfg.geo_map, ref));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <set>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
@@ -272,9 +273,27 @@ TEST(UserMapRun, TerrainGeojsonPutsTheRunOnTheUsersMap) {
   opts.threads = 2;
   opts.observers = standard_observers(opts.studies);
   run_experiment(prepare_run(cfg, run_conditions(cfg)), opts);
+  // The user's map once (its bytes, by their sha256), and per scenario a layer on it (docs/GEO.md "A run on the map").
+  const std::string shared = testing::read_file(tmp / ("run/maps/_shared/" + cfg.geo_map_sha256 + ".geojson"));
+  EXPECT_EQ(shared, testing::read_file(tmp / "map.geojson"));
+  EXPECT_NE(shared.find("\"threat-east\""), std::string::npos);  // the user's terrain, not a generated one
   const std::string map = testing::read_file(tmp / "run/maps/urban-100.geojson");
-  EXPECT_NE(map.find("\"threat-east\""), std::string::npos);  // the user's terrain, not a generated one
+  EXPECT_NE(map.find("\"base\":\"_shared/" + cfg.geo_map_sha256 + ".geojson\""), std::string::npos) << map;
   EXPECT_EQ(map.find("\"threat-red-1\""), std::string::npos);
+  EXPECT_EQ(map.find("\"threat-east\""), std::string::npos) << "the layer holds only what the scenario adds";
+  // The layer on the base is the scenario's map: the base's features less `hidden`, plus the layer's.
+  {
+    const auto layer = nlohmann::json::parse(map);
+    const auto whole = nlohmann::json::parse(geo::to_geojson(scenario_map(cfg, corpus_scenario(cfg, 0))));
+    std::set<std::string> ids, want;
+    const std::set<std::string> hidden(layer["hidden"].begin(), layer["hidden"].end());
+    for (const auto& f : cfg.geo_map->features)
+      if (!hidden.contains(f.id)) ids.insert(f.id);
+    for (const auto& f : layer["features"]) ids.insert(f["id"].get<std::string>());
+    for (const auto& f : whole["features"])
+      if (f["properties"]["kind"] != "road") want.insert(f["id"].get<std::string>());
+    EXPECT_EQ(ids, want);
+  }
   const auto moves = io::CsvTable::read(tmp / "run/geo_moves.csv");
   EXPECT_GT(moves.size(), 0U);
   EXPECT_NE(testing::read_file(tmp / "run/run_metadata.json").find(cfg.geo_map_sha256), std::string::npos);

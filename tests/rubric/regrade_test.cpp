@@ -27,11 +27,12 @@ using testing::quote;
 using testing::read_file;
 using testing::TempDir;
 
-/// Every file under `dir`, by relative path.
+/// Every file under `dir` by relative path, but the list of a folder written whole (io/atomic_dir.hpp).
 std::map<std::string, std::string> files_under(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out[fs::relative(e.path(), dir).generic_string()] = read_file(e.path().string());
+    if (e.is_regular_file() && e.path().filename() != ".advplan-output")
+      out[fs::relative(e.path(), dir).generic_string()] = read_file(e.path().string());
   return out;
 }
 
@@ -88,6 +89,46 @@ TEST_F(Regrade, WithTheRunsJudgesGivesTheRunsRubricByteForByte) {
   // A derived folder: the run still checks out.
   const auto check = advplan("check " + quote(run()), *dir_);
   EXPECT_EQ(check.status, 0) << check.err;
+}
+
+// A regrade folder inside the run is written whole (built beside it, switched in at the end): `advplan check` fails,
+// naming the file, on one mixed from two gradings and on a temporary file an interrupted write left; a regrade
+// killed before its switch leaves a temporary folder, which check names and the next regrade removes.
+TEST_F(Regrade, CheckFailsOnAMixedGradingOrAStrayTemporaryAndARegradeCleansUp) {
+  TempDir dir("regrade-mixed");
+  const fs::path copy = fs::path(dir / "run");
+  fs::copy(run(), copy, fs::copy_options::recursive);
+  for (const char* d : {"regrade-same", "regrade-a", "regrade-b"}) fs::remove_all(copy / d);
+  ASSERT_EQ(advplan("rubric regrade " + quote(copy) + " --judges llm_judge_offline --out " + quote(copy / "regrade-a"), dir).status, 0);
+  ASSERT_EQ(advplan("rubric regrade " + quote(copy) + " --out " + quote(copy / "regrade-b"), dir).status, 0);
+  ASSERT_EQ(advplan("check " + quote(copy), dir).status, 0);
+  ASSERT_NE(read_file(copy / "regrade-a/verdicts.jsonl"), read_file(copy / "regrade-b/verdicts.jsonl"));
+  // The new verdicts beside the old grading's scores.
+  const std::string own = read_file(copy / "regrade-a/verdicts.jsonl");
+  testing::write_file(copy / "regrade-a/verdicts.jsonl", read_file(copy / "regrade-b/verdicts.jsonl"));
+  auto x = advplan("check " + quote(copy), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr("regrade-a/verdicts.jsonl"));
+  EXPECT_THAT(x.err, HasSubstr("mixed"));
+  testing::write_file(copy / "regrade-a/verdicts.jsonl", own);
+  ASSERT_EQ(advplan("check " + quote(copy), dir).status, 0);
+  // A temporary file of an interrupted write inside a derived folder.
+  testing::write_file(copy / "regrade-b/.items.csv.tmp-Ab12Cd", "half");
+  x = advplan("check " + quote(copy), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr(".items.csv.tmp-Ab12Cd"));
+  fs::remove(copy / "regrade-b/.items.csv.tmp-Ab12Cd");
+  // A regrade killed before its switch: its temporary folder beside the old grading, which stays whole.
+  fs::create_directories(copy / ".regrade-b.tmp-Zz9Yy8");
+  testing::write_file(copy / ".regrade-b.tmp-Zz9Yy8/items.csv", "half");
+  x = advplan("check " + quote(copy), dir);
+  expect_one_line_error(x);
+  EXPECT_THAT(x.err, HasSubstr(".regrade-b.tmp-Zz9Yy8"));
+  x = advplan("rubric regrade " + quote(copy) + " --out " + quote(copy / "regrade-b"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  EXPECT_FALSE(fs::exists(copy / ".regrade-b.tmp-Zz9Yy8")) << "the next regrade removes the leftover";
+  x = advplan("check " + quote(copy), dir);
+  EXPECT_EQ(x.status, 0) << x.err;
 }
 
 TEST_F(Regrade, WithOtherJudgesGradesTheSamePlans) {

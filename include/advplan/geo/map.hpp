@@ -79,5 +79,12 @@ GeoMap generate_map(const Scenario& sc);
 /// RFC 7946 GeoJSON: a FeatureCollection in lon/lat (WGS 84), polygon rings closed and counterclockwise, the
 /// network edges as LineStrings (kind "road" or "sea-lane"). Coordinates rounded to 6 decimals.
 std::string to_geojson(const GeoMap& m);
+/// A scenario's layer over a shared map (docs/GEO.md "A run on the map"): a FeatureCollection with the members
+/// `base` (`base_ref`, the shared map's file) and `hidden` (the ids of the base's features that `m` places anew or
+/// drops), and only the features of `m` that the base does not hold as they are; no network (it is the base's).
+std::string to_geojson_layer(const GeoMap& m, const GeoMap& base, const std::string& base_ref);
+/// to_geojson with at most `max_positions` positions: the features, then the network's edges, in order, until one
+/// does not fit; the number left out in the member `left_out`.
+std::string to_geojson_bounded(const GeoMap& m, std::size_t max_positions);
 
 }  // namespace advplan::geo

@@ -25,6 +25,8 @@ class RoadNetwork {
 
   RoadNetwork();
   ~RoadNetwork();
+  /// A copy shares the graph (and its routing arrays) with `o` until either adds a node or an edge: a scenario put
+  /// on a user's map of a million positions costs no copy of its network (docs/DECISIONS.md).
   RoadNetwork(const RoadNetwork& o);
   RoadNetwork& operator=(const RoadNetwork& o);
   RoadNetwork(RoadNetwork&&) noexcept;
@@ -46,7 +48,8 @@ class RoadNetwork {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;
+  Impl& own();  ///< the graph, copied first when another network shares it
 };
 
 /// Answers "does this edge meet one of the polygons?" fast: a uniform grid over the polygons' bounding boxes

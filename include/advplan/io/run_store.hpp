@@ -80,4 +80,10 @@ std::vector<std::pair<std::string, std::string>> read_manifest(const std::string
 /// leftover of another run, or a temporary file of an interrupted one). Throws CsvError naming the file.
 void verify_run_directory(const std::string& dir);
 
+/// What `advplan check` adds to verify_run_directory, for the folders the MANIFEST leaves aside: no temporary file
+/// or folder of an interrupted write anywhere in the run (`.NAME.tmp-XXXXXX`), and every derived folder that holds
+/// `.advplan-output` (a report, a regrade) matching it, so one mixed from two writes is refused. Throws CsvError
+/// naming the file.
+void verify_derived_folders(const std::string& dir);
+
 }  // namespace advplan::io

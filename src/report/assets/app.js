@@ -391,6 +391,16 @@ function leaflet_map(geojson) {
   return div;
 }
 
+// A scenario's map on a user's map: its layer (`base`, `hidden`) on the shared map the overview holds once.
+function with_base(map, bases) {
+  if (!map || !map.base) return map;
+  const base = (bases || {})[map.base];
+  if (!base) return map;
+  const hidden = new Set(map.hidden || []);
+  return { type: "FeatureCollection", name: map.name, left_out: base.left_out,
+    features: (base.features || []).filter((f) => !hidden.has(f.id)).concat(map.features || []) };
+}
+
 function scenario_view(container, d, o, prefix) {
   const sc = d.scenario || {};
   const row = d.row || {};
@@ -399,7 +409,9 @@ function scenario_view(container, d, o, prefix) {
       " · BLUE objective: ", row.blue_objective || sc.objectives && sc.objectives.BLUE || "")];
   if (sc.assets) parts.push(h("h2", {}, "Assets and roles"), objects_table(sc.assets, "assets"));
   if (sc.terrain) parts.push(h("div", { class: "muted" }, "Terrain: " + JSON.stringify(sc.terrain)));
-  if (d.map) parts.push(h("h2", {}, "Map"), leaflet_map(d.map));
+  const map = with_base(d.map, prefix ? (o.against || {}).map_bases : o.map_bases);
+  if (map) parts.push(h("h2", {}, "Map"), leaflet_map(map));
+  if (map && map.left_out) parts.push(h("p", { class: "muted" }, `${map.left_out} features of the shared map are not drawn: a page draws at most 20,000 of its positions (docs/REPORT.md).`));
   parts.push(h("h2", {}, "Outcome per condition (BLUE win rate)"), win_bars(d.rows));
   for (const r of d.rows) {
     const sample = r.sample === undefined || r.sample === null ? 0 : r.sample;
@@ -425,14 +437,21 @@ function scenario_view(container, d, o, prefix) {
         (v.failures || []).map((f) => h("div", {}, h("b", {}, f.item_id + ": "), f.evidence + " — " + f.rationale))) : ""))))) : h("p", { class: "muted" }, "No rubric verdicts for this scenario."));
   parts.push(h("h2", {}, "Model calls"), d.transcripts.length ? h("div", { "data-testid": "transcripts" }, d.transcripts.map((t) =>
     h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + String(t.cache_key).slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
-      (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content))),
-      h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""))))) : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
+      (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content), cut_note(m))),
+      h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""), cut_note(t))))) : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
+  for (const [k, what] of [["transcripts_left_out", "model calls"], ["verdicts_left_out", "verdicts"]])
+    if (d[k]) parts.push(h("p", { class: "muted", "data-testid": k }, `${d[k].calls} more ${what} (${d[k].bytes} bytes) are not shown: a page shows the first ${what} within its bounds (docs/REPORT.md "Model calls on a page").`));
   container.replaceChildren(...parts);
   return container;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // The comparison (--against).
+
+// What a page leaves out of a long text (its cut_bytes: docs/REPORT.md "Model calls on a page").
+function cut_note(x) {
+  return x && x.cut_bytes ? h("div", { class: "muted" }, `… ${x.cut_bytes} more bytes not shown`) : null;
+}
 
 function compare_view(o, cond) {
   const a = o.against;

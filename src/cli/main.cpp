@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "advplan/core/error.hpp"
+#include "advplan/core/untrusted.hpp"
 #include "advplan/io/plugins.hpp"
 #include "advplan/policy/registry_access.hpp"
 #include "advplan/version.hpp"
@@ -65,6 +67,13 @@ int main(int argc, char** argv) {
     return run ? run() : 2;
   } catch (const advplan::Error& e) {
     fmt::print(stderr, "advplan: {}\n", e.what());
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the filesystem refuses (a link loop, a folder that may not be entered) that no check named first: the
+    // user's input, not advplan's fault, so one sentence naming the path and status 1 (docs/DECISIONS.md).
+    fmt::print(stderr, "advplan: {}: the filesystem refused this path ({})\n",
+               e.path1().empty() ? std::string("a path") : advplan::untrusted::excerpt(e.path1().string(), 300),
+               e.code().message());
     return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "advplan: internal error: {}\n", e.what());

@@ -64,8 +64,8 @@ void add_psro_command(CLI::App& app, Action& run) {
       }
       const auto rows = metagame::run_psro(cfg, *opt);
       const auto& last = rows.back();
-      fmt::print(stderr, "advplan: psro: {} iterations; exploitability {:.4f} [{:.4f}, {:.4f}]; wrote {}\n",
-                 rows.size(), last.exploitability, last.lo, last.hi, opt->out_dir);
+      fmt::print(stderr, "advplan: psro: {} iterations; exploitability {:.4f} {}; wrote {}\n", rows.size(),
+                 last.exploitability, metagame::interval_text(last.lo, last.hi), opt->out_dir);
       return 0;
     };
   });

@@ -61,6 +61,7 @@ int run_over_ranks(const MpiWorld& w, const RunPlan& plan, const RunOptions& opt
   if (w.rank == 0) {
     try {
       complete = opts.resume && fs::exists(out / io::kManifestFile) && !fs::exists(shards);
+      if (complete) io::verify_run_directory(out.string());  // "complete" only while its files match its MANIFEST
       if (!complete) {
         io::prepare_run_directory(out.string(), opts.resume ? io::DirMode::resume
                                                             : opts.force ? io::DirMode::force : io::DirMode::fresh);

@@ -92,7 +92,8 @@ ExperimentConfig recorded_config(const std::string& config_text, const std::stri
 std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir) {
   namespace fs = std::filesystem;
   const std::string path = (fs::path(dir) / io::kMetadataFile).string();
-  if (!fs::is_regular_file(path)) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
+  if (io::path_type(dir) != fs::file_type::directory) throw IoError(fmt::format("{}: not a run directory", dir));
+  if (io::path_type(path) != fs::file_type::regular) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
   nlohmann::json meta;
   const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
   if (!why.empty()) throw CsvError(fmt::format("{}: {}", path, why));

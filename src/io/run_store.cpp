@@ -29,7 +29,26 @@ namespace fs = std::filesystem;
 namespace {
 constexpr const char* kWorkDir = ".advplan-work";
 
-bool is_empty_dir(const fs::path& d) { return fs::directory_iterator(d) == fs::directory_iterator(); }
+bool is_empty_dir(const fs::path& d) {
+  std::error_code ec;
+  const fs::directory_iterator it(d, ec);
+  if (ec) throw IoError(fmt::format("{}: cannot list the directory ({})", d.string(), ec.message()));
+  return it == fs::directory_iterator();
+}
+
+/// Every entry below `dir` (symbolic links not followed) in iteration order: `visit(entry, relative path, type)`,
+/// the type following links through path_type; `visit` returns false to skip a directory's contents. IoError
+/// naming the folder that cannot be listed.
+template <class Visit>
+void walk(const std::string& dir, Visit&& visit) {
+  const fs::path base(dir);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::file_type type = path_type(it->path().string());
+    if (!visit(*it, it->path().lexically_relative(base).generic_string(), type)) it.disable_recursion_pending();
+  }
+  if (ec) throw IoError(fmt::format("{}: cannot list the run's files ({})", dir, ec.message()));
+}
 
 std::string hex(const unsigned char* md, unsigned int len) {
   static const char* h = "0123456789abcdef";
@@ -101,9 +120,18 @@ DirectoryLock& DirectoryLock::operator=(DirectoryLock&& o) noexcept {
   return *this;
 }
 
+fs::file_type path_type(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec && st.type() != fs::file_type::not_found)
+    throw IoError(fmt::format("{}: the filesystem cannot resolve this path ({})", path, ec.message()));
+  return st.type();
+}
+
 PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode, const std::vector<std::string>& inputs) {
   std::error_code ec;
   const fs::path d(dir);
+  (void)path_type(dir);  // a symbolic link loop is named as one, not as "a file in the way"
   if (fs::exists(fs::symlink_status(d, ec)) && !fs::is_directory(d, ec))
     throw IoError(fmt::format("{}: output directory cannot be created (a file is in the way)", dir));
   PreparedDirectory out;
@@ -139,7 +167,7 @@ PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode, co
       throw IoError(fmt::format("{}: --force clears only a directory that holds an advplan run (a MANIFEST, a "
                                 "psro.json or .advplan-work/), and this one holds none; it is left as it is",
                                 dir));
-    for (const auto& e : fs::directory_iterator(d)) {
+    for (const auto& e : fs::directory_iterator(d, ec)) {
       fs::remove_all(e.path(), ec);  // removes symlinks themselves, never their targets
       if (ec) throw IoError(fmt::format("{}: cannot clear ({})", e.path().string(), ec.message()));
     }
@@ -250,15 +278,11 @@ bool is_derived_path(const std::string& rel) {
 
 std::vector<std::pair<std::string, std::string>> list_run_files(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    const std::string rel = fs::relative(it->path(), dir).generic_string();
-    if (it->is_directory() && rel == kWorkDir) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file() || rel == kManifestFile || rel == kMetadataFile) continue;
-    out.emplace_back(rel, std::string());
-  }
+  walk(dir, [&](const fs::directory_entry&, const std::string& rel, fs::file_type type) {
+    if (type == fs::file_type::directory) return rel != kWorkDir;
+    if (type == fs::file_type::regular && rel != kManifestFile && rel != kMetadataFile) out.emplace_back(rel, std::string());
+    return true;
+  });
   std::sort(out.begin(), out.end());
   // The digests in parallel; a failure is reported for the first file in listing order that failed.
   std::vector<std::exception_ptr> failed(out.size());
@@ -283,7 +307,7 @@ std::string write_manifest(const std::string& dir) {
 
 std::vector<std::pair<std::string, std::string>> read_manifest(const std::string& dir) {
   const std::string path = (fs::path(dir) / kManifestFile).string();
-  if (!fs::is_regular_file(path))
+  if (path_type(path) != fs::file_type::regular)
     throw CsvError(fmt::format("{}: missing, so {} is not a complete run (interrupted, or not written by advplan run)",
                                path, dir));
   // A MANIFEST is a line per file (about 90 bytes): 64 MiB is 700,000 files, past any run.
@@ -301,30 +325,25 @@ std::vector<std::pair<std::string, std::string>> read_manifest(const std::string
 }
 
 void verify_run_directory(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw CsvError(fmt::format("{}: not a run directory", dir));
+  if (path_type(dir) != fs::file_type::directory) throw CsvError(fmt::format("{}: not a run directory", dir));
   const auto listed = read_manifest(dir);
   std::map<std::string, std::string> want(listed.begin(), listed.end());
   for (const auto& [rel, sum] : listed) {
     if (is_derived_path(rel)) continue;
     const fs::path p = fs::path(dir) / rel;
-    if (!fs::is_regular_file(p))
+    if (path_type(p.string()) != fs::file_type::regular)
       throw CsvError(fmt::format("{}: listed in MANIFEST but missing, so the run is incomplete", p.string()));
     if (sha256_file(p.string()) != sum)
       throw CsvError(fmt::format("{}: does not match its sha256 in MANIFEST (the file changed after the run)", p.string()));
   }
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    const std::string rel = fs::relative(it->path(), dir).generic_string();
-    if (it->is_directory() && is_derived_dir(rel)) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_directory()) continue;
-    if (rel == kManifestFile || rel == kMetadataFile) continue;
-    if (!want.contains(rel))
+  walk(dir, [&](const fs::directory_entry& e, const std::string& rel, fs::file_type type) {
+    if (type == fs::file_type::directory) return !is_derived_dir(rel);
+    if (rel != kManifestFile && rel != kMetadataFile && !want.contains(rel))
       throw CsvError(fmt::format("{}: not listed in MANIFEST (a leftover of another run or of an interrupted write); "
                                  "this directory does not hold one run",
-                                 it->path().string()));
-  }
+                                 e.path().string()));
+    return true;
+  });
 }
 
 void verify_derived_folders(const std::string& dir) {

@@ -70,7 +70,8 @@ json marker(const ExperimentConfig& cfg, const PsroOptions& opt, const fs::path&
   return j;
 }
 
-void check_marker(const fs::path& dir, const json& want) {
+/// psro.json as read back (its fields checked against `want`).
+json check_marker(const fs::path& dir, const json& want) {
   const std::string path = (dir / kMarker).string();
   if (!fs::exists(fs::symlink_status(path)))
     throw IoError(fmt::format("{}: missing, so {} holds no PSRO this command wrote; --resume continues one (use another "
@@ -89,6 +90,66 @@ void check_marker(const fs::path& dir, const json& want) {
                                     path, k, it == got.end() ? std::string("missing") : untrusted::excerpt(it->dump(), 80),
                                     v.dump()));
   }
+  return got;
+}
+
+/// The sha256 of each plan set and oracle record the PSRO wrote, by path relative to its directory: psro.json's
+/// "files" (docs/TRACES.md "PSRO"). A resume replays only these bytes.
+using Ledger = std::map<std::string, std::string>;
+
+Ledger read_ledger(const fs::path& dir, const json& marker) {
+  Ledger l;
+  const auto files = marker.find("files");
+  if (files == marker.end()) return l;
+  const std::string path = (dir / kMarker).string();
+  if (!files->is_object()) throw IoError(fmt::format("{}: 'files' is not an object", path));
+  for (const auto& [name, sum] : files->items()) {
+    if (!sum.is_string() || sum.get<std::string>().size() != 64)
+      throw IoError(fmt::format("{}: files.{}: not a sha256", path, untrusted::excerpt(name, 80)));
+    l[name] = sum.get<std::string>();
+  }
+  return l;
+}
+
+void write_marker(const fs::path& out, json marker, const Ledger& ledger) {
+  marker["files"] = json::object();
+  for (const auto& [name, sum] : ledger) marker["files"][name] = sum;
+  io::write_files(out.string(), {{kMarker, marker.dump(1) + "\n"}});
+}
+
+/// Whether iteration `it`'s plan sets and oracle record are all present and recorded, so that the oracles need not
+/// run again. A present file whose bytes differ from its recorded sha256 is refused by name: it was edited after the
+/// PSRO wrote it, and its runs played the recorded bytes.
+bool recorded_outputs(const fs::path& out, int it, const Ledger& ledger) {
+  bool all = true;
+  for (const std::string& name : {blue_set_name(it + 1), red_set_name(it + 1), oracle_name(it + 1)}) {
+    const fs::path p = out / name;
+    const auto rec = ledger.find(name);
+    if (!fs::is_regular_file(fs::symlink_status(p)) || rec == ledger.end()) {
+      all = false;
+      continue;
+    }
+    if (io::sha256_file(p.string()) != rec->second)
+      throw IoError(fmt::format("{}: does not match its sha256 in {} (the file changed after the PSRO wrote it); "
+                                "--resume replays only the plan sets it recorded (restore the file, or --force to "
+                                "start again)",
+                                p.string(), (out / kMarker).string()));
+  }
+  return all;
+}
+
+/// Writes the oracles' files and records their sha256 in psro.json. A file already recorded (lost, and made again
+/// by the oracles) must come out as the recorded bytes: its runs played them.
+void record_outputs(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& files, Ledger& ledger,
+                    const json& marker) {
+  for (const auto& [name, text] : files)
+    if (const auto rec = ledger.find(name); rec != ledger.end() && io::sha256_hex(text) != rec->second)
+      throw IoError(fmt::format("{}: made again, it differs from the sha256 {} recorded for it (its oracle does not "
+                                "answer twice alike); --force starts the PSRO again",
+                                (out / name).string(), (out / kMarker).string()));
+  io::write_files(out.string(), files);
+  for (const auto& [name, text] : files) ledger[name] = io::sha256_hex(text);
+  write_marker(out, marker, ledger);
 }
 
 /// The starting populations: the distinct BLUE and RED specs of the config's main conditions, in order.
@@ -106,13 +167,6 @@ std::pair<std::vector<std::string>, std::vector<std::string>> start_populations(
   return {b, r};
 }
 
-/// A run directory of the PSRO is complete when it holds its MANIFEST and its run_metadata.json (the runner writes
-/// the second after the first: a kill between them leaves a run that --resume seals).
-bool complete(const fs::path& dir) {
-  return fs::is_regular_file(fs::symlink_status(dir / io::kManifestFile)) &&
-         fs::is_regular_file(fs::symlink_status(dir / io::kMetadataFile));
-}
-
 /// Refuses a folder of the PSRO directory that is a symbolic link (a run or plan set would be written through it).
 void refuse_link(const fs::path& p) {
   if (fs::is_symlink(fs::symlink_status(p)))
@@ -124,10 +178,6 @@ void play(const ExperimentConfig& base, const std::vector<std::pair<std::string,
           const fs::path& dir, const PsroOptions& opt) {
   refuse_link(dir.parent_path());
   refuse_link(dir);
-  if (complete(dir)) {
-    io::verify_run_directory(dir.string());  // a run of an earlier invocation: its traces as its MANIFEST lists them
-    return;
-  }
   ExperimentConfig cfg = base;
   cfg.conditions.clear();
   for (const auto& [b, r] : pairs) cfg.conditions.push_back({default_condition_label(base, b, r), b, r, "main", {}});
@@ -143,7 +193,9 @@ void play(const ExperimentConfig& base, const std::vector<std::pair<std::string,
   ro.progress = opt.progress_mode != "none";
   ro.studies = false;
   ro.command = "psro";
-  ro.resume = fs::exists(dir);
+  // A run of an earlier invocation is resumed, or when complete, checked as `run --resume` checks one: its recorded
+  // key (the plan sets it replayed by sha256 among it) and its traces as its MANIFEST lists them.
+  ro.resume = fs::exists(fs::symlink_status(dir));
   run_experiment(plan, ro);
 }
 
@@ -166,6 +218,7 @@ void add_blue_plans(BluePlans& out, const fs::path& dir) {
 struct OracleOutcome {
   double blue_value = 0, red_value = 0;  ///< the oracles' mean value over the scenarios they answered
   std::size_t blue_failed = 0, red_failed = 0;
+  std::vector<std::pair<std::string, std::string>> files;  ///< the plan sets and the record, for record_outputs
 };
 
 bool is_llm_oracle(const std::string& s) { return s == "llm" || s == "llm_offline" || s.rfind("llm:", 0) == 0; }
@@ -210,7 +263,7 @@ class LlmOracle {
   GenerationSettings generation_;
 };
 
-/// Both oracles on every scenario of the corpus; writes the two plan sets and the oracle record.
+/// Both oracles on every scenario of the corpus; gives the two plan sets and the oracle record to write.
 OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int it, const MetaGameData& data,
                           const GameSolution& g, const PsroOptions& opt, const BluePlans& plans) {
   const PolicyContext ctx = policy_context(cfg);
@@ -358,8 +411,8 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
   rec["red_value"] = o.red_value;
   rec["blue_failed"] = o.blue_failed;
   rec["red_failed"] = o.red_failed;
-  io::write_files(out.string(), {{blue_set_name(it + 1), blue_text}, {red_set_name(it + 1), red_text},
-                                 {oracle_name(it + 1), rec.dump(1) + "\n"}});
+  o.files = {{blue_set_name(it + 1), blue_text}, {red_set_name(it + 1), red_text},
+             {oracle_name(it + 1), rec.dump(1) + "\n"}};
   return o;
 }
 
@@ -408,8 +461,8 @@ void write_outputs(const fs::path& out, const std::vector<PsroRow>& rows, const 
     t.add({std::to_string(r.iteration), std::to_string(r.blue_size), std::to_string(r.red_size),
            std::to_string(r.scenarios), num(r.value.value), r.value.str(), num(r.exploitability), num(r.lo), num(r.hi),
            num(r.blue_gain), num(r.red_gain), r.blue_added, r.red_added, num(r.blue_predicted), num(r.red_predicted)});
-    md += fmt::format("| {} | {} x {} | {:.4f} | {:.4f} [{:.4f}, {:.4f}] | {:.4f} | {:.4f} |\n", r.iteration, r.blue_size,
-                      r.red_size, r.value.value, r.exploitability, r.lo, r.hi, r.blue_gain, r.red_gain);
+    md += fmt::format("| {} | {} x {} | {:.4f} | {:.4f} {} | {:.4f} | {:.4f} |\n", r.iteration, r.blue_size, r.red_size,
+                      r.value.value, r.exploitability, interval_text(r.lo, r.hi), r.blue_gain, r.red_gain);
   }
   io::CsvTable p({"iteration", "side", "policy", "probability", "probability_exact"});
   for (const auto& r : pop) p.add({std::to_string(r.iteration), r.side, r.policy, num(r.p.value), r.p.str()});
@@ -417,6 +470,10 @@ void write_outputs(const fs::path& out, const std::vector<PsroRow>& rows, const 
 }
 
 }  // namespace
+
+std::string interval_text(double lo, double hi) {
+  return std::isnan(lo) || std::isnan(hi) ? std::string("[n/a]") : fmt::format("[{:.4f}, {:.4f}]", lo, hi);
+}
 
 std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& opt) {
   if (opt.iterations < 1) throw ConfigError("psro: --iterations must be at least 1");
@@ -443,10 +500,11 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
       if (spec->rfind("plans:", 0) == 0) inputs.push_back(spec->substr(6));
   const io::PreparedDirectory prepared = io::prepare_run_directory(
       out.string(), opt.resume ? io::DirMode::resume : opt.force ? io::DirMode::force : io::DirMode::fresh, inputs);
+  Ledger ledger;
   if (prepared.had_files)
-    check_marker(out, want);
+    ledger = read_ledger(out, check_marker(out, want));
   else
-    io::write_files(out.string(), {{kMarker, want.dump(1) + "\n"}});
+    write_marker(out, want, ledger);
   refuse_link(out / "runs");
   refuse_link(out / "policies");
   std::optional<tbb::global_control> limit;
@@ -472,13 +530,12 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
     const GameSolution g = solve_game(data.matrix(), false);
     record_population(it, data, g);
     OracleOutcome o;
-    if (fs::is_regular_file(fs::symlink_status(out / oracle_name(it + 1))) &&
-        fs::is_regular_file(fs::symlink_status(out / blue_set_name(it + 1))) &&
-        fs::is_regular_file(fs::symlink_status(out / red_set_name(it + 1))))
+    if (recorded_outputs(out, it, ledger)) {
       o = read_oracle_record(out / oracle_name(it + 1));
-    else {
+    } else {
       for (; plans_read <= it; ++plans_read) add_blue_plans(plans, out / run_name(plans_read));
       o = run_oracles(cfg, out, it, data, g, opt, plans);
+      record_outputs(out, o.files, ledger, want);
     }
     const std::string nb = "plans:" + (out / blue_set_name(it + 1)).string();
     const std::string nr = "plans:" + (out / red_set_name(it + 1)).string();
@@ -537,8 +594,8 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
     }
     write_outputs(out, rows, pop);
     if (opt.progress_mode != "none")
-      fmt::print(stderr, "advplan: psro iteration {}/{}: exploitability {:.4f} [{:.4f}, {:.4f}], population {} x {}\n",
-                 it + 1, opt.iterations, row.exploitability, row.lo, row.hi, grown.blue.size(), grown.red.size());
+      fmt::print(stderr, "advplan: psro iteration {}/{}: exploitability {:.4f} {}, population {} x {}\n", it + 1,
+                 opt.iterations, row.exploitability, interval_text(row.lo, row.hi), grown.blue.size(), grown.red.size());
     if (done) break;
   }
   return rows;

@@ -41,6 +41,7 @@
 #include "advplan/policy/openai_client.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
+#include "plan_set_key.hpp"
 
 namespace advplan {
 namespace fs = std::filesystem;
@@ -513,6 +514,8 @@ std::vector<std::pair<std::string, std::string>> run_key(const RunPlan& plan, st
   // A sandboxed run is resumed and merged only with sandboxed parts, so that its record stays true (a run without a
   // sandbox keeps the key it had).
   if (process_sandbox()) key.emplace_back("sandbox", "bwrap");
+  // The plan sets the conditions replay, by content (like the map): a resume or a merge never plays an edited one.
+  for (auto& field : detail::plan_set_key_fields(plan.conditions)) key.push_back(std::move(field));
   return key;
 }
 
@@ -875,11 +878,20 @@ std::optional<RunSummary> complete_run(const fs::path& dir, const fs::path& work
     const std::string was = recorded && recorded->contains(k) && (*recorded)[k].is_string()
                                 ? (*recorded)[k].get<std::string>()
                                 : std::string();
+    if (was != v) detail::refuse_plan_set_change(meta_path, "complete", k, was, v);
     if (was != v)
       throw ConfigError(fmt::format("{}: --resume: the complete run here has a different {} ({}, now {}); resume "
                                     "only the run it is, or pass --force to start over",
                                     meta_path, k, was.empty() ? "none" : untrusted::excerpt(was, 80), v));
   }
+  // "Already complete" only while it still is: its files as its MANIFEST lists them, and that MANIFEST the one its
+  // metadata recorded (a PSRO replays its complete runs through here).
+  io::verify_run_directory(dir.string());
+  const std::string manifest = (dir / io::kManifestFile).string();
+  if (untrusted::string_member(meta, "manifest_sha256") != io::sha256_file(manifest))
+    throw CsvError(fmt::format("{}: does not match the manifest_sha256 recorded in {}; --resume continues only the run "
+                               "it recorded (pass --force to start over)",
+                               manifest, meta_path));
   // A kill may have left the work directory half removed.
   fs::remove_all(work);
   RunSummary summary;
@@ -901,11 +913,13 @@ void check_interrupted_key(const fs::path& work, const RunKey& key) {
   std::map<std::string, std::string> was;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) was[line.substr(0, eq)] = line.substr(eq + 1);
-  for (const auto& [k, v] : key)
+  for (const auto& [k, v] : key) {
+    if (was[k] != v) detail::refuse_plan_set_change((work / kKey).string(), "interrupted", k, was[k], v);
     if (was[k] != v)
       throw ConfigError(fmt::format("{}: --resume: the interrupted run has a different {} ({}, now {}); resume it "
                                     "with its own config, or pass --force to start over",
                                     (work / kKey).string(), k, was[k].empty() ? "none" : was[k], v));
+  }
 }
 
 /// The latest journal entry that the files bear out: each file's first bytes hash to what the entry recorded, and

@@ -186,10 +186,17 @@ std::vector<double> read_values(const io::YamlReader& list, const std::string& p
   if (n == 4 && is_ellipsis(2)) {
     const double a = read_value(list.at(0), path), b = read_value(list.at(1), path), z = read_value(list.at(3), path);
     const double step = b - a, span = (z - a) / step;
-    if (!(step != 0) || !std::isfinite(span) || span < 1)
+    if (step == 0)
+      list.fail(fmt::format("[{}, {}, ..., {}] is not a range: the second value must differ from the first", a, b, z));
+    if (!std::isfinite(step))
+      list.fail(fmt::format("[{}, {}, ..., {}] is not a range: the step from the first value to the second is not a "
+                            "finite number", a, b, z));
+    if (!(span >= 1))  // a span of -inf (a tiny step the wrong way) lies before the second, too
       list.fail(fmt::format("[{}, {}, ..., {}] is not a range: the last value must lie beyond the second", a, b, z));
+    // A span of +inf is a step too small to be divided into (z - a) at all: it is too small in the same way.
     if (span > static_cast<double>(kMaxSweepPoints))
-      list.fail(fmt::format("the range has more than {} values", kMaxSweepPoints));
+      list.fail(fmt::format("[{}, {}, ..., {}]: the step {} is too small: the range would have more than {} values, "
+                            "the most a sweep range may have", a, b, z, step, kMaxSweepPoints));
     const auto steps = static_cast<std::size_t>(std::llround(span));
     if (std::abs(span - static_cast<double>(steps)) > 1e-6)
       list.fail(fmt::format("[{}, {}, ..., {}]: the last value is not the first plus a whole number of steps of {}", a, b,

@@ -505,6 +505,59 @@ TEST(Psro, DirectoriesAndSettingsAreChecked) {
   }
 }
 
+// A resume replays only the plan sets the PSRO wrote (issue 47 item 11): psro.json records each plan set's and
+// oracle record's sha256, and an edited one is refused by name, where it once made one policy two plan sets in one
+// game (3 scenarios became 2, and the exploitability 0).
+TEST(Psro, AResumeRefusesAnEditedPlanSetNamingIt) {
+  TempDir dir("psro-edited");
+  const ExperimentConfig cfg = load_experiment_config(psro_config(dir));
+  const fs::path out = dir.path() / "out";
+  run_psro(cfg, options(out, 1));
+  const std::string blue = (out / "policies/blue_001.jsonl").string();
+  const std::string original = testing::read_file(blue);
+  // Its last plan dropped: a plan set of 5 scenarios where the runs played 6.
+  testing::write_file(blue, original.substr(0, original.rfind('\n', original.size() - 2) + 1));
+  PsroOptions more = options(out, 2);
+  more.resume = true;
+  try {
+    run_psro(cfg, more);
+    ADD_FAILURE() << "an edited plan set was replayed";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(blue + ": does not match its sha256 in " + (out / "psro.json").string()));
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out / "runs/002"));
+  // The oracle record is checked as well; restored, the resume goes on.
+  testing::write_file(blue, original);
+  const std::string oracle = (out / "policies/oracle_001.json").string();
+  const std::string record = testing::read_file(oracle);
+  testing::write_file(oracle, record + " ");
+  EXPECT_THROW(run_psro(cfg, more), IoError);
+  testing::write_file(oracle, record);
+  EXPECT_EQ(run_psro(cfg, more).size(), 2u);
+}
+
+// A game of one scenario has no bootstrap interval: PSRO prints n/a, never nan (issue 47).
+TEST(PsroCli, AOneScenarioGamePrintsNoNan) {
+  TempDir dir("psro-one");
+  const std::string config = testing::small_config(
+      dir, {{"templates: [urban, air-defense]", "templates: [urban]"},
+            testing::seeds("[100, 100]"),
+            {"conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]",
+             "matrix: {blue: [seed, proposer:cyber], red: [single, greedy@4]}"},
+            {"budget_sweep: [1, 2, 4, 8, 16]", "budget_sweep: []"},
+            {"studies: {rubric: true, framing: true, components: true}",
+             "studies: {rubric: false, framing: false, components: false}"}});
+  const auto r = testing::advplan("psro " + testing::quote(config) + " --iterations 1 --resamples 20 --red-k 8 "
+                                  "--blue-budget 12 --progress plain --out " + testing::quote(dir / "out"), dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("nan")));
+  EXPECT_THAT(r.err, HasSubstr("[n/a]; wrote"));
+  const std::string md = testing::read_file(dir / "out/psro.md");
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("nan")));
+  EXPECT_THAT(md, HasSubstr("[n/a]"));
+}
+
 TEST(PsroCli, RunsAndRefusesBadOptions) {
   TempDir dir("psro-cli");
   const std::string config = psro_config(dir);

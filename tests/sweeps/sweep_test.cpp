@@ -95,6 +95,11 @@ TEST(SweepConfig, BadSweepsAreOneSentenceNamingTheKey) {
       {"{condition: single, policies.constraint.lambda: [0, 1]}", "reaches neither the RED policy single"},
       {"{condition: nobody, k: [1]}", "no listed condition is labelled 'nobody'"},
       {"{policies.constraint.lambda: [0, 0.0001, ..., 1]}", "more than 1024 values"},
+      // A step so small that (last - first) / step overflows: the step is what is wrong, not the order.
+      {"{policies.constraint.lambda: [0, 5e-324, ..., 1]}", "the step 5e-324 is too small: the range would have more "
+                                                             "than 1024 values"},
+      {"{policies.constraint.lambda: [0, 5e-324, ..., 0]}", "the last value must lie beyond the second"},
+      {"{policies.constraint.lambda: [0.5, 0.5, ..., 1]}", "the second value must differ from the first"},
       {"{k: [1, 2, ..., 64], simulator.noise: [0, 0.01, ..., 1]}", "the grid has more than 1024 points"},
       {"{grid: {k: [1]}, points: [{k: 2}]}", "give grid or points, not both"},
       {"{points: [{k: 2}, {simulator.noise: 0.1}]}", "every point sets the same settings as the first"},

@@ -4,6 +4,7 @@
 // `sha256sum`, so `sha256sum -c MANIFEST` checks it too), and readers refuse a directory whose MANIFEST is
 // missing or whose trace files do not match it. Files under tables/ and figures/ are derived: they are listed
 // when the run wrote them, but may be deleted and rebuilt.
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,12 @@ struct PreparedDirectory {
 /// of `inputs` (the command's config, a merge's shards).
 PreparedDirectory prepare_run_directory(const std::string& dir, DirMode mode,
                                         const std::vector<std::string>& inputs = {});
+
+/// The type of `path`, following symbolic links (std::filesystem::file_type::not_found when it is missing). Throws
+/// IoError naming the path, in one sentence, when the filesystem cannot resolve it (a symbolic link loop, a name too
+/// long, a folder that may not be entered): every run directory, and every path from the user that is read, is
+/// looked at through this (or with an error_code) rather than through a std::filesystem call that throws.
+std::filesystem::file_type path_type(const std::string& path);
 
 /// SHA-256 of a file's bytes, read in blocks; throws IoError naming the file.
 std::string sha256_file(const std::string& path);

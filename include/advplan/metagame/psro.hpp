@@ -105,12 +105,17 @@ struct PsroRow {
   int iteration = 0;
   std::size_t blue_size = 0, red_size = 0;
   Fraction value;
-  double exploitability = 0, lo = 0, hi = 0;  ///< nash_conv in the grown matrix, and its bootstrap interval
+  /// nash_conv in the grown matrix, and its bootstrap interval: NaN (undefined) when the grown game has one scenario
+  /// or --resamples is 0
+  double exploitability = 0, lo = 0, hi = 0;
   double blue_gain = 0, red_gain = 0;         ///< each side's part of it
   std::string blue_added, red_added;
   double blue_predicted = 0, red_predicted = 0;  ///< the oracles' own estimate of the responses' mean value
   std::size_t scenarios = 0;
 };
+
+/// The interval [lo, hi] as PSRO prints it (4 decimals), or "[n/a]" when it is undefined (docs/METRICS.md "PSRO").
+std::string interval_text(double lo, double hi);
 
 /// Runs (or resumes) PSRO into opt.out_dir; returns every iteration's row. Throws ConfigError / IoError naming the
 /// file and field on bad input, and when a resumed directory was made with other settings.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
@@ -24,7 +25,8 @@ struct SchemaFlags {
 nlohmann::json scenario_schema(const SchemaFlags& f) {
   if (f.name != "plan" && f.name != "blue_plan" && f.name != "red_plan")
     throw ConfigError(fmt::format("schema: --scenario applies to plan schemas only, not to '{}'", f.name));
-  const auto side = f.name == "red_plan" ? Side::Red : f.name == "blue_plan" ? Side::Blue : parse_side(f.side);
+  std::optional<Side> side = f.side == "blue" ? Side::Blue : f.side == "red" ? Side::Red : std::optional<Side>();
+  if (f.name != "plan") side = f.name == "red_plan" ? Side::Red : Side::Blue;
   if (!side) throw ConfigError(fmt::format("schema: --side must be blue or red, not '{}'", f.side));
   const ExperimentConfig cfg = f.config.empty() ? default_experiment_config() : load_experiment_config(f.config);
   return llm::scenario_plan_schema(find_scenario(cfg, f.scenario), *side);

@@ -159,7 +159,7 @@ std::optional<json> named_schema(std::string_view name) {
 json scenario_plan_schema(const Scenario& sc, Side side) {
   using L = PlanSchemaLimits;
   const json props = {
-      {"plan_id", action_id()},
+      {"plan_id", bounded_text(L::max_plan_id)},  // the contract overwrites it; any short text will do
       {"side", {{"const", to_string(side)}}},
       {"objective", bounded_text(L::max_text)},
       {"roles", roles_schema(sc, side)},

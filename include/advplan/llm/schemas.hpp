@@ -38,6 +38,7 @@ struct PlanSchemaLimits {
   static constexpr int max_options = 3;
   static constexpr int max_text = 160;  ///< objective, condition and metadata values, in characters
   static constexpr int max_id = 24;     ///< action ids, in characters
+  static constexpr int max_plan_id = 80;
 };
 
 /// `schema` rewritten to OpenAI's strict subset: every object lists all its properties as required (an optional

@@ -51,7 +51,8 @@ class RawClient {
   }
   /// Everything until the server closes, or until `wait` passes without a byte.
   std::string read_all(std::chrono::milliseconds wait = std::chrono::milliseconds(5000)) {
-    std::string out;
+    std::string out = std::move(pending_);
+    pending_.clear();
     while (readable(wait)) {
       char buf[65536];
       const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
@@ -65,8 +66,17 @@ class RawClient {
   }
   /// One response: its head and Content-Length bytes of body (none for `head_only`), within `wait` per read.
   std::string read_response(bool head_only = false, std::chrono::milliseconds wait = std::chrono::milliseconds(5000)) {
-    std::string out;
+    // Bytes of a later response that came with this one (pipelining) wait in pending_ for the next call.
+    std::string out = std::move(pending_);
+    pending_.clear();
     std::size_t want = std::string::npos;
+    auto measure = [&] {
+      const std::size_t end = out.find("\r\n\r\n");
+      if (want != std::string::npos || end == std::string::npos) return;
+      const std::size_t cl = out.find("Content-Length: ");
+      want = end + 4 + (head_only || cl == std::string::npos || cl > end ? 0 : std::strtoull(out.c_str() + cl + 16, nullptr, 10));
+    };
+    measure();
     while (out.size() < want && readable(wait)) {
       char buf[65536];
       const ssize_t n = ::recv(fd_, buf, want == std::string::npos ? sizeof buf : std::min(sizeof buf, want - out.size()), 0);
@@ -75,11 +85,11 @@ class RawClient {
         break;
       }
       out.append(buf, static_cast<std::size_t>(n));
-      const std::size_t end = out.find("\r\n\r\n");
-      if (want == std::string::npos && end != std::string::npos) {
-        const std::size_t cl = out.find("Content-Length: ");
-        want = end + 4 + (head_only || cl == std::string::npos ? 0 : std::strtoull(out.c_str() + cl + 16, nullptr, 10));
-      }
+      measure();
+    }
+    if (want != std::string::npos && out.size() > want) {
+      pending_ = out.substr(want);
+      out.resize(want);
     }
     return out;
   }
@@ -95,6 +105,7 @@ class RawClient {
     return ::poll(&p, 1, static_cast<int>(wait.count())) > 0;
   }
   int fd_ = -1;
+  std::string pending_;
   bool connected_ = false;
   bool closed_ = false;
 };

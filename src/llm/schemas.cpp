@@ -31,8 +31,10 @@ constexpr const char* kPlanSchema =
 "tool_calls":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"object"}}}}}})";
 
 constexpr const char* kDraft = "https://json-schema.org/draft/2020-12/schema";
-/// Action ids (and the plan id): a letter, then letters, digits, '_' or '-'.
-constexpr const char* kIdPattern = "^[A-Za-z][A-Za-z0-9_-]*$";
+/// Action ids: a letter, then up to 23 letters, digits, '_' or '-'. The bound is in the pattern itself, not only in
+/// maxLength: llama.cpp's grammar from a schema follows a string's pattern and then ignores its maxLength, and a
+/// random-weights model wrote ids of thousands of characters under `*` (tests/real_server).
+constexpr const char* kIdPattern = "^[A-Za-z][A-Za-z0-9_-]{0,23}$";
 
 json side_plan_schema(const char* side) {
   json s = json::parse(kPlanSchema);

@@ -137,12 +137,11 @@ TEST(RealServer, WithThePerScenarioSchemaEveryReplyParsesAndEachFailureIsNamed) 
   const auto x = advplan(evaluate(real_config(dir, server, 3, kSchemaGen), dir / "run"), dir);
   ASSERT_LE(x.status, 1) << x.err;
   int replies = 0;
-  for (const json& t : jsonl(dir / "run/transcripts.jsonl"))
-    for (const json& c : t["calls"]) {
-      ++replies;
-      const std::string text = c["reply"]["text"].get<std::string>();
-      EXPECT_FALSE(json::parse(text, nullptr, false).is_discarded()) << "not JSON: " << text.substr(0, 300);
-    }
+  for (const json& c : jsonl(dir / "run/transcripts.jsonl")) {  // one line per call (docs/TRACES.md)
+    ++replies;
+    const std::string text = c["reply"].get<std::string>();
+    EXPECT_FALSE(json::parse(text, nullptr, false).is_discarded()) << "not JSON: " << text.substr(0, 300);
+  }
   EXPECT_GE(replies, 3);
   const std::string per = read_file(dir / "run/per_scenario.csv");
   EXPECT_EQ(per.find("failed,,"), std::string::npos) << "a failed row without its reason:\n" << per;
@@ -169,11 +168,10 @@ TEST(RealServer, TheTokensRecordedAreTheServersOwnCounts) {
   ASSERT_TRUE(server.ready(dir)) << server.log();
   ASSERT_LE(advplan(evaluate(real_config(dir, server, 2, kFreeGen), dir / "run"), dir).status, 1);
   long prompt = 0, completion = 0;
-  for (const json& t : jsonl(dir / "run/transcripts.jsonl"))
-    for (const json& c : t["calls"]) {
-      prompt += c["reply"]["prompt_tokens"].get<long>();
-      completion += c["reply"]["completion_tokens"].get<long>();
-    }
+  for (const json& c : jsonl(dir / "run/transcripts.jsonl")) {
+    prompt += c["prompt_tokens"].get<long>();
+    completion += c["completion_tokens"].get<long>();
+  }
   EXPECT_EQ(prompt, static_cast<long>(server.metric(dir, "prompt_tokens_total")));
   EXPECT_EQ(completion, static_cast<long>(server.metric(dir, "tokens_predicted_total")));
 }

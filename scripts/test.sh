@@ -12,8 +12,10 @@ dpkg -s chromium >/dev/null 2>&1 || browser_missing+=(chromium)
 # Node from any source (Debian's nodejs and npm, or one already installed): only a missing command is installed.
 command -v node >/dev/null || browser_missing+=(nodejs)
 command -v npm >/dev/null || browser_missing+=(npm)
+# llama.cpp's gguf-py (the real_server tests' model writer) reads YAML.
+dpkg -s python3-yaml >/dev/null 2>&1 || browser_missing+=(python3-yaml)
 if [ ${#browser_missing[@]} -gt 0 ]; then
-  echo "test: installing ${browser_missing[*]} for the browser test" >&2
+  echo "test: installing ${browser_missing[*]} for the browser and real-server tests" >&2
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -q >/dev/null
@@ -24,6 +26,11 @@ if [ ! -d build/browser/node_modules/playwright-core ]; then
   mkdir -p build/browser
   npm install --prefix build/browser --no-audit --no-fund --silent playwright-core@1.65.2 >/dev/null
 fi
+# The real_server tests (tests/real_server/, docs/LLM.md): llama.cpp's llama-server and a random-weights model,
+# built once per build folder (5-14 minutes on two cores the first time). With ADVPLAN_REQUIRE_REAL_SERVER=1 a
+# missing server fails those tests instead of skipping them.
+bash scripts/real_server.sh build >/dev/null
+export ADVPLAN_REQUIRE_REAL_SERVER=1
 jobs="$(nproc)"
 echo "test: building the tests with ${jobs} job(s)" >&2
 cmake --build build -j"${jobs}" --target advplan_tests

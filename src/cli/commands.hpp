@@ -23,6 +23,8 @@ struct RunDirFlags {
   std::uint64_t max_tokens = 0;  ///< --max-tokens N; 0: no limit
   double max_cost = 0;           ///< --max-cost USD; 0: no limit
   bool sandbox = false;          ///< --sandbox: every external program in a bubblewrap sandbox (config: sandbox)
+  bool batch = false;            ///< --batch: the live calls go through the provider's batch API (llm.mode: batch)
+  std::string batch_export;      ///< --batch-export DIR: write the wave's input files there instead of submitting
   /// Registers the options on `cmd`; the object must outlive the parse.
   void add_to(CLI::App* cmd);
   /// Copies them into a run's options.
@@ -52,6 +54,14 @@ std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir);
 /// The exit status of a finished run: 1, with a sentence naming the first reason, when every row failed; else 0.
 int all_failed_status(const RunSummary& s, const std::string& out_dir);
 
+/// The exit status of a run that waits for its batch wave (EX_TEMPFAIL: try again later).
+inline constexpr int kBatchWaitingStatus = 75;
+/// Remembers the command line, so that `batch ingest` and `batch poll` continue the run with it.
+void set_command_line(int argc, char** argv);
+/// A run stopped with BatchWaiting: writes the wave's input files and state into RUN/.advplan-work/batch/, submits
+/// them (or copies them to `export_dir`), prints what the run waits for, and returns kBatchWaitingStatus.
+int finish_batch_wave(const RunPlan& plan, const RunOptions& opts, const std::string& export_dir, const BatchWaiting& e);
+
 /// Registers a subcommand on `app`; `run` is set to the action to execute when it is chosen.
 using Action = std::function<int()>;
 void add_scenarios_command(CLI::App& app, Action& run);
@@ -66,7 +76,8 @@ void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);
 void add_psro_command(CLI::App& app, Action& run);  ///< psro CONFIG: best responses to the exact equilibrium
-void add_schema_command(CLI::App& app, Action& run);  ///< schema NAME: the JSON Schemas of what models write
+void add_schema_command(CLI::App& app, Action& run);
+void add_batch_command(CLI::App& app, Action& run);  ///< batch poll|ingest RUN: a batch run's next wave  ///< schema NAME: the JSON Schemas of what models write
 void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, quiz
 void add_check_command(CLI::App& app, Action& run);
 void add_report_command(CLI::App& app, Action& run);  ///< report RUN_DIR: the static site (docs/REPORT.md)

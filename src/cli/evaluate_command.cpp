@@ -116,7 +116,12 @@ void add_evaluate_command(CLI::App& app, Action& run) {
         md = files.front().second;
         per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
       };
-      const RunSummary s = run_experiment(plan, opts);
+      RunSummary s;
+      try {
+        s = run_experiment(plan, opts);
+      } catch (const BatchWaiting& e) {
+        return finish_batch_wave(plan, opts, dir_flags->batch_export, e);
+      }
       std::size_t policy_failures = 0, policy_rows = 0;
       for (std::size_t i = 0; i < per.size(); ++i) {
         if (per.at(i, "blue_policy") != *blue) continue;

@@ -23,7 +23,7 @@
 #include "advplan/geo/tools.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/policy/completion_cache.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/run/transcripts.hpp"
 #include "advplan/policy/policy_settings.hpp"
 #include "commands.hpp"

@@ -166,7 +166,12 @@ void add_run_command(CLI::App& app, Action& run) {
       opts.observers = standard_observers(opts.studies, opts.studies,
                                           opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
-      const RunSummary s = run_experiment(plan, opts);
+      RunSummary s;
+      try {
+        s = run_experiment(plan, opts);
+      } catch (const BatchWaiting& e) {
+        return finish_batch_wave(plan, opts, dir_flags->batch_export, e);
+      }
       if (s.already_complete) {
         fmt::print(stderr, "advplan: {} is already a complete run; nothing to resume\n", *out);
         return 0;

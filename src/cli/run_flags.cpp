@@ -41,6 +41,12 @@ void RunDirFlags::add_to(CLI::App* cmd) {
                   "stop, resumably, once the external policies' calls cost more US dollars than this under llm.prices")
       ->check(CLI::PositiveNumber);
   add_sandbox_flag(cmd, sandbox);
+  cmd->add_flag("--batch", batch,
+                "send the live models' calls through the provider's batch API, in waves, at its discount; the run stops "
+                "after each wave and `advplan batch poll RUN` continues it (config: llm.mode: batch; docs/LLM.md \"Batch\")");
+  cmd->add_option("--batch-export", batch_export,
+                  "with --batch semantics, write each wave's requests to DIR in the provider's batch input format instead "
+                  "of submitting them; `advplan batch ingest RUN RESULTS` continues the run");
 }
 
 void add_sandbox_flag(CLI::App* cmd, bool& flag) {
@@ -60,6 +66,10 @@ void RunDirFlags::apply(ExperimentConfig& cfg) const {
   if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
   if (max_connections > 0) cfg.llm.max_connections = max_connections;
   if (!transcripts.empty()) cfg.transcripts = *parse_transcripts_mode(transcripts);
+  if (batch || !batch_export.empty()) cfg.llm.batch = true;
+  if (cfg.llm.batch && cfg.llm.cache_dir.empty())
+    throw ConfigError("--batch needs a completion cache to keep the batch's answers in: set llm.cache_dir or give "
+                      "--llm-cache DIR");
 }
 
 void RunDirFlags::apply(RunOptions& opts) const {

@@ -108,7 +108,12 @@ bool setup(Job& j) {
     }
     add(k + ": " + v);
   }
-  add("Content-Type: application/json");
+  if (!clean_header(p.content_type)) {
+    a.kind = Kind::transport;
+    a.transport_error = "the content type holds a line break";
+    return false;
+  }
+  if (!p.get) add("Content-Type: " + p.content_type);
   add("Expect:");  // no 100-continue round trip for a large prompt
   j.url = p.origin + p.path;
   const auto ms = static_cast<long>(p.timeout_s * 1000.0 + 0.5);
@@ -120,9 +125,13 @@ bool setup(Job& j) {
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms < 1 ? 1L : ms);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms < 1 ? 1L : ms);
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, p.payload.data());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(p.payload.size()));
+  if (p.get) {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, p.payload.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(p.payload.size()));
+  }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, j.headers.get());
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &j.transfer);

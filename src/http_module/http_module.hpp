@@ -1,5 +1,6 @@
 #pragma once
-// The interface of libadvplan_http.so (src/http_module), the one HTTP POST the OpenAI-compatible client makes,
+// The interface of libadvplan_http.so (src/http_module), the HTTP requests the LLM providers make (a POST, or a GET
+// for a batch's status and results),
 // with libcurl behind it. libadvplan loads the module on first use (io::open_module): linking libcurl loads
 // OpenSSL's TLS library and runs its initialisation in every process. Both sides are built together, by
 // the same compiler and standard library, so the interface passes C++ types; the entry point has C linkage so
@@ -15,7 +16,9 @@ namespace advplan::http {
 struct Post {
   std::string origin, path;  ///< scheme://host[:port] and the request path
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string payload;       ///< the JSON body (sent as application/json)
+  std::string payload;       ///< the body (sent as content_type); not sent by a GET
+  std::string content_type = "application/json";
+  bool get = false;          ///< a GET (batch status and results) instead of a POST
   double timeout_s = 60;     ///< total deadline: connection, request and the whole response
   std::size_t max_body = 0;  ///< larger bodies are refused, by Content-Length or while reading
 };

@@ -29,7 +29,7 @@
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/exec_policy.hpp"
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
 

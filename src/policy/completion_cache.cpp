@@ -11,7 +11,7 @@
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/sha256.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/policy/policy_context.hpp"
 
 namespace advplan {
@@ -26,9 +26,10 @@ constexpr const char* kFormat = "advplan-llm-cache/1";
 /// kept no longer matches). The finish reason joins the material only when there is one, so entries written before
 /// it was kept still match.
 std::string entry_digest(const std::string& key, const std::string& model, const std::string& text, const json& prompt,
-                         const json& completion, const std::string& finish_reason) {
+                         const json& completion, const std::string& finish_reason, const json& details) {
   json material = json::array({kFormat, key, model, text, prompt, completion});
   if (!finish_reason.empty()) material.push_back(finish_reason);
+  if (!details.is_null()) material.push_back(details);
   return io::sha256_hex(material.dump(-1, ' ', true, json::error_handler_t::replace));
 }
 
@@ -126,7 +127,10 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   const auto fr = j.find("finish_reason");
   if (fr != j.end() && !fr->is_string()) return corrupt("a finish_reason that is not a string");
   const std::string finish = fr == j.end() ? std::string() : fr->get<std::string>();
-  if (digest->get<std::string>() != entry_digest(key, model->get<std::string>(), t->get<std::string>(), pt, ct, finish))
+  const json& details = j.contains("usage_details") ? j["usage_details"] : none;
+  if (!details.is_null() && !details.is_object()) return corrupt("usage_details that are not an object");
+  if (digest->get<std::string>() !=
+      entry_digest(key, model->get<std::string>(), t->get<std::string>(), pt, ct, finish, details))
     return corrupt("its content does not match its digest: it was changed after it was written");
   Completion c;
   c.ok = true;
@@ -138,6 +142,17 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   c.prompt_tokens = count("prompt_tokens");
   c.completion_tokens = count("completion_tokens");
   c.finish_reason = finish;
+  if (details.is_object()) {
+    auto detail = [&](const char* k) {
+      const auto it = details.find(k);
+      return it != details.end() && it->is_number_integer() ? it->get<int>() : -1;
+    };
+    c.cached_tokens = detail("cached_tokens");
+    c.cache_write_tokens = detail("cache_write_tokens");
+    c.reasoning_tokens = detail("reasoning_tokens");
+    c.served_by = untrusted::string_member(details, "served_by");
+    c.batch = untrusted::bool_member(details, "batch", false);
+  }
   c.model = model->get<std::string>();
   ++hits_;
   return c;
@@ -147,14 +162,22 @@ void CompletionCache::store(const std::string& key, std::string_view model, cons
   if (!c.ok) return;
   const std::string path = entry_path(key);
   const json pt = c.prompt_tokens, ct = c.completion_tokens;
+  json details;  // null unless a provider reported one of them (entries without them keep their digest)
+  if (c.cached_tokens >= 0 || c.cache_write_tokens >= 0 || c.reasoning_tokens >= 0 || !c.served_by.empty() || c.batch)
+    details = {{"cached_tokens", c.cached_tokens},
+               {"cache_write_tokens", c.cache_write_tokens},
+               {"reasoning_tokens", c.reasoning_tokens},
+               {"served_by", c.served_by}};
+  if (c.batch) details["batch"] = true;
   json j = {{"format", kFormat},
             {"key", key},
             {"model", std::string(model)},
             {"text", c.text},
             {"prompt_tokens", pt},
             {"completion_tokens", ct},
-            {"digest", entry_digest(key, std::string(model), c.text, pt, ct, c.finish_reason)}};
+            {"digest", entry_digest(key, std::string(model), c.text, pt, ct, c.finish_reason, details)}};
   if (!c.finish_reason.empty()) j["finish_reason"] = c.finish_reason;
+  if (!details.is_null()) j["usage_details"] = details;
   try {
     std::error_code ec;
     const std::string folder = fs::path(path).parent_path().string();
@@ -193,14 +216,55 @@ std::shared_ptr<CompletionCache> completion_cache_of(const PolicyContext& ctx) {
   return ctx.get<std::shared_ptr<CompletionCache>>();
 }
 
+void BatchWave::add(const std::string& key, const std::string& model, const std::string& body) {
+  std::lock_guard lock(mu_);
+  entries_.try_emplace(key, Entry{model, body});
+}
+
+std::map<std::string, BatchWave::Entry> BatchWave::entries() const {
+  std::lock_guard lock(mu_);
+  return entries_;
+}
+
+std::shared_ptr<BatchWave> batch_wave_of(const PolicyContext& ctx) { return ctx.get<std::shared_ptr<BatchWave>>(); }
+
+namespace {
+
+/// While the run's wave is open, records each request it is asked (a cache miss) and answers it as deferred; after,
+/// asks the provider.
+class DeferringClient final : public CompletionClient {
+ public:
+  DeferringClient(std::unique_ptr<CompletionClient> live, LlmSettings s, std::string endpoint, std::shared_ptr<BatchWave> wave)
+      : live_(std::move(live)), s_(std::move(s)), endpoint_(std::move(endpoint)), wave_(std::move(wave)) {}
+  Completion complete(const CompletionRequest& req) const override {
+    if (!wave_->open()) return live_->complete(req);
+    const std::string body = s_.provider == LlmProvider::anthropic ? messages_request_body(req, s_.model)
+                                                                    : chat_request_body(req, s_.model);
+    wave_->add(CompletionCache::key_of(endpoint_, s_.model, req), s_.model, body);
+    Completion c;
+    c.error = "the request waits in a batch";
+    c.error_kind = ErrorKind::deferred;
+    c.model = s_.model;
+    return c;
+  }
+  std::string name() const override { return live_->name(); }
+
+ private:
+  std::unique_ptr<CompletionClient> live_;
+  LlmSettings s_;
+  std::string endpoint_;
+  std::shared_ptr<BatchWave> wave_;
+};
+
+}  // namespace
+
 std::unique_ptr<CompletionClient> make_live_client(const LlmSettings& s, const PolicyContext& ctx) {
-  auto live = std::make_unique<OpenAiCompatibleClient>(s);
+  std::string endpoint;
+  std::unique_ptr<CompletionClient> live = make_provider_client(s, &endpoint);
   auto cache = completion_cache_of(ctx);
+  if (auto wave = batch_wave_of(ctx)) live = std::make_unique<DeferringClient>(std::move(live), s, endpoint, std::move(wave));
   if (!cache) return live;
-  std::string endpoint = live->origin() + live->path();
-  std::string model = live->model();
-  return std::make_unique<CachingCompletionClient>(std::move(live), std::move(endpoint), std::move(model),
-                                                   std::move(cache));
+  return std::make_unique<CachingCompletionClient>(std::move(live), std::move(endpoint), s.model, std::move(cache));
 }
 
 }  // namespace advplan

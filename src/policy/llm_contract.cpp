@@ -67,9 +67,10 @@ std::string system_prompt(Side side) {
 CompletionRequest build_red_prompt(const Scenario& sc, const Plan& blue) {
   CompletionRequest r;
   r.messages.push_back({"system", system_prompt(Side::Red)});
-  r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
-                                            kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd, kBlueBegin,
-                                            plan_to_string(blue), kBlueEnd)});
+  const std::string shared = fmt::format("{}{}{}", kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd);
+  r.messages.push_back({"user", fmt::format("{}{}{}{}Write the RED plan that answers this BLUE plan. Reply with the JSON only.",
+                                            shared, kBlueBegin, plan_to_string(blue), kBlueEnd)});
+  r.cache = {1, shared.size()};  // the system prompt and the scenario are shared by every BLUE plan answered
   return r;
 }
 
@@ -81,13 +82,14 @@ CompletionRequest build_replan_prompt(const Scenario& sc, const json& request) {
   state.erase("type");
   CompletionRequest r;
   r.messages.push_back({"system", system_prompt(side)});
+  const std::string shared = fmt::format("{}{}{}", kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd);
+  r.cache = {1, shared.size()};
   r.messages.push_back(
-      {"user", fmt::format("{}{}{}PLAN:\n{}\nEND PLAN\nSTATE:\n{}\nEND STATE\nThe plan above is being played. Its step "
+      {"user", fmt::format("{}PLAN:\n{}\nEND PLAN\nSTATE:\n{}\nEND STATE\nThe plan above is being played. Its step "
                            "'{}' has just ended, at a branch point; STATE gives what you observe now. Write the "
                            "revised {} plan: its chain is what runs from now on (the actions in \"done\" have "
                            "started already). Reply with the JSON only.",
-                           kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd,
-                           request.at("plan").dump(-1, ' ', false, json::error_handler_t::replace),
+                           shared, request.at("plan").dump(-1, ' ', false, json::error_handler_t::replace),
                            state.dump(-1, ' ', false, json::error_handler_t::replace),
                            request.at("branch").at("at").get<std::string>(), to_string(side))});
   return r;
@@ -96,8 +98,9 @@ CompletionRequest build_replan_prompt(const Scenario& sc, const json& request) {
 CompletionRequest build_blue_prompt(const Scenario& sc) {
   CompletionRequest r;
   r.messages.push_back({"system", system_prompt(Side::Blue)});
-  r.messages.push_back({"user", fmt::format("{}{}{}Write the BLUE plan for this scenario. Reply with the JSON only.",
-                                            kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd)});
+  const std::string shared = fmt::format("{}{}{}", kScenarioBegin, scenario_for_prompt(sc), kScenarioEnd);
+  r.messages.push_back({"user", shared + "Write the BLUE plan for this scenario. Reply with the JSON only."});
+  r.cache = {1, shared.size()};  // shared by every sample of the scenario
   return r;
 }
 

@@ -11,7 +11,7 @@
 #include "advplan/metrics/pressure.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/completion_cache.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/policy/replan.hpp"
 

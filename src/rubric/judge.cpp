@@ -15,7 +15,7 @@
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/policy/completion_cache.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/policy/policy_context.hpp"
 #include "advplan/policy/policy_settings.hpp"
 
@@ -81,11 +81,13 @@ std::string judge_items_json(std::span<const RubricItem> items) {
 CompletionRequest build_judge_prompt(std::span<const RubricItem> items, const Plan& plan, const Scenario& sc) {
   CompletionRequest r;
   r.messages.push_back({"system", judge_prompt()});
-  r.messages.push_back({"user", fmt::format("{}{}{}{}{}{}{}{}{}List the items whose pass condition does not hold. "
+  // The items and the scenario come first: every plan of the scenario graded by this judge shares them.
+  const std::string shared = fmt::format("{}{}{}{}{}{}", kItemsBegin, judge_items_json(items), kItemsEnd, kScenarioBegin,
+                                         scenario_to_string(sc, ScenarioJson::without_seed_plans), kScenarioEnd);
+  r.messages.push_back({"user", fmt::format("{}{}{}{}List the items whose pass condition does not hold. "
                                             "Reply with the JSON only.",
-                                            kItemsBegin, judge_items_json(items), kItemsEnd, kScenarioBegin,
-                                            scenario_to_string(sc, ScenarioJson::without_seed_plans),
-                                            kScenarioEnd, kPlanBegin, to_json(plan).dump(), kPlanEnd)});
+                                            shared, kPlanBegin, to_json(plan).dump(), kPlanEnd)});
+  r.cache = {1, shared.size()};
   return r;
 }
 

@@ -472,10 +472,7 @@ void report_judges(const ExperimentConfig& cfg, const Graded& g) {
         if (!g.plans[i][b]) continue;
         ++given;
         failed += o.ok ? 0 : 1;
-        for (const Transcript::Call& call : o.transcript.calls)
-          add_usage(usage, ModelUsage{"judge", judges[j], call.reply.model, 1,
-                                      static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens)),
-                                      static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
+        for (const Transcript::Call& call : o.transcript.calls) add_call_usage(usage, "judge", judges[j], call.reply);
       }
     }
     per_judge += fmt::format("{}{} failed on {} of {} plans", per_judge.empty() ? "" : ", ", judges[j], failed, given);

@@ -477,15 +477,48 @@ std::optional<SandboxSettings> read_sandbox(const YamlReader& s) {
   return st;
 }
 
+/// llm.prices: {MODEL: {input_per_mtok, output_per_mtok, input_cached_per_mtok, cache_write_per_mtok}}, US dollars
+/// per million tokens (docs/LLM.md "Costs and limits").
+std::map<std::string, TokenPrice> read_prices(const YamlReader& p) {
+  p.require_map();
+  std::map<std::string, TokenPrice> out;
+  for (const auto& model : p.keys()) {
+    const auto m = p.at(model);
+    m.require_map();
+    m.require_only({"input_per_mtok", "output_per_mtok", "input_cached_per_mtok", "cache_write_per_mtok"});
+    TokenPrice price;
+    if (m.has("input_per_mtok")) price.input_per_mtok = m.at("input_per_mtok").as_double_in(0, 1e6);
+    if (m.has("output_per_mtok")) price.output_per_mtok = m.at("output_per_mtok").as_double_in(0, 1e6);
+    if (m.has("input_cached_per_mtok")) price.input_cached_per_mtok = m.at("input_cached_per_mtok").as_double_in(0, 1e6);
+    if (m.has("cache_write_per_mtok")) price.cache_write_per_mtok = m.at("cache_write_per_mtok").as_double_in(0, 1e6);
+    out[model] = price;
+  }
+  return out;
+}
+
+/// llm.provider: openai or anthropic.
+LlmProvider read_provider(const YamlReader& y) {
+  const std::string v = y.as_string();
+  if (v == "openai") return LlmProvider::openai;
+  if (v == "anthropic") return LlmProvider::anthropic;
+  y.fail(fmt::format("provider must be openai or anthropic, while '{}' was given", untrusted::excerpt(v, 40)));
+}
+
 LlmConfig read_llm(const YamlReader& l) {
   LlmConfig llm;
   if (l.has("api_key"))
     l.at("api_key").fail("never put an API key in a config; name its environment variable in llm.api_key_env");
-  l.require_only({"endpoint", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "max_repairs",
-                  "cache_dir", "max_connections", "generation", "prices", "structured_output"});
+  l.require_only({"provider", "anthropic_version", "endpoint", "model", "api_key_env", "timeout_s", "max_retries",
+                  "backoff_s", "max_repairs", "cache_dir", "max_connections", "generation", "prices",
+                  "structured_output", "batch_discount", "mode"});
   auto optional_string = [&](const char* key) {
     return l.node()[key].IsDefined() && !l.node()[key].IsNull() ? l.at(key).as_string() : std::string();
   };
+  if (l.has("provider")) llm.provider = read_provider(l.at("provider"));
+  llm.anthropic_version = l.get_string("anthropic_version", llm.anthropic_version);
+  if (llm.anthropic_version.empty() || llm.anthropic_version.size() > 40 ||
+      llm.anthropic_version.find_first_of(" \t\r\n") != std::string::npos)
+    l.at("anthropic_version").fail("anthropic_version must be a version string such as 2023-06-01");
   llm.endpoint = optional_string("endpoint");
   llm.model = optional_string("model");
   llm.api_key_env = l.get_string("api_key_env", llm.api_key_env);
@@ -498,18 +531,13 @@ LlmConfig read_llm(const YamlReader& l) {
   // llm.structured_output is llm.generation.structured_output's short form; generation's own field wins.
   if (l.has("structured_output")) llm.generation.structured_output = read_structured_output(l.at("structured_output"));
   if (l.has("generation")) llm.generation = read_generation(l.at("generation"), llm.generation);
-  if (l.has("prices")) {  // llm.prices: {MODEL: {input_per_mtok, output_per_mtok}}, US dollars per million tokens
-    const auto p = l.at("prices");
-    p.require_map();
-    for (const auto& model : p.keys()) {
-      const auto m = p.at(model);
-      m.require_map();
-      m.require_only({"input_per_mtok", "output_per_mtok"});
-      TokenPrice price;
-      if (m.has("input_per_mtok")) price.input_per_mtok = m.at("input_per_mtok").as_double_in(0, 1e6);
-      if (m.has("output_per_mtok")) price.output_per_mtok = m.at("output_per_mtok").as_double_in(0, 1e6);
-      llm.prices[model] = price;
-    }
+  if (l.has("prices")) llm.prices = read_prices(l.at("prices"));
+  if (l.has("batch_discount")) llm.batch_discount = l.at("batch_discount").as_double_in(0, 1);
+  if (l.has("mode")) {
+    const std::string m = l.at("mode").as_string();
+    if (m != "online" && m != "batch")
+      l.at("mode").fail(fmt::format("mode must be online or batch, while '{}' was given", untrusted::excerpt(m, 40)));
+    llm.batch = m == "batch";
   }
   return llm;
 }
@@ -696,6 +724,7 @@ PolicyContext policy_context(const ExperimentConfig& cfg) {
   ctx.set(cfg.exec);
   ctx.set(cfg.llm);
   if (!cfg.llm.cache_dir.empty()) ctx.set(std::make_shared<CompletionCache>(cfg.llm.cache_dir));
+  if (cfg.llm.batch) ctx.set(std::make_shared<BatchWave>());  // docs/LLM.md "Batch"
   ctx.set(cfg.council);
   ctx.set(cfg.sim);
   return ctx;

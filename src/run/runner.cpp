@@ -38,7 +38,7 @@
 #include "advplan/io/sha256.hpp"
 #include "advplan/io/plugins.hpp"
 #include "advplan/policy/completion_cache.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/scenario/generator.hpp"
 #include "advplan/version.hpp"
 #include "plan_set_key.hpp"
@@ -171,6 +171,7 @@ void bind_conditions(RunPlan& p) {
       b.lambda = constraint_lambda(*point_cfg);
       b.point = static_cast<int>(p.point_cfgs.size());
       p.point_ctxs.push_back(std::make_unique<PolicyContext>(policy_context(*point_cfg)));
+      if (auto wave = batch_wave_of(p.ctx)) p.point_ctxs.back()->set(std::move(wave));  // one wave for the whole run
       const PolicyContext& ctx = *p.point_ctxs.back();
       try {
         if (reach.red) {
@@ -273,15 +274,42 @@ const PolicyContext& RunPlan::ctx_of(const Condition& c) const {
   return b.point < 0 ? ctx : *point_ctxs[static_cast<std::size_t>(b.point)];
 }
 
-namespace {
-
-/// The dollars `u` cost under llm.prices; nullopt when its model has no price.
 std::optional<double> cost_usd(const ModelUsage& u, const LlmConfig& llm) {
   const auto it = llm.prices.find(u.model);
   if (it == llm.prices.end()) return std::nullopt;
-  return (static_cast<double>(u.prompt_tokens) * it->second.input_per_mtok +
-          static_cast<double>(u.completion_tokens) * it->second.output_per_mtok) /
-         1e6;
+  const TokenPrice& p = it->second;
+  const std::uint64_t cached = std::min(u.cached_tokens, u.prompt_tokens);
+  const std::uint64_t written = std::min(u.cache_write_tokens, u.prompt_tokens - cached);
+  const std::uint64_t uncached = u.prompt_tokens - cached - written;
+  const double full = (static_cast<double>(uncached) * p.input_per_mtok +
+                       static_cast<double>(cached) * p.input_cached_per_mtok.value_or(p.input_per_mtok) +
+                       static_cast<double>(written) * p.cache_write_per_mtok.value_or(p.input_per_mtok) +
+                       static_cast<double>(u.completion_tokens) * p.output_per_mtok) /
+                      1e6;
+  return u.batch ? full * llm.batch_discount : full;
+}
+
+namespace {
+
+/// "; 40% of prompt tokens read from the provider's cache, saving $0.0012" (the saving against pricing them as
+/// uncached input); "" when no call reported a cached token.
+std::string cached_share(const std::vector<ModelUsage>& usage, const LlmConfig& llm) {
+  std::uint64_t prompt = 0, cached = 0;
+  double saved = 0;
+  bool priced = true;
+  for (const ModelUsage& u : usage) {
+    prompt += u.prompt_tokens;
+    cached += u.cached_tokens;
+    ModelUsage uncached = u;
+    uncached.cached_tokens = uncached.cache_write_tokens = 0;
+    const auto with = cost_usd(u, llm), without = cost_usd(uncached, llm);
+    if (with && without) saved += *without - *with;
+    else if (u.cached_tokens > 0) priced = false;
+  }
+  if (cached == 0 || prompt == 0) return "";
+  const double share = 100.0 * static_cast<double>(cached) / static_cast<double>(prompt);
+  return priced ? fmt::format("; {:.0f}% of prompt tokens read from the provider's cache, saving ${:.4f}", share, saved)
+                : fmt::format("; {:.0f}% of prompt tokens read from the provider's cache", share);
 }
 
 }  // namespace
@@ -303,7 +331,8 @@ std::string usage_summary(const std::vector<ModelUsage>& usage, const LlmConfig&
   }
   const std::string cost = unpriced.empty() ? fmt::format("${:.4f} under llm.prices", total)
                                             : fmt::format("cost unknown (no llm.prices entry for {})", unpriced);
-  return fmt::format("model calls: {} ({}); {} prompt + {} completion tokens; {}", calls, per, prompt, completion, cost);
+  return fmt::format("model calls: {} ({}); {} prompt + {} completion tokens; {}{}", calls, per, prompt, completion, cost,
+                     cached_share(usage, llm));
 }
 
 namespace {
@@ -399,6 +428,9 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
                        {"calls", u.calls},
                        {"prompt_tokens", u.prompt_tokens},
                        {"completion_tokens", u.completion_tokens},
+                       {"cached_tokens", u.cached_tokens},
+                       {"cache_write_tokens", u.cache_write_tokens},
+                       {"batch", u.batch},
                        {"cost_usd", cost ? nlohmann::json(*cost) : nlohmann::json()}});
     }
     j["llm_usage"] = std::move(usage);
@@ -1139,10 +1171,15 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     return next++;
   };
   auto evaluate = [&](std::size_t i) { return evaluate_and_render(plan, opts, layout, streams.size(), lo + i, corpus); };
+  // Batch mode: set in the in-order stage at the first scenario with a call that waits in the batch wave. No scenario is
+  // kept from then on, but every one is still played up to its calls, so that the wave holds them all.
+  bool waiting = false;
   auto keep = [&](std::shared_ptr<Rendered> r) {
     // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a policy that
     // saw the interrupt. Its rows are computed again by the resume.
     if (run_interrupt_requested() || limited.load()) return;
+    waiting = waiting || std::any_of(r->o->usage.begin(), r->o->usage.end(), [](const ModelUsage& u) { return u.deferred > 0; });
+    if (waiting) return;
     for (std::size_t s = 0; s < streams.size(); ++s) {
       streams[s].buf += r->text[s];
       streams[s].buf_rows += r->rows[s];
@@ -1186,6 +1223,12 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     throw RunInterrupted(fmt::format("{}: interrupted after {} of {} scenarios; the run is kept as it was, and "
                                      "`advplan run ... --resume` (Python: resume=True) continues it",
                                      opts.out_dir, done, count));
+  }
+  if (const auto wave = batch_wave_of(plan.ctx)) wave->close();  // what follows (the judges) is asked online
+  if (waiting) {
+    journal.close(streams);
+    throw BatchWaiting(fmt::format("{}: {} of {} scenarios are done; the others wait for the answers of the run's batch "
+                                   "wave", opts.out_dir, done, count));
   }
   if (limited.load() && done < count) {
     journal.close(streams);

@@ -123,10 +123,7 @@ Row scenario_row(const Scenario& sc) {
 /// Adds the calls behind one response of an external policy to the scenario's usage, by (role, policy, model); a
 /// count the server did not report adds nothing.
 void add_usage(std::vector<ModelUsage>& usage, const Transcript& t, const char* role, const std::string& policy) {
-  for (const Transcript::Call& call : t.calls)
-    add_usage(usage, ModelUsage{role, policy, call.reply.model, 1,
-                                static_cast<std::uint64_t>(std::max(0, call.reply.prompt_tokens)),
-                                static_cast<std::uint64_t>(std::max(0, call.reply.completion_tokens))});
+  for (const Transcript::Call& call : t.calls) add_call_usage(usage, role, policy, call.reply);
 }
 
 /// One plan per distinct BLUE policy of the conditions (a sweep point's own under its key, RunPlan::Binding), each
@@ -658,7 +655,7 @@ bool records_plans(const RunPlan& plan) { return plan.cfg->plans ? *plan.cfg->pl
 
 void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u) {
   auto it = std::find_if(total.begin(), total.end(), [&](const ModelUsage& t) {
-    return t.role == u.role && t.policy == u.policy && t.model == u.model;
+    return t.role == u.role && t.policy == u.policy && t.model == u.model && t.batch == u.batch;
   });
   if (it == total.end()) {
     total.push_back(u);
@@ -667,6 +664,21 @@ void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u) {
   it->calls += u.calls;
   it->prompt_tokens += u.prompt_tokens;
   it->completion_tokens += u.completion_tokens;
+  it->cached_tokens += u.cached_tokens;
+  it->cache_write_tokens += u.cache_write_tokens;
+  it->deferred += u.deferred;
+}
+
+void add_call_usage(std::vector<ModelUsage>& total, const char* role, const std::string& policy, const Completion& reply) {
+  const auto n = [](int v) { return static_cast<std::uint64_t>(std::max(0, v)); };
+  if (reply.error_kind == ErrorKind::deferred) {
+    ModelUsage u{role, policy, reply.model};
+    u.deferred = 1;
+    add_usage(total, u);
+    return;
+  }
+  add_usage(total, ModelUsage{role, policy, reply.model, 1, n(reply.prompt_tokens), n(reply.completion_tokens),
+                              n(reply.cached_tokens), n(reply.cache_write_tokens), reply.batch});
 }
 
 }  // namespace advplan

@@ -25,9 +25,13 @@ void transcript_lines(std::vector<std::string>& out, const Transcript& t, Transc
     j["ok"] = call.reply.ok;
     j["reply"] = call.reply.text;
     j["finish_reason"] = call.reply.finish_reason;
+    j["served_by"] = call.reply.served_by;
     j["prompt_tokens"] = call.reply.prompt_tokens;
     j["completion_tokens"] = call.reply.completion_tokens;
+    j["cached_tokens"] = call.reply.cached_tokens;
+    j["cache_write_tokens"] = call.reply.cache_write_tokens;
     j["error"] = call.reply.error;
+    j["error_kind"] = to_string(call.reply.error_kind);
     j["accepted"] = call.accepted;
     j["cache_key"] = call.reply.cache_key;
     out.push_back(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));

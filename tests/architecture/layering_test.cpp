@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 const std::map<std::string, int>& ranks() {
   static const std::map<std::string, int> r{
       {"core", 0},     {"io", 1},        {"stats", 1},       {"scenario", 2},   {"metrics", 2},
-      {"sim", 2},      {"geo", 2},       {"llm", 2},         {"pagmo_module", 2}, {"http_module", 2}, {"policy", 3},
+      {"sim", 2},      {"geo", 2},       {"llm", 2},         {"pagmo_module", 2}, {"http_module", 1}, {"policy", 3},
       {"council", 4},  {"run", 5},       {"tables", 6},      {"studies", 6},    {"rubric", 6},
       {"evaluation", 6}, {"frontier", 6}, {"sweeps", 6}, {"metagame", 6}, {"report", 6},   {"pipeline", 7},   {"cli", 8},
       {"mpi_module", 8}, {"python", 8}};

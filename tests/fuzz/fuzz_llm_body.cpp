@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -35,7 +35,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/io/sha256.hpp"
 #include "advplan/policy/completion_cache.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "support/fixtures.hpp"
 
 namespace advplan {

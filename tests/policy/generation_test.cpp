@@ -12,7 +12,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/policy/completion_cache.hpp"
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/run/config.hpp"
 #include "support/chat_server.hpp"
 #include "support/cli.hpp"

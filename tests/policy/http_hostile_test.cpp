@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "advplan/core/untrusted.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {

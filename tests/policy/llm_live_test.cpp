@@ -22,7 +22,7 @@
 #include "advplan/core/validation.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/policy/blue_policy.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "advplan/policy/red_policy.hpp"
 #include "advplan/policy/replan.hpp"
 #include "advplan/run/scenario_lookup.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/policy/openai_client.hpp"
+#include "advplan/llm/providers.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {

@@ -22,12 +22,12 @@ class LoopbackServer {
  public:
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
-  /// Serves `handler` on POST .../chat/completions. `workers` > 0 gives the server a pool of that many threads,
-  /// for tests that hold many requests in flight at once; 0 keeps cpp-httplib's default.
-  explicit LoopbackServer(Handler handler, int workers = 0) {
+  /// Serves `handler` on POST `route` (a pattern; .../chat/completions unless given). `workers` > 0 gives the server
+  /// a pool of that many threads, for tests that hold many requests in flight at once; 0 keeps cpp-httplib's default.
+  explicit LoopbackServer(Handler handler, int workers = 0, const char* route = R"(.*/chat/completions)") {
     svr_.set_keep_alive_timeout(1);
     if (workers > 0) svr_.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
-    svr_.Post(R"(.*/chat/completions)", std::move(handler));
+    svr_.Post(route, std::move(handler));
     port_ = svr_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { svr_.listen_after_bind(); });
     while (!svr_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

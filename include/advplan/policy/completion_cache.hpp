@@ -6,7 +6,9 @@
 // corrupt, foreign or oversized entry is a miss with a warning, never a crash.
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +65,31 @@ class CachingCompletionClient final : public CompletionClient {
   std::string endpoint_, model_;
   std::shared_ptr<CompletionCache> cache_;
 };
+
+/// The requests of a batch wave (advplan run --batch, docs/LLM.md "Batch"): while the wave is open, every live call the
+/// completion cache cannot answer is recorded here under its cache key, with its model and provider body, and
+/// answered at once as deferred (ErrorKind::deferred). Thread safe.
+class BatchWave {
+ public:
+  struct Entry {
+    std::string model, body;
+  };
+  /// Records `key` (the first body of a key is kept).
+  void add(const std::string& key, const std::string& model, const std::string& body);
+  /// The requests so far, by key.
+  std::map<std::string, Entry> entries() const;
+  /// After close(), calls are made online (the judges after the run's scenarios).
+  void close() { open_ = false; }
+  bool open() const { return open_; }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+  std::atomic<bool> open_{true};
+};
+
+/// The run's batch wave (set in the context by policy_context when llm.mode is batch), or nullptr.
+std::shared_ptr<BatchWave> batch_wave_of(const PolicyContext& ctx);
 
 /// The run's completion cache (set in the context from llm.cache_dir by policy_context), or nullptr.
 std::shared_ptr<CompletionCache> completion_cache_of(const PolicyContext& ctx);

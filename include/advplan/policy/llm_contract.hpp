@@ -11,49 +11,10 @@
 #include "advplan/core/plan.hpp"
 #include "advplan/core/scenario.hpp"
 #include "advplan/core/validation.hpp"
+#include "advplan/llm/request.hpp"
 #include "advplan/policy/policy_settings.hpp"
 
 namespace advplan {
-
-struct ChatMessage {
-  std::string role;  ///< system, user, assistant
-  std::string content;
-};
-
-struct CompletionRequest {
-  std::vector<ChatMessage> messages;
-  double temperature = 0.0;
-  std::uint64_t seed = 0;
-  std::optional<double> top_p;     ///< sent only when set (llm.generation)
-  std::optional<int> max_tokens;   ///< sent only when set
-  std::vector<std::string> stop;   ///< sent only when not empty
-  bool send_seed = true;           ///< false: no "seed" field (seed_mode: none)
-  std::string extra_json;          ///< a JSON object whose fields join the body unchanged ("": none)
-  StructuredOutput structured = StructuredOutput::off;  ///< what the reply is constrained to (apply_generation)
-  bool strict_schema = false;      ///< json_schema: OpenAI's strict subset with strict: true
-  std::string schema_name;         ///< json_schema: the schema's name for the provider (e.g. advplan_plan)
-  std::string output_schema;       ///< json_schema: the reply's JSON Schema as text ("": none; attach_*_schema)
-};
-
-struct Completion {
-  bool ok = false;        ///< false: transport failure (error holds why)
-  std::string text;       ///< the completion text
-  std::string error;
-  int prompt_tokens = -1;      ///< -1 when the server did not report it
-  int completion_tokens = -1;  ///< -1 when the server did not report it
-  int http_retries = 0;        ///< retries after 429 / 5xx inside the client
-  std::string finish_reason;   ///< choices[0].finish_reason ("stop", "length", ...), empty when not reported
-  std::string cache_key;       ///< the completion cache's key of the request, when a cache stood in front
-  std::string model;           ///< the model asked (llm.model or llm:MODEL; empty for exec: and offline), for llm.prices
-};
-
-/// A model behind some transport. Implementations must be callable concurrently (thread_safety constant).
-class CompletionClient {
- public:
-  virtual ~CompletionClient() = default;
-  virtual Completion complete(const CompletionRequest& req) const = 0;
-  virtual std::string name() const = 0;
-};
 
 /// Copies the generation settings into the request (the prompt builders leave them at their defaults).
 void apply_generation(CompletionRequest& req, const GenerationSettings& g);

@@ -14,19 +14,30 @@
 #include "advplan/core/error.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/observer.hpp"
-#include "advplan/policy/suspension.hpp"
+#include "advplan/llm/suspension.hpp"
 #include "advplan/policy/blue_policy.hpp"
 #include "advplan/policy/red_policy.hpp"
 
 namespace advplan {
 
 /// What the external policies' calls of a run cost (docs/LLM.md "Costs and limits"), by (role, policy, model).
+/// prompt_tokens counts every input token; cached_tokens and cache_write_tokens are the parts of them read from and
+/// written to the provider's prompt cache.
 struct ModelUsage {
   std::string role, policy, model;
   std::uint64_t calls = 0, prompt_tokens = 0, completion_tokens = 0;
+  std::uint64_t cached_tokens = 0, cache_write_tokens = 0;
+  bool batch = false;            ///< calls answered through a batch API (priced at llm.batch_discount); a key field
+  std::uint64_t deferred = 0;    ///< calls that wait in a batch (advplan run --batch): not made, not priced
 };
-/// Adds `u` to the entry of its (role, policy, model) in `total`, appending one when there is none.
+/// Adds `u` to the entry of its (role, policy, model, batch) in `total`, appending one when there is none.
 void add_usage(std::vector<ModelUsage>& total, const ModelUsage& u);
+/// Adds one call of `role` `policy` that came back as `reply`; a count the server did not report adds nothing.
+void add_call_usage(std::vector<ModelUsage>& total, const char* role, const std::string& policy, const struct Completion& reply);
+/// The dollars `u` cost under llm.prices (docs/LLM.md "Costs and limits"): uncached input at input_per_mtok, cached
+/// input at input_cached_per_mtok, cache writes at cache_write_per_mtok, output at output_per_mtok, all times
+/// llm.batch_discount for batch calls; nullopt when its model has no price.
+std::optional<double> cost_usd(const ModelUsage& u, const struct LlmConfig& llm);
 /// One line on what the external policies' calls took (docs/LLM.md "Costs and limits"), e.g. "model calls: 40
 /// (blue llm:gpt 40); 1200 prompt + 300 completion tokens; $0.0042 under llm.prices"; empty without calls. Calls
 /// without a model (exec: programs) cost nothing; a model without a price makes the cost unknown, naming it.
@@ -71,6 +82,13 @@ struct RunOptions {
 /// Thrown by run_experiment when --max-tokens or --max-cost stopped it: every scenario up to the one that crossed
 /// the limit is on disk with its journal entry, so `--resume` (with a higher limit, or none) continues the run.
 struct RunLimitReached : Error {
+  using Error::Error;
+};
+
+/// Thrown by run_experiment in batch mode (llm.mode: batch, docs/LLM.md "Batch") when calls wait in the run's batch
+/// wave: the scenarios before the first that waits are on disk with their journal entry, and the wave (the context's
+/// BatchWave) holds the requests; once they are answered into the completion cache, `--resume` continues.
+struct BatchWaiting : Error {
   using Error::Error;
 };
 

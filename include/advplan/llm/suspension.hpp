@@ -1,6 +1,6 @@
 #pragma once
 // When a live model's client may suspend the TBB task that calls it (docs/LLM.md "Concurrency"), and when it must
-// not. Defined with the client (src/policy/openai_client.cpp).
+// not. Defined with the transport (src/llm/transport.cpp).
 
 namespace advplan {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "advplan/policy/llm_contract.hpp"
-#include "advplan/policy/suspension.hpp"
+#include "advplan/llm/suspension.hpp"
 
 namespace advplan {
 
@@ -16,6 +16,8 @@ struct LlmConfig;
 /// as a whole (run_metadata.json records llm.api_key_env, the variable's name, and nothing else about the
 /// key).
 struct LlmSettings {
+  LlmProvider provider = LlmProvider::openai;
+  std::string anthropic_version = "2023-06-01";
   std::string endpoint;  ///< base URL, e.g. http://127.0.0.1:8080 or https://host/v1
   std::string model;     ///< may be empty: then the request carries no "model" field
   std::string api_key;   ///< may be empty: then no Authorization header is sent
@@ -39,8 +41,9 @@ LlmSettings resolve_llm_settings(const LlmConfig& cfg, std::string_view model_ov
 /// "stop", the fields of `extra_json`, and "model" when `model` is not empty.
 std::string chat_request_body(const CompletionRequest& req, const std::string& model);
 
-/// Reads a 2xx chat-completions body: text (choices[0].message.content, the key redacted), token counts and
-/// ok; or error, one sentence. Bounded (untrusted::kMaxJsonDepth), never throws. `secret` is the key to redact.
+/// Reads a 2xx chat-completions body: text (choices[0].message.content, the key redacted), token counts (with
+/// usage.prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens) and ok; or error, one
+/// sentence. Bounded (untrusted::kMaxJsonDepth), never throws. `secret` is the key to redact.
 Completion parse_chat_completion_body(const std::string& body, const std::string& secret);
 /// The same, filling `out` in place (the client's path).
 void read_success_body(const std::string& body, const std::string& secret, Completion& out);
@@ -51,9 +54,12 @@ void read_success_body(const std::string& body, const std::string& secret, Compl
 /// slowly the server sends it), a body cap of kMaxResponseBytes, and asks for an uncompressed body: a body
 /// with a Content-Encoding other than identity is refused. The API key is redacted from the completion text
 /// and from every error before they leave the client.
-/// 429, 5xx and transport errors (refused connection, timeout) are retried up to max_retries times after
+/// 429, 5xx (but a context overflow) and transport errors (refused connection, timeout) are retried up to
+/// max_retries times after
 /// backoff_s * 2^attempt seconds, or after the server's Retry-After seconds (capped at 30 s) when it sends
-/// one; other HTTP errors are returned at once. Failures come back as Completion{ok = false, error = one
+/// one; other HTTP errors are returned at once. A context overflow (llama.cpp's 500 "Context size has been exceeded",
+/// OpenAI's context_length_exceeded) is never retried: it is ErrorKind::context_overflow, whose sentence says how
+/// to size the server's context. Failures come back as Completion{ok = false, error = one
 /// sentence}: "HTTP 404: <body excerpt of at most 200 characters>". HTTP 401 and 403 (the key is missing or
 /// refused) throw StopRunError instead: every further request would fail the same way, so the command stops, with
 /// one sentence naming the endpoint and the variable that holds the key. The key never appears in an error. Thread
@@ -91,13 +97,48 @@ class OpenAiCompatibleClient final : public CompletionClient {
   static constexpr std::size_t kMaxResponseBytes = 4u << 20;
 
  private:
-  /// The StopRunError sentence of a 401 or 403: the endpoint, the status, the body excerpt, the key variable.
-  std::string refused_key_message(int status, const std::string& body) const;
   std::string origin_, path_, model_, api_key_, key_env_;
   std::size_t max_response_bytes_ = kMaxResponseBytes;
   double timeout_s_;
   int max_retries_;
   double backoff_s_;
 };
+
+/// The Messages API request body (docs/LLM.md "Anthropic"): "model", "max_tokens" (4096 when unset), the
+/// system messages joined as the top-level "system", the rest as "messages" with text content blocks;
+/// "temperature", "top_p", "stop_sequences" when set, never "seed"; with structured output a forced tool
+/// (tools + tool_choice) whose input_schema is the reply's schema; with a cache hint, cache_control marks on the
+/// last system block and on the shared part of the hinted message; the fields of `extra_json`.
+std::string messages_request_body(const CompletionRequest& req, const std::string& model);
+
+/// Reads a 2xx Messages body: the text blocks joined (or the forced tool's input as JSON text), stop_reason, and
+/// usage: prompt_tokens = input_tokens + cache_read_input_tokens + cache_creation_input_tokens (every input token,
+/// as OpenAI counts them), cached_tokens = cache_read_input_tokens, cache_write_tokens =
+/// cache_creation_input_tokens. Bounded, never throws.
+Completion parse_messages_body(const std::string& body, const std::string& secret);
+
+/// A model behind Anthropic's Messages API (<base>/v1/messages): x-api-key and anthropic-version headers; 429
+/// (with retry-after), 500 and 529 overloaded_error are retried as OpenAiCompatibleClient retries; other errors
+/// are returned with the error's type and message; 401 and 403 stop the run.
+class AnthropicClient final : public CompletionClient {
+ public:
+  /// Throws PolicyError as OpenAiCompatibleClient does. Also sets the process's connection limit.
+  explicit AnthropicClient(const LlmSettings& s);
+  Completion complete(const CompletionRequest& req) const override;
+  /// "anthropic:<model>"
+  std::string name() const override { return "anthropic:" + model_; }
+  const std::string& origin() const { return origin_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string origin_, path_, model_, api_key_, key_env_, version_;
+  double timeout_s_;
+  int max_retries_;
+  double backoff_s_;
+};
+
+/// The client of `s.provider`: OpenAiCompatibleClient or AnthropicClient. `key_of_endpoint` receives origin + path,
+/// what the completion cache keys on.
+std::unique_ptr<CompletionClient> make_provider_client(const LlmSettings& s, std::string* key_of_endpoint = nullptr);
 
 }  // namespace advplan

@@ -19,6 +19,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/stats/statistics.hpp"
 #include "advplan/run/config.hpp"
+#include "advplan/rubric/canaries.hpp"
 #include "advplan/rubric/judge.hpp"
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/transcripts.hpp"
@@ -458,13 +459,45 @@ Graded grade_corpus(const RunPlan& plan, const std::vector<Scenario>& corpus,
 /// The closing line of the live judges' phase on stderr: per judge, the plans it failed on out of those it was
 /// given, and what their calls took (usage_summary: calls, tokens, cost under llm.prices). Nothing without a live
 /// judge.
-void report_judges(const ExperimentConfig& cfg, const Graded& g) {
+/// The judges' canaries (docs/RUBRIC.md "Canaries"): the known-bad plans, every judge's grades ([canary][judge],
+/// the rule judges then the LLM judges) and each judge's tally.
+struct CanaryRun {
+  std::vector<Canary> canaries;
+  std::vector<std::vector<CanaryGrade>> grades;
+  std::vector<std::string> all_judges;
+  std::vector<CanaryTally> tallies;
+};
+
+/// Builds the run's canaries from its scenarios and has every judge grade them; an LLM judge asks through the
+/// client (and cache) it graded the plans with.
+CanaryRun run_canaries(const ExperimentConfig& cfg, const std::vector<Scenario>& corpus, const Graded& g,
+                       const JudgeClients& judges) {
+  CanaryRun out;
+  out.canaries = build_canaries(corpus, g.items, cfg.seed);
+  std::vector<const CompletionClient*> clients;
+  for (const auto& c : judges.clients) clients.push_back(c.get());
+  const CanaryJudging judging{cfg.rubric.judges, clients, judges.setup_error, cfg.rubric.judge_retries,
+                              &cfg.llm.generation_for("llm_judge")};
+  out.grades = grade_canaries(out.canaries, corpus, g.items, judging);
+  out.all_judges = rule_judges();
+  out.all_judges.insert(out.all_judges.end(), cfg.rubric.judges.begin(), cfg.rubric.judges.end());
+  out.tallies = tally_canaries(out.canaries, out.grades, out.all_judges);
+  return out;
+}
+
+/// Adds the usage of one outcome's calls.
+void add_outcome_usage(std::vector<ModelUsage>& usage, const std::string& judge, const JudgeOutcome& o) {
+  for (const Transcript::Call& call : o.transcript.calls) add_call_usage(usage, "judge", judge, call.reply);
+}
+
+void report_judges(const ExperimentConfig& cfg, const Graded& g, const CanaryRun& canaries) {
   const std::vector<std::string>& judges = cfg.rubric.judges;
+  const std::size_t rules = rule_judges().size();
   std::vector<ModelUsage> usage;
   std::string per_judge;
   for (std::size_t j = 0; j < judges.size(); ++j) {
     if (!is_live_judge(judges[j])) continue;
-    std::size_t given = 0, failed = 0;
+    std::size_t given = 0, failed = 0, canaries_failed = 0;
     for (std::size_t i = 0; i < g.outcomes.size(); ++i) {
       if (g.items[i].empty()) continue;
       for (std::size_t b = 0; b < g.outcomes[i].size(); ++b) {
@@ -472,10 +505,15 @@ void report_judges(const ExperimentConfig& cfg, const Graded& g) {
         if (!g.plans[i][b]) continue;
         ++given;
         failed += o.ok ? 0 : 1;
-        for (const Transcript::Call& call : o.transcript.calls) add_call_usage(usage, "judge", judges[j], call.reply);
+        add_outcome_usage(usage, judges[j], o);
       }
     }
-    per_judge += fmt::format("{}{} failed on {} of {} plans", per_judge.empty() ? "" : ", ", judges[j], failed, given);
+    for (const auto& per_canary : canaries.grades) {
+      canaries_failed += per_canary[rules + j].ok ? 0 : 1;
+      add_outcome_usage(usage, judges[j], per_canary[rules + j].llm);
+    }
+    per_judge += fmt::format("{}{} failed on {} of {} plans and {} of {} canaries", per_judge.empty() ? "" : ", ",
+                             judges[j], failed, given, canaries_failed, canaries.grades.size());
   }
   if (per_judge.empty()) return;
   const std::string u = usage_summary(usage, cfg.llm);
@@ -573,8 +611,40 @@ RubricRecords collect_records(const std::vector<Scenario>& corpus, const Graded&
 }
 
 /// The scores and the agreement of the verdicts: their CSVs under rubric/, their tables under tables/rubric/.
+/// The canaries' calls of the live judges in rubric/transcripts.jsonl, after the plans' (`graded` is the canary).
+void add_canary_transcripts(std::vector<std::string>& lines, const CanaryRun& run, const std::vector<Scenario>& corpus,
+                            TranscriptsMode mode) {
+  const std::size_t rules = rule_judges().size();
+  for (std::size_t j = rules; j < run.all_judges.size(); ++j) {
+    if (!is_live_judge(run.all_judges[j])) continue;
+    for (std::size_t c = 0; c < run.canaries.size(); ++c) {
+      const std::string graded = "canary:" + std::string(to_string(run.canaries[c].kind));
+      const CanaryGrade& gr = run.grades[c][j];
+      transcript_lines(lines, gr.llm.transcript, mode,
+                       {"judge", run.all_judges[j], corpus[run.canaries[c].scenario].id, "", 0, &graded}, !gr.ok);
+    }
+  }
+}
+
+/// rubric/canaries.csv, rubric/canary_judges.csv and its table, and one stderr line per flagged judge. Returns
+/// canary_judges.csv, which the scores table marks its judges from.
+io::CsvTable add_canary_files(std::vector<std::pair<std::string, std::string>>& files, const CanaryRun& run,
+                              const std::vector<Scenario>& corpus, const Graded& g) {
+  files.emplace_back("rubric/canaries.csv",
+                     canaries_csv(run.canaries, corpus, g.items, run.grades, run.all_judges).to_string());
+  io::CsvTable cj = canary_judges_csv(run.tallies);
+  files.emplace_back("rubric/canary_judges.csv", cj.to_string());
+  const TextTable t = canary_judges_table(cj, "canary_judges");
+  files.emplace_back("tables/rubric/canary_judges.md", t.markdown());
+  files.emplace_back("tables/rubric/canary_judges.tex", t.latex());
+  for (const CanaryTally& tally : run.tallies)
+    if (tally.flagged()) fmt::print(stderr, "{}\n", canary_warning(tally));
+  return cj;
+}
+
 void add_scores_and_agreement(std::vector<std::pair<std::string, std::string>>& files, const RubricRecords& rec,
-                              const ExperimentConfig& cfg, const BootstrapSettings& bs) {
+                              const ExperimentConfig& cfg, const BootstrapSettings& bs,
+                              const io::CsvTable& canary_judges) {
   const MeanOver mean_over = cfg.rubric.mean_over == "scenarios" ? MeanOver::brief : MeanOver::group;
   // Scores and agreement read the same verdicts and have their own keyed streams: computed concurrently (the
   // scores are serial, the agreement's pairs and replicates fill the other thread), joined in a fixed order.
@@ -583,6 +653,15 @@ void add_scores_and_agreement(std::vector<std::pair<std::string, std::string>>& 
   tbb::parallel_invoke([&] { scores = score_verdicts(rec.set, rec.verdicts, mean_over, bs.resamples, bs.seed); },
                        [&] { agreement = judge_agreement(rec.set, rec.verdicts, bs.resamples, bs.seed); });
   // The tables go with the run's other tables (tables/rubric/), which `advplan tables` rebuilds from the CSVs.
+  // The scores table marks each judge with its canaries (rendered from the two CSVs, as `advplan tables` does).
+  for (auto& [name, text] : scores.files)
+    if (name == "scores_per_policy.md" || name == "scores_per_policy.tex") {
+      const auto csv = std::find_if(scores.files.begin(), scores.files.end(),
+                                    [](const auto& f) { return f.first == "scores_per_policy.csv"; });
+      const TextTable t = scores_per_policy_table(io::CsvTable::parse(csv->second, "scores_per_policy.csv"),
+                                                  "scores_per_policy", &canary_judges);
+      text = name.ends_with(".md") ? t.markdown() : t.latex();
+    }
   for (auto* report_files : {&scores.files, &agreement.files})
     for (auto& [name, text] : *report_files) {
       const bool table = name.ends_with(".md") || name.ends_with(".tex");
@@ -613,9 +692,12 @@ std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan
   const std::vector<Scenario>& corpus = kept ? *kept : generated;
   const JudgeClients judges = make_judge_clients(plan, options.no_endpoint);
   const Graded graded = grade_corpus(plan, corpus, kinds, blues, kept_plans, judges, options.progress);
-  report_judges(cfg, graded);
-  const RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges, cfg.transcripts);
+  const CanaryRun canaries = run_canaries(cfg, corpus, graded, judges);
+  report_judges(cfg, graded, canaries);
+  RubricRecords rec = collect_records(corpus, graded, blues, cfg.rubric.judges, cfg.transcripts);
+  add_canary_transcripts(rec.transcripts, canaries, corpus, cfg.transcripts);
   std::vector<std::pair<std::string, std::string>> files;
+  files.reserve(24);
   files.emplace_back("rubric/items.csv", rec.items_csv.to_string());
   files.emplace_back("rubric/rubric_items.jsonl", rec.items_jsonl);
   files.emplace_back("rubric/verdicts.jsonl", rec.verdicts_jsonl);
@@ -625,7 +707,8 @@ std::vector<std::pair<std::string, std::string>> layer_files(const RunPlan& plan
     for (const auto& line : rec.transcripts) text += line + "\n";
     files.emplace_back("rubric/transcripts.jsonl", std::move(text));
   }
-  add_scores_and_agreement(files, rec, cfg, bs);
+  const io::CsvTable canary_judges = add_canary_files(files, canaries, corpus, graded);
+  add_scores_and_agreement(files, rec, cfg, bs, canary_judges);
   return files;
 }
 

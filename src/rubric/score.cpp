@@ -1,4 +1,5 @@
 #include "advplan/rubric/score.hpp"
+#include "advplan/rubric/canaries.hpp"
 
 #include <fmt/format.h>
 
@@ -801,9 +802,18 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
 
 namespace {
 std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+
+/// The `canaries` cell of a judge: "passed/must_fail", with " FLAGGED" for a flagged judge; "n/a" when the judge
+/// has no row in canary_judges.csv.
+std::string canary_cell(const io::CsvTable& cj, const std::string& judge) {
+  for (std::size_t i = 0; i < cj.size(); ++i)
+    if (cj.at(i, "judge") == judge)
+      return cj.at(i, "passed_must_fail") + "/" + cj.at(i, "must_fail") + (cj.at(i, "flagged") == "1" ? " FLAGGED" : "");
+  return "n/a";
+}
 }  // namespace
 
-TextTable scores_per_policy_table(const io::CsvTable& policy, const std::string& name) {
+TextTable scores_per_policy_table(const io::CsvTable& policy, const std::string& name, const io::CsvTable* canary_judges) {
   // The caption names what the scores are means over: the column mean_over (a file without rows: briefs).
   const bool groups = policy.size() > 0 && policy.at(0, "mean_over") == "group";
   TextTable t{name,
@@ -826,7 +836,9 @@ TextTable scores_per_policy_table(const io::CsvTable& policy, const std::string&
     c.lo = policy.real(i, "items_correct_lo");
     c.hi = policy.real(i, "items_correct_hi");
     t.rows.push_back({policy.at(i, "judge"), policy.at(i, "model"), policy.at(i, "units"), interval_cell(w), interval_cell(c)});
+    if (canary_judges) t.rows.back().push_back(canary_cell(*canary_judges, policy.at(i, "judge")));
   }
+  if (canary_judges) t.header.push_back("canaries");
   return t;
 }
 
@@ -869,12 +881,16 @@ std::vector<std::pair<std::string, std::string>> rubric_tables(const std::string
   };
   const std::string dir = run_dir + "/rubric/";
   auto present = [&](const char* f) { return std::filesystem::exists(dir + f); };
+  std::optional<io::CsvTable> canaries;
+  if (present("canary_judges.csv")) canaries = io::CsvTable::read(dir + "canary_judges.csv");
   if (present("scores_per_policy.csv"))
-    emit(scores_per_policy_table(io::CsvTable::read(dir + "scores_per_policy.csv"), "scores_per_policy"));
+    emit(scores_per_policy_table(io::CsvTable::read(dir + "scores_per_policy.csv"), "scores_per_policy",
+                                 canaries ? &*canaries : nullptr));
   if (present("agreement_pairs.csv"))
     emit(agreement_pairs_table(io::CsvTable::read(dir + "agreement_pairs.csv"), "agreement_pairs"));
   if (present("agreement_panel.csv"))
     emit(agreement_panel_table(io::CsvTable::read(dir + "agreement_panel.csv"), "agreement_panel"));
+  if (canaries) emit(canary_judges_table(*canaries, "canary_judges"));
   return files;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "advplan/io/csv.hpp"
 #include "support/chat_server.hpp"
 #include "support/cli.hpp"
 
@@ -74,10 +75,17 @@ TEST(JudgePhase, ShowsItsProgressAndEndsWithItsFailuresAndCost) {
   ASSERT_GT(calls, 0u);
   EXPECT_THAT(x.err, HasSubstr("advplan judges: 2/2 scenarios"));
   EXPECT_THAT(x.err, HasSubstr(", llm_judge:m): "));  // the first failure of its cause, as it happens
-  // Every plan given to the judge failed (a malformed reply, no retry), and the line says what the calls took.
-  const std::string n = std::to_string(calls);
-  EXPECT_THAT(x.err, HasSubstr("advplan: rubric judges: llm_judge:m failed on " + n + " of " + n + " plans; model calls: " +
-                               n + " (judge llm_judge:m " + n + "); " + std::to_string(100 * calls) + " prompt + " +
+  // Every plan and canary given to the judge failed (a malformed reply, no retry), and the line says what the calls
+  // took, the canaries' calls included.
+  const auto canary_rows = io::CsvTable::read(dir / "run/rubric/canaries.csv");
+  std::size_t canaries = 0;
+  for (std::size_t i = 0; i < canary_rows.size(); ++i) canaries += canary_rows.at(i, "judge") == "llm_judge:m" ? 1 : 0;
+  ASSERT_GT(canaries, 0u);
+  ASSERT_GT(calls, canaries);
+  const std::string n = std::to_string(calls), p = std::to_string(calls - canaries), c = std::to_string(canaries);
+  EXPECT_THAT(x.err, HasSubstr("advplan: rubric judges: llm_judge:m failed on " + p + " of " + p + " plans and " + c +
+                               " of " + c + " canaries; model calls: " + n + " (judge llm_judge:m " + n + "); " +
+                               std::to_string(100 * calls) + " prompt + " +
                                std::to_string(7 * calls) + " completion tokens; cost unknown"));
 }
 

@@ -488,6 +488,9 @@ TEST(JudgeRun, LiveJudgeCallsAreTranscribedWithTheirOwnGenerationSettings) {
   std::size_t live_attempts = 0;
   for (std::size_t i = 0; i < calls.size(); ++i)
     if (calls.at(i, "judge") == "llm_judge:judge-unknown-once") live_attempts += std::stoul(calls.at(i, "attempts"));
+  const auto canaries = io::CsvTable::read(dir / "a/rubric/canaries.csv");  // their calls are transcribed too
+  for (std::size_t i = 0; i < canaries.size(); ++i)
+    if (canaries.at(i, "judge") == "llm_judge:judge-unknown-once") live_attempts += std::stoul(canaries.at(i, "attempts"));
   EXPECT_EQ(lines, live_attempts) << "one line per call of the live judge, none of the offline one";
   EXPECT_GT(reasked, 0u);
   EXPECT_EQ(text.find(kSentinel), std::string::npos);

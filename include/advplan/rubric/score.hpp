@@ -109,13 +109,16 @@ AgreementReport judge_agreement(const RubricSet& items, std::span<const Verdict>
 
 /// The rubric's Markdown and LaTeX tables, each rendered from its CSV alone (scores_per_policy.csv,
 /// agreement_pairs.csv, agreement_panel.csv), so a run's tables can be rebuilt from its CSVs byte for byte;
-/// `name` is the table's file stem.
-TextTable scores_per_policy_table(const io::CsvTable& scores_per_policy, const std::string& name);
+/// `name` is the table's file stem. With `canary_judges` (rubric/canary_judges.csv of a run), the scores table has
+/// a column `canaries`: the must-fail canary items the row's judge passed out of those it graded, and FLAGGED for a
+/// flagged judge (docs/METRICS.md "Canary flag").
+TextTable scores_per_policy_table(const io::CsvTable& scores_per_policy, const std::string& name,
+                                  const io::CsvTable* canary_judges = nullptr);
 TextTable agreement_pairs_table(const io::CsvTable& agreement_pairs, const std::string& name);
 TextTable agreement_panel_table(const io::CsvTable& agreement_panel, const std::string& name);
 
-/// The rubric layer's tables of a run (tables/rubric/scores_per_policy, agreement_pairs and agreement_panel, .md
-/// and .tex; names relative to tables/), from the run's rubric/ CSVs, those present.
+/// The rubric layer's tables of a run (tables/rubric/scores_per_policy, agreement_pairs, agreement_panel and
+/// canary_judges, .md and .tex; names relative to tables/), from the run's rubric/ CSVs, those present.
 std::vector<std::pair<std::string, std::string>> rubric_tables(const std::string& run_dir);
 
 }  // namespace advplan::rubric

@@ -25,6 +25,7 @@ struct RunDirFlags {
   bool sandbox = false;          ///< --sandbox: every external program in a bubblewrap sandbox (config: sandbox)
   bool batch = false;            ///< --batch: the live calls go through the provider's batch API (llm.mode: batch)
   std::string batch_export;      ///< --batch-export DIR: write the wave's input files there instead of submitting
+  std::vector<std::string> batch_results;  ///< --batch-results FILE...: a waiting wave's results, in the provider's format
   /// Registers the options on `cmd`; the object must outlive the parse.
   void add_to(CLI::App* cmd);
   /// Copies them into a run's options.
@@ -56,8 +57,12 @@ int all_failed_status(const RunSummary& s, const std::string& out_dir);
 
 /// The exit status of a run that waits for its batch wave (EX_TEMPFAIL: try again later).
 inline constexpr int kBatchWaitingStatus = 75;
-/// Remembers the command line, so that `batch ingest` and `batch poll` continue the run with it.
+/// Remembers the command line, for the sentence that says how to continue a batch run.
 void set_command_line(int argc, char** argv);
+/// Before a batch run resumes: stores the waiting wave's answers in the completion cache, from `results` files or by
+/// polling the provider (the config's endpoint and key). kBatchWaitingStatus when a batch is still running (the run is
+/// not started); -1 to go on with the run.
+int continue_batch(const RunPlan& plan, const RunOptions& opts, const std::vector<std::string>& results);
 /// A run stopped with BatchWaiting: writes the wave's input files and state into RUN/.advplan-work/batch/, submits
 /// them (or copies them to `export_dir`), prints what the run waits for, and returns kBatchWaitingStatus.
 int finish_batch_wave(const RunPlan& plan, const RunOptions& opts, const std::string& export_dir, const BatchWaiting& e);

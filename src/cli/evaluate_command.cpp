@@ -117,6 +117,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
         per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
       };
       RunSummary s;
+      if (const int waiting = continue_batch(plan, opts, dir_flags->batch_results); waiting >= 0) return waiting;
       try {
         s = run_experiment(plan, opts);
       } catch (const BatchWaiting& e) {

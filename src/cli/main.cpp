@@ -53,7 +53,6 @@ int main(int argc, char** argv) {
   advplan::cli::add_geo_commands(app, run);
   advplan::cli::add_check_command(app, run);
   advplan::cli::add_schema_command(app, run);
-  advplan::cli::add_batch_command(app, run);
   advplan::cli::set_command_line(argc, argv);
   std::vector<std::string> plugins = advplan::io::plugins_from_env();
   add_plugin_option(app, plugins);

@@ -52,6 +52,7 @@ void set_shard(RunOptions& opts, const std::string& shard, std::size_t shards) {
 int run_over_ranks(const MpiWorld& w, const RunPlan& plan, const RunOptions& opts) {
   namespace fs = std::filesystem;
   if (opts.shard_count > 0) throw ConfigError("run: --shard and --shards do not combine with mpirun, which shards by rank");
+  if (plan.cfg->llm.batch) throw ConfigError("run: --batch (llm.mode: batch) does not combine with mpirun: run it in one process");
   fs::path out = fs::absolute(opts.out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   const fs::path shards = out.parent_path() / ("." + out.filename().string() + ".mpi-shards");
@@ -167,6 +168,7 @@ void add_run_command(CLI::App& app, Action& run) {
                                           opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       RunSummary s;
+      if (const int waiting = continue_batch(plan, opts, dir_flags->batch_results); waiting >= 0) return waiting;
       try {
         s = run_experiment(plan, opts);
       } catch (const BatchWaiting& e) {

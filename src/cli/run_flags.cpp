@@ -43,10 +43,12 @@ void RunDirFlags::add_to(CLI::App* cmd) {
   add_sandbox_flag(cmd, sandbox);
   cmd->add_flag("--batch", batch,
                 "send the live models' calls through the provider's batch API, in waves, at its discount; the run stops "
-                "after each wave and `advplan batch poll RUN` continues it (config: llm.mode: batch; docs/LLM.md \"Batch\")");
+                "after each wave and the same command with --resume polls the provider and continues it (config: llm.mode: batch; docs/LLM.md \"Batch\")");
   cmd->add_option("--batch-export", batch_export,
                   "with --batch semantics, write each wave's requests to DIR in the provider's batch input format instead "
-                  "of submitting them; `advplan batch ingest RUN RESULTS` continues the run");
+                  "of submitting them; the same command with --resume --batch-results FILE continues the run");
+  cmd->add_option("--batch-results", batch_results,
+                  "with --batch --resume: results files of the waiting wave, in the provider's batch output format");
 }
 
 void add_sandbox_flag(CLI::App* cmd, bool& flag) {
@@ -66,7 +68,7 @@ void RunDirFlags::apply(ExperimentConfig& cfg) const {
   if (!llm_cache.empty()) cfg.llm.cache_dir = llm_cache;
   if (max_connections > 0) cfg.llm.max_connections = max_connections;
   if (!transcripts.empty()) cfg.transcripts = *parse_transcripts_mode(transcripts);
-  if (batch || !batch_export.empty()) cfg.llm.batch = true;
+  if (batch || !batch_export.empty() || !batch_results.empty()) cfg.llm.batch = true;
   if (cfg.llm.batch && cfg.llm.cache_dir.empty())
     throw ConfigError("--batch needs a completion cache to keep the batch's answers in: set llm.cache_dir or give "
                       "--llm-cache DIR");

@@ -21,7 +21,10 @@ using llm_detail::token_count;
 
 constexpr int kDefaultMaxTokens = 4096;  // the Messages API requires max_tokens; llm.generation.max_tokens overrides
 
+/// A text block; the API refuses an empty one, so an empty text (an empty earlier reply in a re-prompt) is sent as
+/// "(empty)".
 json text_block(std::string text, bool cached) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) text = "(empty)";
   json b = {{"type", "text"}, {"text", std::move(text)}};
   if (cached) b["cache_control"] = {{"type", "ephemeral"}};
   return b;
@@ -148,7 +151,7 @@ std::string messages_request_body(const CompletionRequest& req, const std::strin
   if (!req.stop.empty()) body["stop_sequences"] = req.stop;
   add_forced_tool(body, req);
   if (!req.extra_json.empty()) {
-    // Checked when the config was read: an object, whose keys are none of the fields set here.
+    // Checked when the config was read: an object, whose keys are none of the fields set here (check_anthropic_generation).
     const json extra = json::parse(req.extra_json, nullptr, false);
     if (extra.is_object())
       for (const auto& [k, v] : extra.items()) body[k] = v;

@@ -25,10 +25,13 @@ bool is_key(const std::string& s) {
 }
 
 /// An OpenAI result line: {custom_id, response: {status_code, body}, error}.
-Completion openai_reply(const json& j, const std::string& file, std::size_t line, const std::string& secret) {
+Completion openai_reply(const json& j, const std::string& file, std::size_t line, const std::string& secret,
+                        bool& settled) {
   Completion c;
   const auto r = j.find("response");
-  if (r != j.end() && r->is_object() && untrusted::count_member(*r, "status_code", 0) == 200) {
+  const std::size_t status = r != j.end() && r->is_object() ? untrusted::count_member(*r, "status_code", 0) : 0;
+  settled = status >= 400 && status <= 499 && status != 408 && status != 409 && status != 429;
+  if (status == 200) {
     const auto body = r->find("body");
     if (body == r->end() || !body->is_object()) bad_line(file, line, "response.body is not an object");
     read_success_body(body->dump(-1, ' ', false, json::error_handler_t::replace), secret, c);
@@ -45,7 +48,8 @@ Completion openai_reply(const json& j, const std::string& file, std::size_t line
 }
 
 /// An Anthropic result line: {custom_id, result: {type: succeeded | errored | canceled | expired, message | error}}.
-Completion anthropic_reply(const json& j, const std::string& file, std::size_t line, const std::string& secret) {
+Completion anthropic_reply(const json& j, const std::string& file, std::size_t line, const std::string& secret,
+                           bool& settled) {
   const auto r = j.find("result");
   if (r == j.end() || !r->is_object()) bad_line(file, line, "result is missing or not an object");
   const std::string type = untrusted::string_member(*r, "type");
@@ -59,6 +63,19 @@ Completion anthropic_reply(const json& j, const std::string& file, std::size_t l
                                      untrusted::excerpt(type, 40)));
   Completion c;
   c.error = "batch request " + type;
+  if (type == "errored") {
+    // {"type": "error", "error": {"type", "message"}}, as the online error body; or the inner object alone.
+    static const json none;
+    const auto e = r->find("error");
+    const json* err = e != r->end() ? &*e : &none;
+    if (const auto in = err->is_object() ? err->find("error") : err->end(); err->is_object() && in != err->end() &&
+                                                                             in->is_object())
+      err = &*in;
+    const std::string etype = untrusted::string_member(*err, "type");
+    c.error += ": " + llm_detail::excerpt(etype + " " + untrusted::string_member(*err, "message"), secret);
+    settled = etype == "invalid_request_error" || etype == "not_found_error" || etype == "permission_error" ||
+              etype == "request_too_large";
+  }
   c.error_kind = ErrorKind::http;
   return c;
 }
@@ -104,7 +121,8 @@ std::vector<Result> read_results(LlmProvider p, const std::string& text, const s
     Result r;
     r.custom_id = untrusted::string_member(j, "custom_id");
     if (!is_key(r.custom_id)) bad_line(file, line, "custom_id is not an advplan request (64 hex digits)");
-    r.reply = p == LlmProvider::anthropic ? anthropic_reply(j, file, line, secret) : openai_reply(j, file, line, secret);
+    r.reply = p == LlmProvider::anthropic ? anthropic_reply(j, file, line, secret, r.settled)
+                                          : openai_reply(j, file, line, secret, r.settled);
     out.push_back(std::move(r));
   }
   return out;
@@ -165,7 +183,11 @@ Status status_of(const LlmSettings& s, const llm_detail::Fetched& f, const std::
   if (s.provider == LlmProvider::anthropic) {
     st.state = untrusted::excerpt(untrusted::string_member(j, "processing_status"), 40);
     st.ended = st.state == "ended";
-    st.results_path = path_on_origin(untrusted::string_member(j, "results_url"), origin);
+    const std::string url = untrusted::string_member(j, "results_url");
+    st.results_path = path_on_origin(url, origin);
+    if (st.ended && st.results_path.empty())
+      st.error = fmt::format("batch {}: results_url '{}' is not on the endpoint's origin {}; it is not fetched (the key "
+                             "would go with the request)", st.id, untrusted::excerpt(url, 120), origin);
     return st;
   }
   st.state = untrusted::excerpt(untrusted::string_member(j, "status"), 40);
@@ -180,11 +202,14 @@ Status status_of(const LlmSettings& s, const llm_detail::Fetched& f, const std::
 }  // namespace
 
 Status submit(const LlmSettings& s, const std::string& input) {
+  // A submission is not retried: a timeout after the provider accepted it would create (and bill) a second batch.
   if (s.provider == LlmProvider::anthropic) {
-    const llm_detail::Exchange ex = exchange_of(s, "messages/batches");
+    llm_detail::Exchange ex = exchange_of(s, "messages/batches");
+    ex.max_retries = 0;
     return status_of(s, llm_detail::fetch(ex, ex.path, input, false), ex.origin);
   }
-  const llm_detail::Exchange files = exchange_of(s, "files");
+  llm_detail::Exchange files = exchange_of(s, "files");
+  files.max_retries = 0;
   const std::string boundary = "advplan-batch-boundary-7c1f3e";
   const std::string form = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" +
                            boundary +
@@ -200,7 +225,8 @@ Status submit(const LlmSettings& s, const std::string& input) {
     st.error = up.error.empty() ? "the file upload gave no file id" : "the file upload failed: " + up.error;
     return st;
   }
-  const llm_detail::Exchange batches = exchange_of(s, "batches");
+  llm_detail::Exchange batches = exchange_of(s, "batches");
+  batches.max_retries = 0;
   const auto chat = llm_detail::parse_endpoint(s.endpoint, "chat/completions");
   const json create = {{"input_file_id", untrusted::string_member(j, "id")},
                        {"endpoint", chat ? chat->path : std::string("/v1/chat/completions")},

@@ -209,7 +209,7 @@ http::Post post_of(const Exchange& ex, std::string path, std::string payload, bo
 /// The attempts of one request: retried after a transport failure, or a status read_error calls retryable, up to
 /// ex.max_retries times. Returns the last attempt (a 2xx, a status not retried, or the last failure); 401 and 403
 /// throw StopRunError. `reading` is read_error's view of the last non-2xx status.
-Attempt attempt_loop(const Exchange& ex, const http::Post& post, int& retries, ErrorReading& reading) {
+Attempt attempt_loop(const Exchange& ex, const http::Post& post, int& retries, ErrorReading& reading, bool& exhausted) {
   for (int attempt = 0;; ++attempt) {
     Attempt a = post_once(post, ex.secret);
     std::optional<double> wait;  // set: retryable
@@ -223,7 +223,11 @@ Attempt attempt_loop(const Exchange& ex, const http::Post& post, int& retries, E
       reading = ex.read_error(*a.status, a.body, ex.secret);
       if (reading.retry) wait = a.retry_after.value_or(ex.backoff_s * std::ldexp(1.0, attempt));
     }
-    if (!wait || attempt >= ex.max_retries) return a;
+    if (!wait) return a;
+    if (attempt >= ex.max_retries) {
+      exhausted = ex.max_retries > 0;  // the last failure was worth another try, but the retries ran out
+      return a;
+    }
     ++retries;
     std::this_thread::sleep_for(std::chrono::duration<double>(*wait));
   }
@@ -235,7 +239,8 @@ Completion exchange(const Exchange& ex, const std::string& payload) {
   const http::Post post = post_of(ex, ex.path, payload, false, "application/json");
   Completion out;
   ErrorReading reading;
-  const Attempt a = attempt_loop(ex, post, out.http_retries, reading);
+  bool exhausted = false;
+  const Attempt a = attempt_loop(ex, post, out.http_retries, reading, exhausted);
   if (a.status && *a.status >= 200 && *a.status <= 299) {
     ex.read_success(a.body, ex.secret, out);
     if (!out.ok && out.error_kind == ErrorKind::none) out.error_kind = ErrorKind::bad_reply;
@@ -248,8 +253,7 @@ Completion exchange(const Exchange& ex, const std::string& payload) {
     out.error = fmt::format("HTTP {}: {}", *a.status, reading.message);
     out.error_kind = reading.kind;
   }
-  if (out.http_retries > 0 && out.http_retries == ex.max_retries)
-    out.error += fmt::format(" (after {} retries)", ex.max_retries);
+  if (exhausted) out.error += fmt::format(" (after {} retries)", ex.max_retries);
   return out;
 }
 
@@ -259,7 +263,8 @@ Fetched fetch(const Exchange& ex, const std::string& path, const std::string& pa
   Fetched out;
   ErrorReading reading;
   int retries = 0;
-  Attempt a = attempt_loop(ex, post, retries, reading);
+  bool exhausted = false;
+  Attempt a = attempt_loop(ex, post, retries, reading, exhausted);
   if (!a.status) {
     out.error = untrusted::redact(a.error, ex.secret);
   } else if (*a.status >= 200 && *a.status <= 299) {

@@ -226,6 +226,17 @@ std::map<std::string, BatchWave::Entry> BatchWave::entries() const {
   return entries_;
 }
 
+void BatchWave::settle(const std::string& key, const std::string& error) {
+  std::lock_guard lock(mu_);
+  settled_[key] = error;
+}
+
+std::optional<std::string> BatchWave::settled(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  const auto it = settled_.find(key);
+  return it == settled_.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
 std::shared_ptr<BatchWave> batch_wave_of(const PolicyContext& ctx) { return ctx.get<std::shared_ptr<BatchWave>>(); }
 
 namespace {
@@ -237,14 +248,20 @@ class DeferringClient final : public CompletionClient {
   DeferringClient(std::unique_ptr<CompletionClient> live, LlmSettings s, std::string endpoint, std::shared_ptr<BatchWave> wave)
       : live_(std::move(live)), s_(std::move(s)), endpoint_(std::move(endpoint)), wave_(std::move(wave)) {}
   Completion complete(const CompletionRequest& req) const override {
-    if (!wave_->open()) return live_->complete(req);
+    if (!wave_->is_open()) return live_->complete(req);
+    const std::string key = CompletionCache::key_of(endpoint_, s_.model, req);
+    Completion c;
+    c.model = s_.model;
+    if (auto error = wave_->settled(key)) {  // the batch failed it for good: the call fails, as it would online
+      c.error = std::move(*error);
+      c.error_kind = ErrorKind::http;
+      return c;
+    }
     const std::string body = s_.provider == LlmProvider::anthropic ? messages_request_body(req, s_.model)
                                                                     : chat_request_body(req, s_.model);
-    wave_->add(CompletionCache::key_of(endpoint_, s_.model, req), s_.model, body);
-    Completion c;
+    wave_->add(key, s_.model, body);
     c.error = "the request waits in a batch";
     c.error_kind = ErrorKind::deferred;
-    c.model = s_.model;
     return c;
   }
   std::string name() const override { return live_->name(); }

@@ -504,6 +504,16 @@ LlmProvider read_provider(const YamlReader& y) {
   y.fail(fmt::format("provider must be openai or anthropic, while '{}' was given", untrusted::excerpt(v, 40)));
 }
 
+/// What the Messages API refuses or advplan sets itself, checked once the provider is known (docs/LLM.md "Anthropic").
+void check_anthropic_generation(const YamlReader& l, const GenerationSettings& g) {
+  if (g.temperature > 1) l.fail(fmt::format("provider anthropic takes a temperature of at most 1, while {} was given", g.temperature));
+  if (g.extra_json.empty()) return;
+  const nlohmann::json extra = nlohmann::json::parse(g.extra_json);
+  for (const char* k : {"system", "tools", "tool_choice", "stop_sequences", "response_format"})
+    if (extra.contains(k))
+      l.fail(fmt::format("generation.extra sets '{}', which provider anthropic either refuses or advplan sets itself", k));
+}
+
 LlmConfig read_llm(const YamlReader& l) {
   LlmConfig llm;
   if (l.has("api_key"))
@@ -531,6 +541,7 @@ LlmConfig read_llm(const YamlReader& l) {
   // llm.structured_output is llm.generation.structured_output's short form; generation's own field wins.
   if (l.has("structured_output")) llm.generation.structured_output = read_structured_output(l.at("structured_output"));
   if (l.has("generation")) llm.generation = read_generation(l.at("generation"), llm.generation);
+  if (llm.provider == LlmProvider::anthropic) check_anthropic_generation(l, llm.generation);
   if (l.has("prices")) llm.prices = read_prices(l.at("prices"));
   if (l.has("batch_discount")) llm.batch_discount = l.at("batch_discount").as_double_in(0, 1);
   if (l.has("mode")) {

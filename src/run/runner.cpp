@@ -1224,7 +1224,6 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
                                      "`advplan run ... --resume` (Python: resume=True) continues it",
                                      opts.out_dir, done, count));
   }
-  if (const auto wave = batch_wave_of(plan.ctx)) wave->close();  // what follows (the judges) is asked online
   if (waiting) {
     journal.close(streams);
     throw BatchWaiting(fmt::format("{}: {} of {} scenarios are done; the others wait for the answers of the run's batch "
@@ -1315,7 +1314,16 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     journal.fd = create_work_directory(dir, work, key, streams, journal.path, summary);
   }
 
-  if (start < count) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
+  // Batch mode: the wave is open only while the scenarios are played; the judges after them are asked online.
+  const auto wave = batch_wave_of(plan.ctx);
+  if (wave) wave->open();
+  try {
+    if (start < count) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
+  } catch (...) {
+    if (wave) wave->close();
+    throw;
+  }
+  if (wave) wave->close();
   journal.close(streams);
 
   return finish_run(plan, opts, streams, layout, corpus ? &*corpus : nullptr, summary, threads, t0, key);

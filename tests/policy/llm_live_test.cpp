@@ -81,6 +81,17 @@ class FakeChatServer {
     }
     if (model == "500-twice" && n < 2) return error(r, 500, "internal error");
     if (model == "503-always") return error(r, 503, "overloaded");
+    if (model == "context-full") {  // llama.cpp's answer when a slot's context is full (issue 48, finding 3)
+      r.status = 500;
+      return r.set_content(R"({"error":{"code":500,"message":"Context size has been exceeded.","type":"exceed_context_size_error"}})",
+                           "application/json");
+    }
+    if (model == "fingerprint") {
+      json out = testing::chat_reply(OfflineCompletionClient().complete(req).text);
+      out["model"] = "tiny-q4";
+      out["system_fingerprint"] = "b6000-1a2b3c4d";
+      return r.set_content(out.dump(), "application/json");
+    }
     if (model == "401")
       return error(r, 401, "Incorrect API key provided: " + q.get_header_value("Authorization"));
     if (model == "no-choices")
@@ -282,6 +293,26 @@ TEST_F(LlmLiveTest, ServerErrorsAreRetriedAndCounted) {
   const auto res = run_contract(client("500-twice"), red_prompt(), sc_, Side::Red, 1, "x");
   ASSERT_TRUE(res.plan) << res.failure;
   EXPECT_EQ(res.stats.http_retries, 2);
+}
+
+// Issue 48, finding 3: a full context fails again on every retry, so it is named and not retried.
+TEST_F(LlmLiveTest, AContextOverflowIsNamedAndNotRetried) {
+  const Completion c = client("context-full", 5, 3).complete(red_prompt());
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.error_kind, ErrorKind::context_overflow);
+  EXPECT_EQ(c.http_retries, 0);
+  EXPECT_THAT(c.error, HasSubstr("-c at least slots x (prompt + max_tokens)"));
+  int asked = 0;
+  for (const auto& s : server_.seen()) asked += s.model == "context-full";
+  EXPECT_EQ(asked, 1);
+}
+
+// Issue 48, finding 11: what the server says served a call is kept with it.
+TEST_F(LlmLiveTest, TheServerThatAnsweredIsRecorded) {
+  const Completion c = client("fingerprint", 5, 0).complete(red_prompt());
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.served_by, "tiny-q4 b6000-1a2b3c4d");
+  EXPECT_EQ(client("valid", 5, 0).complete(red_prompt()).served_by, "");
 }
 
 TEST_F(LlmLiveTest, RetriesStopAtMaxRetries) {

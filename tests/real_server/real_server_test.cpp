@@ -141,6 +141,8 @@ TEST(RealServer, WithThePerScenarioSchemaEveryReplyParsesAndEachFailureIsNamed) 
     ++replies;
     const std::string text = c["reply"].get<std::string>();
     EXPECT_FALSE(json::parse(text, nullptr, false).is_discarded()) << "not JSON: " << text.substr(0, 300);
+    // What served the call: llama.cpp's reply names its model and its build (system_fingerprint).
+    EXPECT_NE(c["served_by"].get<std::string>().find(' '), std::string::npos) << c["served_by"];
   }
   EXPECT_GE(replies, 3);
   const std::string per = read_file(dir / "run/per_scenario.csv");

@@ -28,7 +28,9 @@ std::string input_text(LlmProvider p, const std::string& path, const std::vector
 /// expired, canceled, a non-200 status).
 struct Result {
   std::string custom_id;
-  Completion reply;  ///< ok: an answer to store in the cache
+  Completion reply;      ///< ok: an answer to store in the cache
+  bool settled = false;  ///< not ok, and asking again would fail again (a 4xx other than 408, 409 and 429; Anthropic's
+                         ///< invalid_request_error and kin): the call fails, as it would online
 };
 
 /// Limits on a results file: its size, and the bytes of one line.

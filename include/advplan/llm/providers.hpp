@@ -1,16 +1,17 @@
 #pragma once
-// A live model behind an OpenAI-compatible chat-completions endpoint (docs/LLM.md). The same prompt builder
-// and parser as the offline client (llm_contract.hpp); only the transport differs. cpp-httplib stays out of
-// this header: it is included by openai_client.cpp alone.
+// Live models behind their providers (docs/LLM.md "Providers"): OpenAI's chat completions (also llama.cpp's,
+// vLLM's and most local servers') and Anthropic's Messages API. Each turns the neutral request (llm/request.hpp)
+// into its body, and its reply into the neutral Completion; the transport they share (src/llm/transport.cpp)
+// carries it through the HTTP module (libcurl), with the retries, bounds and key redaction of docs/LLM.md.
+#include <memory>
 #include <string>
 #include <string_view>
 
-#include "advplan/policy/llm_contract.hpp"
+#include "advplan/llm/request.hpp"
+#include "advplan/llm/settings.hpp"
 #include "advplan/llm/suspension.hpp"
 
 namespace advplan {
-
-struct LlmConfig;
 
 /// The resolved settings of a live model. Holds the API key: never serialise, log or print an LlmSettings
 /// as a whole (run_metadata.json records llm.api_key_env, the variable's name, and nothing else about the

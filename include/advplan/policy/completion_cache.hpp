@@ -78,14 +78,20 @@ class BatchWave {
   void add(const std::string& key, const std::string& model, const std::string& body);
   /// The requests so far, by key.
   std::map<std::string, Entry> entries() const;
-  /// After close(), calls are made online (the judges after the run's scenarios).
+  /// A request the batch failed for good (batch::Result::settled): answered with `error` as a failed call, as online.
+  void settle(const std::string& key, const std::string& error);
+  std::optional<std::string> settled(const std::string& key) const;
+  /// The wave is open only while the runner plays the scenarios (run_experiment); before and after (the judges, other
+  /// commands) calls are made online.
+  void open() { open_ = true; }
   void close() { open_ = false; }
-  bool open() const { return open_; }
+  bool is_open() const { return open_; }
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_;
-  std::atomic<bool> open_{true};
+  std::map<std::string, std::string> settled_;
+  std::atomic<bool> open_{false};
 };
 
 /// The run's batch wave (set in the context by policy_context when llm.mode is batch), or nullptr.

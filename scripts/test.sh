@@ -14,6 +14,8 @@ command -v node >/dev/null || browser_missing+=(nodejs)
 command -v npm >/dev/null || browser_missing+=(npm)
 # llama.cpp's gguf-py (the real_server tests' model writer) reads YAML.
 dpkg -s python3-yaml >/dev/null 2>&1 || browser_missing+=(python3-yaml)
+# The real_server tests ask llama-server's /health and /metrics with curl.
+command -v curl >/dev/null || browser_missing+=(curl)
 if [ ${#browser_missing[@]} -gt 0 ]; then
   echo "test: installing ${browser_missing[*]} for the browser and real-server tests" >&2
   SUDO=""

@@ -81,18 +81,33 @@ std::optional<json> read_state(const std::string& run) {
 
 void write_state(const std::string& run, const json& st) { io::write_file_atomic(state_path(run), st.dump(1) + "\n"); }
 
-/// One input file per model (a provider's batch takes one model), named wave-<n>-<k>.<ext>.
+/// One input file per model (a provider's batch takes one model) and per chunk within the provider's limits (OpenAI:
+/// 50,000 requests or 200 MB a batch; Anthropic: 100,000 or 256 MB; advplan stays at 90% of the bytes), named
+/// wave-<n>-<k>.<ext>.
 json write_inputs(const BatchWave& wave, const LlmSettings& s, const fs::path& dir, int n) {
-  std::map<std::string, std::vector<batch::Request>> by_model;
-  for (const auto& [key, e] : wave.entries()) by_model[e.model].push_back({key, e.body});
-  const std::string path = s.provider == LlmProvider::anthropic ? "/v1/messages" : "/v1/chat/completions";
+  const bool anthropic = s.provider == LlmProvider::anthropic;
+  const std::size_t max_requests = anthropic ? 100000 : 50000;
+  const std::size_t max_bytes = (anthropic ? 256u : 200u) * 1000 * 1000 / 10 * 9;
+  std::map<std::string, std::vector<std::vector<batch::Request>>> by_model;
+  std::map<std::string, std::size_t> bytes;
+  for (const auto& [key, e] : wave.entries()) {
+    auto& chunks = by_model[e.model];
+    if (chunks.empty() || chunks.back().size() >= max_requests || bytes[e.model] + e.body.size() > max_bytes) {
+      chunks.emplace_back();
+      bytes[e.model] = 0;
+    }
+    chunks.back().push_back({key, e.body});
+    bytes[e.model] += e.body.size() + 200;
+  }
+  const std::string path = anthropic ? "/v1/messages" : "/v1/chat/completions";
   json files = json::array();
   int k = 0;
-  for (const auto& [model, reqs] : by_model) {
-    const std::string name = fmt::format("wave-{}-{}.{}", n, k++, s.provider == LlmProvider::anthropic ? "json" : "jsonl");
-    io::write_file_atomic((dir / name).string(), batch::input_text(s.provider, path, reqs));
-    files.push_back({{"model", model}, {"file", name}, {"requests", reqs.size()}});
-  }
+  for (const auto& [model, chunks] : by_model)
+    for (const auto& reqs : chunks) {
+      const std::string name = fmt::format("wave-{}-{}.{}", n, k++, anthropic ? "json" : "jsonl");
+      io::write_file_atomic((dir / name).string(), batch::input_text(s.provider, path, reqs));
+      files.push_back({{"model", model}, {"file", name}, {"requests", reqs.size()}});
+    }
   return files;
 }
 

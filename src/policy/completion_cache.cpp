@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -143,9 +145,11 @@ std::optional<Completion> CompletionCache::lookup(const std::string& key) const 
   c.completion_tokens = count("completion_tokens");
   c.finish_reason = finish;
   if (details.is_object()) {
-    auto detail = [&](const char* k) {
+    auto detail = [&](const char* k) {  // a count in 0..INT_MAX, else not reported
       const auto it = details.find(k);
-      return it != details.end() && it->is_number_integer() ? it->get<int>() : -1;
+      if (it == details.end() || !it->is_number_integer()) return -1;
+      const auto v = it->get<std::int64_t>();
+      return v < 0 || v > std::numeric_limits<int>::max() ? -1 : static_cast<int>(v);
     };
     c.cached_tokens = detail("cached_tokens");
     c.cache_write_tokens = detail("cache_write_tokens");

@@ -202,7 +202,10 @@ TEST(RealServer, AJudgeALiveRedAndAQuizAgentEachComplete) {
   TempDir dir("real-roles");
   LlamaServer server(dir);
   ASSERT_TRUE(server.ready(dir)) << server.log();
-  const std::string cfg = real_config(dir, server, 2, kSchemaGen, "[single, llm_live]",
+  // 256 tokens a reply: this test asks that every role completes, not that its replies parse (the judge's canaries
+  // add six calls a judge), so it keeps its time short.
+  const std::string cfg = real_config(dir, server, 2, "{max_tokens: 256, structured_output: json_schema, extra: {cache_prompt: false}}",
+                                      "[single, llm_live]",
                                       "rubric: {judges: [llm_judge]}");
   const auto run = advplan("run " + quote(cfg) + " --out " + quote(dir / "run") + " --progress none", dir);
   EXPECT_LE(run.status, 1) << run.err;

@@ -180,12 +180,8 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   return 0;
 }
 
-}  // namespace
-
-void add_rubric_command(CLI::App& app, Action& run) {
-  auto* cmd = app.add_subcommand("rubric", "Score rubric verdicts in MA-Bench's layout and measure judge agreement");
-  cmd->require_subcommand(1);
-
+/// `rubric score ITEMS VERDICTS...`: severity-weighted scores of MA-Bench-format verdicts.
+void add_rubric_score(CLI::App* cmd, Action& run) {
   auto* score = cmd->add_subcommand("score", "Severity-weighted scores of MA-Bench-format verdicts");
   auto items = std::make_shared<std::string>();
   auto verdicts = std::make_shared<std::vector<std::string>>();
@@ -229,7 +225,10 @@ void add_rubric_command(CLI::App& app, Action& run) {
       return 0;
     };
   });
+}
 
+/// `rubric regrade RUN_DIR --out DIR`: a finished run's plans graded again with other judges.
+void add_rubric_regrade(CLI::App* cmd, Action& run) {
   auto* re = cmd->add_subcommand("regrade", "Grade a finished run's plans again with other judges (docs/RUBRIC.md)");
   auto r_run = std::make_shared<std::string>();
   auto r_judges = std::make_shared<std::vector<std::string>>();
@@ -255,7 +254,10 @@ void add_rubric_command(CLI::App& app, Action& run) {
       return regrade(*r_run, *r_judges, *r_out, *r_config, *r_flags);
     };
   });
+}
 
+/// `rubric validate STUDY [VERDICTS...]`: judges checked against an expert study.
+void add_rubric_validate(CLI::App* cmd, Action& run) {
   auto* val = cmd->add_subcommand("validate", "Check judges against an expert study (docs/RUBRIC.md)");
   auto v_study = std::make_shared<std::string>();
   auto v_verdicts = std::make_shared<std::vector<std::string>>();
@@ -299,7 +301,10 @@ void add_rubric_command(CLI::App& app, Action& run) {
       return 0;
     };
   });
+}
 
+/// `rubric judge --items --briefs --judge --out`: free-text briefs graded by an LLM judge.
+void add_rubric_judge(CLI::App* cmd, Action& run) {
   auto* bj = cmd->add_subcommand("judge", "Grade free-text briefs with an LLM judge, as MA-Bench does (docs/RUBRIC.md)");
   auto b_items = std::make_shared<std::string>();
   auto b_briefs = std::make_shared<std::string>();
@@ -357,7 +362,10 @@ void add_rubric_command(CLI::App& app, Action& run) {
       return g.failed == g.briefs && g.briefs > 0 ? 1 : 0;
     };
   });
+}
 
+/// `rubric agreement --items VERDICTS...`: judge agreement.
+void add_rubric_agreement(CLI::App* cmd, Action& run) {
   auto* agree = cmd->add_subcommand("agreement", "Judge agreement on MA-Bench-format verdicts");
   auto a_items = std::make_shared<std::string>();
   auto a_verdicts = std::make_shared<std::vector<std::string>>();
@@ -382,6 +390,19 @@ void add_rubric_command(CLI::App& app, Action& run) {
       return 0;
     };
   });
+}
+
+}  // namespace
+
+void add_rubric_command(CLI::App& app, Action& run) {
+  auto* cmd = app.add_subcommand("rubric", "Score rubric verdicts in MA-Bench's layout and measure judge agreement");
+  cmd->require_subcommand(1);
+
+  add_rubric_score(cmd, run);
+  add_rubric_regrade(cmd, run);
+  add_rubric_validate(cmd, run);
+  add_rubric_judge(cmd, run);
+  add_rubric_agreement(cmd, run);
 }
 
 }  // namespace advplan::cli

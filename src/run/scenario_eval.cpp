@@ -327,12 +327,186 @@ class CellReplanner final : public Replanner {
   static constexpr int kMaxFailuresInARow = 3;
 };
 
+/// RED's response to `blue` in cell `c`: the one a point with the same RED and BLUE already got (a sweep point that
+/// only changes the simulator), or a new call, whose transcript and usage are kept for an external policy.
+RedResponse respond_red(ScenarioTask& t, const Condition& c, const Plan& blue) {
+  const RunPlan::Binding& bound = t.plan.binding(c);
+  const RedPolicy& red = t.plan.red(c);
+  RedRequest req = red_request(t.sc, blue, t.plan.ctx_of(c), "baseline");
+  req.sample = t.sample;
+  const auto given = std::find_if(t.responses.begin(), t.responses.end(), [&](const auto& r) {
+    return std::get<0>(r) == bound.red_key && std::get<1>(r) == &blue;
+  });
+  if (!c.settings.empty() && given != t.responses.end()) return std::get<2>(*given);  // a reused response made no call
+  RedResponse resp;
+  try {
+    const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
+    resp = red.respond(req, &t.cache);
+  } catch (const StopRunError&) {
+    throw;
+  } catch (const Error& e) {
+    resp.failure = e.what();
+    resp.selected = -1;
+  }
+  if (bound.keep_response && given == t.responses.end()) t.responses.emplace_back(bound.red_key, &blue, resp);
+  if (red.info().external) {
+    transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts,
+                     {"red", bound.red_key, t.sc.id, c.label, t.sample}, resp.chosen() == nullptr);
+    add_usage(t.out.usage, resp.transcript, "red", bound.red_key);
+  }
+  return resp;
+}
+
+/// The engagement trace's rows: one per engagement (engagements.csv) and one per cell with every replication's outcome
+/// as one character and the means (replications.csv; docs/TRACES.md).
+void append_engagement_rows(ScenarioTask& t, const Condition& c, const EngagementTrace& tr) {
+  const Scenario& sc = t.sc;
+  auto& er = t.out.extra[kEngagementsFile];
+  for (const EngagementRow& e : tr.engagements)
+    er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,
+                  fmt_real(e.blue_share), fmt_real(e.red_share), fmt_real(e.blue_before), fmt_real(e.blue_after),
+                  fmt_real(e.red_before), fmt_real(e.red_after)});
+  std::string won(tr.outcomes.size(), '0');
+  int wins = 0;
+  double loss_b = 0, loss_r = 0, steps = 0;
+  std::map<std::string, int> branches;
+  for (const ReplicationOutcome& o : tr.outcomes) {
+    won[static_cast<std::size_t>(o.replication)] = o.blue_won ? '1' : '0';
+    wins += o.blue_won ? 1 : 0;
+    loss_b += o.blue_loss;
+    loss_r += o.red_loss;
+    steps += o.steps;
+    if (!o.blue_branches.empty()) ++branches["BLUE " + o.blue_branches];
+    if (!o.red_branches.empty()) ++branches["RED " + o.red_branches];
+  }
+  std::string choices;
+  for (const auto& [k, n] : branches) choices += (choices.empty() ? "" : " | ") + k + " x" + std::to_string(n);
+  const double n = tr.outcomes.empty() ? 1.0 : static_cast<double>(tr.outcomes.size());
+  t.out.extra[kReplicationsFile].push_back({sc.id, c.label, i2s(static_cast<long long>(tr.outcomes.size())), i2s(wins),
+                                            won, fmt_real(loss_b / n), fmt_real(loss_r / n), fmt_real(steps / n),
+                                            choices});
+}
+
+/// The two plans played step by step (docs/METRICS.md "Engagement wargame"), on the map when there is one, with
+/// replanning at the decision points for a policy that declares it (serialised like its planning calls).
+SimResult play_engagement(ScenarioTask& t, const Condition& c, const BlueEval& be, const Plan& blue,
+                          const RedCandidate& rc, const GeoPlanEffect& rg, Force& fb, Force& fr) {
+  const RunPlan::Binding& bound = t.plan.binding(c);
+  const RedPolicy& red = t.plan.red(c);
+  const Scenario& sc = t.sc;
+  EngagementTrace tr;
+  std::optional<PlanOnMap> bm, rm;
+  if (t.map != nullptr) {  // the moves take their routes' time and exposure, which stand in for readiness
+    bm = plan_on_map(*t.map, be.geo);
+    rm = plan_on_map(*t.map, rg);
+    fb.readiness = fr.readiness = 1.0;
+  }
+  std::optional<CellReplanner> brp, rrp;
+  const BluePolicy& bp = t.plan.blue(c);
+  if (bp.replans())
+    brp.emplace(t, c, Side::Blue, bound.blue_key, c.blue, [&](const nlohmann::json& q) {
+      const SerialCall serial = t.plan.serialise("blue:" + bound.blue_key);
+      return bp.replan(sc, q);
+    });
+  if (red.replans())
+    rrp.emplace(t, c, Side::Red, bound.red_key, c.red, [&](const nlohmann::json& q) {
+      const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
+      return red.replan(sc, q);
+    });
+  const SimResult sim =
+      simulate_engagement(sc, blue, fb, rc.plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr,
+                          kTracedReplications,
+                          {bm ? &*bm : nullptr, rm ? &*rm : nullptr, brp ? &*brp : nullptr, rrp ? &*rrp : nullptr});
+  append_engagement_rows(t, c, tr);
+  return sim;
+}
+
+/// What an ok row says besides the base columns and the contract (docs/TRACES.md "per_scenario.csv").
+struct OkCell {
+  const BlueEval& be;
+  const Plan& blue;
+  const RedCandidate& rc;
+  const QualityParts& red_q;
+  const CandidateDiagnostics& d;
+  const RedResponse& resp;
+  const SimResult& sim;
+  const Force& fb;
+  const Force& fr;
+};
+
+void set_ok_columns(RowBuilder& row, const OkCell& x) {
+  const auto g = static_cast<std::size_t>(x.d.greedy), cd = static_cast<std::size_t>(x.d.constraint);
+  row.set("status", "ok")
+      .set("blue_plan_id", x.blue.plan_id)
+      .set("red_plan_id", x.rc.plan.plan_id)
+      .set("blue_quality", x.be.q.q)
+      .set("blue_e", x.be.q.e)
+      .set("blue_c", x.be.q.c)
+      .set("blue_r", x.be.q.r)
+      .set("blue_coherence", x.be.d.D)
+      .set("red_quality", x.red_q.q)
+      .set("red_coherence", x.rc.d->D)
+      .set("advantage", advantage(x.be.q.q, x.red_q.q))
+      .set("nash_gap", nash_gap(x.be.q.q, x.red_q.q))
+      .set("blue_win_rate", x.sim.win_rate)
+      .set("blue_final_strength", x.sim.blue_final)
+      .set("red_final_strength", x.sim.red_final)
+      .set("diversity", action_type_diversity(x.d.cats))
+      .set("quality_spread", quality_spread(x.d.qs))
+      .set("pareto_count", i2s(static_cast<long long>(x.d.n_front)))
+      .set("changed_choice", i2s(g != cd ? 1 : 0))
+      .set("quality_regret", x.d.qs[g] - x.d.qs[cd])
+      .set("structural_gain", x.d.ds[cd] - x.d.ds[g])
+      .set("blue_O", x.be.st.O)
+      .set("blue_PV", x.be.st.P_V)
+      .set("blue_W", x.be.st.W)
+      .set("red_pressure", x.rc.pressure.magnitude)
+      .set("red_pressure_category", std::string(to_string(x.rc.pressure.category)))
+      .set("candidates_valid", i2s(static_cast<long long>(x.resp.candidates.size())))
+      .set("candidates_dropped", i2s(x.resp.dropped))
+      .set("blue_raw_capability", x.fb.raw)
+      .set("red_raw_capability", x.fr.raw)
+      .set("blue_effective_power", effective_power(x.fb))
+      .set("red_effective_power", effective_power(x.fr));
+}
+
+/// A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
+double raw_of(const RedCandidate& x, const Scenario& sc) {
+  return x.raw_capability ? *x.raw_capability : raw_capability(x.plan, sc);
+}
+
+/// RED's candidates of the cell (candidates.csv), and with traces.candidate_plans their plans.
+void append_candidates(ScenarioTask& t, const Condition& c, const RedResponse& resp, const CandidateDiagnostics& d) {
+  const RedPolicy& red = t.plan.red(c);
+  const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
+  for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
+    const auto& x = resp.candidates[i];
+    Row& cand = t.out.candidates.emplace_back(
+        Row{t.sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q), fmt_real(x.d->D),
+            fmt_real(x.pressure.magnitude), std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0",
+            i == g ? "1" : "0", i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
+            format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x, t.sc))});
+    if (t.sampled)
+      cand.insert(cand.begin() + static_cast<std::ptrdiff_t>(schema::sample_column_candidates()), i2s(t.sample));
+    if (!t.plan.cfg->candidate_plans) continue;
+    nlohmann::ordered_json j;
+    j["scenario_id"] = t.sc.id;
+    j["condition"] = c.label;
+    if (t.sampled) j["sample"] = t.sample;
+    j["index"] = x.index;
+    j["k"] = red.k();
+    j["plan_id"] = x.plan.plan_id;
+    j["selected"] = static_cast<int>(i) == resp.selected;
+    j["plan"] = to_json(x.plan);
+    t.out.candidate_plans.push_back(j.dump());
+  }
+}
+
 ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const Scenario& sc = t.sc;
   const RunPlan::Binding& bound = t.plan.binding(c);
-  const RedPolicy& red = t.plan.red(c);
   const BlueEval& be = t.blues.at(bound.blue_key);
-  RowBuilder row = base_row(sc, c, red, t.row_sample());
+  RowBuilder row = base_row(sc, c, t.plan.red(c), t.row_sample());
   // A failed row carries the statistics and tokens of every call behind it: BLUE's, and RED's once RED was asked.
   auto fail = [&](const std::string& why, const ContractStats& contract) {
     row.set("status", "failed").set("failure_reason", why);
@@ -343,32 +517,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   };
   if (!be.result.plan) return fail("blue: " + be.result.failure, be.result.contract);
   const Plan& blue = *be.result.plan;
-  RedRequest req = red_request(sc, blue, t.plan.ctx_of(c), "baseline");
-  req.sample = t.sample;
-  RedResponse resp;
-  const auto given = std::find_if(t.responses.begin(), t.responses.end(), [&](const auto& r) {
-    return std::get<0>(r) == bound.red_key && std::get<1>(r) == &blue;
-  });
-  const bool reused = !c.settings.empty() && given != t.responses.end();
-  if (reused) {
-    resp = std::get<2>(*given);
-  } else {
-    try {
-      const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
-      resp = red.respond(req, &t.cache);
-    } catch (const StopRunError&) {
-      throw;
-    } catch (const Error& e) {
-      resp.failure = e.what();
-      resp.selected = -1;
-    }
-    if (bound.keep_response && given == t.responses.end()) t.responses.emplace_back(bound.red_key, &blue, resp);
-  }
-  if (red.info().external && !reused) {  // (a reused response made no call)
-    transcript_lines(t.out.transcripts, resp.transcript, t.plan.cfg->transcripts,
-                     {"red", bound.red_key, sc.id, c.label, t.sample}, resp.chosen() == nullptr);
-    add_usage(t.out.usage, resp.transcript, "red", bound.red_key);
-  }
+  const RedResponse resp = respond_red(t, c, blue);
   ContractStats contract = be.result.contract;
   contract += resp.contract;
   const RedCandidate* rc = resp.chosen();
@@ -380,11 +529,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   const CandidateDiagnostics d = diagnose(resp, bound.lambda);
   QualityParts red_q = rc->q;
   Force fb{be.raw, be.q.q, be.d.D};
-  // A candidate's raw capability as score_red_plan computed it (the same function), else computed here.
-  auto raw_of = [&](const RedCandidate& x) {
-    return x.raw_capability ? *x.raw_capability : raw_capability(x.plan, sc);
-  };
-  Force fr{raw_of(*rc), rc->q.q, rc->d->D};
+  Force fr{raw_of(*rc, sc), rc->q.q, rc->d->D};
   GeoPlanEffect rg;
   if (t.map != nullptr) {  // terrain: geo: the chosen RED plan on the map, and both sides' readiness
     rg = geo_plan_effect(*t.map, rc->plan, Side::Red);
@@ -396,119 +541,13 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
     append_geo_rows(rows, sc.id, c.label, Side::Blue, blue.plan_id, be.geo);
     append_geo_rows(rows, sc.id, c.label, Side::Red, rc->plan.plan_id, rg);
   }
-  SimResult sim;
-  if (t.plan.sims[bound.sim].model == "engagement") {  // the two plans played (docs/METRICS.md "Engagement wargame")
-    EngagementTrace tr;
-    std::optional<PlanOnMap> bm, rm;
-    if (t.map != nullptr) {  // the moves take their routes' time and exposure, which stand in for readiness
-      bm = plan_on_map(*t.map, be.geo);
-      rm = plan_on_map(*t.map, rg);
-      fb.readiness = fr.readiness = 1.0;
-    }
-    // Replanning at the decision points, for a policy that declares it (serialised like its planning calls).
-    std::optional<CellReplanner> brp, rrp;
-    const BluePolicy& bp = t.plan.blue(c);
-    if (bp.replans())
-      brp.emplace(t, c, Side::Blue, bound.blue_key, c.blue, [&](const nlohmann::json& q) {
-        const SerialCall serial = t.plan.serialise("blue:" + bound.blue_key);
-        return bp.replan(sc, q);
-      });
-    if (red.replans())
-      rrp.emplace(t, c, Side::Red, bound.red_key, c.red, [&](const nlohmann::json& q) {
-        const SerialCall serial = t.plan.serialise("red:" + bound.red_key);
-        return red.replan(sc, q);
-      });
-    sim = simulate_engagement(sc, blue, fb, rc->plan, fr, *t.noise[bound.sim], t.plan.sims[bound.sim], &tr,
-                              kTracedReplications,
-                              {bm ? &*bm : nullptr, rm ? &*rm : nullptr, brp ? &*brp : nullptr, rrp ? &*rrp : nullptr});
-    auto& er = t.out.extra[kEngagementsFile];
-    for (const EngagementRow& e : tr.engagements)
-      er.push_back({sc.id, c.label, i2s(e.replication), i2s(e.start), i2s(e.end), e.blue_assets, e.red_assets, e.where,
-                    fmt_real(e.blue_share), fmt_real(e.red_share), fmt_real(e.blue_before), fmt_real(e.blue_after),
-                    fmt_real(e.red_before), fmt_real(e.red_after)});
-    // One row per cell: every replication's outcome as one character, and the means (docs/TRACES.md).
-    std::string won(tr.outcomes.size(), '0');
-    int wins = 0;
-    double loss_b = 0, loss_r = 0, steps = 0;
-    std::map<std::string, int> branches;
-    for (const ReplicationOutcome& o : tr.outcomes) {
-      won[static_cast<std::size_t>(o.replication)] = o.blue_won ? '1' : '0';
-      wins += o.blue_won ? 1 : 0;
-      loss_b += o.blue_loss;
-      loss_r += o.red_loss;
-      steps += o.steps;
-      if (!o.blue_branches.empty()) ++branches["BLUE " + o.blue_branches];
-      if (!o.red_branches.empty()) ++branches["RED " + o.red_branches];
-    }
-    std::string choices;
-    for (const auto& [k, n] : branches) choices += (choices.empty() ? "" : " | ") + k + " x" + std::to_string(n);
-    const double n = tr.outcomes.empty() ? 1.0 : static_cast<double>(tr.outcomes.size());
-    t.out.extra[kReplicationsFile].push_back({sc.id, c.label, i2s(static_cast<long long>(tr.outcomes.size())), i2s(wins),
-                                              won, fmt_real(loss_b / n), fmt_real(loss_r / n), fmt_real(steps / n),
-                                              choices});
-  } else {
-    sim = t.play(fb, fr, bound.sim);
-  }
-  const double adv = advantage(be.q.q, red_q.q);
-  const auto g = static_cast<std::size_t>(d.greedy), cd = static_cast<std::size_t>(d.constraint);
-
-  row.set("status", "ok")
-      .set("blue_plan_id", blue.plan_id)
-      .set("red_plan_id", rc->plan.plan_id)
-      .set("blue_quality", be.q.q)
-      .set("blue_e", be.q.e)
-      .set("blue_c", be.q.c)
-      .set("blue_r", be.q.r)
-      .set("blue_coherence", be.d.D)
-      .set("red_quality", red_q.q)
-      .set("red_coherence", rc->d->D)
-      .set("advantage", adv)
-      .set("nash_gap", nash_gap(be.q.q, red_q.q))
-      .set("blue_win_rate", sim.win_rate)
-      .set("blue_final_strength", sim.blue_final)
-      .set("red_final_strength", sim.red_final)
-      .set("diversity", action_type_diversity(d.cats))
-      .set("quality_spread", quality_spread(d.qs))
-      .set("pareto_count", i2s(static_cast<long long>(d.n_front)))
-      .set("changed_choice", i2s(g != cd ? 1 : 0))
-      .set("quality_regret", d.qs[g] - d.qs[cd])
-      .set("structural_gain", d.ds[cd] - d.ds[g])
-      .set("blue_O", be.st.O)
-      .set("blue_PV", be.st.P_V)
-      .set("blue_W", be.st.W)
-      .set("red_pressure", rc->pressure.magnitude)
-      .set("red_pressure_category", std::string(to_string(rc->pressure.category)))
-      .set("candidates_valid", i2s(static_cast<long long>(resp.candidates.size())))
-      .set("candidates_dropped", i2s(resp.dropped))
-      .set("blue_raw_capability", fb.raw)
-      .set("red_raw_capability", fr.raw)
-      .set("blue_effective_power", effective_power(fb))
-      .set("red_effective_power", effective_power(fr));
+  const SimResult sim = t.plan.sims[bound.sim].model == "engagement" ? play_engagement(t, c, be, blue, *rc, rg, fb, fr)
+                                                                     : t.play(fb, fr, bound.sim);
+  set_ok_columns(row, OkCell{be, blue, *rc, red_q, d, resp, sim, fb, fr});
   set_contract(row, contract);
   t.out.per_scenario.push_back(row.take());
-
-  for (std::size_t i = 0; i < resp.candidates.size(); ++i) {
-    const auto& x = resp.candidates[i];
-    Row& cand = t.out.candidates.emplace_back(
-        Row{sc.id, c.label, i2s(red.k()), i2s(x.index), x.plan.plan_id, fmt_real(x.q.q), fmt_real(x.d->D),
-            fmt_real(x.pressure.magnitude), std::string(to_string(x.pressure.category)), d.front[i] ? "1" : "0",
-            i == g ? "1" : "0", i == cd ? "1" : "0", static_cast<int>(i) == resp.selected ? "1" : "0",
-            format_category_set(x.categories), fmt_real(x.q.c), fmt_real(raw_of(x))});
-    if (t.sampled)
-      cand.insert(cand.begin() + static_cast<std::ptrdiff_t>(schema::sample_column_candidates()), i2s(t.sample));
-    if (t.plan.cfg->candidate_plans) {
-      nlohmann::ordered_json j;
-      j["scenario_id"] = sc.id;
-      j["condition"] = c.label;
-      if (t.sampled) j["sample"] = t.sample;
-      j["index"] = x.index;
-      j["k"] = red.k();
-      j["plan_id"] = x.plan.plan_id;
-      j["selected"] = static_cast<int>(i) == resp.selected;
-      j["plan"] = to_json(x.plan);
-      t.out.candidate_plans.push_back(j.dump());
-    }
-  }
+  append_candidates(t, c, resp, d);
+  const double adv = advantage(be.q.q, red_q.q);
   return {PlanOutcome{rc->plan.plan_id, adv, be.d.D, rc->d->D, sim.win_rate}, rc->d, std::pair{be.q.q, adv}};
 }
 

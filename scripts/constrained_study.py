@@ -46,12 +46,28 @@ def json_replies(run):
     return k, n
 
 
+def cause(reason):
+    """A failure reason without its side and its quoted details: "invalid plan: chain[0]: dangling reference"."""
+    reason = reason.removeprefix("blue: ").removeprefix("red: ")
+    return reason.split(" to undefined")[0].split(" \"")[0][:80]
+
+
+def finish_reasons(run):
+    c = Counter()
+    try:
+        for line in open(f"{run}/transcripts.jsonl"):
+            c[json.loads(line).get("finish_reason") or "none"] += 1
+    except FileNotFoundError:
+        pass
+    return c
+
+
 def arm(name, run):
     rs = rows(run)
     n = len(rs)
     s = lambda col: sum(int(r[col] or 0) for r in rs)
     k, calls = json_replies(run)
-    causes = Counter(r["failure_reason"].split(":")[0][:80] for r in rs if r["status"] != "ok")
+    causes = Counter(cause(r["failure_reason"]) for r in rs if r["status"] != "ok")
     print(f"| {name} | {n} | {wilson(sum(r['status'] == 'ok' for r in rs), n)} | {wilson(s('contract_parsed'), n)} | "
           f"{wilson(s('contract_repaired'), n)} | {wilson(s('contract_failed'), n)} | {wilson(k, calls)} |")
     return {r["scenario_id"]: r for r in rs}, causes
@@ -63,8 +79,9 @@ def main(schema_run, free_run):
     a, ca = arm("json_schema (per-scenario schema)", schema_run)
     b, cb = arm("free (no structured output)", free_run)
     print()
-    for name, c in (("json_schema", ca), ("free", cb)):
-        print(f"Failure causes, {name}: " + ("; ".join(f"{v} x {k}" for k, v in c.most_common(4)) or "none"))
+    for name, c, run in (("json_schema", ca, schema_run), ("free", cb, free_run)):
+        print(f"- failure causes, {name}: " + ("; ".join(f"{v} x {k}" for k, v in c.most_common(4)) or "none") +
+              "; finish reasons of its calls: " + ", ".join(f"{k} {v}" for k, v in sorted(finish_reasons(run).items())))
     both = [i for i in a if i in b and a[i]["status"] == "ok" and b[i]["status"] == "ok"]
     print()
     rng = np.random.default_rng(7)

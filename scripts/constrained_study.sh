@@ -4,7 +4,8 @@
 # against llama.cpp's llama-server and the random-weights model that scripts/real_server.sh builds. Both arms use one
 # connection and the server's prompt cache off, so the study repeats byte for byte (docs/LLM.md "Determinism against a
 # real server"). Writes OUT/{schema,free}/ (two evaluate runs) and OUT/summary.md.
-# Usage: bash scripts/constrained_study.sh [OUT] [SEEDS]   (defaults build/constrained-study and "[100, 103]": 20 scenarios)
+# Usage: bash scripts/constrained_study.sh [OUT] [SEEDS] [MAX_TOKENS]
+#   (defaults build/constrained-study, "[100, 103]": 20 scenarios, and 1024 tokens a reply)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -12,6 +13,7 @@ mapfile -t built < <(bash scripts/real_server.sh build)
 server="${built[0]}" model="${built[1]}"
 out="$(realpath -m "${1:-build/constrained-study}")"
 seeds="${2:-[100, 103]}"
+max_tokens="${3:-1024}"
 rm -rf "$out"
 mkdir -p "$out"
 port="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
@@ -34,7 +36,7 @@ llm:
   timeout_s: 300
   max_retries: 1
   max_connections: 1
-  generation: {max_tokens: 1024, structured_output: $structured, extra: {cache_prompt: false}}
+  generation: {max_tokens: $max_tokens, structured_output: $structured, extra: {cache_prompt: false}}
 YAML
   "$root/build/advplan" evaluate --blue llm:tiny --red single --no-reference --budget '' --rerun 0 \
     --config "$out/$arm.yaml" --out "$out/$arm" --progress none --threads 2 || true

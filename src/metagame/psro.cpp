@@ -264,6 +264,62 @@ class LlmOracle {
 };
 
 /// Both oracles on every scenario of the corpus; gives the two plan sets and the oracle record to write.
+/// The opponent mixture an exec: oracle receives: each support policy's spec and probability (exact and as a number),
+/// and for BLUE's support, its plan in the scenario.
+json oracle_mixture(const std::vector<std::string>& specs, const std::vector<Fraction>& p,
+                    const std::vector<const Plan*>* plans_of) {
+  json m = json::array();
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    if (!(p[k].value > 0)) continue;
+    json e{{"policy", specs[k]}, {"probability", p[k].value}, {"probability_exact", p[k].str()}};
+    if (plans_of != nullptr) e["plan"] = (*plans_of)[k] ? to_json(*(*plans_of)[k]) : json();
+    m.push_back(std::move(e));
+  }
+  return m;
+}
+
+/// The oracles' answers of iteration it as the new plan sets and the oracle record; an oracle that answered no
+/// scenario is an error.
+OracleOutcome collect_oracle_outcome(const fs::path& out, int it, const std::vector<std::string>& ids,
+                                     const std::vector<BlueResponse>& br, const std::vector<RedResponseChoice>& rr) {
+  const std::size_t n = ids.size();
+  std::string blue_text, red_text;
+  OracleOutcome o;
+  std::size_t nb = 0, nr = 0;
+  const std::string blue_spec = "plans:" + (out / blue_set_name(it + 1)).string();
+  const std::string red_spec = "plans:" + (out / red_set_name(it + 1)).string();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (br[i].failure.empty()) {
+      blue_text += played_plan_line(ids[i], "", 0, Side::Blue, blue_spec, &br[i].plan, "") + "\n";
+      o.blue_value += br[i].value;
+      ++nb;
+    } else {
+      ++o.blue_failed;
+    }
+    if (rr[i].failure.empty()) {
+      red_text += played_plan_line(ids[i], "", 0, Side::Red, red_spec, &rr[i].plan, "") + "\n";
+      o.red_value += rr[i].value;
+      ++nr;
+    } else {
+      ++o.red_failed;
+    }
+  }
+  if (nb == 0 || nr == 0)
+    throw Error(fmt::format("psro iteration {}: the {} oracle answered no scenario (first: {})", it + 1,
+                            nb == 0 ? "BLUE" : "RED", nb == 0 ? br.front().failure : rr.front().failure));
+  o.blue_value /= static_cast<double>(nb);
+  o.red_value /= static_cast<double>(nr);
+  json rec;
+  rec["iteration"] = it + 1;
+  rec["blue_value"] = o.blue_value;
+  rec["red_value"] = o.red_value;
+  rec["blue_failed"] = o.blue_failed;
+  rec["red_failed"] = o.red_failed;
+  o.files = {{blue_set_name(it + 1), blue_text}, {red_set_name(it + 1), red_text},
+             {oracle_name(it + 1), rec.dump(1) + "\n"}};
+  return o;
+}
+
 OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int it, const MetaGameData& data,
                           const GameSolution& g, const PsroOptions& opt, const BluePlans& plans) {
   const PolicyContext ctx = policy_context(cfg);
@@ -294,19 +350,7 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
   if (is_llm_oracle(opt.red_oracle)) red_llm = std::make_unique<LlmOracle>(opt.red_oracle, ctx);
   if (opt.blue_oracle.rfind("exec:", 0) == 0) blue_exec = std::make_unique<ExecSession>(opt.blue_oracle, ctx.get<ExecConfig>());
   if (opt.red_oracle.rfind("exec:", 0) == 0) red_exec = std::make_unique<ExecSession>(opt.red_oracle, ctx.get<ExecConfig>());
-  // The opponent mixture an exec: oracle receives: each support policy's spec and probability (exact and as a
-  // number), and for BLUE's support, its plan in the scenario.
-  auto mixture = [&](const std::vector<std::string>& specs, const std::vector<Fraction>& p,
-                     const std::vector<const Plan*>* plans_of) {
-    json m = json::array();
-    for (std::size_t k = 0; k < specs.size(); ++k) {
-      if (!(p[k].value > 0)) continue;
-      json e{{"policy", specs[k]}, {"probability", p[k].value}, {"probability_exact", p[k].str()}};
-      if (plans_of != nullptr) e["plan"] = (*plans_of)[k] ? to_json(*(*plans_of)[k]) : json();
-      m.push_back(std::move(e));
-    }
-    return m;
-  };
+  const auto mixture = oracle_mixture;
   const std::size_t n = corpus_size(cfg);
   std::vector<BlueResponse> br(n);
   std::vector<RedResponseChoice> rr(n);
@@ -379,41 +423,7 @@ OracleOutcome run_oracles(const ExperimentConfig& cfg, const fs::path& out, int 
     tbb::parallel_for(std::size_t{0}, n, one);
   else
     for (std::size_t i = 0; i < n; ++i) one(i);
-  std::string blue_text, red_text;
-  OracleOutcome o;
-  std::size_t nb = 0, nr = 0;
-  const std::string blue_spec = "plans:" + (out / blue_set_name(it + 1)).string();
-  const std::string red_spec = "plans:" + (out / red_set_name(it + 1)).string();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (br[i].failure.empty()) {
-      blue_text += played_plan_line(ids[i], "", 0, Side::Blue, blue_spec, &br[i].plan, "") + "\n";
-      o.blue_value += br[i].value;
-      ++nb;
-    } else {
-      ++o.blue_failed;
-    }
-    if (rr[i].failure.empty()) {
-      red_text += played_plan_line(ids[i], "", 0, Side::Red, red_spec, &rr[i].plan, "") + "\n";
-      o.red_value += rr[i].value;
-      ++nr;
-    } else {
-      ++o.red_failed;
-    }
-  }
-  if (nb == 0 || nr == 0)
-    throw Error(fmt::format("psro iteration {}: the {} oracle answered no scenario (first: {})", it + 1,
-                            nb == 0 ? "BLUE" : "RED", nb == 0 ? br.front().failure : rr.front().failure));
-  o.blue_value /= static_cast<double>(nb);
-  o.red_value /= static_cast<double>(nr);
-  json rec;
-  rec["iteration"] = it + 1;
-  rec["blue_value"] = o.blue_value;
-  rec["red_value"] = o.red_value;
-  rec["blue_failed"] = o.blue_failed;
-  rec["red_failed"] = o.red_failed;
-  o.files = {{blue_set_name(it + 1), blue_text}, {red_set_name(it + 1), red_text},
-             {oracle_name(it + 1), rec.dump(1) + "\n"}};
-  return o;
+  return collect_oracle_outcome(out, it, ids, br, rr);
 }
 
 OracleOutcome read_oracle_record(const fs::path& path) {
@@ -475,7 +485,10 @@ std::string interval_text(double lo, double hi) {
   return std::isnan(lo) || std::isnan(hi) ? std::string("[n/a]") : fmt::format("[{:.4f}, {:.4f}]", lo, hi);
 }
 
-std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& opt) {
+namespace {
+
+/// The options and config PSRO refuses, each with one sentence.
+void check_psro_options(const ExperimentConfig& cfg, const PsroOptions& opt) {
   if (opt.iterations < 1) throw ConfigError("psro: --iterations must be at least 1");
   if (cfg.terrain_geo)
     throw ConfigError(fmt::format("{}: terrain: geo: PSRO's oracles score plans without the map (docs/METRICS.md "
@@ -489,6 +502,12 @@ std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& op
     if (*value != builtin && value->rfind("exec:", 0) != 0 && !is_llm_oracle(*value))
       throw ConfigError(fmt::format("psro: {} {}: accepted values are {}, exec:COMMAND, llm:MODEL and llm_offline", flag,
                                     untrusted::excerpt(*value, 60), builtin));
+}
+
+}  // namespace
+
+std::vector<PsroRow> run_psro(const ExperimentConfig& cfg, const PsroOptions& opt) {
+  check_psro_options(cfg, opt);
   fs::path out = fs::absolute(opt.out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   const json want = marker(cfg, opt, out);

@@ -243,4 +243,14 @@ int finish_batch_wave(const RunPlan& plan, const RunOptions& opts, const std::st
   return kBatchWaitingStatus;
 }
 
+std::optional<int> run_with_batches(const RunPlan& plan, const RunOptions& opts, const RunDirFlags& flags, RunSummary& s) {
+  if (const int waiting = continue_batch(plan, opts, flags.batch_results); waiting >= 0) return waiting;
+  try {
+    s = run_experiment(plan, opts);
+  } catch (const BatchWaiting& e) {
+    return finish_batch_wave(plan, opts, flags.batch_export, e);
+  }
+  return std::nullopt;
+}
+
 }  // namespace advplan::cli

@@ -6,6 +6,7 @@
 #include "advplan/run/runner.hpp"
 #include <functional>
 #include <set>
+#include <optional>
 #include <string>
 
 namespace advplan::cli {
@@ -63,6 +64,10 @@ void set_command_line(int argc, char** argv);
 /// polling the provider (the config's endpoint and key). kBatchWaitingStatus when a batch is still running (the run is
 /// not started); -1 to go on with the run.
 int continue_batch(const RunPlan& plan, const RunOptions& opts, const std::vector<std::string>& results);
+/// run_experiment in batch mode: first the waiting wave's answers (continue_batch), then the run; a run that waits
+/// (again) goes through finish_batch_wave. Returns the exit status when the command ends here (75), else nullopt with
+/// `s` filled.
+std::optional<int> run_with_batches(const RunPlan& plan, const RunOptions& opts, const RunDirFlags& flags, RunSummary& s);
 /// A run stopped with BatchWaiting: writes the wave's input files and state into RUN/.advplan-work/batch/, submits
 /// them (or copies them to `export_dir`), prints what the run waits for, and returns kBatchWaitingStatus.
 int finish_batch_wave(const RunPlan& plan, const RunOptions& opts, const std::string& export_dir, const BatchWaiting& e);

@@ -117,12 +117,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
         per = io::CsvTable::read((fs::path(dir) / "per_scenario.csv").string());
       };
       RunSummary s;
-      if (const int waiting = continue_batch(plan, opts, dir_flags->batch_results); waiting >= 0) return waiting;
-      try {
-        s = run_experiment(plan, opts);
-      } catch (const BatchWaiting& e) {
-        return finish_batch_wave(plan, opts, dir_flags->batch_export, e);
-      }
+      if (const auto ended = run_with_batches(plan, opts, *dir_flags, s)) return *ended;
       std::size_t policy_failures = 0, policy_rows = 0;
       for (std::size_t i = 0; i < per.size(); ++i) {
         if (per.at(i, "blue_policy") != *blue) continue;

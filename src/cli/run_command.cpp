@@ -168,12 +168,7 @@ void add_run_command(CLI::App& app, Action& run) {
                                           opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       if (const MpiWorld w = mpi_world(); w.size > 1) return run_over_ranks(w, plan, opts);
       RunSummary s;
-      if (const int waiting = continue_batch(plan, opts, dir_flags->batch_results); waiting >= 0) return waiting;
-      try {
-        s = run_experiment(plan, opts);
-      } catch (const BatchWaiting& e) {
-        return finish_batch_wave(plan, opts, dir_flags->batch_export, e);
-      }
+      if (const auto ended = run_with_batches(plan, opts, *dir_flags, s)) return *ended;
       if (s.already_complete) {
         fmt::print(stderr, "advplan: {} is already a complete run; nothing to resume\n", *out);
         return 0;

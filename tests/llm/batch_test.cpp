@@ -20,6 +20,7 @@
 #include "advplan/policy/llm_contract.hpp"
 #include "support/cli.hpp"
 #include "support/fixtures.hpp"
+#include "support/messages_server.hpp"
 
 namespace advplan {
 namespace {
@@ -28,25 +29,11 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using namespace advplan::testing;
 
-CompletionRequest request_of(const json& body) {
-  CompletionRequest req;
-  if (body.contains("system"))
-    for (const json& s : body["system"]) req.messages.push_back({"system", s.value("text", "")});
-  for (const json& m : body["messages"]) {
-    std::string text;
-    if (m["content"].is_string()) text = m["content"].get<std::string>();
-    else
-      for (const json& c : m["content"]) text += c.value("text", "");
-    req.messages.push_back({m.value("role", ""), text});
-  }
-  return req;
-}
-
 int tokens(const std::string& s) { return static_cast<int>((s.size() + 3) / 4); }
 
 /// The answer to a chat-completions body, with usage.
 json chat_answer(const json& body) {
-  const CompletionRequest req = request_of(body);
+  const CompletionRequest req = messages_request(body);
   const std::string text = OfflineCompletionClient().complete(req).text;
   int prompt = 0;
   for (const auto& m : req.messages) prompt += tokens(m.content);
@@ -57,7 +44,7 @@ json chat_answer(const json& body) {
 
 /// The answer to a Messages body, with usage.
 json message_answer(const json& body) {
-  const CompletionRequest req = request_of(body);
+  const CompletionRequest req = messages_request(body);
   const std::string text = OfflineCompletionClient().complete(req).text;
   int prompt = 0;
   for (const auto& m : req.messages) prompt += tokens(m.content);

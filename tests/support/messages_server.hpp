@@ -25,6 +25,24 @@
 
 namespace advplan::testing {
 
+/// A Messages API body's system and turns as a CompletionRequest, as the offline client reads them (the stand-ins'
+/// answers are written from it).
+inline CompletionRequest messages_request(const nlohmann::json& b) {
+  using json = nlohmann::json;
+  CompletionRequest req;
+  if (b.contains("system"))
+    for (const json& s : b["system"].is_string() ? json::array({{{"text", b["system"]}}}) : b["system"])
+      req.messages.push_back({"system", s.value("text", "")});
+  for (const json& m : b["messages"]) {
+    std::string text;
+    if (m["content"].is_string()) text = m["content"].get<std::string>();
+    else
+      for (const json& c : m["content"]) text += c.value("text", "");
+    req.messages.push_back({m.value("role", ""), text});
+  }
+  return req;
+}
+
 class MessagesServer {
  public:
   explicit MessagesServer(std::string key = "")
@@ -101,22 +119,6 @@ class MessagesServer {
     return out;
   }
 
-  /// The messages as the offline client reads them.
-  static CompletionRequest as_request(const json& b) {
-    CompletionRequest req;
-    if (b.contains("system"))
-      for (const json& s : b["system"].is_string() ? json::array({{{"text", b["system"]}}}) : b["system"])
-        req.messages.push_back({"system", s.value("text", "")});
-    for (const json& m : b["messages"]) {
-      std::string text;
-      if (m["content"].is_string()) text = m["content"].get<std::string>();
-      else
-        for (const json& c : m["content"]) text += c.value("text", "");
-      req.messages.push_back({m.value("role", ""), text});
-    }
-    return req;
-  }
-
   void handle(const httplib::Request& q, httplib::Response& r) {
     if (!key_.empty() && q.get_header_value("x-api-key") != key_)
       return error(r, 401, "authentication_error", "invalid x-api-key");
@@ -166,7 +168,7 @@ class MessagesServer {
       }
       total = upto;
     }
-    const CompletionRequest req = as_request(b);
+    const CompletionRequest req = messages_request(b);
     const std::string text = OfflineCompletionClient().complete(req).text;
     json content;
     if (b.contains("tool_choice") && b["tool_choice"].value("type", "") == "tool") {

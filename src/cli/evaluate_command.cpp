@@ -48,6 +48,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto budget = std::make_shared<std::string>("1,2,4,8,16");
   auto rerun = std::make_shared<std::size_t>(5);
   auto candidate_plans = std::make_shared<bool>(false);
+  auto power = std::make_shared<double>(0.8);
   auto dir_flags = std::make_shared<RunDirFlags>();
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
@@ -69,10 +70,14 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--candidate-plans", *candidate_plans,
                 "also write candidate_plans.jsonl, every RED candidate plan (config: traces.candidate_plans)");
+  cmd->add_option("--power", *power,
+                  "power at which each verdict's minimum detectable effect is stated (docs/METRICS.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 0.99));
   dir_flags->add_to(cmd);
   cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
-                 candidate_plans, dir_flags] {
-    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans,
+                 candidate_plans, power, dir_flags] {
+    run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans, power,
            dir_flags] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (!cfg.sweep.empty())
@@ -84,6 +89,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       dir_flags->apply(cfg);
       EvaluateSpec spec;
       spec.blue = *blue;
+      spec.power = *power;
       spec.reds = split_list(*reds);
       if (spec.reds.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       spec.references.clear();

@@ -40,8 +40,12 @@ void add_tables_command(CLI::App& app, Action& run) {
   cmd->add_option("--against", *against,
                   "paired differences of RUN_DIR against this run, by scenario, BLUE policy and RED policy");
   cmd->add_option("--blue-map", *blue_map, "with --against: A=B compares RUN_DIR's BLUE policy A with B (repeatable)");
-  cmd->callback([&run, dir, out, by, only, against, blue_map] {
-    run = [dir, out, by, only, against, blue_map] {
+  auto power = std::make_shared<double>(0.8);
+  cmd->add_option("--power", *power, "with --against: the power of each difference's minimum detectable effect")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 0.99));
+  cmd->callback([&run, dir, out, by, only, against, blue_map, power] {
+    run = [dir, out, by, only, against, blue_map, power] {
       const int modes = !by->empty() + !only->empty() + !against->empty();
       if (modes > 1) throw ConfigError("tables: use at most one of --by, --only and --against");
       if (!blue_map->empty() && against->empty()) throw ConfigError("tables: --blue-map needs --against");
@@ -57,7 +61,7 @@ void add_tables_command(CLI::App& app, Action& run) {
             throw ConfigError(fmt::format("tables: --blue-map {}: expected A=B, e.g. mine=seed", m));
           rename[m.substr(0, eq)] = m.substr(eq + 1);
         }
-        const auto files = build_comparison(r, b, bs, rename);
+        const auto files = build_comparison(r, b, bs, rename, *power);
         const std::string dest = out->empty() ? (tables / ("against_" + fs::path(*against).filename().string())).string() : *out;
         io::check_analysis_output_dir(dest);
         io::write_files(dest, files);

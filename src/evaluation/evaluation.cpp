@@ -15,6 +15,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"
+#include "advplan/stats/power.hpp"
 #include "advplan/stats/text_table.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "core/det_math.hpp"
@@ -44,9 +45,14 @@ const std::vector<std::string>& verdict_metrics() {
   return m;
 }
 
+std::string Verdict::verdict_text() const {
+  if (verdict != "no detectable difference") return verdict;
+  if (std::isnan(mde)) return fmt::format("no detectable difference at n = {}", n);
+  return fmt::format("no detectable difference at n = {} (MDE {:.3g} at {:g}% power)", n, mde, power * 100);
+}
+
 std::string Verdict::sentence() const {
-  const std::string tail =
-      verdict == "no detectable difference" ? fmt::format("no detectable difference at n = {}", n) : verdict;
+  const std::string tail = verdict_text();
   return fmt::format("{} vs {} against {}: {} {:+.3f} [{:+.3f}, {:+.3f}], p = {:.3g}, Holm p = {:.3g}: {}", blue,
                      reference, red, metric, difference.mean, difference.lo, difference.hi, p, p_holm, tail);
 }
@@ -143,7 +149,7 @@ std::size_t swept_ks(const CsvTable& per, const std::string& blue) {
 
 std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blue,
                                      const std::vector<std::string>& references, const BootstrapSettings& bs,
-                                     double alpha) {
+                                     double alpha, double power) {
   const RowIndex ix(per);
   std::vector<Verdict> out;
   std::vector<double> a, b;
@@ -183,6 +189,9 @@ std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blu
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].p_holm = adj[i];
     out[i].verdict = adj[i] < alpha ? (out[i].difference.mean > 0 ? "better" : "worse") : "no detectable difference";
+    out[i].alpha_holm = alpha / m;
+    out[i].power = power;
+    out[i].mde = minimum_detectable_effect(diffs[i], out[i].alpha_holm, power);
   }
   return out;
 }
@@ -506,9 +515,9 @@ void add_baselines(Summary& out, const CsvTable& per, const CsvTable& bootstrap_
 /// 2. Paired verdicts of the policy minus each reference: verdicts.csv, and their Markdown and JSON.
 CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spec, const BootstrapSettings& bs) {
   const std::string& blue = spec.blue;
-  const auto verdicts = paired_verdicts(per, blue, spec.references, bs);
+  const auto verdicts = paired_verdicts(per, blue, spec.references, bs, spec.alpha, spec.power);
   CsvTable vcsv({"blue_policy", "reference", "red_policy", "metric", "n", "mean_blue", "mean_reference", "difference",
-                 "ci_lo", "ci_hi", "p", "p_holm", "verdict"});
+                 "ci_lo", "ci_hi", "p", "p_holm", "verdict", "alpha_holm", "power", "mde"});
   out.j["verdicts"] = nlohmann::ordered_json::array();
   if (verdicts.empty())  // a sentence, not an empty section
     out.md += spec.references.empty()
@@ -518,23 +527,26 @@ CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spe
                                 blue);
   else
     out.md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired "
-                          "bootstrap intervals; sign-flip p-values, Holm-corrected over all {} comparisons)\n\n",
-                          blue, verdicts.size()) +
-              "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | verdict |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---|\n";
+                          "bootstrap intervals; sign-flip p-values, Holm-corrected over all {} comparisons; MDE: "
+                          "the smallest difference detectable with {:g}% power at Holm's strictest level {:.2g})\n\n",
+                          blue, verdicts.size(), spec.power * 100, verdicts.front().alpha_holm) +
+              "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | MDE | verdict |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& v : verdicts) {
     vcsv.add({v.blue, v.reference, v.red, v.metric, std::to_string(v.n), fmt_real(v.mean_blue),
               fmt_real(v.mean_reference), fmt_real(v.difference.mean), fmt_real(v.difference.lo),
-              fmt_real(v.difference.hi), fmt_real(v.p), fmt_real(v.p_holm), v.verdict});
-    out.md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {:.3g} | {} |\n",
+              fmt_real(v.difference.hi), fmt_real(v.p), fmt_real(v.p_holm), v.verdict, fmt::format("{:.9g}", v.alpha_holm),
+              fmt_real(v.power), fmt_real(v.mde)});
+    out.md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {:.3g} | {} | {} |\n",
                       md_cell(v.red), md_cell(v.reference), v.metric, v.n, v.mean_blue, v.mean_reference,
                       v.difference.mean, v.difference.lo, v.difference.hi, v.p_holm,
-                      v.verdict == "no detectable difference" ? fmt::format("no detectable difference at n = {}", v.n)
-                                                              : "**" + v.verdict + "**");
+                      std::isnan(v.mde) ? std::string("n/a") : fmt::format("{:.3f}", v.mde),
+                      v.verdict == "no detectable difference" ? v.verdict_text() : "**" + v.verdict + "**");
     out.j["verdicts"].push_back({{"red", v.red}, {"reference", v.reference}, {"metric", v.metric}, {"n", v.n},
                              {"mean_blue", v.mean_blue}, {"mean_reference", v.mean_reference},
                              {"difference", jinterval(v.difference)}, {"p", v.p}, {"p_holm", v.p_holm},
-                             {"verdict", v.verdict}, {"sentence", v.sentence()}});
+                             {"verdict", v.verdict}, {"alpha_holm", v.alpha_holm}, {"power", v.power},
+                             {"mde", jnum(v.mde)}, {"sentence", v.sentence()}});
   }
   return vcsv;
 }
@@ -660,6 +672,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   out.j["references"] = spec.references;
   out.j["budget_ks"] = spec.budget_ks;
   out.j["bootstrap"] = {{"resamples", bs.resamples}, {"seed", bs.seed}};
+  out.j["alpha"] = spec.alpha;
+  out.j["power"] = spec.power;
   add_baselines(out, per, bootstrap_summary, spec, blues, bs);
   const CsvTable vcsv = add_verdicts(out, per, spec, bs);
   const CsvTable rcsv = add_robustness(out, per, bs);

@@ -14,6 +14,7 @@
 #include "advplan/stats/text_table.hpp"
 #include "advplan/council/council.hpp"
 #include "advplan/run/trace_schema.hpp"
+#include "advplan/stats/power.hpp"
 #include "advplan/stats/statistics.hpp"
 
 namespace advplan {
@@ -235,59 +236,101 @@ std::vector<std::pair<std::string, std::string>> build_tables(const RunTraces& r
   return files;
 }
 
-std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
-                                                                  const BootstrapSettings& bs,
-                                                                  const std::map<std::string, std::string>& blue_map) {
-  const CsvTable pa = ok_rows(a.per_scenario), pb = ok_rows(b.per_scenario);
-  // Rows pair by (scenario, BLUE policy, RED policy); run A's BLUE policy is renamed through blue_map first.
+namespace {
+
+constexpr double kComparisonAlpha = 0.05;
+
+/// Row pairs of two runs by (scenario, BLUE policy, RED policy), run A's BLUE policy renamed through blue_map first:
+/// the pairings (BLUE in A, BLUE in B, RED) in A's order of appearance, and each pairing's (row in A, row in B).
+struct RowPairs {
   using Key = std::tuple<std::string, std::string, std::string>;
-  std::map<Key, std::size_t> ib;
-  {
-    const auto cs = pb.col("scenario_id"), cb = pb.col("blue_policy"), cr = pb.col("red_policy");
-    for (std::size_t i = 0; i < pb.size(); ++i) ib.emplace(Key{pb.rows()[i][cs], pb.rows()[i][cb], pb.rows()[i][cr]}, i);
+  std::vector<Key> order;
+  std::map<Key, std::vector<std::pair<std::size_t, std::size_t>>> pairs;
+};
+
+RowPairs pair_rows(const CsvTable& pa, const CsvTable& pb, const std::map<std::string, std::string>& blue_map) {
+  std::map<RowPairs::Key, std::size_t> ib;
+  const auto cs = pb.col("scenario_id"), cb = pb.col("blue_policy"), cr = pb.col("red_policy");
+  for (std::size_t i = 0; i < pb.size(); ++i) ib.emplace(RowPairs::Key{pb.rows()[i][cs], pb.rows()[i][cb], pb.rows()[i][cr]}, i);
+  RowPairs out;
+  const auto as = pa.col("scenario_id"), ab = pa.col("blue_policy"), ar = pa.col("red_policy");
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    const auto& r = pa.rows()[i];
+    auto m = blue_map.find(r[ab]);
+    const std::string blue_b = m == blue_map.end() ? r[ab] : m->second;
+    auto j = ib.find(RowPairs::Key{r[as], blue_b, r[ar]});
+    if (j == ib.end()) continue;
+    const RowPairs::Key key{r[ab], blue_b, r[ar]};
+    auto [it, fresh] = out.pairs.try_emplace(key);
+    if (fresh) out.order.push_back(key);
+    it->second.emplace_back(i, j->second);
   }
-  // Pairings of run A in order of appearance: (BLUE in A, BLUE in B, RED) -> row pairs.
-  std::vector<std::tuple<std::string, std::string, std::string>> order;
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::size_t, std::size_t>>> pairs;
-  {
-    const auto cs = pa.col("scenario_id"), cb = pa.col("blue_policy"), cr = pa.col("red_policy");
-    for (std::size_t i = 0; i < pa.size(); ++i) {
-      const auto& r = pa.rows()[i];
-      auto m = blue_map.find(r[cb]);
-      const std::string blue_b = m == blue_map.end() ? r[cb] : m->second;
-      auto j = ib.find(Key{r[cs], blue_b, r[cr]});
-      if (j == ib.end()) continue;
-      const auto key = std::make_tuple(r[cb], blue_b, r[cr]);
-      auto [it, fresh] = pairs.try_emplace(key);
-      if (fresh) order.push_back(key);
-      it->second.emplace_back(i, j->second);
-    }
-  }
-  if (order.empty())
-    throw CsvError(fmt::format("{} and {}: no row pairs: no (scenario, BLUE policy, RED policy) of the first run is in "
-                               "the second{}",
-                               a.dir, b.dir, blue_map.empty() ? " (--blue-map A=B pairs BLUE policies with other names)" : ""));
-  CsvTable csv({"blue_a", "blue_b", "red_policy", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi"});
-  TextTable t{"comparison", fmt::format("Paired differences, run A ({}) minus run B ({}), by scenario, BLUE and RED policy", a.dir, b.dir),
-              {"BLUE in A", "BLUE in B", "RED", "Metric", "n", "A", "B", "A - B [95% CI]"}, {}};
-  for (const auto& key : order) {
+  return out;
+}
+
+/// One paired difference of the comparison table, with its per-scenario differences.
+struct PairedDifference {
+  std::string blue_a, blue_b, red, metric;
+  double mean_a = 0, mean_b = 0;
+  Interval d;
+  std::vector<double> diffs;
+};
+
+std::vector<PairedDifference> paired_differences(const CsvTable& pa, const CsvTable& pb, const RowPairs& rp,
+                                                 const BootstrapSettings& bs) {
+  std::vector<PairedDifference> rows;
+  for (const auto& key : rp.order) {
     const auto& [blue_a, blue_b, red] = key;
     for (const char* m : {"advantage", "blue_win_rate", "blue_quality", "red_quality", "blue_coherence", "red_coherence"}) {
       std::vector<double> va, vb;
-      for (const auto& [i, j] : pairs.at(key)) {
+      for (const auto& [i, j] : rp.pairs.at(key)) {
         const double x = pa.real(i, m), y = pb.real(j, m);
         if (std::isnan(x) || std::isnan(y)) continue;
         va.push_back(x);
         vb.push_back(y);
       }
       if (va.empty()) continue;
-      const auto d = bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
-                                                 fmt::format("paired|{}|{}|{}|{}", blue_a, blue_b, red, m));
-      csv.add({blue_a, blue_b, red, m, std::to_string(d.n), fmt_real(mean(va)), fmt_real(mean(vb)), fmt_real(d.mean),
-               fmt_real(d.lo), fmt_real(d.hi)});
-      t.rows.push_back({blue_a, blue_b, red, m, std::to_string(d.n), fmt::format("{:.3f}", mean(va)),
-                        fmt::format("{:.3f}", mean(vb)), fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", d.mean, d.lo, d.hi)});
+      PairedDifference r{blue_a, blue_b, red, m, mean(va), mean(vb),
+                         bootstrap_paired_difference(va, vb, bs.resamples, bs.seed,
+                                                     fmt::format("paired|{}|{}|{}|{}", blue_a, blue_b, red, m)),
+                         {}};
+      for (std::size_t i = 0; i < va.size(); ++i) r.diffs.push_back(va[i] - vb[i]);
+      rows.push_back(std::move(r));
     }
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
+                                                                  const BootstrapSettings& bs,
+                                                                  const std::map<std::string, std::string>& blue_map,
+                                                                  double power) {
+  const CsvTable pa = ok_rows(a.per_scenario), pb = ok_rows(b.per_scenario);
+  const RowPairs rp = pair_rows(pa, pb, blue_map);
+  if (rp.order.empty())
+    throw CsvError(fmt::format("{} and {}: no row pairs: no (scenario, BLUE policy, RED policy) of the first run is in "
+                               "the second{}",
+                               a.dir, b.dir, blue_map.empty() ? " (--blue-map A=B pairs BLUE policies with other names)" : ""));
+  const auto rows = paired_differences(pa, pb, rp, bs);
+  // The minimum detectable effect of each difference at Holm's strictest level over the table's family.
+  const double alpha_holm = kComparisonAlpha / static_cast<double>(rows.size());
+  CsvTable csv({"blue_a", "blue_b", "red_policy", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi",
+                "alpha_holm", "power", "mde"});
+  TextTable t{"comparison",
+              fmt::format("Paired differences, run A ({}) minus run B ({}), by scenario, BLUE and RED policy; MDE at "
+                          "{:g}% power and Holm's strictest level {:.2g} over the {} rows",
+                          a.dir, b.dir, power * 100, alpha_holm, rows.size()),
+              {"BLUE in A", "BLUE in B", "RED", "Metric", "n", "A", "B", "A - B [95% CI]", "MDE"}, {}};
+  for (const auto& r : rows) {
+    const double mde = minimum_detectable_effect(r.diffs, alpha_holm, power);
+    csv.add({r.blue_a, r.blue_b, r.red, r.metric, std::to_string(r.d.n), fmt_real(r.mean_a), fmt_real(r.mean_b),
+             fmt_real(r.d.mean), fmt_real(r.d.lo), fmt_real(r.d.hi), fmt::format("{:.9g}", alpha_holm),
+             fmt_real(power), fmt_real(mde)});
+    t.rows.push_back({r.blue_a, r.blue_b, r.red, r.metric, std::to_string(r.d.n), fmt::format("{:.3f}", r.mean_a),
+                      fmt::format("{:.3f}", r.mean_b), fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", r.d.mean, r.d.lo, r.d.hi),
+                      std::isnan(mde) ? std::string("n/a") : fmt::format("{:.3f}", mde)});
   }
   return {{"comparison.csv", csv.to_string()}, {"comparison.md", t.markdown()}, {"comparison.tex", t.latex()}};
 }

@@ -11,6 +11,7 @@
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/evaluation/evaluation.hpp"
+#include "advplan/stats/power.hpp"
 #include "advplan/evaluation/leaderboard.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/io/csv.hpp"
@@ -186,6 +187,7 @@ TEST(Verdicts, TheSeedPlanInDisguiseDiffersByExactlyZero) {
     EXPECT_EQ(x.difference.hi, 0.0) << x.sentence();
     EXPECT_EQ(x.p_holm, 1.0) << x.sentence();
     EXPECT_EQ(x.verdict, "no detectable difference") << x.sentence();
+    EXPECT_EQ(x.mde, 0.0) << x.sentence();  // no spread: the smallest effect is detectable
   }
 }
 
@@ -201,6 +203,34 @@ TEST(Verdicts, ProtectingEveryExposedStepIsBetterOnWinRate) {
       EXPECT_GT(x.difference.lo, 0.0) << x.sentence();
     }
   EXPECT_TRUE(found);
+}
+
+// Every verdict carries its minimum detectable effect at Holm's strictest level alpha / m
+// (docs/METRICS.md "Minimum detectable effect"): here recomputed from the rows' paired differences.
+TEST(Verdicts, EachCarriesItsMinimumDetectableEffectAtHolmsStrictestLevel) {
+  testing::TempDir dir("verdict-mde");
+  const auto run = evaluate("test_protect_exposed", 12, dir);
+  const auto v = paired_verdicts(run.per, "test_protect_exposed", {"seed"}, {400, 7}, 0.05, 0.9);
+  ASSERT_FALSE(v.empty());
+  const double m = static_cast<double>(v.size());
+  std::size_t positive = 0;
+  for (const auto& x : v) {
+    EXPECT_DOUBLE_EQ(x.alpha_holm, 0.05 / m);
+    EXPECT_EQ(x.power, 0.9);
+    std::vector<double> d;
+    for (std::size_t i = 0; i < run.per.size(); ++i) {
+      if (run.per.at(i, "red_policy") != x.red || run.per.at(i, "status") != "ok") continue;
+      if (run.per.at(i, "blue_policy") != "test_protect_exposed") continue;
+      for (std::size_t j = 0; j < run.per.size(); ++j)
+        if (run.per.at(j, "scenario_id") == run.per.at(i, "scenario_id") && run.per.at(j, "red_policy") == x.red &&
+            run.per.at(j, "blue_policy") == "seed" && run.per.at(j, "status") == "ok")
+          if (const double y = run.per.real(i, x.metric) - run.per.real(j, x.metric); !std::isnan(y)) d.push_back(y);
+    }
+    ASSERT_EQ(d.size(), x.n) << x.sentence();
+    EXPECT_DOUBLE_EQ(x.mde, minimum_detectable_effect(d, 0.05 / m, 0.9)) << x.sentence();
+    positive += x.mde > 0;
+  }
+  EXPECT_GT(positive, 0u);
 }
 
 TEST(Scorecard, HasEverySixAxesAndRobustnessFromTheSweep) {

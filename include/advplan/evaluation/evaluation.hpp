@@ -23,6 +23,8 @@ struct EvaluateSpec {
   std::vector<std::string> reds{"single", "greedy@8", "constraint@8", "llm_offline"};
   std::vector<std::string> references{"seed", "council"};
   std::vector<int> budget_ks{1, 2, 4, 8, 16};
+  double alpha = 0.05;  ///< the family's level, before Holm
+  double power = 0.8;   ///< the power at which each verdict's minimum detectable effect is stated
 };
 
 /// The conditions, labelled "BLUE vs RED": for each RED baseline the policy (group evaluate) and each reference
@@ -42,6 +44,10 @@ struct Verdict {
   double p = 1;         ///< two-sided sign-flip p-value
   double p_holm = 1;    ///< Holm-adjusted over the whole family of the policy's comparisons
   std::string verdict;  ///< "better", "worse" or "no detectable difference"
+  double alpha_holm = 0;  ///< alpha / m, Holm's strictest step over the family of m comparisons
+  double power = 0.8;
+  double mde = 0;  ///< minimum detectable effect at alpha_holm and power (docs/METRICS.md); NaN when n < 2
+  std::string verdict_text() const;  ///< the verdict, and for "no detectable difference" its n and MDE
   std::string sentence() const;
 };
 
@@ -50,7 +56,7 @@ struct Verdict {
 /// alpha, by the sign of the mean difference; otherwise "no detectable difference".
 std::vector<Verdict> paired_verdicts(const io::CsvTable& per, const std::string& blue,
                                      const std::vector<std::string>& references, const BootstrapSettings& bs,
-                                     double alpha = 0.05);
+                                     double alpha = 0.05, double power = 0.8);
 
 /// One point of a robustness curve: `blue` against greedy@k.
 struct RobustnessPoint {

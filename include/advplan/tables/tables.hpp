@@ -54,7 +54,8 @@ std::shared_ptr<RunObserver> make_tables_observer();
 /// CsvError naming both runs when nothing pairs.
 std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs& a, const RunCsvs& b,
                                                                   const BootstrapSettings& bs,
-                                                                  const std::map<std::string, std::string>& blue_map = {});
+                                                                  const std::map<std::string, std::string>& blue_map = {},
+                                                                  double power = 0.8);
 
 
 }  // namespace advplan

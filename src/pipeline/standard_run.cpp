@@ -1,5 +1,6 @@
 #include "advplan/pipeline/standard_run.hpp"
 
+#include "advplan/evaluation/samples.hpp"
 #include "advplan/rubric/plans.hpp"
 #include "advplan/rubric/score.hpp"
 #include "advplan/studies/studies.hpp"
@@ -15,6 +16,7 @@ RunObservers standard_observers(bool studies, bool rubric, ProgressMode judges_p
   out.push_back(make_sweep_observer());
   out.push_back(make_extrapolation_observer());  // extrapolation.csv (a run with a budget sweep)
   out.push_back(make_tables_observer());
+  out.push_back(make_sample_reducer_observer());  // samples/ (a run with samples: N >= 2)
   return out;
 }
 

@@ -130,6 +130,24 @@ TEST_F(Samples, SummariesAverageWithinAScenarioThenOverScenarios) {
   EXPECT_EQ(boot.at(0, "n"), "6");
 }
 
+// The reducers (docs/METRICS.md "Reducers over samples") are written for the sampled run and only for it; their
+// mean is the summaries' per-scenario mean, and worst-of-N is at most it.
+TEST_F(Samples, WriteReducersAndTheFlakyListOnlyForASampledRun) {
+  EXPECT_FALSE(fs::exists(run("one") + "/samples"));
+  const io::CsvTable red = io::CsvTable::read(run("three") + "/samples/reducers.csv");
+  const io::CsvTable per = io::CsvTable::read(run("three") + "/per_scenario.csv", schema::per_scenario_sampled());
+  ASSERT_EQ(red.size() * 3, per.size());
+  const io::CsvTable means = sample_means(per);
+  for (std::size_t i = 0; i < red.size(); ++i) {
+    EXPECT_EQ(red.at(i, "samples"), "3");
+    if (red.at(i, "advantage_mean").empty()) continue;
+    EXPECT_NEAR(red.real(i, "advantage_mean"), means.real(i, "advantage"), 1e-6) << red.at(i, "scenario_id");
+    EXPECT_LE(red.real(i, "advantage_worst"), red.real(i, "advantage_mean") + 1e-12);
+  }
+  for (const char* f : {"pass_at_k.csv", "flaky.csv", "flakiness.csv"})
+    EXPECT_TRUE(fs::exists(run("three") + "/samples/" + f)) << f;
+}
+
 TEST(SampleMeans, AverageTheOkSamplesAndRefuseARepeatedSample) {
   std::vector<std::string> header = schema::per_scenario_sampled();
   io::CsvTable t(header);

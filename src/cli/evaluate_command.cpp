@@ -49,6 +49,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto rerun = std::make_shared<std::size_t>(5);
   auto candidate_plans = std::make_shared<bool>(false);
   auto power = std::make_shared<double>(0.8);
+  auto cluster = std::make_shared<std::string>();
   auto dir_flags = std::make_shared<RunDirFlags>();
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
@@ -74,11 +75,14 @@ void add_evaluate_command(CLI::App& app, Action& run) {
                   "power at which each verdict's minimum detectable effect is stated (docs/METRICS.md)")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));
+  cmd->add_option("--cluster", *cluster,
+                  "template: also template-clustered intervals of each verdict (CR2, wild cluster bootstrap)")
+      ->check(CLI::IsMember({"template"}));
   dir_flags->add_to(cmd);
   cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
-                 candidate_plans, power, dir_flags] {
+                 candidate_plans, power, cluster, dir_flags] {
     run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans, power,
-           dir_flags] {
+           cluster, dir_flags] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (!cfg.sweep.empty())
         throw ConfigError(fmt::format("{}: sweep: evaluate does not run a config's sweep points (it plays the policy "
@@ -90,6 +94,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       EvaluateSpec spec;
       spec.blue = *blue;
       spec.power = *power;
+      spec.cluster_by_template = *cluster == "template";
       spec.reds = split_list(*reds);
       if (spec.reds.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       spec.references.clear();

@@ -1,4 +1,4 @@
-// `advplan tables RUN_DIR [--by COLUMN | --only COLUMN=VALUE | --against RUN_B] [--out DIR]`
+// `advplan tables RUN_DIR [--by COLUMN | --only COLUMN=VALUE | --against RUN_B | --cluster template] [--out DIR]`
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -41,17 +41,29 @@ void add_tables_command(CLI::App& app, Action& run) {
                   "paired differences of RUN_DIR against this run, by scenario, BLUE policy and RED policy");
   cmd->add_option("--blue-map", *blue_map, "with --against: A=B compares RUN_DIR's BLUE policy A with B (repeatable)");
   auto power = std::make_shared<double>(0.8);
+  auto cluster = std::make_shared<std::string>();
+  cmd->add_option("--cluster", *cluster,
+                  "template: Table 3 with template-clustered intervals (CR2, wild cluster bootstrap) into "
+                  "tables/clustered_template/")
+      ->check(CLI::IsMember({"template"}));
   cmd->add_option("--power", *power, "with --against: the power of each difference's minimum detectable effect")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));
-  cmd->callback([&run, dir, out, by, only, against, blue_map, power] {
-    run = [dir, out, by, only, against, blue_map, power] {
-      const int modes = !by->empty() + !only->empty() + !against->empty();
-      if (modes > 1) throw ConfigError("tables: use at most one of --by, --only and --against");
+  cmd->callback([&run, dir, out, by, only, against, blue_map, power, cluster] {
+    run = [dir, out, by, only, against, blue_map, power, cluster] {
+      const int modes = !by->empty() + !only->empty() + !against->empty() + !cluster->empty();
+      if (modes > 1) throw ConfigError("tables: use at most one of --by, --only, --against and --cluster");
       if (!blue_map->empty() && against->empty()) throw ConfigError("tables: --blue-map needs --against");
       const RunCsvs r = read_run(*dir);
       const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
       const fs::path tables = fs::path(*dir) / "tables";
+      if (!cluster->empty()) {
+        const std::string dest = out->empty() ? (tables / "clustered_template").string() : *out;
+        io::check_analysis_output_dir(dest);
+        io::write_files(dest, build_clustered_tables(r, bs));
+        fmt::print(stderr, "advplan: wrote template-clustered intervals to {}\n", dest);
+        return 0;
+      }
       if (!against->empty()) {
         const RunCsvs b = read_run(*against);
         std::map<std::string, std::string> rename;

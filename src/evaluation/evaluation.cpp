@@ -15,6 +15,7 @@
 #include "advplan/core/random.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"
+#include "advplan/stats/cluster.hpp"
 #include "advplan/stats/power.hpp"
 #include "advplan/stats/text_table.hpp"
 #include "advplan/core/untrusted.hpp"
@@ -111,9 +112,10 @@ class RowIndex {
 /// Paired values of `metric` for two pairings over their common scenarios (file order), skipping NaN.
 void paired_values(const RowIndex& ix, const std::map<std::string, std::size_t>& a,
                    const std::map<std::string, std::size_t>& b, const std::string& metric, std::vector<double>& va,
-                   std::vector<double>& vb) {
+                   std::vector<double>& vb, std::vector<std::string>* templates = nullptr) {
   va.clear();
   vb.clear();
+  if (templates) templates->clear();
   for (const auto& s : ix.scenarios()) {
     auto i = a.find(s), j = b.find(s);
     if (i == a.end() || j == b.end()) continue;
@@ -121,7 +123,23 @@ void paired_values(const RowIndex& ix, const std::map<std::string, std::size_t>&
     if (std::isnan(x) || std::isnan(y)) continue;
     va.push_back(x);
     vb.push_back(y);
+    if (templates) templates->push_back(ix.cell(i->second, "template"));
   }
+}
+
+/// The template-clustered inference of paired differences (docs/METRICS.md "Template-clustered intervals"):
+/// clusters numbered in order of first appearance.
+ClusteredMean clustered_difference(const std::vector<double>& a, const std::vector<double>& b,
+                                   const std::vector<std::string>& templates, const BootstrapSettings& bs,
+                                   const std::string& key) {
+  std::vector<double> d(a.size());
+  std::vector<std::size_t> g(a.size());
+  std::map<std::string, std::size_t> ids;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d[i] = a[i] - b[i];
+    g[i] = ids.try_emplace(templates[i], ids.size()).first->second;
+  }
+  return clustered_mean(d, g, bs.resamples, bs.seed, key);
 }
 
 std::vector<double> values_of(const RowIndex& ix, const std::map<std::string, std::size_t>& rows,
@@ -149,10 +167,11 @@ std::size_t swept_ks(const CsvTable& per, const std::string& blue) {
 
 std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blue,
                                      const std::vector<std::string>& references, const BootstrapSettings& bs,
-                                     double alpha, double power) {
+                                     double alpha, double power, bool cluster_by_template) {
   const RowIndex ix(per);
   std::vector<Verdict> out;
   std::vector<double> a, b;
+  std::vector<std::string> templates;
   std::vector<std::vector<double>> diffs;  // per comparison, in out's order
   for (const auto& red : ix.reds_of(blue))
     for (const auto& ref : references) {
@@ -161,7 +180,7 @@ std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blu
       const auto& rb = ix.rows(ref, red);
       if (rb.empty()) continue;
       for (const auto& m : verdict_metrics()) {
-        paired_values(ix, ra, rb, m, a, b);
+        paired_values(ix, ra, rb, m, a, b, &templates);
         if (a.empty()) continue;
         Verdict v{blue, ref, red, m};
         v.n = a.size();
@@ -169,6 +188,7 @@ std::vector<Verdict> paired_verdicts(const CsvTable& per, const std::string& blu
         v.mean_reference = mean(b);
         const std::string key = fmt::format("verdict|{}|{}|{}|{}", blue, ref, red, m);
         v.difference = bootstrap_paired_difference(a, b, bs.resamples, bs.seed, key);
+        if (cluster_by_template) v.clustered = clustered_difference(a, b, templates, bs, key);
         out.push_back(std::move(v));
         diffs.emplace_back(a.size());
         for (std::size_t i = 0; i < a.size(); ++i) diffs.back()[i] = a[i] - b[i];
@@ -513,9 +533,10 @@ void add_baselines(Summary& out, const CsvTable& per, const CsvTable& bootstrap_
 }
 
 /// 2. Paired verdicts of the policy minus each reference: verdicts.csv, and their Markdown and JSON.
-CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spec, const BootstrapSettings& bs) {
+CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spec, const BootstrapSettings& bs,
+                      std::vector<Verdict>& verdicts) {
   const std::string& blue = spec.blue;
-  const auto verdicts = paired_verdicts(per, blue, spec.references, bs, spec.alpha, spec.power);
+  verdicts = paired_verdicts(per, blue, spec.references, bs, spec.alpha, spec.power, spec.cluster_by_template);
   CsvTable vcsv({"blue_policy", "reference", "red_policy", "metric", "n", "mean_blue", "mean_reference", "difference",
                  "ci_lo", "ci_hi", "p", "p_holm", "verdict", "alpha_holm", "power", "mde"});
   out.j["verdicts"] = nlohmann::ordered_json::array();
@@ -549,6 +570,45 @@ CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spe
                              {"mde", jnum(v.mde)}, {"sentence", v.sentence()}});
   }
   return vcsv;
+}
+
+/// 2b. With --cluster template: each verdict's template-clustered inference, evaluation/verdicts_clustered.csv and
+/// a Markdown table that says plainly how few clusters there are.
+CsvTable add_clustered_verdicts(Summary& out, const std::vector<Verdict>& verdicts) {
+  CsvTable csv({"blue_policy", "reference", "red_policy", "metric", "n", "clusters", "difference", "cr2_se",
+                "satterthwaite_df", "t_lo", "t_hi", "wild_lo", "wild_hi", "wild_draws"});
+  if (verdicts.empty()) return csv;
+  std::size_t fewest = verdicts.front().clustered->clusters;
+  for (const auto& v : verdicts) fewest = std::min(fewest, v.clustered->clusters);
+  out.md += fmt::format(
+      "\n**Clustered by template** (CR2 standard errors with Satterthwaite degrees of freedom, and wild cluster "
+      "bootstrap-t intervals with Webb weights; docs/METRICS.md \"Template-clustered intervals\"). These treat the "
+      "templates as a sample of the templates a claim should hold for. With {} clusters the intervals are wide, and "
+      "a claim beyond these templates rests on very few independent units.\n\n"
+      "| RED | reference | metric | templates | difference | CR2 SE | df | 95% t interval | 95% wild interval |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+      fewest);
+  out.j["verdicts_clustered"] = nlohmann::ordered_json::array();
+  for (const auto& v : verdicts) {
+    const ClusteredMean& c = *v.clustered;
+    csv.add({v.blue, v.reference, v.red, v.metric, std::to_string(c.n), std::to_string(c.clusters), fmt_real(c.mean),
+             fmt_real(c.se), fmt_real(c.df), fmt_real(c.t_lo), fmt_real(c.t_hi), fmt_real(c.wild_lo),
+             fmt_real(c.wild_hi), std::to_string(c.wild_draws)});
+    auto bounds = [](double lo, double hi) {
+      return std::isnan(lo) ? std::string("n/a") : fmt::format("[{:+.3f}, {:+.3f}]", lo, hi);
+    };
+    out.md += fmt::format("| {} | {} | {} | {} | {:+.3f} | {} | {} | {} | {} |\n", md_cell(v.red),
+                          md_cell(v.reference), v.metric, c.clusters, c.mean,
+                          std::isnan(c.se) ? "n/a" : fmt::format("{:.3f}", c.se),
+                          std::isnan(c.df) ? "n/a" : fmt::format("{:.1f}", c.df), bounds(c.t_lo, c.t_hi),
+                          bounds(c.wild_lo, c.wild_hi));
+    out.j["verdicts_clustered"].push_back(
+        {{"red", v.red}, {"reference", v.reference}, {"metric", v.metric}, {"n", c.n}, {"clusters", c.clusters},
+         {"difference", c.mean}, {"cr2_se", jnum(c.se)}, {"satterthwaite_df", jnum(c.df)}, {"t_lo", jnum(c.t_lo)},
+         {"t_hi", jnum(c.t_hi)}, {"wild_lo", jnum(c.wild_lo)}, {"wild_hi", jnum(c.wild_hi)},
+         {"wild_draws", c.wild_draws}});
+  }
+  return csv;
 }
 
 /// 3. Robustness curves over the RED budget: robustness.csv, and their Markdown and JSON.
@@ -675,16 +735,21 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   out.j["alpha"] = spec.alpha;
   out.j["power"] = spec.power;
   add_baselines(out, per, bootstrap_summary, spec, blues, bs);
-  const CsvTable vcsv = add_verdicts(out, per, spec, bs);
+  std::vector<Verdict> verdicts;
+  const CsvTable vcsv = add_verdicts(out, per, spec, bs, verdicts);
+  std::optional<CsvTable> clustered;
+  if (spec.cluster_by_template) clustered = add_clustered_verdicts(out, verdicts);
   const CsvTable rcsv = add_robustness(out, per, bs);
   const CsvTable scsv = add_scorecard(out, per, candidates, reproducibility, exempt_reason, spec, blues, bs);
   add_failures(out, per, blue);
-  return {{"summary.md", out.md},
+  std::vector<std::pair<std::string, std::string>> files{{"summary.md", out.md},
           {"summary.json", out.j.dump(2) + "\n"},
           {"evaluation/verdicts.csv", vcsv.to_string()},
           {"evaluation/robustness.csv", rcsv.to_string()},
           {"evaluation/scorecard.csv", scsv.to_string()},
           {"evaluation/reproducibility.csv", reproducibility.to_string()}};
+  if (clustered) files.emplace_back("evaluation/verdicts_clustered.csv", clustered->to_string());
+  return files;
 }
 
 std::vector<std::pair<std::string, std::string>> evaluation_report_of_run(const RunPlan& plan, const std::string& dir,

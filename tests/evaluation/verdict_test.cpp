@@ -228,9 +228,19 @@ TEST(Verdicts, EachCarriesItsMinimumDetectableEffectAtHolmsStrictestLevel) {
     }
     ASSERT_EQ(d.size(), x.n) << x.sentence();
     EXPECT_DOUBLE_EQ(x.mde, minimum_detectable_effect(d, 0.05 / m, 0.9)) << x.sentence();
+    EXPECT_FALSE(x.clustered.has_value());
     positive += x.mde > 0;
   }
   EXPECT_GT(positive, 0u);
+  // --cluster template: every verdict carries the clustered inference of the same differences.
+  const auto c = paired_verdicts(run.per, "test_protect_exposed", {"seed"}, {400, 7}, 0.05, 0.9, true);
+  ASSERT_EQ(c.size(), v.size());
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    ASSERT_TRUE(c[i].clustered.has_value()) << c[i].sentence();
+    EXPECT_EQ(c[i].clustered->n, c[i].n);
+    EXPECT_NEAR(c[i].clustered->mean, c[i].difference.mean, 1e-12);
+    EXPECT_GE(c[i].clustered->clusters, 2u);
+  }
 }
 
 TEST(Scorecard, HasEverySixAxesAndRobustnessFromTheSweep) {

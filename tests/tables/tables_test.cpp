@@ -7,6 +7,9 @@
 #include <filesystem>
 
 #include "advplan/tables/tables.hpp"
+#include "advplan/stats/cluster.hpp"
+#include <cmath>
+#include <map>
 #include "advplan/io/csv.hpp"
 #include "advplan/io/run_store.hpp"
 #include "support/cli.hpp"
@@ -65,6 +68,34 @@ TEST(Tables, AgainstItselfGivesZeroDifferences) {
     EXPECT_EQ(cmp.at(i, "ci_lo"), "0.000000");
     EXPECT_EQ(cmp.at(i, "ci_hi"), "0.000000");
   }
+}
+
+// --cluster template: each condition's mean with its template-clustered inference, recomputed here from the run's
+// rows with stats/cluster (whose own oracle is clubSandwich).
+TEST(Tables, ClusteredByTemplateRecomputesFromTheRowsAndSaysHowFewTemplates) {
+  TempDir dir("tables-cluster");
+  const std::string run = copy_golden(dir);
+  const auto x = tables(run + " --cluster template --out " + (dir / "cl"), dir);
+  ASSERT_EQ(x.status, 0) << x.err;
+  const auto cl = io::CsvTable::read(dir / "cl/table3_clustered.csv");
+  const auto per = io::CsvTable::read(run + "/per_scenario.csv");
+  ASSERT_GT(cl.size(), 0u);
+  for (std::size_t r = 0; r < cl.size(); ++r) {
+    std::vector<double> y;
+    std::vector<std::size_t> g;
+    std::map<std::string, std::size_t> ids;
+    for (std::size_t i = 0; i < per.size(); ++i)
+      if (per.at(i, "condition") == cl.at(r, "condition") && per.at(i, "status") == "ok" &&
+          !std::isnan(per.real(i, cl.at(r, "metric")))) {
+        y.push_back(per.real(i, cl.at(r, "metric")));
+        g.push_back(ids.try_emplace(per.at(i, "template"), ids.size()).first->second);
+      }
+    const ClusteredMean c = clustered_mean(y, g, 1, 0, "unused");
+    EXPECT_EQ(cl.at(r, "clusters"), std::to_string(ids.size()));
+    EXPECT_EQ(cl.at(r, "cr2_se"), io::fmt_real(c.se)) << cl.at(r, "condition") << " " << cl.at(r, "metric");
+    EXPECT_EQ(cl.at(r, "satterthwaite_df"), io::fmt_real(c.df));
+  }
+  EXPECT_THAT(testing::read_file(dir / "cl/table3_clustered.md"), ::testing::HasSubstr("the intervals are wide"));
 }
 
 TEST(Tables, AgainstPairsRowsByBluePolicyThroughTheBlueMap) {

@@ -2,6 +2,7 @@
 // Testing a planning policy (`advplan evaluate`): the protocol's conditions, paired verdicts against each
 // reference, robustness curves over the RED budget, the six-axis scorecard, and the summary files. Everything
 // but the reproducibility check is computed from the trace CSVs alone (docs/METRICS.md "Evaluating a policy").
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "advplan/stats/text_table.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/stats/cluster.hpp"
 #include "advplan/stats/statistics.hpp"
 
 namespace advplan {
@@ -25,6 +27,7 @@ struct EvaluateSpec {
   std::vector<int> budget_ks{1, 2, 4, 8, 16};
   double alpha = 0.05;  ///< the family's level, before Holm
   double power = 0.8;   ///< the power at which each verdict's minimum detectable effect is stated
+  bool cluster_by_template = false;  ///< `--cluster template`: template-clustered intervals beside each verdict
 };
 
 /// The conditions, labelled "BLUE vs RED": for each RED baseline the policy (group evaluate) and each reference
@@ -47,6 +50,8 @@ struct Verdict {
   double alpha_holm = 0;  ///< alpha / m, Holm's strictest step over the family of m comparisons
   double power = 0.8;
   double mde = 0;  ///< minimum detectable effect at alpha_holm and power (docs/METRICS.md); NaN when n < 2
+  /// With clustering by template: the difference's CR2 standard error, Satterthwaite df, t and wild intervals.
+  std::optional<ClusteredMean> clustered;
   std::string verdict_text() const;  ///< the verdict, and for "no detectable difference" its n and MDE
   std::string sentence() const;
 };
@@ -56,7 +61,7 @@ struct Verdict {
 /// alpha, by the sign of the mean difference; otherwise "no detectable difference".
 std::vector<Verdict> paired_verdicts(const io::CsvTable& per, const std::string& blue,
                                      const std::vector<std::string>& references, const BootstrapSettings& bs,
-                                     double alpha = 0.05, double power = 0.8);
+                                     double alpha = 0.05, double power = 0.8, bool cluster_by_template = false);
 
 /// One point of a robustness curve: `blue` against greedy@k.
 struct RobustnessPoint {

@@ -49,6 +49,10 @@ std::vector<std::pair<std::string, std::string>> build_extra_tables(const std::o
 /// files of the observers before it) are in place.
 std::shared_ptr<RunObserver> make_tables_observer();
 
+/// Table 3's advantage and win rate per condition clustered by template (docs/METRICS.md "Template-clustered
+/// intervals"): table3_clustered.{csv,md,tex}.
+std::vector<std::pair<std::string, std::string>> build_clustered_tables(const RunCsvs& run, const BootstrapSettings& bs);
+
 /// Paired differences of run A against run B: rows pair by (scenario, BLUE policy, RED policy), with run A's BLUE
 /// policies renamed through `blue_map` first (so `mine=seed` compares A's `mine` with B's `seed`). Throws
 /// CsvError naming both runs when nothing pairs.

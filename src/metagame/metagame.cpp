@@ -723,6 +723,7 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
   const std::vector<ExRow> ex = exploitability_rows(d, g, bs);
   write_exploitability(ex, out("exploitability.csv"));
   write_equilibrium(d, opt, a, g, bs, value_ci, payoff_name, out("equilibrium.json"));
+  write_ratings(d, opt, a, compute_ratings(d, opt, a, g), out("ratings.csv"), out("ratings.json"));
   MetaGameOptions ranked = opt;
   if (opt.suggest_alpha) {  // --alpha suggest: the sweep, then the ranking at the suggested alpha and at inf
     const std::size_t nb = d.blue.size(), nr = d.red.size();

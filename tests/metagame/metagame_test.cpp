@@ -380,7 +380,7 @@ TEST(MetagameOutputs, BootstrapIntervalsCoverTheFullSampleValues) {
   const std::string out = dir / "metagame";
   const std::string md = write_metagame(d, opt, out);
   for (const char* f : {"payoff_matrix.csv", "equilibrium.json", "exploitability.csv", "alpharank.csv",
-                        "response_graph.csv", "metagame.md", "metagame.tex"})
+                        "response_graph.csv", "ratings.csv", "ratings.json", "metagame.md", "metagame.tex"})
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / f)) << f;
   const auto j = nlohmann::json::parse(testing::read_file(out + "/equilibrium.json"));
   const double v = j["value"]["value"];

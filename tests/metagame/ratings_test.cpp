@@ -76,15 +76,20 @@ TEST(MetagameRatings, CloneMovesTheMeanRankingButNotNashAveraging) {
 }
 
 TEST(MetagameRatings, CloneMovesElo) {
+  // As kUnique, but b1 ties r2 (advantage 0): b0 scores 2 of 3 games a scenario and b1 1.5, so b0 leads on Elo;
+  // with r1 cloned b0 scores 2 of 4 and b1 2.5, and b1 leads. The equilibrium is still unique.
+  const std::vector<std::vector<std::int64_t>> cells{{300000, -200000, 500000}, {-100000, 100000, 0}, {0, -100000, 500000}};
   MetaGameOptions opt;
   opt.resamples = 50;
-  const MetaGameData d = game(kUnique, 4), c = with_clone(kUnique, 1, 4);
+  const MetaGameData d = game(cells, 4), c = with_clone(cells, 1, 4);
   const IntMatrix a = d.matrix(), ac = c.matrix();
   const RatingsResult r0 = compute_ratings(d, opt, a, solve_game(a, true));
   const RatingsResult r1 = compute_ratings(c, opt, ac, solve_game(ac, true));
   EXPECT_GT(r0.elo[0], r0.elo[1]);
   EXPECT_LT(r1.elo[0], r1.elo[1]);
+  EXPECT_TRUE(r0.nash.blue_point && r0.nash.red_point);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(r1.nash.blue_rating[i], r0.nash.blue_rating[i], 1e-12);
+  for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(r1.nash.red_rating[j], r0.nash.red_rating[j], 1e-12);
 }
 
 TEST(MetagameRatings, CloneInvarianceNeedsTheClonedProbabilityFixed) {

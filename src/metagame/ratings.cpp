@@ -66,6 +66,7 @@ RatingsResult compute_ratings(const MetaGameData& d, const MetaGameOptions& opt,
   r.nash = nash_average(a, g, win);
   r.ci.assign(np, {NAN, NAN});
   const auto B = static_cast<std::size_t>(std::max(0, opt.resamples));
+  r.resamples = B;
   if (n < 2 || !r.bt.exists) return r;
   Rng rng = Rng::keyed(opt.seed, "bootstrap", r.key);
   std::vector<std::vector<double>> reps(np);
@@ -79,7 +80,6 @@ RatingsResult compute_ratings(const MetaGameData& d, const MetaGameOptions& opt,
   }
   if (r.resamples_used > 0)
     for (std::size_t p = 0; p < np; ++p) r.ci[p] = percentile_bounds(reps[p]);
-  r.resamples = B;
   return r;
 }
 

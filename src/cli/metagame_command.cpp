@@ -1,6 +1,7 @@
 // `advplan metagame RUN_DIR... [--payoff advantage|win_rate] [--out DIR] [--resamples B]`: the BLUE x RED
-// meta-game of one or more runs, solved exactly, with exploitability, bootstrap intervals, alpha-Rank and the
-// response graph (docs/METRICS.md "Meta-game").
+// meta-game of one or more runs, solved exactly, with exploitability, bootstrap intervals, alpha-Rank, the
+// response graph (docs/METRICS.md "Meta-game") and the policies' ratings (Bradley-Terry, Elo, Nash averaging;
+// docs/METRICS.md "Ratings").
 #include <fmt/format.h>
 
 #include <cmath>

@@ -13,6 +13,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/random.hpp"
 #include "advplan/evaluation/evaluation.hpp"
+#include "advplan/stats/ratings.hpp"
 #include "advplan/stats/text_table.hpp"
 
 namespace advplan {
@@ -187,6 +188,31 @@ Replicates bootstrap_scores(const std::vector<PolicyData>& policies, const std::
   return rep;
 }
 
+/// Bradley-Terry and Elo over BLUE policies (players 0..np-1) and the common RED baselines (np..): one game per ok
+/// (policy, RED, scenario) cell, BLUE's score its win rate (blue_win_rate) or 1, 1/2, 0 by the advantage's sign;
+/// Elo's games in corpus order (scenario, then policy, then RED). Written into `bt` and `elo` per policy.
+void pairwise_ratings(const std::vector<PolicyData>& policies, const std::vector<std::string>& reds,
+                      std::size_t n_scenarios, const std::string& metric, std::vector<double>& bt,
+                      std::vector<double>& elo) {
+  const std::size_t np = policies.size(), nr = reds.size();
+  PairwiseCounts counts(np + nr);
+  std::vector<EloGame> games;
+  for (std::size_t s = 0; s < n_scenarios; ++s)
+    for (std::size_t p = 0; p < np; ++p)
+      for (std::size_t r = 0; r < nr; ++r) {
+        const double v = policies[p].by_red.at(reds[r])[s];
+        if (std::isnan(v)) continue;
+        const double score = metric == "blue_win_rate" ? std::clamp(v, 0.0, 1.0) : v > 0 ? 1.0 : v < 0 ? 0.0 : 0.5;
+        counts.add(p, np + r, score, 1);
+        games.push_back({p, np + r, score});
+      }
+  const BradleyTerryFit fit = bradley_terry_mm(counts);
+  const std::vector<double> e = elo_ratings(np + nr, games);
+  bt.assign(np, std::nan(""));
+  elo.assign(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(np));
+  if (fit.exists && fit.converged) bt.assign(fit.theta.begin(), fit.theta.begin() + static_cast<std::ptrdiff_t>(np));
+}
+
 }  // namespace
 
 Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::string& metric, const BootstrapSettings& bs) {
@@ -209,6 +235,8 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
   std::vector<double> point_best(np), point_worst(np);
   tied_ranks(order, mean, point_best, point_worst);
   Replicates rep = bootstrap_scores(policies, lb.reds, order, scenarios.size(), metric, bs);
+  std::vector<double> bt, elo;
+  pairwise_ratings(policies, lb.reds, scenarios.size(), metric, bt, elo);
 
   for (std::size_t r = 0; r < np; ++r) {
     const std::size_t p = order[r];
@@ -226,6 +254,8 @@ Leaderboard build_leaderboard(const std::vector<RunTraces>& runs, const std::str
     e.rank_lo = percentile_bounds(rep.rank[p]).first;
     e.rank_hi = percentile_bounds(rep.rank_hi[p]).second;
     e.validity = policies[p].validity;
+    e.bt_theta = bt[p];
+    e.elo = elo[p];
     const RobustnessSummary rs = robustness_summary(runs[policies[p].run_index].per_scenario, e.blue, metric, bs);
     e.slope = rs.slope;
     if (r + 1 < np) {
@@ -244,7 +274,7 @@ std::vector<std::pair<std::string, std::string>> leaderboard_files(const Leaderb
   const std::string what = lb.metric == "advantage" ? "advantage" : "win rate";
   CsvTable csv({"rank", "rank_lo", "rank_hi", "blue_policy", "run", "mean", "mean_lo", "mean_hi", "worst", "worst_lo",
                 "worst_hi", "worst_red", "slope", "slope_lo", "slope_hi", "validity", "gap_to_next", "gap_lo", "gap_hi",
-                "separated_from_next"});
+                "separated_from_next", "bt_theta", "elo"});
   std::string reds;
   for (const auto& r : lb.reds) reds += (reds.empty() ? "" : ", ") + r;
   TextTable t{"leaderboard",
@@ -269,7 +299,8 @@ std::vector<std::pair<std::string, std::string>> leaderboard_files(const Leaderb
              std::isnan(e.slope.lo) ? "" : fmt_real(e.slope.lo), std::isnan(e.slope.hi) ? "" : fmt_real(e.slope.hi),
              fmt_real(e.validity), std::isnan(e.gap_to_next.mean) ? "" : fmt_real(e.gap_to_next.mean),
              std::isnan(e.gap_to_next.lo) ? "" : fmt_real(e.gap_to_next.lo),
-             std::isnan(e.gap_to_next.hi) ? "" : fmt_real(e.gap_to_next.hi), e.separated_from_next});
+             std::isnan(e.gap_to_next.hi) ? "" : fmt_real(e.gap_to_next.hi), e.separated_from_next,
+             std::isnan(e.bt_theta) ? "" : fmt_real(e.bt_theta), fmt_real(e.elo)});
     t.rows.push_back({fmt::format("{} [{}, {}]", e.rank, e.rank_lo, e.rank_hi), e.blue, cell(e.mean), cell(e.worst),
                       e.worst_red, cell(e.slope), fmt::format("{:.3f}", e.validity),
                       e.separated_from_next.empty()
@@ -279,7 +310,8 @@ std::vector<std::pair<std::string, std::string>> leaderboard_files(const Leaderb
     j["entries"].push_back({{"rank", e.rank}, {"rank_interval", {e.rank_lo, e.rank_hi}}, {"blue", e.blue}, {"run", e.run},
                             {"mean", iv(e.mean)}, {"worst", iv(e.worst)}, {"worst_red", e.worst_red},
                             {"slope", iv(e.slope)}, {"validity", e.validity}, {"gap_to_next", iv(e.gap_to_next)},
-                            {"separated_from_next", e.separated_from_next}});
+                            {"separated_from_next", e.separated_from_next}, {"bt_theta", num(e.bt_theta)},
+                            {"elo", e.elo}});
   }
   return {{"leaderboard.csv", csv.to_string()},
           {"leaderboard.md", t.markdown()},

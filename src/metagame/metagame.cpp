@@ -707,6 +707,30 @@ void add_alpharank_table(Report& rep, const MetaGameData& d, const MetaGameOptio
   tex += "\\hline\n\\end{tabular}\n";
 }
 
+/// Each policy's Bradley-Terry strength with its interval, Elo, and Nash-averaged probability and rating.
+void add_ratings_table(Report& rep, const MetaGameData& d, const RatingsResult& r) {
+  const std::size_t nb = d.blue.size();
+  const bool bt = r.bt.exists && r.bt.converged;
+  rep.md += "\nRatings (docs/METRICS.md \"Ratings\", \"Nash averaging\")" +
+            std::string(bt ? "" : "; Bradley-Terry: no maximum-likelihood estimate (a policy won or lost every game)") +
+            ".\n\n| side | policy | Bradley-Terry theta [95%] | Elo | Nash probability | Nash rating |\n"
+            "|---|---|---:|---:|---:|---:|\n";
+  rep.tex += "\n\\begin{tabular}{llrrrr}\n\\hline\nside & policy & BT $\\theta$ & Elo & Nash $p$ & Nash rating \\\\\n"
+             "\\hline\n";
+  for (std::size_t p = 0; p < r.elo.size(); ++p) {
+    const bool blue = p < nb;
+    const std::size_t k = blue ? p : p - nb;
+    const std::string name = blue ? d.blue[k] : d.red[k];
+    const std::string theta = bt ? fmt::format("{:.4f} [{}, {}]", r.bt.theta[p], num(r.ci[p].first), num(r.ci[p].second)) : "";
+    const double prob = blue ? r.nash.blue[k] : r.nash.red[k], rating = blue ? r.nash.blue_rating[k] : r.nash.red_rating[k];
+    rep.md += fmt::format("| {} | {} | {} | {:.1f} | {:.4f} | {:.6f} |\n", blue ? "BLUE" : "RED", name, theta, r.elo[p],
+                          prob, rating);
+    rep.tex += fmt::format("{} & {} & {} & {:.1f} & {:.4f} & {:.6f} \\\\\n", blue ? "BLUE" : "RED", tex_escape(name),
+                           theta, r.elo[p], prob, rating);
+  }
+  rep.tex += "\\hline\n\\end{tabular}\n";
+}
+
 }  // namespace
 
 std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, const std::string& out_dir) {
@@ -723,6 +747,8 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
   const std::vector<ExRow> ex = exploitability_rows(d, g, bs);
   write_exploitability(ex, out("exploitability.csv"));
   write_equilibrium(d, opt, a, g, bs, value_ci, payoff_name, out("equilibrium.json"));
+  const RatingsResult ratings = compute_ratings(d, opt, a, g);
+  write_ratings(d, opt, a, ratings, out("ratings.csv"), out("ratings.json"));
   MetaGameOptions ranked = opt;
   if (opt.suggest_alpha) {  // --alpha suggest: the sweep, then the ranking at the suggested alpha and at inf
     const std::size_t nb = d.blue.size(), nr = d.red.size();
@@ -746,6 +772,7 @@ std::string write_metagame(const MetaGameData& d, const MetaGameOptions& opt, co
   add_mixture_tables(rep, d, g, bs, value_ci);
   add_exploitability_table(rep, ex);
   add_alpharank_table(rep, d, ranked, ranks);
+  add_ratings_table(rep, d, ratings);
   io::write_file_atomic(out("metagame.md"), rep.md);
   io::write_file_atomic(out("metagame.tex"), rep.tex);
   return rep.md;

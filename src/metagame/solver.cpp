@@ -279,6 +279,43 @@ GameSolution solve_game(const IntMatrix& a, bool with_ranges) {
   return g;
 }
 
+std::pair<std::vector<Fraction>, std::vector<Fraction>> relative_interior_equilibrium(
+    const IntMatrix& a, const std::vector<bool>& blue_support, const std::vector<bool>& red_support) {
+  const std::size_t m = a.rows, n = a.cols;
+  if (blue_support.size() != m || red_support.size() != n) throw Error("metagame: support flags of the wrong size");
+  glp_term_out(GLP_OFF);
+  IntLp lp = equilibrium_lp(a);
+  const int t = static_cast<int>(lp.cols.size());
+  lp.cols.push_back({GLP_DB, 0, 1});
+  // Row j (< n) is BLUE's constraint against column j, row n + i RED's against row i (equilibrium_lp's order).
+  for (std::size_t j = 0; j < n; ++j)
+    if (!red_support[j]) lp.entries.push_back({static_cast<int>(j), t, -1});
+  for (std::size_t i = 0; i < m; ++i)
+    if (!blue_support[i]) lp.entries.push_back({static_cast<int>(n + i), t, 1});
+  auto floor_row = [&](int col) {  // col - t >= 0
+    const int row = static_cast<int>(lp.rows.size());
+    lp.rows.push_back({GLP_LO, 0, 0});
+    lp.entries.push_back({row, col, 1});
+    lp.entries.push_back({row, t, -1});
+  };
+  for (std::size_t i = 0; i < m; ++i)
+    if (blue_support[i]) floor_row(static_cast<int>(i));
+  for (std::size_t j = 0; j < n; ++j)
+    if (red_support[j]) floor_row(static_cast<int>(m + 1 + j));
+  lp.obj.assign(lp.cols.size(), 0);
+  lp.obj[static_cast<std::size_t>(t)] = 1;
+  const GlpPtr p = to_glpk(lp);
+  set_objective(p.get(), lp, GLP_MAX);
+  solve_exact(p.get());
+  const auto sol = exact_basic_solution(p.get(), lp);
+  if (sol[static_cast<std::size_t>(t)] <= 0)
+    throw Error("metagame: no equilibrium is strictly inside the constraints the supports leave slack");
+  std::pair<std::vector<Fraction>, std::vector<Fraction>> out;
+  for (std::size_t i = 0; i < m; ++i) out.first.push_back(to_fraction(sol[i]));
+  for (std::size_t j = 0; j < n; ++j) out.second.push_back(to_fraction(sol[m + 1 + j]));
+  return out;
+}
+
 MixExploit mixture_exploitability(const IntMatrix& a, double value, const std::vector<double>& x,
                                   const std::vector<double>& y) {
   MixExploit e;

@@ -296,6 +296,11 @@ TEST(Leaderboard, ThreePoliciesRankAsTheirConstructionImplies) {
   const auto files = leaderboard_files(lb);
   ASSERT_EQ(files.size(), 4u);
   EXPECT_NE(files[1].second.find("test_protect_exposed"), std::string::npos);
+  // Every policy met the same baselines on the same scenarios, so Bradley-Terry's score equations order the
+  // policies as their total score does: as the mean (docs/METRICS.md "Ratings", leaderboard).
+  EXPECT_GT(lb.entries[0].bt_theta, lb.entries[1].bt_theta);
+  EXPECT_GT(lb.entries[1].bt_theta, lb.entries[2].bt_theta);
+  EXPECT_NE(files[0].second.find(",separated_from_next,bt_theta,elo\n"), std::string::npos);
 }
 
 TEST(Leaderboard, ExactlyTiedPoliciesShareTheirRankAndItsInterval) {
@@ -313,6 +318,10 @@ TEST(Leaderboard, ExactlyTiedPoliciesShareTheirRankAndItsInterval) {
   EXPECT_EQ(lb.entries[1].rank_lo, lb.entries[0].rank_lo);
   EXPECT_EQ(lb.entries[1].rank_hi, lb.entries[0].rank_hi);
   EXPECT_EQ(lb.entries[0].separated_from_next, "no");
+  // Equal outcomes, equal Bradley-Terry strengths (bit for bit: the MM sweep treats them alike); Elo depends on
+  // the order of the games, so it need not tie.
+  EXPECT_TRUE(lb.entries[0].bt_theta == lb.entries[1].bt_theta ||
+              (std::isnan(lb.entries[0].bt_theta) && std::isnan(lb.entries[1].bt_theta)));
 }
 
 TEST(Leaderboard, RunsOfDifferentCorporaAreRefused) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "advplan/core/error.hpp"
@@ -157,6 +158,83 @@ TEST(MetagameSolver, AgreesWithLrsnashOnRandomFractionGames) {
     for (std::size_t k = 0; k < m * n; ++k) a.num.push_back(p(gen) * (den / q(gen)));
     expect_agrees_with_lrsnash(a, "random " + std::to_string(m) + "x" + std::to_string(n) + " #" + std::to_string(t));
   }
+}
+
+double entropy(const std::vector<double>& x) {
+  double h = 0;
+  for (const double v : x)
+    if (v > 0) h -= v * std::log(v);
+  return h;
+}
+
+/// Brute force for Nash averaging's maxent mixture (docs/METRICS.md "Nash averaging"): Frank-Wolfe over the convex
+/// hull of lrsnash's extreme mixtures (the step towards the vertex with the largest entropy gradient, its length by
+/// 100 ternary-search rounds), 4000 steps from the vertices' centroid. Entropy is concave, so it converges to the
+/// maximum from below.
+std::vector<double> frank_wolfe_maxent(const std::vector<std::vector<double>>& vertices) {
+  const std::size_t n = vertices[0].size();
+  std::vector<double> x(n, 0.0), t(n);
+  for (const auto& v : vertices)
+    for (std::size_t i = 0; i < n; ++i) x[i] += v[i] / static_cast<double>(vertices.size());
+  for (int it = 0; it < 4000; ++it) {
+    std::size_t best = 0;
+    double best_g = -INFINITY;
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      double g = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (x[i] > 0) g -= (std::log(x[i]) + 1) * (vertices[k][i] - x[i]);
+      if (g > best_g) best_g = g, best = k;
+    }
+    auto at = [&](double s) {
+      for (std::size_t i = 0; i < n; ++i) t[i] = x[i] + s * (vertices[best][i] - x[i]);
+      return entropy(t);
+    };
+    double lo = 0, hi = 1;
+    for (int r = 0; r < 100; ++r) {
+      const double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+      (at(m1) < at(m2) ? lo : hi) = at(m1) < at(m2) ? m1 : m2;
+    }
+    at((lo + hi) / 2);
+    x = t;
+  }
+  return x;
+}
+
+TEST(MetagameSolver, NashAveragingIsTheMaxentPointOfLrsnashsEquilibria) {
+  // Degenerate games (entries in {-1, 0, 1}) with several equilibria: each side's maxent mixture must be inside the
+  // hull of the extreme equilibria lrsnash enumerates and have at least the entropy Frank-Wolfe reaches over it.
+  std::mt19937_64 gen(49);
+  std::uniform_int_distribution<int> e(-1, 1);
+  std::size_t checked = 0;
+  for (int t = 0; t < 60 && checked < 6; ++t) {
+    IntMatrix a;
+    a.rows = 4;
+    a.cols = 5;
+    for (std::size_t k = 0; k < 20; ++k) a.num.push_back(e(gen));
+    TempDir dir("lrs-maxent");
+    const auto eqs = lrsnash(a, dir);
+    std::set<std::vector<std::string>> xs, ys;
+    for (const auto& q : eqs) xs.insert(q.x), ys.insert(q.y);
+    if (xs.size() < 2 && ys.size() < 2) continue;
+    ++checked;
+    const NashAverage na = nash_average(a, solve_game(a, true), false);
+    auto check = [&](const std::set<std::vector<std::string>>& vs, const std::vector<double>& mix, const char* side) {
+      std::vector<std::vector<double>> v;
+      for (const auto& s : vs) {
+        v.emplace_back();
+        for (const auto& c : s) v.back().push_back(as_double(c));
+      }
+      const std::vector<double> fw = frank_wolfe_maxent(v);
+      EXPECT_GE(entropy(mix) + 1e-12, entropy(fw)) << side << " game " << t;
+      EXPECT_LE(entropy(mix) - entropy(fw), 1e-4) << side << " game " << t;  // Frank-Wolfe is O(1 / steps)
+      for (std::size_t i = 0; i < mix.size(); ++i) EXPECT_NEAR(mix[i], fw[i], 2e-3) << side << " game " << t << " " << i;
+    };
+    check(xs, na.blue, "BLUE");
+    check(ys, na.red, "RED");
+    EXPECT_LE(na.blue_residual, 1e-15);
+    EXPECT_LE(na.red_residual, 1e-15);
+  }
+  EXPECT_GE(checked, 3u);
 }
 
 TEST(MetagameSolver, DegenerateAndDominatedGames) {
@@ -380,7 +458,7 @@ TEST(MetagameOutputs, BootstrapIntervalsCoverTheFullSampleValues) {
   const std::string out = dir / "metagame";
   const std::string md = write_metagame(d, opt, out);
   for (const char* f : {"payoff_matrix.csv", "equilibrium.json", "exploitability.csv", "alpharank.csv",
-                        "response_graph.csv", "metagame.md", "metagame.tex"})
+                        "response_graph.csv", "ratings.csv", "ratings.json", "metagame.md", "metagame.tex"})
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / f)) << f;
   const auto j = nlohmann::json::parse(testing::read_file(out + "/equilibrium.json"));
   const double v = j["value"]["value"];

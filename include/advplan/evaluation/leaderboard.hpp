@@ -22,6 +22,9 @@ struct LeaderboardEntry {
   double rank_lo = 0, rank_hi = 0;  ///< 95% bootstrap interval: best rank's lower bound, worst rank's upper
   std::string separated_from_next;  ///< "yes"/"no": the paired interval of (this - next) excludes 0; "" for the last
   Interval gap_to_next;           ///< paired bootstrap interval of this policy's mean minus the next one's
+  /// Bradley-Terry log-strength and Elo from the pairwise outcomes against the common RED baselines (docs/METRICS.md
+  /// "Ratings", leaderboard): NaN when the Bradley-Terry MLE does not exist or did not converge.
+  double bt_theta = 0, elo = 0;
 };
 
 struct Leaderboard {

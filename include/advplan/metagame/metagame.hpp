@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "advplan/stats/ratings.hpp"
+
 namespace advplan::metagame {
 
 /// An exact rational, as reduced decimal strings, with its nearest double.
@@ -53,6 +55,15 @@ struct GameSolution {
 /// reports no optimum (which a finite matrix game cannot cause).
 GameSolution solve_game(const IntMatrix& a, bool with_ranges = true);
 
+/// An equilibrium (x, y) in the relative interior of X* x Y*, exactly: the equilibrium program with a variable t in
+/// [0, 1] subtracted from every constraint that some equilibrium leaves slack (x_i >= t for BLUE i in
+/// `blue_support`, y_j >= t for RED j in `red_support`; BLUE's constraint against each column outside
+/// `red_support` and RED's against each row outside `blue_support` need a slack of t units), t maximised. The
+/// supports are the policies whose range over the equilibria has a positive maximum (solve_game's ranges); by
+/// strict complementarity (Goldman-Tucker) the optimal t is positive. Throws Error when it is not.
+std::pair<std::vector<Fraction>, std::vector<Fraction>> relative_interior_equilibrium(
+    const IntMatrix& a, const std::vector<bool>& blue_support, const std::vector<bool>& red_support);
+
 /// Exploitability of the BLUE mixture x (v - min_j (x'A)_j) and of the RED mixture y (max_i (Ay)_i - v), in
 /// doubles, with their best replies; used on bootstrap resamples.
 struct MixExploit {
@@ -61,6 +72,26 @@ struct MixExploit {
 };
 MixExploit mixture_exploitability(const IntMatrix& a, double value, const std::vector<double>& x,
                                   const std::vector<double>& y);
+
+// ---- Nash averaging (Balduzzi et al. 2018) ----------------------------------------------------------------------
+
+/// The maximum-entropy equilibrium of the zero-sum game A and the ratings it gives (docs/METRICS.md "Nash
+/// averaging"). Each side's optimal set is a polytope (X* for BLUE, Y* for RED; the equilibria are X* x Y*), so the
+/// maxent equilibrium is the pair of each side's maxent mixture over its own set.
+struct NashAverage {
+  std::vector<double> blue, red;                ///< the maxent mixtures
+  /// BLUE i: (A q)_i, its payoff against RED's maxent mixture q; RED j: its own payoff against BLUE's maxent mixture
+  /// p, 1 - (p'A)_j for win rates and -(p'A)_j for advantage (alpha-Rank's convention).
+  std::vector<double> blue_rating, red_rating;
+  bool blue_point = false, red_point = false;   ///< the side's optimal set is one point: the mixture is exact (rounded)
+  /// The largest violation, computed exactly in rationals, of the side's optimal set's equations and inequalities by
+  /// the reported (double) mixture.
+  double blue_residual = 0, red_residual = 0;
+  std::size_t newton_steps = 0;
+};
+
+/// `g` must come from solve_game(a, true) (the ranges give the supports and the always-tight constraints).
+NashAverage nash_average(const IntMatrix& a, const GameSolution& g, bool win);
 
 // ---- alpha-Rank (Omidshafiei et al. 2019) ---------------------------------------------------------------------
 
@@ -190,8 +221,31 @@ struct AlphaSuggestion {
 AlphaSuggestion suggest_alpha(const std::vector<double>& blue, const std::vector<double>& red, std::size_t rows,
                               std::size_t cols, int m);
 
+// ---- ratings (docs/METRICS.md "Ratings") -----------------------------------------------------------------------
+
+/// Players are the BLUE policies (0..|B|-1) then the RED ones (|B|..): each cell of the scenarios listed by `idx`
+/// (all when empty) is R games (win rates: BLUE scored its wins) or one (advantage: BLUE scored 1 above 0, 1/2 at 0).
+PairwiseCounts pairwise_counts(const MetaGameData& d, const std::vector<std::size_t>& idx);
+/// One Elo game per cell in corpus order (scenario, then BLUE, then RED); BLUE's score is its share of the cell.
+std::vector<EloGame> elo_games(const MetaGameData& d);
+
+struct RatingsResult {
+  BradleyTerryFit bt;
+  std::vector<std::pair<double, double>> ci;  ///< bt's 95% percentile interval per player (NaN without)
+  std::size_t resamples = 0, resamples_used = 0;  ///< used: the MLE existed and the fit converged
+  std::string key;                            ///< the bootstrap stream's key, "ratings/<payoff>"
+  std::vector<double> elo;
+  NashAverage nash;
+};
+/// `g` from solve_game(a, true). The bootstrap resamples scenarios from Rng::keyed(seed, "bootstrap", key).
+RatingsResult compute_ratings(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a,
+                              const GameSolution& g);
+/// ratings.csv (one row per BLUE then RED policy) and ratings.json (the fits' settings and diagnostics).
+void write_ratings(const MetaGameData& d, const MetaGameOptions& opt, const IntMatrix& a, const RatingsResult& r,
+                   const std::string& csv_path, const std::string& json_path);
+
 /// Writes payoff_matrix.csv, equilibrium.json, exploitability.csv, alpharank.csv, response_graph.csv,
-/// metagame.md and metagame.tex under `out_dir`; returns the Markdown summary.
+/// ratings.csv, ratings.json, metagame.md and metagame.tex under `out_dir`; returns the Markdown summary.
 std::string write_metagame(const MetaGameData& data, const MetaGameOptions& opt, const std::string& out_dir);
 
 }  // namespace advplan::metagame

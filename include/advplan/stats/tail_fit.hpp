@@ -6,6 +6,7 @@
 // iteration counts, SLEEF's elementary functions (core/det_math.hpp), and no allocation inside the loops.
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace advplan {
@@ -77,6 +78,30 @@ struct TailModel {
   double expected_max(double k) const;
   /// The p-quantile of the max of k draws given at least one valid: G_k^-1(p), p in (0, 1).
   double max_quantile(double k, double p) const;
+};
+
+/// E[M_k] of one tail model at many k, bit for bit TailModel::expected_max(k): the parts of its sum that do not
+/// depend on k (the model's log(p0), each empirical step's width and log1p(-t_i), each Simpson node's log1p(-t) and
+/// r) are computed once, so that each k costs one expm1 per step and node instead of an exp, two log1p and an expm1.
+class ExpectedMaxCurve {
+ public:
+  explicit ExpectedMaxCurve(const TailModel& model);
+  double operator()(double k) const;
+
+ private:
+  /// One term's 1 - (1 - t)^k: 0 when t <= 0, 1 when t >= 1, else -expm1(k log1p(-t)) with log1p(-t) stored.
+  struct Term {
+    double log1m_t = 0;  ///< log1p(-t)
+    double scale = 0;    ///< the step's width, or the node's r
+    signed char kind = 0;  ///< -1: t <= 0, 1: t >= 1, 0: between
+  };
+  double one_minus_pow(const Term& term, double k) const;
+  double first_ = 0;               ///< x_(1)
+  double log_p0_ = 0;              ///< log(p0) when p0 > 0
+  bool has_p0_ = false;
+  std::vector<Term> steps_;        ///< the empirical steps of positive width, in order
+  std::vector<Term> nodes_;        ///< the Simpson nodes r = i / 512, i = 0 .. 512; empty without a GPD part
+  double len_ = 0;                 ///< x_F - u
 };
 
 /// Fits the tail model of `draws` (the valid draws, any order; NaN is not allowed) out of `drawn` draws.

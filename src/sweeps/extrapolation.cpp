@@ -79,57 +79,58 @@ const std::vector<int>& k_star_grid() {
   return grid;
 }
 
-ExtrapolationFit fit_extrapolation(const CsvTable& per_raw, const CsvTable& cand, const ExtrapolationOptions& opts) {
-  ExtrapolationFit fit;
-  const CsvTable per = sample_means(per_raw);
-  fit.sweep = opts.budget.empty() ? sweep_conditions(per) : opts.budget;
-  if (fit.sweep.empty()) return fit;
-  fit.k = fit.sweep.back().first;
-  fit.condition = fit.sweep.back().second;
-  fit.draws = opts.fit_index > 0 ? std::min(fit.k, opts.fit_index) : fit.k;
+namespace {
 
-  // The scenarios: ok rows of the fitted condition with a BLUE quality, in file order.
-  std::unordered_map<std::string, std::size_t> unit_of;
-  {
-    const auto cc = per.col("condition"), cs = per.col("scenario_id"), cst = per.col("status"),
-               cbq = per.col("blue_quality");
-    for (std::size_t i = 0; i < per.size(); ++i) {
-      const auto& r = per.rows()[i];
-      if (r[cc] != fit.condition || r[cst] != "ok") continue;
-      const double bq = per.real(i, cbq);
-      if (std::isnan(bq) || unit_of.count(r[cs])) continue;
-      unit_of.emplace(r[cs], fit.scenarios.size());
-      ScenarioTail s;
-      s.scenario_id = r[cs];
-      s.blue_quality = bq;
-      fit.scenarios.push_back(std::move(s));
-    }
+/// The fit's scenarios: the ok rows of `condition` with a BLUE quality, in file order (the first row of each
+/// scenario); unit_of maps each scenario id to its index.
+std::vector<ScenarioTail> fitted_scenarios(const CsvTable& per, const std::string& condition,
+                                           std::unordered_map<std::string, std::size_t>& unit_of) {
+  std::vector<ScenarioTail> out;
+  const auto cc = per.col("condition"), cs = per.col("scenario_id"), cst = per.col("status"),
+             cbq = per.col("blue_quality");
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    const auto& r = per.rows()[i];
+    if (r[cc] != condition || r[cst] != "ok") continue;
+    const double bq = per.real(i, cbq);
+    if (std::isnan(bq) || unit_of.count(r[cs])) continue;
+    unit_of.emplace(r[cs], out.size());
+    ScenarioTail s;
+    s.scenario_id = r[cs];
+    s.blue_quality = bq;
+    out.push_back(std::move(s));
   }
+  return out;
+}
 
-  // Their candidates of that condition with index < draws.
-  for (const char* c : {"scenario_id", "condition", "index", "quality"}) (void)cand.col(c);
-  schema::check_ranges(cand, schema::candidates_ranges());
+/// Refuses a candidates.csv with a candidate set (scenario, condition, sample) of more rows than any run writes.
+void check_set_sizes(const CsvTable& cand) {
+  const bool sampled = cand.has_col("sample");
+  const auto cs = cand.col("scenario_id"), cc = cand.col("condition");
+  const std::size_t csm = sampled ? cand.col("sample") : 0;
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::size_t> set_rows;
+  for (std::size_t i = 0; i < cand.size(); ++i) {
+    const auto& r = cand.rows()[i];
+    if (++set_rows[{r[cs], r[cc], sampled ? std::string_view(r[csm]) : std::string_view()}] > schema::kMaxCandidateSet)
+      throw CsvError(fmt::format("{}: line {}: the candidate set of scenario {} and condition {} has more than {} "
+                                 "rows, more than any run writes (k is at most 1024)",
+                                 cand.source(), i + 2, untrusted::excerpt(r[cs], 40), untrusted::excerpt(r[cc], 40),
+                                 schema::kMaxCandidateSet));
+  }
+}
+
+/// Each unit's draws: the qualities (clamped to [0, 1]) of its candidates of `condition` with index < draws, and
+/// the samples it has candidates in. Throws CsvError for an empty index or quality and a repeated candidate.
+void read_draws(const CsvTable& cand, const std::string& condition, int draws,
+                const std::unordered_map<std::string, std::size_t>& unit_of, std::vector<std::vector<double>>& out,
+                std::vector<std::set<std::string>>& samples) {
   const bool sampled = cand.has_col("sample");
   const auto cs = cand.col("scenario_id"), cc = cand.col("condition"), ci = cand.col("index"),
              cq = cand.col("quality");
   const std::size_t csm = sampled ? cand.col("sample") : 0;
-  std::vector<std::vector<double>> draws(fit.scenarios.size());
-  std::vector<std::set<std::string>> samples(fit.scenarios.size());
   std::set<std::tuple<std::size_t, std::string_view, long>> seen;  // (unit, sample, index)
-  {  // A set is one (scenario, condition, sample): a run writes at most k <= 1024 rows of one.
-    std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::size_t> set_rows;
-    for (std::size_t i = 0; i < cand.size(); ++i) {
-      const auto& r = cand.rows()[i];
-      if (++set_rows[{r[cs], r[cc], sampled ? std::string_view(r[csm]) : std::string_view()}] > schema::kMaxCandidateSet)
-        throw CsvError(fmt::format("{}: line {}: the candidate set of scenario {} and condition {} has more than {} "
-                                   "rows, more than any run writes (k is at most 1024)",
-                                   cand.source(), i + 2, untrusted::excerpt(r[cs], 40), untrusted::excerpt(r[cc], 40),
-                                   schema::kMaxCandidateSet));
-    }
-  }
   for (std::size_t i = 0; i < cand.size(); ++i) {
     const auto& r = cand.rows()[i];
-    if (r[cc] != fit.condition) continue;
+    if (r[cc] != condition) continue;
     const std::string_view sample = sampled ? std::string_view(r[csm]) : std::string_view();
     const auto u = unit_of.find(r[cs]);
     if (u == unit_of.end()) continue;
@@ -143,9 +144,31 @@ ExtrapolationFit fit_extrapolation(const CsvTable& per_raw, const CsvTable& cand
                                  "twice",
                                  cand.source(), i + 2, idx, untrusted::excerpt(r[cs], 40), untrusted::excerpt(r[cc], 40)));
     samples[u->second].emplace(sample);
-    if (idx >= fit.draws) continue;
-    draws[u->second].push_back(std::clamp(q, 0.0, 1.0));  // the range check allows 1e-9 of rounding slack
+    if (idx >= draws) continue;
+    out[u->second].push_back(std::clamp(q, 0.0, 1.0));  // the range check allows 1e-9 of rounding slack
   }
+}
+
+}  // namespace
+
+ExtrapolationFit fit_extrapolation(const CsvTable& per_raw, const CsvTable& cand, const ExtrapolationOptions& opts) {
+  ExtrapolationFit fit;
+  const CsvTable per = sample_means(per_raw);
+  fit.sweep = opts.budget.empty() ? sweep_conditions(per) : opts.budget;
+  if (fit.sweep.empty()) return fit;
+  fit.k = fit.sweep.back().first;
+  fit.condition = fit.sweep.back().second;
+  fit.draws = opts.fit_index > 0 ? std::min(fit.k, opts.fit_index) : fit.k;
+  std::unordered_map<std::string, std::size_t> unit_of;
+  fit.scenarios = fitted_scenarios(per, fit.condition, unit_of);
+
+  // Their candidates of that condition with index < draws; a set is one (scenario, condition, sample).
+  for (const char* c : {"scenario_id", "condition", "index", "quality"}) (void)cand.col(c);
+  schema::check_ranges(cand, schema::candidates_ranges());
+  check_set_sizes(cand);
+  std::vector<std::vector<double>> draws(fit.scenarios.size());
+  std::vector<std::set<std::string>> samples(fit.scenarios.size());
+  read_draws(cand, fit.condition, fit.draws, unit_of, draws, samples);
 
   // Scenarios without a valid candidate have no fit.
   std::vector<ScenarioTail> kept;

@@ -283,6 +283,12 @@ class GridColumns {
     });
   }
   const double* column(std::size_t g) const { return values_.data() + g * units_; }
+  /// Takes column g from `advantage` (one value per scenario, stride `stride`): the same expression of the same
+  /// E[M_k], so the same bits.
+  void take(std::size_t g, const double* advantage, std::size_t stride) {
+    for (std::size_t s = 0; s < units_; ++s) values_[g * units_ + s] = advantage[s * stride];
+    have_[g] = 1;
+  }
 
  private:
   const ExtrapolationFit& fit_;
@@ -333,12 +339,20 @@ struct Search {
 /// first column below the level is found by galloping (columns 2^r - 1) then bisection, about 2 log2(k*'s index)
 /// columns instead of a scan. The searches advance in lockstep, one column each per round, so that each round's
 /// columns are computed together and shared; a search whose mean never falls below the level ends at +inf.
+/// `known` holds advantage columns already computed: each k of `ks` that is on the grid is taken from it (row
+/// s * cols + 4 g + 1, as extrapolation_csv lays them out) instead of being computed again.
 KStarSearch bisect_k_star(const ExtrapolationFit& fit, const std::vector<ExpectedMaxCurve>& curves,
-                          const BootstrapSettings& bs, double level) {
+                          const BootstrapSettings& bs, double level, const std::vector<double>& ks = {},
+                          const std::vector<double>& known = {}, std::size_t cols = 0) {
   const std::size_t units = fit.scenarios.size(), G = k_star_grid().size();
   const std::size_t B = units > 1 && bs.resamples >= 1 ? static_cast<std::size_t>(bs.resamples) : 0;
   const auto counts = resample_multiplicities(units, B, bs.seed);
   GridColumns columns(fit, curves);
+  for (std::size_t g = 0; g < ks.size(); ++g) {
+    const auto at = std::lower_bound(k_star_grid().begin(), k_star_grid().end(), ks[g]);
+    if (at != k_star_grid().end() && *at == ks[g])
+      columns.take(static_cast<std::size_t>(at - k_star_grid().begin()), known.data() + 4 * g + 1, cols);
+  }
   std::vector<Search> searches(B + 1, Search{0, G, 0, true});  // 0: the mean; b + 1: resample b
   for (;;) {
     std::vector<std::size_t> wanted;
@@ -416,7 +430,7 @@ std::string extrapolation_csv(const ExtrapolationFit& fit, const CsvTable& per_r
   predicted_values(fit, curves, ks, cols, values);
   observed_values(fit, per, ks, cols, values);
   const auto iv = joint_bootstrap_means(values, cols, bs.resamples, bs.seed, kScope);
-  const KStarSearch k_star = bisect_k_star(fit, curves, bs, opts.level);
+  const KStarSearch k_star = bisect_k_star(fit, curves, bs, opts.level, ks, values, cols);
   return extrapolation_rows(fit, ks, iv, k_star, observed_k_star(iv, ks, opts.level), opts.level);
 }
 

@@ -168,6 +168,7 @@ double objective(const GpdFit& f, double lambda) { return lambda > 0 && f.xi < 0
 // sigma 1e-6 relative, and the maximised objective 1e-9 apart (both sit at the same maximum, where it is flat; the
 // unpenalised log-likelihood of a penalised fit is not at its own maximum, so it moves by about the slope times the
 // shift in xi and is not compared). The largest differences seen are printed (docs/DECISIONS.md quotes them).
+// ctest: slow
 TEST(TailFit, FastFitsAgreeWithThePlainReference) {
   int cases = 0;
   double d_xi = 0, d_sigma = 0, d_obj = 0, gain = -1;

@@ -8,7 +8,8 @@
 //   nominal 90% because the interval is the plug-in one, the GPD fitted to 8 exceedances with its parameter
 //   uncertainty ignored), and the mean predicted quality must lie within 0.02 of the observed mean (0.656
 //   predicted, 0.650 observed);
-// - hostile candidates.csv cells are one-sentence errors naming the file and field.
+// - hostile candidates.csv cells are one-sentence errors naming the file and field;
+// - k* by galloping bisection equals the plain scan (src/sweeps/extrapolation_reference.hpp) bit for bit.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -174,6 +175,7 @@ ExtrapolationFit synthetic_fit(std::size_t units) {
 
 // The galloping bisection finds the scan's k* and every replicate's, bit for bit, at seven levels: k* small, large,
 // and past the grid for some replicates (we see 1380 finite replicates and 20 past the grid).
+// ctest: slow
 TEST(ExtrapolationKStar, BisectionIsThePlainScanBitForBit) {
   const ExtrapolationFit fit = synthetic_fit(24);
   BootstrapSettings bs;

@@ -2,16 +2,28 @@
 // constraint@8 over the paper corpus in one run against the same 21 points as 21 separate runs (target: the sweep
 // at least 5x cheaper in CPU), and the paper run with the attribution study (32 combinations per scenario) against
 // it without (target: under 10x). CPU is the process's, at one thread.
+// The budget extrapolation (docs/METRICS.md "Budget extrapolation", docs/DECISIONS.md): the plain algorithms
+// (src/stats/tail_fit_reference.hpp, src/sweeps/extrapolation_reference.hpp) against the fast ones on a fit the size
+// of the paper subset's: 150 scenarios of 16 draws (8 exceedances each), E[M_k] at the file's nine ks, and k* with
+// 2000 resamples.
 // Run: advplan_bench_sweeps --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "advplan/pipeline/standard_run.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
+#include "advplan/sweeps/extrapolation.hpp"
+#include "stats/tail_fit_reference.hpp"
+#include "sweeps/extrapolation_reference.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -70,6 +82,80 @@ void BM_PaperAttribution(benchmark::State& state) {
   for (auto _ : state) run_once(cfg, "paper");
 }
 BENCHMARK(BM_PaperAttribution)->Arg(0)->Arg(1)->ArgName("attribution")->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+/// 150 scenarios of 16 draws on [0, 1] (bounded tails of varied shape, one draw in eight invalid on average), BLUE
+/// qualities about the paper's, fitted with the default rule (penalised GPD on 8 exceedances).
+std::vector<std::vector<double>> subset_draws() {
+  std::mt19937_64 g(150);
+  auto uniform = [&] { return static_cast<double>(g() >> 11) * 0x1p-53; };
+  std::vector<std::vector<double>> out(150);
+  for (auto& d : out) {
+    const double c = 0.5 + 2 * uniform();
+    for (int i = 0; i < 16; ++i)
+      if (uniform() > 0.125) d.push_back(0.7 * (1 - std::pow(1 - uniform(), c)) + 0.1 * uniform());
+  }
+  return out;
+}
+
+ExtrapolationFit subset_fit() {
+  ExtrapolationFit fit;
+  std::mt19937_64 g(7);
+  for (const auto& d : subset_draws()) {
+    ScenarioTail t;
+    t.blue_quality = 0.35 + 0.1 * static_cast<double>(g() >> 11) * 0x1p-53;
+    t.drawn = 16;
+    t.valid = d.size();
+    t.model = fit_tail(d, 16);
+    fit.scenarios.push_back(std::move(t));
+  }
+  return fit;
+}
+
+const double kKs[] = {1, 2, 4, 8, 16, 32, 64, 256};
+
+// The tail fits of the 150 scenarios (arg 0: plain, 1: fast).
+void BM_ExtrapolationFit(benchmark::State& state) {
+  std::vector<std::vector<double>> ys;
+  for (auto d : subset_draws()) {
+    std::sort(d.begin(), d.end());
+    const std::size_t m = tail_exceedances(d.size());
+    std::vector<double> y;
+    for (std::size_t i = d.size() - m; i < d.size(); ++i) y.push_back(d[i] - d[d.size() - m - 1]);
+    ys.push_back(std::move(y));
+  }
+  for (auto _ : state)
+    for (const auto& y : ys)
+      benchmark::DoNotOptimize(state.range(0) ? fit_gpd_penalised(y, 1.0) : reference::fit_gpd_penalised(y, 1.0));
+}
+BENCHMARK(BM_ExtrapolationFit)->Arg(0)->Arg(1)->ArgName("fast")->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+// E[M_k] at the file's eight finite ks for the 150 scenarios (plain: each from scratch; fast: one curve each).
+void BM_ExtrapolationExpectedMax(benchmark::State& state) {
+  const ExtrapolationFit fit = subset_fit();
+  for (auto _ : state)
+    for (const auto& t : fit.scenarios) {
+      if (state.range(0)) {
+        const ExpectedMaxCurve curve(t.model);
+        for (double k : kKs) benchmark::DoNotOptimize(curve(k));
+      } else {
+        for (double k : kKs) benchmark::DoNotOptimize(reference::expected_max(t.model, k));
+      }
+    }
+}
+BENCHMARK(BM_ExtrapolationExpectedMax)->Arg(0)->Arg(1)->ArgName("fast")->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+// k* and its 2000 replicates at levels 0.45 (k* near the paper subset's) and 0.40 (far along the grid).
+void BM_ExtrapolationKStar(benchmark::State& state) {
+  const ExtrapolationFit fit = subset_fit();
+  BootstrapSettings bs;
+  bs.resamples = 2000;
+  bs.seed = 7;
+  const double level = state.range(1) / 100.0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(state.range(0) ? search_k_star(fit, bs, level) : reference::scanned_k_star(fit, bs, level));
+}
+BENCHMARK(BM_ExtrapolationKStar)->Args({0, 45})->Args({1, 45})->Args({0, 40})->Args({1, 40})->ArgNames({"fast", "level"})
+    ->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 }  // namespace
 

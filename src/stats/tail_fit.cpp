@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 
 #include "core/det_math.hpp"
@@ -14,10 +16,85 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kGridShapes = 241;    // shapes on [kGpdXiMin, kGpdXiMax], 0.0125 apart
-constexpr int kBisections = 64;     // per grid shape (theta to ~2^-64 of its bracket)
-constexpr int kBracketSteps = 200;  // the bracket of the shape range's ends
-constexpr int kGoldenSteps = 120;   // the golden-section refinement
+constexpr int kBisections = 64;     // the shape range's upper end in theta (fit_gpd)
+constexpr int kBracketSteps = 200;  // its lower end
+constexpr int kNewtonSteps = 100;   // cap of the safeguarded Newton iteration
+constexpr double kNewtonTol = 0x1p-50;  // a step of at most 2^-50 |x| ends it
+constexpr int kBrentSteps = 100;        // cap of Brent's search
+constexpr double kBrentRel = 0x1p-26;   // its tolerance: 2^-26 |x| + 1e-12
+constexpr double kBrentAbs = 1e-12;
 constexpr int kSimpsonPanels = 512;  // even: the GPD part of E[max]
+
+/// The root of an increasing concave g (g(x) = target) in the bracket [a, b], g(a) < target <= g(b), by Newton
+/// steps from x0 in [a, b], safeguarded: a step that leaves the bracket is replaced by the bracket's midpoint, and
+/// each evaluation narrows the bracket. Ends when g(x) == target, when a step is at most kNewtonTol |x|, or after
+/// kNewtonSteps; every test is on IEEE arithmetic, so the same bits come out on every CPU. `g` returns (g, g').
+template <class G>
+double newton_root(G g, double target, double a, double b, double x) {
+  for (int i = 0; i < kNewtonSteps; ++i) {
+    const auto [v, d] = g(x);
+    if (v == target) break;
+    if (v < target)
+      a = x;
+    else
+      b = x;
+    double next = x + (target - v) / d;
+    if (!(next > a && next < b)) next = a + (b - a) / 2;
+    if (!std::isfinite(next) || std::fabs(next - x) <= kNewtonTol * std::fabs(x)) {
+      if (std::isfinite(next)) x = next;
+      break;
+    }
+    x = next;
+  }
+  return x;
+}
+
+/// Brent's minimisation without derivatives (Brent 1973, "localmin"), turned to maximise f on [a, b]: golden-section
+/// and parabolic steps; ends when the bracket is within 2 (kBrentRel |x| + kBrentAbs) of x, or after kBrentSteps.
+/// Returns (x, f(x)), the best point seen.
+template <class F>
+std::pair<double, double> brent_max(F f, double a, double b) {
+  const double c = (3 - std::sqrt(5.0)) / 2;
+  double x = a + c * (b - a), w = x, v = x, e = 0, d = 0;
+  double fx = -f(x), fw = fx, fv = fx;
+  for (int i = 0; i < kBrentSteps; ++i) {
+    const double xm = a + (b - a) / 2, tol1 = kBrentRel * std::fabs(x) + kBrentAbs, tol2 = 2 * tol1;
+    if (std::fabs(x - xm) <= tol2 - (b - a) / 2) break;
+    bool golden = true;
+    if (std::fabs(e) > tol1) {  // a parabola through x, w, v
+      const double r = (x - w) * (fx - fv);
+      double q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r;
+      q = 2 * (q - r);
+      if (q > 0) p = -p;
+      q = std::fabs(q);
+      const double e_prev = e;
+      e = d;
+      if (std::fabs(p) < std::fabs(q * e_prev / 2) && p > q * (a - x) && p < q * (b - x)) {
+        d = p / q;
+        if ((x + d) - a < tol2 || b - (x + d) < tol2) d = xm >= x ? tol1 : -tol1;
+        golden = false;
+      }
+    }
+    if (golden) {
+      e = (x >= xm ? a : b) - x;
+      d = c * e;
+    }
+    const double u = x + (std::fabs(d) >= tol1 ? d : (d > 0 ? tol1 : -tol1));
+    const double fu = -f(u);
+    if (fu <= fx) {
+      (u >= x ? a : b) = x;
+      v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
+    } else {
+      (u < x ? a : b) = u;
+      if (fu <= fw || w == x) {
+        v = w, fv = fw, w = u, fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u, fv = fu;
+      }
+    }
+  }
+  return {x, -fx};
+}
 
 /// sum log(1 + theta y_i), the profile's one pass over the data.
 double sum_log1p(std::span<const double> y, double theta) {
@@ -40,17 +117,21 @@ double profile(std::span<const double> y, double theta, double mean_y) {
   return -m * (det::log(ratio) + 1 + xi);
 }
 
-/// The theta in [a, b] at which the increasing xi(theta) reaches `target` (xi(a) <= target <= xi(b)): kBisections
-/// halvings, returning the end with xi >= target; a and b stay inside the domain.
-double theta_at(std::span<const double> y, double target, double a, double b) {
-  for (int i = 0; i < kBisections; ++i) {
-    const double mid = a + (b - a) / 2;
-    if (xi_of(y, mid) < target)
-      a = mid;
-    else
-      b = mid;
+/// xi(theta) and its derivative mean(y_i / (1 + theta y_i)): xi is increasing and concave in theta.
+std::pair<double, double> xi_and_slope(std::span<const double> y, double theta) {
+  double s = 0, ds = 0;
+  for (double v : y) {
+    s += det::log1p(theta * v);
+    ds += v / (1 + theta * v);
   }
-  return b;
+  const double m = static_cast<double>(y.size());
+  return {s / m, ds / m};
+}
+
+/// The theta in [a, b] at which xi(theta) = target (xi(a) <= target <= xi(b)), by the safeguarded Newton iteration
+/// from x0.
+double theta_at(std::span<const double> y, double target, double a, double b, double x0) {
+  return newton_root([&](double t) { return xi_and_slope(y, t); }, target, a, b, x0);
 }
 
 /// GPD survival S(z) for z >= 0: (1 + xi z / sigma)^(-1/xi), exp(-z / sigma) at xi = 0; 0 past the endpoint.
@@ -60,13 +141,6 @@ double gpd_survival(double z, double xi, double sigma) {
   if (xi == 0) return det::exp(-z / sigma);
   if (w <= -1) return 0;
   return det::exp(-det::log1p(w) / xi);
-}
-
-/// 1 - (1 - t)^k for t in [0, 1], without cancellation near t = 0.
-double one_minus_pow(double t, double k) {
-  if (t <= 0) return 0;
-  if (t >= 1) return 1;
-  return -det::expm1(k * det::log1p(-t));
 }
 
 }  // namespace
@@ -87,99 +161,92 @@ double gpd_loglik(std::span<const double> y, double xi, double sigma) {
   return -m * det::log(sigma) - (1 + 1 / xi) * s;
 }
 
-GpdFit fit_gpd(std::span<const double> y) {
-  GpdFit out;
-  if (y.size() < 2) return out;
+namespace {
+
+/// The exceedances' largest value and mean, or nullopt when they cannot be fitted (fewer than two; one negative or
+/// not finite; all zero).
+std::optional<std::pair<double, double>> fit_inputs(std::span<const double> y) {
+  if (y.size() < 2) return std::nullopt;
   double y_max = 0, sum = 0;
   for (double v : y) {
-    if (!std::isfinite(v) || v < 0) return out;
+    if (!std::isfinite(v) || v < 0) return std::nullopt;
     y_max = std::max(y_max, v);
     sum += v;
   }
-  if (!(y_max > 0)) return out;
-  const double mean_y = sum / static_cast<double>(y.size());
+  if (!(y_max > 0)) return std::nullopt;
+  return std::make_pair(y_max, sum / static_cast<double>(y.size()));
+}
 
-  // The shape range's ends in theta: xi(theta_lo) = kGpdXiMin on (-1/y_max, 0), xi(theta_hi) = kGpdXiMax.
-  double theta_lo = 0;
-  {
-    double a = -1 / y_max, b = 0;  // xi(a) = -inf, xi(b) = 0
-    for (int i = 0; i < kBracketSteps; ++i) {
-      const double mid = a + (b - a) / 2;
-      if (mid <= a || mid >= b) break;
-      if (xi_of(y, mid) < kGpdXiMin)
-        a = mid;
-      else
-        b = mid;
-    }
-    theta_lo = b;
+/// The shape range's ends in theta: xi(theta_lo) = kGpdXiMin on (-1/y_max, 0) by kBracketSteps halvings, and
+/// xi(theta_hi) = kGpdXiMax by doubling from 1/y_max then kBisections halvings; each the end with xi >= target.
+std::pair<double, double> theta_range(std::span<const double> y, double y_max) {
+  double a = -1 / y_max, b = 0;  // xi(a) = -inf, xi(b) = 0
+  for (int i = 0; i < kBracketSteps; ++i) {
+    const double mid = a + (b - a) / 2;
+    if (mid <= a || mid >= b) break;
+    (xi_of(y, mid) < kGpdXiMin ? a : b) = mid;
   }
-  double theta_hi = 1 / y_max;
-  {
-    double a = 0;
-    int steps = 0;
-    while (xi_of(y, theta_hi) < kGpdXiMax && steps++ < 1000) {
-      a = theta_hi;
-      theta_hi *= 2;
-    }
-    theta_hi = theta_at(y, kGpdXiMax, a, theta_hi);
+  const double theta_lo = b;
+  double lo = 0, hi = 1 / y_max;
+  for (int steps = 0; xi_of(y, hi) < kGpdXiMax && steps < 1000; ++steps) {
+    lo = hi;
+    hi *= 2;
   }
+  for (int i = 0; i < kBisections; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    (xi_of(y, mid) < kGpdXiMax ? lo : hi) = mid;
+  }
+  return {theta_lo, hi};
+}
 
-  // The grid: shape j's theta and profile value.
+/// The largest local maximum of `f` refined from the grid (xs, ls): each interior grid point no lower than its
+/// neighbours (and finite) is refined by brent_max between them, keeping the grid point if the search found less;
+/// with no interior maximum, the higher end of the grid, or nullopt when that is not finite.
+template <class F, std::size_t N>
+std::optional<double> best_local_max(F f, const std::array<double, N>& xs, const std::array<double, N>& ls) {
+  double best_x = 0, best_l = -kInf;
+  for (std::size_t j = 1; j + 1 < N; ++j) {
+    if (!(ls[j] >= ls[j - 1] && ls[j] >= ls[j + 1]) || !std::isfinite(ls[j])) continue;
+    auto [x, l] = brent_max(f, xs[j - 1], xs[j + 1]);
+    if (!(l >= ls[j])) x = xs[j], l = ls[j];
+    if (l > best_l) best_x = x, best_l = l;
+  }
+  if (std::isfinite(best_l)) return best_x;
+  const std::size_t j = ls[0] >= ls[N - 1] ? 0 : N - 1;
+  if (!std::isfinite(ls[j])) return std::nullopt;
+  return xs[j];
+}
+
+}  // namespace
+
+GpdFit fit_gpd(std::span<const double> y) {
+  GpdFit out;
+  const auto inputs = fit_inputs(y);
+  if (!inputs) return out;
+  const auto [y_max, mean_y] = *inputs;
+  const auto [theta_lo, theta_hi] = theta_range(y, y_max);
+  // The grid: shape j's theta (Newton from the previous shape's theta, which lies below it) and profile value.
   std::array<double, kGridShapes> thetas{}, ls{};
-  for (int j = 0; j < kGridShapes; ++j) {
+  thetas[0] = theta_lo;
+  thetas[kGridShapes - 1] = theta_hi;
+  for (int j = 1; j + 1 < kGridShapes; ++j) {
     const double target = kGpdXiMin + (kGpdXiMax - kGpdXiMin) * j / (kGridShapes - 1);
-    double theta;
-    if (j == 0)
-      theta = theta_lo;
-    else if (j == kGridShapes - 1)
-      theta = theta_hi;
-    else if (target == 0)
-      theta = 0;
+    const double prev = thetas[j - 1];
+    if (target == 0)
+      thetas[j] = 0;
+    else if (target < 0)
+      thetas[j] = theta_at(y, target, theta_lo, 0, prev);
     else
-      theta = target < 0 ? theta_at(y, target, theta_lo, 0) : theta_at(y, target, 0, theta_hi);
-    thetas[j] = theta;
-    ls[j] = profile(y, theta, mean_y);
+      thetas[j] = theta_at(y, target, 0, theta_hi, std::max(prev, 0.0));
   }
-  // Golden section on [a, b], fixed steps: the theta of the larger end value and that value.
-  auto golden = [&](double a, double b) {
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double c = b - g * (b - a), d = a + g * (b - a);
-    double fc = profile(y, c, mean_y), fd = profile(y, d, mean_y);
-    for (int i = 0; i < kGoldenSteps; ++i) {
-      if (fc >= fd) {
-        b = d;
-        d = c;
-        fd = fc;
-        c = b - g * (b - a);
-        fc = profile(y, c, mean_y);
-      } else {
-        a = c;
-        c = d;
-        fc = fd;
-        d = a + g * (b - a);
-        fd = profile(y, d, mean_y);
-      }
-    }
-    return fc >= fd ? std::make_pair(c, fc) : std::make_pair(d, fd);
-  };
+  for (int j = 0; j < kGridShapes; ++j) ls[j] = profile(y, thetas[j], mean_y);
   // The largest interior local maximum of the profile (a stationary point, as Grimshaw's algorithm finds): close to
   // xi = -1 the likelihood is dominated by the largest exceedance and rises without bound below it, so an end of
   // the range is taken only when the profile has no interior maximum.
-  double theta = 0, best_l = -kInf;
-  for (int j = 1; j + 1 < kGridShapes; ++j) {
-    if (!(ls[j] >= ls[j - 1] && ls[j] >= ls[j + 1]) || !std::isfinite(ls[j])) continue;
-    auto [t, l] = golden(thetas[j - 1], thetas[j + 1]);
-    if (!(l >= ls[j])) t = thetas[j], l = ls[j];
-    if (l > best_l) theta = t, best_l = l;
-  }
-  if (!std::isfinite(best_l)) {
-    const int j = ls[0] >= ls[kGridShapes - 1] ? 0 : kGridShapes - 1;
-    if (!std::isfinite(ls[j])) return out;
-    theta = thetas[j];
-  }
-
-  out.xi = theta == 0 ? 0.0 : xi_of(y, theta);
-  out.sigma = theta == 0 ? mean_y : out.xi / theta;
+  const auto theta = best_local_max([&](double t) { return profile(y, t, mean_y); }, thetas, ls);
+  if (!theta) return out;
+  out.xi = *theta == 0 ? 0.0 : xi_of(y, *theta);
+  out.sigma = *theta == 0 ? mean_y : out.xi / *theta;
   out.loglik = gpd_loglik(y, out.xi, out.sigma);
   out.ok = std::isfinite(out.loglik) && out.sigma > 0;
   return out;
@@ -187,47 +254,34 @@ GpdFit fit_gpd(std::span<const double> y) {
 
 namespace {
 
-/// For a fixed shape xi != 0, the scale that maximises l(xi, .): the score in sigma vanishes where
-/// mean(theta y_i / (1 + theta y_i)) = xi / (1 + xi), theta = xi / sigma; the left side increases with theta, so
-/// kBisections halvings find it (on (-1/y_max, 0) for xi < 0, on (0, inf) for xi > 0).
-double sigma_at(std::span<const double> y, double xi, double y_max, double mean_y) {
-  if (xi == 0) return mean_y;
-  const double target = xi / (1 + xi);
-  auto h = [&](double theta) {
-    double s = 0;
-    for (double v : y) s += theta * v / (1 + theta * v);
-    return s / static_cast<double>(y.size());
-  };
-  double a, b;
-  if (xi < 0) {
-    a = -1 / y_max;
-    b = 0;
-  } else {
-    a = 0;
-    b = 1 / y_max;
-    for (int i = 0; i < 1000 && h(b) < target; ++i) {
-      a = b;
-      b *= 2;
-    }
+/// h(theta) = mean(theta y_i / (1 + theta y_i)) and its derivative mean(y_i / (1 + theta y_i)^2): h is increasing
+/// and concave on theta > -1/y_max.
+std::pair<double, double> score_and_slope(std::span<const double> y, double theta) {
+  double s = 0, ds = 0;
+  for (double v : y) {
+    const double w = 1 / (1 + theta * v);
+    s += theta * v * w;
+    ds += v * w * w;
   }
-  for (int i = 0; i < kBisections; ++i) {
-    const double mid = a + (b - a) / 2;
-    if (mid <= a || mid >= b) break;
-    if (h(mid) < target)
-      a = mid;
-    else
-      b = mid;
-  }
-  const double theta = xi < 0 ? a + (b - a) / 2 : b;
-  return xi / theta;
+  const double m = static_cast<double>(y.size());
+  return {s / m, ds / m};
 }
 
-/// The penalised profile: max over sigma of l(xi, sigma), minus lambda (1 / (1 + xi) - 1) when xi < 0.
-double penalised_profile(std::span<const double> y, double xi, double lambda, double y_max, double mean_y,
-                         double* sigma_out) {
-  const double sigma = sigma_at(y, xi, y_max, mean_y);
-  if (sigma_out != nullptr) *sigma_out = sigma;
-  const double l = gpd_loglik(y, xi, sigma);
+/// For a fixed shape xi != 0, theta = xi / sigma at the scale that maximises l(xi, .): the score in sigma vanishes
+/// where h(theta) = xi / (1 + xi); h increases with theta, so the root is unique, on (-1/y_max, 0) for xi < 0 and on
+/// (0, inf) for xi > 0. The safeguarded Newton iteration from x0 (a theta of a smaller shape, which lies below the
+/// root, or the bracket's end 0) finds it.
+double theta_for_shape(std::span<const double> y, double xi, double y_max, double x0) {
+  const double target = xi / (1 + xi);
+  const double a = xi < 0 ? -1 / y_max : 0, b = xi < 0 ? 0 : kInf;
+  const double start = x0 > a && x0 < b ? x0 : 0.0;
+  return newton_root([&](double t) { return score_and_slope(y, t); }, target, a, b, start);
+}
+
+/// The penalised profile at xi with its scale's theta: l(xi, xi / theta) minus lambda (1 / (1 + xi) - 1) when
+/// xi < 0; l(0, mean_y) at xi = 0.
+double penalised_at(std::span<const double> y, double xi, double theta, double lambda, double mean_y) {
+  const double l = gpd_loglik(y, xi, xi == 0 ? mean_y : xi / theta);
   return xi < 0 ? l - lambda * (1 / (1 + xi) - 1) : l;
 }
 
@@ -235,56 +289,32 @@ double penalised_profile(std::span<const double> y, double xi, double lambda, do
 
 GpdFit fit_gpd_penalised(std::span<const double> y, double lambda) {
   GpdFit out;
-  if (y.size() < 2 || !(lambda >= 0)) return out;
-  double y_max = 0, sum = 0;
-  for (double v : y) {
-    if (!std::isfinite(v) || v < 0) return out;
-    y_max = std::max(y_max, v);
-    sum += v;
-  }
-  if (!(y_max > 0)) return out;
-  const double mean_y = sum / static_cast<double>(y.size());
-  // Shapes xi_j = -1 + 0.0125 j, j = 1 .. 240 (xi = -1 itself has no finite penalty).
+  if (!(lambda >= 0)) return out;
+  const auto inputs = fit_inputs(y);
+  if (!inputs) return out;
+  const auto [y_max, mean_y] = *inputs;
+  // Shapes xi_j = -1 + 0.0125 j, j = 1 .. 240 (xi = -1 itself has no finite penalty); each theta by Newton from the
+  // previous shape's.
   constexpr int kShapes = kGridShapes - 1;
-  std::array<double, kShapes> xis{}, ls{};
+  std::array<double, kShapes> xis{}, thetas{}, ls{};
+  double prev = -kInf;
   for (int j = 0; j < kShapes; ++j) {
     xis[j] = kGpdXiMin + (kGpdXiMax - kGpdXiMin) * (j + 1) / (kGridShapes - 1);
-    ls[j] = penalised_profile(y, xis[j], lambda, y_max, mean_y, nullptr);
+    thetas[j] = xis[j] == 0 ? 0.0 : theta_for_shape(y, xis[j], y_max, prev);
+    prev = thetas[j];
+    ls[j] = penalised_at(y, xis[j], thetas[j], lambda, mean_y);
   }
-  auto f = [&](double xi) { return penalised_profile(y, xi, lambda, y_max, mean_y, nullptr); };
-  double best_xi = 0, best_l = -kInf;
-  for (int j = 1; j + 1 < kShapes; ++j) {
-    if (!(ls[j] >= ls[j - 1] && ls[j] >= ls[j + 1]) || !std::isfinite(ls[j])) continue;
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double a = xis[j - 1], b = xis[j + 1];
-    double c = b - g * (b - a), d = a + g * (b - a);
-    double fc = f(c), fd = f(d);
-    for (int i = 0; i < kGoldenSteps; ++i) {
-      if (fc >= fd) {
-        b = d;
-        d = c;
-        fd = fc;
-        c = b - g * (b - a);
-        fc = f(c);
-      } else {
-        a = c;
-        c = d;
-        fc = fd;
-        d = a + g * (b - a);
-        fd = f(d);
-      }
-    }
-    double x = fc >= fd ? c : d, l = std::max(fc, fd);
-    if (!(l >= ls[j])) x = xis[j], l = ls[j];
-    if (l > best_l) best_xi = x, best_l = l;
-  }
-  if (!std::isfinite(best_l)) {
-    const int j = ls[0] >= ls[kShapes - 1] ? 0 : kShapes - 1;
-    if (!std::isfinite(ls[j])) return out;
-    best_xi = xis[j];
-  }
-  out.xi = best_xi;
-  (void)penalised_profile(y, best_xi, lambda, y_max, mean_y, &out.sigma);
+  // Between grid neighbours (and at the end) the Newton iteration starts from the lower neighbour's theta.
+  auto theta_of = [&](double xi) {
+    const double at = (xi - kGpdXiMin) / (kGpdXiMax - kGpdXiMin) * (kGridShapes - 1) - 1;
+    const auto j = static_cast<std::size_t>(std::clamp(at, 0.0, static_cast<double>(kShapes - 1)));
+    return xi == 0 ? 0.0 : theta_for_shape(y, xi, y_max, thetas[j]);
+  };
+  auto f = [&](double xi) { return penalised_at(y, xi, theta_of(xi), lambda, mean_y); };
+  const auto best = best_local_max(f, xis, ls);
+  if (!best) return out;
+  out.xi = *best;
+  out.sigma = out.xi == 0 ? mean_y : out.xi / theta_of(out.xi);
   out.loglik = gpd_loglik(y, out.xi, out.sigma);
   out.ok = std::isfinite(out.loglik) && out.sigma > 0;
   return out;
@@ -347,35 +377,61 @@ double TailModel::cdf(double x) const {
   return p0 + (1 - p0) * fv;
 }
 
-double TailModel::expected_max(double k) const {
+ExpectedMaxCurve::ExpectedMaxCurve(const TailModel& model) {
+  const auto& sorted = model.sorted;
   const std::size_t n = sorted.size();
   const double nd = static_cast<double>(n);
-  const double q0 = static_cast<double>(n) / static_cast<double>(drawn);  // 1 - p0
+  const double q0 = static_cast<double>(n) / static_cast<double>(model.drawn);  // 1 - p0
   const double p0 = 1 - q0;
-  const double denom = p0 > 0 ? -det::expm1(k * det::log(p0)) : 1.0;  // 1 - p0^k
-  double e = sorted.front();
-  const std::size_t body = method == TailMethod::gpd ? n - exceedances : n;
+  has_p0_ = p0 > 0;
+  if (has_p0_) log_p0_ = det::log(p0);
+  auto term = [](double t, double scale) {
+    Term out;
+    out.scale = scale;
+    out.kind = t <= 0 ? -1 : t >= 1 ? 1 : 0;
+    if (out.kind == 0) out.log1m_t = det::log1p(-t);
+    return out;
+  };
+  first_ = sorted.front();
+  const bool gpd = model.method == TailMethod::gpd;
+  const std::size_t body = gpd ? n - model.exceedances : n;
   for (std::size_t i = 1; i < body; ++i) {
     const double width = sorted[i] - sorted[i - 1];
     if (width <= 0) continue;
-    const double t = q0 * static_cast<double>(n - i) / nd;  // 1 - F on [sorted[i-1], sorted[i])
-    e += width * one_minus_pow(t, k) / denom;
+    steps_.push_back(term(q0 * static_cast<double>(n - i) / nd, width));  // 1 - F on [sorted[i-1], sorted[i])
   }
-  if (method != TailMethod::gpd) return e;
-  const double end = endpoint();
-  const double len = end - threshold;
-  if (!(len > 0)) return e;
-  const double zeta = q0 * static_cast<double>(exceedances) / nd;
-  auto h = [&](double r) {
-    const double x = end - len * r * r;
-    const double t = zeta * gpd_survival(x - threshold, gpd.xi, gpd.sigma);
-    return one_minus_pow(t, k) / denom * 2 * len * r;
-  };
+  if (!gpd) return;
+  const double end = model.endpoint();
+  len_ = end - model.threshold;
+  if (!(len_ > 0)) return;
+  const double zeta = q0 * static_cast<double>(model.exceedances) / nd;
   const double step = 1.0 / kSimpsonPanels;
-  double s = h(0) + h(1);
-  for (int i = 1; i < kSimpsonPanels; ++i) s += (i % 2 == 1 ? 4 : 2) * h(i * step);
-  return e + s * step / 3;
+  nodes_.reserve(kSimpsonPanels + 1);
+  for (int i = 0; i <= kSimpsonPanels; ++i) {
+    const double r = i == kSimpsonPanels ? 1.0 : i * step;
+    const double x = end - len_ * r * r;
+    nodes_.push_back(term(zeta * gpd_survival(x - model.threshold, model.gpd.xi, model.gpd.sigma), r));
+  }
 }
+
+double ExpectedMaxCurve::one_minus_pow(const Term& term, double k) const {
+  if (term.kind != 0) return term.kind < 0 ? 0.0 : 1.0;
+  return -det::expm1(k * term.log1m_t);
+}
+
+double ExpectedMaxCurve::operator()(double k) const {
+  const double denom = has_p0_ ? -det::expm1(k * log_p0_) : 1.0;  // 1 - p0^k
+  double e = first_;
+  for (const Term& s : steps_) e += s.scale * one_minus_pow(s, k) / denom;
+  if (nodes_.empty()) return e;
+  // Composite Simpson in r of (1 - G_k(x)) dx/dr, x = end - len r^2: weights 1, 4, 2, ..., 4, 1 over 3 * 512.
+  auto h = [&](const Term& node) { return one_minus_pow(node, k) / denom * 2 * len_ * node.scale; };
+  double s = h(nodes_.front()) + h(nodes_.back());
+  for (int i = 1; i < kSimpsonPanels; ++i) s += (i % 2 == 1 ? 4 : 2) * h(nodes_[static_cast<std::size_t>(i)]);
+  return e + s * (1.0 / kSimpsonPanels) / 3;
+}
+
+double TailModel::expected_max(double k) const { return ExpectedMaxCurve(*this)(k); }
 
 double TailModel::max_quantile(double k, double p) const {
   const std::size_t n = sorted.size();

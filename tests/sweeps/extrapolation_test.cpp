@@ -8,7 +8,8 @@
 //   nominal 90% because the interval is the plug-in one, the GPD fitted to 8 exceedances with its parameter
 //   uncertainty ignored), and the mean predicted quality must lie within 0.02 of the observed mean (0.656
 //   predicted, 0.650 observed);
-// - hostile candidates.csv cells are one-sentence errors naming the file and field.
+// - hostile candidates.csv cells are one-sentence errors naming the file and field;
+// - k* by galloping bisection equals the plain scan (src/sweeps/extrapolation_reference.hpp) bit for bit.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,12 +18,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <filesystem>
 #include <string>
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/sweeps/extrapolation.hpp"
+#include "sweeps/extrapolation_reference.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -147,6 +150,51 @@ TEST_F(Extrapolation, HostileCandidateCellsAreOneSentenceErrors) {
   EXPECT_EQ(fit.k, 0);
   EXPECT_TRUE(fit.scenarios.empty());
   EXPECT_EQ(extrapolation_csv(fit, no_sweep, {}), "");
+}
+
+/// A fit of `units` synthetic scenarios: 16 draws each (some invalid), tails of varied shape, BLUE qualities spread
+/// so that the scenarios' advantages cross 0.5 at k from 1 to past the grid.
+ExtrapolationFit synthetic_fit(std::size_t units) {
+  std::mt19937_64 g(52);
+  auto uniform = [&] { return static_cast<double>(g() >> 11) * 0x1p-53; };
+  ExtrapolationFit fit;
+  for (std::size_t s = 0; s < units; ++s) {
+    const double c = 0.3 + 3 * uniform();
+    std::vector<double> d(10 + s % 7);
+    for (auto& v : d) v = 0.8 * (1 - std::pow(1 - uniform(), c)) + 0.1 * uniform();
+    ScenarioTail t;
+    t.scenario_id = std::to_string(s);
+    t.blue_quality = 0.3 + 0.5 * uniform();
+    t.valid = d.size();
+    t.drawn = 16;
+    t.model = fit_tail(d, t.drawn);
+    fit.scenarios.push_back(std::move(t));
+  }
+  return fit;
+}
+
+// The galloping bisection finds the scan's k* and every replicate's, bit for bit, at seven levels: k* small, large,
+// and past the grid for some replicates (we see 1380 finite replicates and 20 past the grid).
+// ctest: slow
+TEST(ExtrapolationKStar, BisectionIsThePlainScanBitForBit) {
+  const ExtrapolationFit fit = synthetic_fit(24);
+  BootstrapSettings bs;
+  bs.resamples = 200;
+  bs.seed = 7;
+  int finite = 0, infinite = 0;
+  for (double level : {0.55, 0.47, 0.44, 0.42, 0.36, 0.33, 0.30}) {
+    SCOPED_TRACE(level);
+    const KStarSearch fast = search_k_star(fit, bs, level), plain = reference::scanned_k_star(fit, bs, level);
+    EXPECT_EQ(fast.k_star, plain.k_star);
+    ASSERT_EQ(fast.replicates.size(), plain.replicates.size());
+    for (std::size_t b = 0; b < plain.replicates.size(); ++b) {
+      EXPECT_EQ(fast.replicates[b], plain.replicates[b]) << b;
+      (std::isinf(plain.replicates[b]) ? infinite : finite) += 1;
+    }
+  }
+  std::printf("k* replicates compared: %d finite, %d past the grid\n", finite, infinite);
+  EXPECT_GT(finite, 0);
+  EXPECT_GT(infinite, 0);
 }
 
 // ctest: slow

@@ -2,10 +2,11 @@
 // Extreme-value tail fits (docs/METRICS.md "Budget extrapolation"): the generalized Pareto distribution (GPD) by
 // maximum likelihood on the exceedances over a threshold, and the tail model built from it, the empirical
 // distribution of the draws below the threshold joined to the fitted GPD above, with the expected maximum of k
-// draws and the quantiles of that maximum. Everything here is deterministic: no random numbers, fixed grids and
-// iteration counts, SLEEF's elementary functions (core/det_math.hpp), and no allocation inside the loops.
+// draws and the quantiles of that maximum. Everything here is deterministic: no random numbers, fixed grids,
+// iteration caps and stopping tests on IEEE values, and SLEEF's elementary functions (core/det_math.hpp).
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace advplan {
@@ -27,14 +28,16 @@ inline constexpr double kGpdXiMax = 2.0;
 double gpd_loglik(std::span<const double> y, double xi, double sigma);
 
 /// The maximum-likelihood GPD fit of y (all >= 0) with xi in [kGpdXiMin, kGpdXiMax], through Grimshaw's profile
-/// likelihood in theta = xi / sigma: a grid of 241 shapes, then 120 golden-section steps between the best grid
-/// point's neighbours (docs/METRICS.md "Budget extrapolation").
+/// likelihood in theta = xi / sigma: a grid of 241 shapes (each theta by a safeguarded Newton iteration), then
+/// Brent's search between the grid neighbours of each interior local maximum, the largest winning
+/// (docs/METRICS.md "Budget extrapolation").
 GpdFit fit_gpd(std::span<const double> y);
 
 /// The penalised maximum-likelihood GPD fit of Coles and Dixon (1999): l(xi, sigma) - lambda (1 / (1 + xi) - 1)
 /// for xi < 0 (no penalty for xi >= 0; alpha = 1), which keeps a fit to few exceedances away from xi = -1, where the
 /// plain likelihood is governed by the largest exceedance alone. xi on the grid -1 + 0.0125 j (j = 1 .. 240), the
-/// scale of each by its score equation, then golden-section refinement of each interior local maximum.
+/// scale of each by its score equation (a safeguarded Newton iteration), then Brent's refinement of each interior
+/// local maximum.
 /// lambda = 0 is the plain maximum likelihood on that profile. GpdFit::loglik is the unpenalised log-likelihood.
 GpdFit fit_gpd_penalised(std::span<const double> y, double lambda);
 
@@ -73,10 +76,34 @@ struct TailModel {
   double cdf(double x) const;
   /// E[max of k draws | at least one is valid], k >= 1 (a greedy@k response exists only when one is):
   /// lo + integral over [lo, hi] of 1 - G_k(x), G_k(x) = (F(x)^k - p0^k) / (1 - p0^k). Exact on the empirical part;
-  /// composite Simpson (512 panels, in r with x = end - (end - u) r^2) on the GPD part. k may be real, >= 1.
+  /// composite Simpson (512 subintervals, in r with x = end - (end - u) r^2) on the GPD part. k may be real, >= 1.
   double expected_max(double k) const;
   /// The p-quantile of the max of k draws given at least one valid: G_k^-1(p), p in (0, 1).
   double max_quantile(double k, double p) const;
+};
+
+/// E[M_k] of one tail model at many k, bit for bit TailModel::expected_max(k): the parts of its sum that do not
+/// depend on k (the model's log(p0), each empirical step's width and log1p(-t_i), each Simpson node's log1p(-t) and
+/// r) are computed once, so that each k costs one expm1 per step and node instead of an exp, two log1p and an expm1.
+class ExpectedMaxCurve {
+ public:
+  explicit ExpectedMaxCurve(const TailModel& model);
+  double operator()(double k) const;
+
+ private:
+  /// One term's 1 - (1 - t)^k: 0 when t <= 0, 1 when t >= 1, else -expm1(k log1p(-t)) with log1p(-t) stored.
+  struct Term {
+    double log1m_t = 0;  ///< log1p(-t)
+    double scale = 0;    ///< the step's width, or the node's r
+    signed char kind = 0;  ///< -1: t <= 0, 1: t >= 1, 0: between
+  };
+  double one_minus_pow(const Term& term, double k) const;
+  double first_ = 0;               ///< x_(1)
+  double log_p0_ = 0;              ///< log(p0) when p0 > 0
+  bool has_p0_ = false;
+  std::vector<Term> steps_;        ///< the empirical steps of positive width, in order
+  std::vector<Term> nodes_;        ///< the Simpson nodes r = i / 512, i = 0 .. 512; empty without a GPD part
+  double len_ = 0;                 ///< x_F - u
 };
 
 /// Fits the tail model of `draws` (the valid draws, any order; NaN is not allowed) out of `drawn` draws.

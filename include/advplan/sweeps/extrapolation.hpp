@@ -7,6 +7,7 @@
 // 64, 256 and the limit k -> infinity), with joint-bootstrap intervals over scenarios, and k*, the smallest k at
 // which the mean BLUE advantage falls below a level (0.5, parity, by default).
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -64,6 +65,15 @@ ExtrapolationFit fit_extrapolation(const io::CsvTable& per_scenario, const io::C
 /// extrapolation.csv's text from a fit ("" when it has no scenarios).
 std::string extrapolation_csv(const ExtrapolationFit& fit, const io::CsvTable& per_scenario,
                               const BootstrapSettings& bs, const ExtrapolationOptions& opts = {});
+
+/// k* of the mean over scenarios and of each bootstrap resample (docs/METRICS.md "Budget extrapolation"): the
+/// first k of k_star_grid() at which the mean advantage falls below `level`, +inf when none does; replicates empty
+/// when there are fewer than two scenarios or no resample.
+struct KStarSearch {
+  double k_star = std::numeric_limits<double>::infinity();
+  std::vector<double> replicates;  ///< resample b's k*, b = 0 .. B-1
+};
+KStarSearch search_k_star(const ExtrapolationFit& fit, const BootstrapSettings& bs, double level);
 
 /// extrapolation.csv's header.
 const std::vector<std::string>& extrapolation_header();

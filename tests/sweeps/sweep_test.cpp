@@ -21,6 +21,7 @@
 #include "advplan/run/runner.hpp"
 #include "advplan/run/sweep_points.hpp"
 #include "advplan/stats/statistics.hpp"
+#include "advplan/sweeps/sweep.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -164,6 +165,19 @@ std::pair<double, double> brute_bounds(std::vector<double> r) {
   std::sort(r.begin(), r.end());
   const auto B = static_cast<double>(r.size());
   return {r[static_cast<std::size_t>(std::floor(0.025 * B))], r[static_cast<std::size_t>(std::ceil(0.975 * B)) - 1]};
+}
+
+TEST(SweepStats, ANeighbourDiffersInItsSettingAloneAndIsTheNextLargerValue) {
+  SweepLayout l;
+  l.params = {"a", "b"};
+  // (a, b): 0 (1,1), 1 (3,1), 2 (2,1), 3 (2,2), 4 (2,1) repeated
+  for (const auto& v : std::vector<std::vector<double>>{{1, 1}, {3, 1}, {2, 1}, {2, 2}, {2, 1}})
+    l.points.push_back({fmt::format("p{}", l.points.size()), v});
+  EXPECT_EQ(next_sweep_neighbour(l, 0, 0), std::optional<std::size_t>(2));  // the nearest larger, the first of equals
+  EXPECT_EQ(next_sweep_neighbour(l, 2, 0), std::optional<std::size_t>(1));
+  EXPECT_EQ(next_sweep_neighbour(l, 1, 0), std::nullopt);                   // the largest a
+  EXPECT_EQ(next_sweep_neighbour(l, 2, 1), std::optional<std::size_t>(3));
+  EXPECT_EQ(next_sweep_neighbour(l, 0, 1), std::nullopt);                   // (1, 2) is not a point
 }
 
 TEST(SweepStats, TheReplicatesAreTheDefinitionsBitForBit) {

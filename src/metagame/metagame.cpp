@@ -626,7 +626,7 @@ void add_payoff_tables(Report& rep, const MetaGameData& d, const IntMatrix& a, c
     md += "| " + d.blue[i] + " |";
     tex += tex_escape(d.blue[i]);
     for (std::size_t j = 0; j < nr; ++j) {
-      md += " " + fmt::format("{:.4f}", a.value(i, j)) + " |";
+      md += fmt::format(" {:.4f} |", a.value(i, j));
       tex += " & " + fmt::format("{:.4f}", a.value(i, j));
     }
     md += "\n";

@@ -51,15 +51,7 @@ json row_object(const CsvTable& t, std::size_t i) {
   return o;
 }
 
-json metadata_of(const fs::path& dir) {
-  const fs::path p = dir / io::kMetadataFile;
-  if (!fs::is_regular_file(p)) throw IoError(fmt::format("{}: missing, so {} is not a run", p.string(), dir.string()));
-  json j;
-  const std::string why = untrusted::parse_json_bounded(io::read_text_file(p.string(), io::kMaxDocumentBytes), j);
-  if (!why.empty() || !j.is_object())
-    throw CsvError(fmt::format("{}: {}", p.string(), why.empty() ? "not a JSON object" : why));
-  return j;
-}
+json metadata_of(const fs::path& dir) { return io::read_run_metadata(dir.string()); }
 
 /// A text field of run_metadata.json (outside the MANIFEST: anything else reads as "").
 std::string text_of(const json& meta, const char* key, const std::string& otherwise = "") {

@@ -17,6 +17,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/embedded_files.hpp"
+#include "advplan/io/text_lines.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/summaries.hpp"
@@ -99,11 +100,7 @@ void finish_scenario(json& s, const std::string& id, const Scenario* sc, const f
 std::size_t manifest_entries(const fs::path& dir) {
   const std::string text = io::read_text_file((dir / io::kManifestFile).string(), io::kMaxListBytes);
   std::size_t n = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    n += end > pos ? 1 : 0;
-    pos = end + 1;
-  }
+  io::for_each_text_line(text, [&](std::string_view line, std::size_t) { n += line.empty() ? 0 : 1; });
   return n;
 }
 

@@ -9,6 +9,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/io/played_plans.hpp"
+#include "advplan/io/text_lines.hpp"
 #include "support/fixtures.hpp"
 
 namespace advplan {
@@ -19,6 +20,20 @@ using ::testing::HasSubstr;
 std::string line(const nlohmann::json& plan, const std::string& side = "BLUE", const std::string& extra = "") {
   return R"({"scenario_id":"tiny-1","condition":"","sample":0,"side":")" + side +
          R"(","policy":"llm:m","plan":)" + plan.dump() + R"(,"failure":"")" + extra + "}\n";
+}
+
+TEST(TextLines, EachLineWithoutItsNewlineNumberedFromTheFirstLine) {
+  auto lines = [](std::string_view text, std::size_t first = 0) {
+    std::vector<std::string> out;
+    io::for_each_text_line(
+        text, [&](std::string_view l, std::size_t n) { out.push_back(std::to_string(n) + ":" + std::string(l)); },
+        first);
+    return out;
+  };
+  EXPECT_TRUE(lines("").empty());
+  EXPECT_EQ(lines("a\n"), (std::vector<std::string>{"1:a"}));
+  EXPECT_EQ(lines("a\n\nb"), (std::vector<std::string>{"1:a", "2:", "3:b"}));
+  EXPECT_EQ(lines("a\r\n\n", 4), (std::vector<std::string>{"5:a\r", "6:"}));
 }
 
 TEST(PlayedPlans, ReadsWhatARunWritesInFileOrder) {

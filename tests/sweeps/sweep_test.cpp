@@ -318,11 +318,14 @@ TEST_F(SweepRun, TheTablesAreTheBruteForceJointBootstrapsOverScenarios) {
     const auto b = static_cast<std::size_t>(find(diffs.at(i, "point"))), a = static_cast<std::size_t>(find(diffs.at(i, "minus")));
     ASSERT_LT(b, labels.size());
     ASSERT_LT(a, labels.size());
-    if (diffs.at(i, "kind") == "reference") EXPECT_EQ(a, ref);
-    if (diffs.at(i, "kind") == "neighbour")
+    if (diffs.at(i, "kind") == "reference") {
+      EXPECT_EQ(a, ref);
+    }
+    if (diffs.at(i, "kind") == "neighbour") {
       EXPECT_TRUE((b == a + 1 && diffs.at(i, "setting") == "simulator.noise") ||
                   (b == a + 2 && diffs.at(i, "setting") == "policies.constraint.lambda"))
           << diffs.at(i, "point") << " - " << diffs.at(i, "minus");
+    }
     const std::size_t m = static_cast<std::size_t>(
         std::find(metrics.begin(), metrics.end(), diffs.at(i, "metric")) - metrics.begin());
     const std::size_t cb = b * metrics.size() + m, ca = a * metrics.size() + m;

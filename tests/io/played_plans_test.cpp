@@ -48,8 +48,8 @@ TEST(CsvStream, RecordsEndAtNewlinesOutsideQuotesWithTheirByteOffsets) {
   io::for_each_record(path, io::RecordFormat::json_lines, 1 << 20,
                       [&](std::uint64_t at, const std::string& r) { lines.emplace_back(at, r); });
   using R = std::vector<std::pair<std::uint64_t, std::string>>;
-  EXPECT_EQ(csv, (R{{0, "id,x\n"}, {5, "\"a\nb\",1\n"}, {14, "\"c\"\"d\",2\n"}, {23, "e,3"}}));
-  EXPECT_EQ(lines, (R{{0, "id,x\n"}, {5, "\"a\n"}, {8, "b\",1\n"}, {14, "\"c\"\"d\",2\n"}, {23, "e,3"}}));
+  EXPECT_EQ(csv, (R{{0, "id,x\n"}, {5, "\"a\nb\",1\n"}, {13, "\"c\"\"d\",2\n"}, {22, "e,3"}}));
+  EXPECT_EQ(lines, (R{{0, "id,x\n"}, {5, "\"a\n"}, {8, "b\",1\n"}, {13, "\"c\"\"d\",2\n"}, {22, "e,3"}}));
   EXPECT_EQ(io::csv_first_field(csv[1].second), "a\nb");
   EXPECT_EQ(io::csv_first_field(csv[2].second), "c\"d");
   EXPECT_EQ(io::csv_first_field("e,3"), "e");

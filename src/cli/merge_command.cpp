@@ -30,10 +30,8 @@ Shard read_shard(const std::string& dir) {
   io::verify_run_directory(dir);  // one complete shard, matching its MANIFEST
   Shard s;
   s.dir = dir;
-  const std::string path = (fs::path(dir) / io::kMetadataFile).string();
-  if (!fs::exists(path)) throw CsvError(fmt::format("{}: missing, so {} is not a complete shard", path, dir));
-  s.meta = nlohmann::ordered_json::parse(io::read_text_file(path, io::kMaxDocumentBytes), nullptr, false);
-  if (!s.meta.is_object()) throw CsvError(fmt::format("{}: not a JSON object", path));
+  const std::string path = io::run_metadata_path(dir);
+  s.meta = io::read_run_metadata_ordered(dir);
   if (!s.meta.contains("shard") || !s.meta["shard"].is_object())
     throw ConfigError(fmt::format("{}: shard: missing, so {} is not a shard (write shards with advplan run --shard "
                                   "INDEX/COUNT)",

@@ -88,13 +88,9 @@ int regrade(const std::string& run_dir, const std::vector<std::string>& judges, 
   io::remove_stale_output_temporaries(out);
   io::verify_run_directory(run_dir);  // one complete run, matching its MANIFEST
   namespace fs = std::filesystem;
-  const std::string meta_path = (fs::path(run_dir) / io::kMetadataFile).string();
-  if (!fs::is_regular_file(meta_path)) throw IoError(fmt::format("{}: missing, so {} is not a run", meta_path, run_dir));
-  nlohmann::json meta;
-  if (const std::string why = untrusted::parse_json_bounded(io::read_text_file(meta_path, io::kMaxDocumentBytes), meta);
-      !why.empty())
-    throw CsvError(fmt::format("{}: {}", meta_path, why));
-  if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string() ||
+  const std::string meta_path = io::run_metadata_path(run_dir);
+  const nlohmann::json meta = io::read_run_metadata(run_dir);
+  if (!meta.contains("config_text") || !meta["config_text"].is_string() ||
       !meta.contains("conditions") || !meta["conditions"].is_array())
     throw CsvError(fmt::format("{}: config_text or conditions: missing, so the run's config is unknown", meta_path));
   if (meta.contains("shard") && meta["shard"].is_object())

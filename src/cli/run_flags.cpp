@@ -103,13 +103,10 @@ ExperimentConfig recorded_config(const std::string& config_text, const std::stri
 /// gone) is reported without its scenarios' assets, with a warning.
 std::optional<ExperimentConfig> run_config_or_warn(const std::string& dir) {
   namespace fs = std::filesystem;
-  const std::string path = (fs::path(dir) / io::kMetadataFile).string();
+  const std::string path = io::run_metadata_path(dir);
   if (io::path_type(dir) != fs::file_type::directory) throw IoError(fmt::format("{}: not a run directory", dir));
-  if (io::path_type(path) != fs::file_type::regular) throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
-  nlohmann::json meta;
-  const std::string why = untrusted::parse_json_bounded(io::read_text_file(path, io::kMaxDocumentBytes), meta);
-  if (!why.empty()) throw CsvError(fmt::format("{}: {}", path, why));
-  if (!meta.is_object() || !meta.contains("config_text") || !meta["config_text"].is_string())
+  const nlohmann::json meta = io::read_run_metadata(dir);
+  if (!meta.contains("config_text") || !meta["config_text"].is_string())
     throw CsvError(fmt::format("{}: config_text: missing or not a text, so the run's config is unknown", path));
   try {
     return recorded_config(meta["config_text"].get<std::string>(), untrusted::string_member(meta, "config_source"), "");

@@ -1,4 +1,5 @@
 #include "advplan/io/csv.hpp"
+#include "advplan/io/csv_stream.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "advplan/core/error.hpp"
@@ -241,6 +243,54 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<std::string>&
     throw CsvError(e.what());
   }
   return parse(text, path, expected);
+}
+
+void for_each_record(const std::string& path, RecordFormat format, std::size_t max_record_bytes,
+                     const std::function<void(std::uint64_t, const std::string&)>& f) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(fmt::format("{}: cannot be read", path));
+  const bool csv = format == RecordFormat::csv;
+  std::vector<char> buf(1 << 20);
+  std::string rec;
+  std::uint64_t offset = 0, begin = 0;
+  bool quoted = false;
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    for (std::size_t i = 0; i < got; ++i) {
+      const char c = buf[i];
+      rec += c;
+      ++offset;
+      if (csv && c == '"') quoted = !quoted;
+      if (c == '\n' && !quoted) {
+        f(begin, rec);
+        rec.clear();
+        begin = offset;
+      } else if (rec.size() > max_record_bytes) {
+        throw CsvError(fmt::format("{}: a record at byte {} is longer than {} MiB", path, begin,
+                                   max_record_bytes >> 20));
+      }
+    }
+  }
+  if (!rec.empty()) f(begin, rec);
+}
+
+std::string csv_first_field(std::string_view rec) {
+  if (rec.empty() || rec[0] != '"') return std::string(rec.substr(0, rec.find_first_of(",\r\n")));
+  std::string out;
+  for (std::size_t i = 1; i < rec.size(); ++i) {
+    if (rec[i] == '"') {
+      if (i + 1 < rec.size() && rec[i + 1] == '"') {
+        out += '"';
+        ++i;
+      } else {
+        break;
+      }
+    } else {
+      out += rec[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace advplan::io

@@ -10,6 +10,7 @@
 #include "advplan/core/untrusted.hpp"
 #include "advplan/core/validation.hpp"
 #include "advplan/io/atomic_file.hpp"
+#include "advplan/io/text_lines.hpp"
 
 namespace advplan {
 
@@ -76,15 +77,12 @@ std::vector<PlayedPlan> read_played_plans(const std::string& path) {
 
 std::vector<PlayedPlan> parse_played_plans(std::string_view text, const std::string& path, std::size_t first_line) {
   std::vector<PlayedPlan> out;
-  std::size_t pos = 0, line_no = first_line;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    ++line_no;
-    const std::string_view line(text.data() + pos, end - pos);
-    if (!line.empty()) out.push_back(read_line(line, fmt::format("{} line {}", path, line_no)));
-    pos = end + 1;
-  }
+  io::for_each_text_line(
+      text,
+      [&](std::string_view line, std::size_t line_no) {
+        if (!line.empty()) out.push_back(read_line(line, fmt::format("{} line {}", path, line_no)));
+      },
+      first_line);
   return out;
 }
 

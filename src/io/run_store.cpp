@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "advplan/core/error.hpp"
@@ -365,6 +366,35 @@ void verify_derived_folders(const std::string& dir) {
     if (!is_derived_dir(rel) || e.is_symlink(ec) || !e.is_directory(ec)) continue;
     if (fs::is_regular_file(fs::symlink_status(e.path() / kOutputListFile, ec))) verify_output_dir(e.path().string());
   }
+}
+
+namespace {
+
+/// The metadata's text, checked with the bounded parser into `j`.
+std::string run_metadata_text(const std::string& dir, nlohmann::json& j) {
+  const std::string path = run_metadata_path(dir);
+  if (path_type(path) != fs::file_type::regular)
+    throw IoError(fmt::format("{}: missing, so {} is not a run", path, dir));
+  std::string text = read_text_file(path, kMaxDocumentBytes);
+  if (const std::string why = untrusted::parse_json_bounded(text, j); !why.empty())
+    throw CsvError(fmt::format("{}: {}", path, why));
+  if (!j.is_object()) throw CsvError(fmt::format("{}: not a JSON object", path));
+  return text;
+}
+
+}  // namespace
+
+std::string run_metadata_path(const std::string& dir) { return (fs::path(dir) / kMetadataFile).string(); }
+
+nlohmann::json read_run_metadata(const std::string& dir) {
+  nlohmann::json j;
+  (void)run_metadata_text(dir, j);
+  return j;
+}
+
+nlohmann::ordered_json read_run_metadata_ordered(const std::string& dir) {
+  nlohmann::json checked;
+  return nlohmann::ordered_json::parse(run_metadata_text(dir, checked));
 }
 
 }  // namespace advplan::io

@@ -24,7 +24,8 @@ std::string served_by(const json& j, const std::string& secret) {
   for (const char* k : {"model", "system_fingerprint"}) {
     const std::string v = untrusted::string_member(j, k);
     if (v.empty()) continue;
-    out += (out.empty() ? "" : " ") + untrusted::excerpt(untrusted::redact(v, secret), 80);
+    if (!out.empty()) out += ' ';
+    out += untrusted::excerpt(untrusted::redact(v, secret), 80);
   }
   return out;
 }

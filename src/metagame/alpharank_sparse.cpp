@@ -156,11 +156,14 @@ AlphaSuggestion suggest_alpha(const std::vector<double>& blue, const std::vector
 
 namespace {
 
-SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRankOptions& opt) {
-  SparseAlphaRank out;
-  out.edges = e.to.size();
+/// The chain's closed classes: the strongly connected components with no edge out of them, in order of their
+/// smallest profile (the dense solver's order); each profile's class (-1 when transient).
+struct ClosedClasses {
+  std::vector<long> of;
+  std::vector<std::vector<std::size_t>> members;
+};
 
-  // Closed classes: the strongly connected components with no edge out of them.
+ClosedClasses closed_classes(const Edges& e, std::size_t n) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph g(n);
   for (std::size_t s = 0; s < n; ++s)
@@ -172,24 +175,27 @@ SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRan
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x)
       if (comp[e.to[x]] != comp[s]) leaves[static_cast<std::size_t>(comp[s])] = 1;
-  // Classes in order of their smallest profile (the dense solver's order).
-  std::vector<long> cls(n, -1);
-  std::vector<std::vector<std::size_t>> classes;
+  ClosedClasses out;
+  out.of.assign(n, -1);
   std::vector<long> class_of_comp(static_cast<std::size_t>(n_comp), -1);
   for (std::size_t s = 0; s < n; ++s) {
     const auto c = static_cast<std::size_t>(comp[s]);
     if (leaves[c]) continue;
     if (class_of_comp[c] < 0) {
-      class_of_comp[c] = static_cast<long>(classes.size());
-      classes.emplace_back();
+      class_of_comp[c] = static_cast<long>(out.members.size());
+      out.members.emplace_back();
     }
-    cls[s] = class_of_comp[c];
-    classes[static_cast<std::size_t>(cls[s])].push_back(s);
+    out.of[s] = class_of_comp[c];
+    out.members[static_cast<std::size_t>(out.of[s])].push_back(s);
   }
-  out.closed_classes = classes.size();
+  return out;
+}
 
-  // The uniform start's mass: each class its own states, plus sum_u B(u, c) over the transient states u, the
-  // absorption probabilities, as y^T R_c with (I - Q)^T y = 1 (one solve for every class).
+/// The uniform start's mass of each class: its own states, plus sum_u B(u, c) over the transient states u, the
+/// absorption probabilities, as y^T R_c with (I - Q)^T y = 1 (one solve for every class).
+std::vector<double> class_weights(const Edges& e, std::size_t n, const ClosedClasses& cc) {
+  const auto& classes = cc.members;
+  const auto& cls = cc.of;
   std::vector<double> weight(classes.size());
   for (std::size_t c = 0; c < classes.size(); ++c) weight[c] = static_cast<double>(classes[c].size());
   std::vector<std::size_t> transient, t_index(n, n);
@@ -198,102 +204,121 @@ SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRan
       t_index[s] = transient.size();
       transient.push_back(s);
     }
-  if (!transient.empty()) {
-    const auto t = static_cast<Eigen::Index>(transient.size());
-    std::vector<Eigen::Triplet<double>> trip;
-    for (std::size_t u = 0; u < transient.size(); ++u) {
-      const std::size_t s = transient[u];
-      double exits = 0;  // the diagonal of I - Q as the sum of the exits, not 1 - P_ss (which cancels)
-      for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) {
-        const double p = det::exp(e.logp[x]);
-        exits += p;
-        if (const std::size_t v = t_index[e.to[x]]; v < n)  // (I - Q)^T: entry (v, u) = -P(u -> v)
-          trip.emplace_back(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(u), -p);
-      }
-      trip.emplace_back(static_cast<Eigen::Index>(u), static_cast<Eigen::Index>(u), exits);
+  if (transient.empty()) return weight;
+  const auto t = static_cast<Eigen::Index>(transient.size());
+  std::vector<Eigen::Triplet<double>> trip;
+  for (std::size_t u = 0; u < transient.size(); ++u) {
+    const std::size_t s = transient[u];
+    double exits = 0;  // the diagonal of I - Q as the sum of the exits, not 1 - P_ss (which cancels)
+    for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) {
+      const double p = det::exp(e.logp[x]);
+      exits += p;
+      if (const std::size_t v = t_index[e.to[x]]; v < n)  // (I - Q)^T: entry (v, u) = -P(u -> v)
+        trip.emplace_back(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(u), -p);
     }
-    Eigen::SparseMatrix<double> a(t, t);
-    a.setFromTriplets(trip.begin(), trip.end());
-    a.makeCompressed();
-    Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
-    lu.compute(a);
-    if (lu.info() != Eigen::Success) throw Error("alpha-Rank: the transient part of the chain could not be factorised");
-    const Eigen::VectorXd y = lu.solve(Eigen::VectorXd::Ones(t));
-    for (std::size_t u = 0; u < transient.size(); ++u) {
-      const std::size_t s = transient[u];
-      for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x)
-        if (const long c = cls[e.to[x]]; c >= 0)
-          weight[static_cast<std::size_t>(c)] += y(static_cast<Eigen::Index>(u)) * det::exp(e.logp[x]);
-    }
-    for (double& w : weight) w = std::max(w, 0.0);
+    trip.emplace_back(static_cast<Eigen::Index>(u), static_cast<Eigen::Index>(u), exits);
   }
-  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
-
-  // Each class's stationary distribution.
-  out.pi.assign(n, 0.0);
-  for (std::size_t c = 0; c < classes.size(); ++c) {
-    const auto& mem = classes[c];
-    const std::size_t k = mem.size();
-    std::vector<double> local;
-    if (k == 1) {
-      local = {1.0};
-    } else {
-      std::vector<std::size_t> pos(n, n);  // a profile's place in the class
-      for (std::size_t x = 0; x < k; ++x) pos[mem[x]] = x;
-      if (k <= opt.gth_max) {
-        std::vector<double> block(k * k, kNegInf);
-        for (std::size_t x = 0; x < k; ++x)
-          for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y)
-            if (pos[e.to[y]] < n) block[x * k + pos[e.to[y]]] = e.logp[y];
-        local = gth_log(std::move(block), k);
-      } else {
-        // Balance: pi (I - P) = 0 over the class, i.e. (I - P)^T pi = 0, with the last equation replaced by
-        // sum pi = 1; BiCGSTAB with a diagonal preconditioner, from the uniform vector.
-        const auto kk = static_cast<Eigen::Index>(k);
-        std::vector<Eigen::Triplet<double>> trip;
-        for (std::size_t x = 0; x < k; ++x) {
-          double exits = 0;
-          for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y) {
-            const double p = det::exp(e.logp[y]);
-            exits += p;
-            const std::size_t to = pos[e.to[y]];
-            if (to + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(to), static_cast<Eigen::Index>(x), -p);
-          }
-          if (x + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(x), static_cast<Eigen::Index>(x), exits);
-          trip.emplace_back(kk - 1, static_cast<Eigen::Index>(x), 1.0);
-        }
-        Eigen::SparseMatrix<double> a(kk, kk);
-        a.setFromTriplets(trip.begin(), trip.end());
-        a.makeCompressed();
-        Eigen::VectorXd b = Eigen::VectorXd::Zero(kk);
-        b(kk - 1) = 1;
-        Eigen::BiCGSTAB<Eigen::SparseMatrix<double>, Eigen::DiagonalPreconditioner<double>> solver;
-        solver.setTolerance(opt.tolerance);
-        solver.setMaxIterations(opt.max_iterations);
-        solver.compute(a);
-        if (solver.info() != Eigen::Success) throw Error("alpha-Rank: a closed class could not be preconditioned");
-        const Eigen::VectorXd v = solver.solveWithGuess(b, Eigen::VectorXd::Constant(kk, 1.0 / static_cast<double>(k)));
-        out.iterations = std::max(out.iterations, static_cast<std::size_t>(solver.iterations()));
-        local.assign(k, 0.0);
-        double sum = 0;
-        for (std::size_t x = 0; x < k; ++x) sum += local[x] = std::max(v(static_cast<Eigen::Index>(x)), 0.0);
-        for (double& x : local) x /= sum;
-      }
-    }
-    for (std::size_t x = 0; x < k; ++x) out.pi[mem[x]] += weight[c] / total * local[x];
+  Eigen::SparseMatrix<double> a(t, t);
+  a.setFromTriplets(trip.begin(), trip.end());
+  a.makeCompressed();
+  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+  lu.compute(a);
+  if (lu.info() != Eigen::Success) throw Error("alpha-Rank: the transient part of the chain could not be factorised");
+  const Eigen::VectorXd y = lu.solve(Eigen::VectorXd::Ones(t));
+  for (std::size_t u = 0; u < transient.size(); ++u) {
+    const std::size_t s = transient[u];
+    for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x)
+      if (const long c = cls[e.to[x]]; c >= 0)
+        weight[static_cast<std::size_t>(c)] += y(static_cast<Eigen::Index>(u)) * det::exp(e.logp[x]);
   }
+  for (double& w : weight) w = std::max(w, 0.0);
+  return weight;
+}
 
-  // The residual ||pi P - pi||_1 of the answer, over the whole chain (P's diagonal is 1 minus the exits).
-  std::vector<double> next(out.pi);
+/// A large class's stationary distribution. Balance: pi (I - P) = 0 over the class, i.e. (I - P)^T pi = 0, with the
+/// last equation replaced by sum pi = 1; BiCGSTAB with a diagonal preconditioner, from the uniform vector. `pos` is
+/// each profile's place in the class (n outside); the solver's iterations raise `iterations`.
+std::vector<double> class_by_bicgstab(const Edges& e, const std::vector<std::size_t>& mem,
+                                      const std::vector<std::size_t>& pos, const SparseAlphaRankOptions& opt,
+                                      std::size_t& iterations) {
+  const std::size_t k = mem.size();
+  const auto kk = static_cast<Eigen::Index>(k);
+  std::vector<Eigen::Triplet<double>> trip;
+  for (std::size_t x = 0; x < k; ++x) {
+    double exits = 0;
+    for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y) {
+      const double p = det::exp(e.logp[y]);
+      exits += p;
+      const std::size_t to = pos[e.to[y]];
+      if (to + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(to), static_cast<Eigen::Index>(x), -p);
+    }
+    if (x + 1 < k) trip.emplace_back(static_cast<Eigen::Index>(x), static_cast<Eigen::Index>(x), exits);
+    trip.emplace_back(kk - 1, static_cast<Eigen::Index>(x), 1.0);
+  }
+  Eigen::SparseMatrix<double> a(kk, kk);
+  a.setFromTriplets(trip.begin(), trip.end());
+  a.makeCompressed();
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(kk);
+  b(kk - 1) = 1;
+  Eigen::BiCGSTAB<Eigen::SparseMatrix<double>, Eigen::DiagonalPreconditioner<double>> solver;
+  solver.setTolerance(opt.tolerance);
+  solver.setMaxIterations(opt.max_iterations);
+  solver.compute(a);
+  if (solver.info() != Eigen::Success) throw Error("alpha-Rank: a closed class could not be preconditioned");
+  const Eigen::VectorXd v = solver.solveWithGuess(b, Eigen::VectorXd::Constant(kk, 1.0 / static_cast<double>(k)));
+  iterations = std::max(iterations, static_cast<std::size_t>(solver.iterations()));
+  std::vector<double> local(k, 0.0);
+  double sum = 0;
+  for (std::size_t x = 0; x < k; ++x) sum += local[x] = std::max(v(static_cast<Eigen::Index>(x)), 0.0);
+  for (double& x : local) x /= sum;
+  return local;
+}
+
+/// A closed class's stationary distribution (over its members, in order): GTH elimination in logarithms up to
+/// opt.gth_max members, BiCGSTAB beyond.
+std::vector<double> class_distribution(const Edges& e, std::size_t n, const std::vector<std::size_t>& mem,
+                                       const SparseAlphaRankOptions& opt, std::size_t& iterations) {
+  const std::size_t k = mem.size();
+  if (k == 1) return {1.0};
+  std::vector<std::size_t> pos(n, n);  // a profile's place in the class
+  for (std::size_t x = 0; x < k; ++x) pos[mem[x]] = x;
+  if (k > opt.gth_max) return class_by_bicgstab(e, mem, pos, opt, iterations);
+  std::vector<double> block(k * k, kNegInf);
+  for (std::size_t x = 0; x < k; ++x)
+    for (std::size_t y = e.start[mem[x]]; y < e.start[mem[x] + 1]; ++y)
+      if (pos[e.to[y]] < n) block[x * k + pos[e.to[y]]] = e.logp[y];
+  return gth_log(std::move(block), k);
+}
+
+/// The residual ||pi P - pi||_1 of the answer, over the whole chain (P's diagonal is 1 minus the exits).
+double chain_residual(const Edges& e, std::size_t n, const std::vector<double>& pi) {
+  std::vector<double> next(pi);
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t x = e.start[s]; x < e.start[s + 1]; ++x) {
-      const double f = out.pi[s] * det::exp(e.logp[x]);
+      const double f = pi[s] * det::exp(e.logp[x]);
       next[e.to[x]] += f;
       next[s] -= f;
     }
   double r = 0;
-  for (std::size_t s = 0; s < n; ++s) r += std::abs(next[s] - out.pi[s]);
-  out.residual = r;
+  for (std::size_t s = 0; s < n; ++s) r += std::abs(next[s] - pi[s]);
+  return r;
+}
+
+SparseAlphaRank solve_sparse(const Edges& e, std::size_t n, const SparseAlphaRankOptions& opt) {
+  SparseAlphaRank out;
+  out.edges = e.to.size();
+  const ClosedClasses cc = closed_classes(e, n);
+  out.closed_classes = cc.members.size();
+  const std::vector<double> weight = class_weights(e, n, cc);
+  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+  // Each class's stationary distribution, weighted by its share of the start's mass.
+  out.pi.assign(n, 0.0);
+  for (std::size_t c = 0; c < cc.members.size(); ++c) {
+    const auto& mem = cc.members[c];
+    const std::vector<double> local = class_distribution(e, n, mem, opt, out.iterations);
+    for (std::size_t x = 0; x < mem.size(); ++x) out.pi[mem[x]] += weight[c] / total * local[x];
+  }
+  out.residual = chain_residual(e, n, out.pi);
   return out;
 }
 

@@ -256,143 +256,148 @@ IntMatrix MetaGameData::matrix(const std::vector<std::size_t>& idx) const {
   return a;
 }
 
-MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff payoff) {
-  if (run_dirs.empty()) throw Error("metagame: no run directory given");
-  MetaGameData d;
-  d.payoff = payoff;
+namespace {
+/// What read_metagame_data gathers from the runs' rows before the matrix is built.
+struct MetaGameCells {
   std::vector<std::string> scen_order;
   std::map<std::string, std::size_t> blue_ix, red_ix, scen_ix;
-  // (scenario, blue, red) -> payoff in units; the first ok row of a cell wins.
-  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::int64_t> cell;
-  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, bool> failed;
-  // Players seen only in sweep points' rows (a player a listed condition also names is a listed one).
+  /// (scenario, blue, red) -> payoff in units; the first ok row of a cell wins.
+  std::map<CellKey, std::int64_t> cell;
+  std::map<CellKey, bool> failed;
+  /// Players seen only in sweep points' rows (a player a listed condition also names is a listed one).
   std::set<std::size_t> point_blue, listed_blue, point_red, listed_red;
   std::int64_t unit = 0;
-  // Cells pooled from several runs must have been played on the same scenarios under the same settings: the first
-  // run's provenance, and each scenario's row as the first run that played it wrote it.
-  const bool pooled = run_dirs.size() > 1;
-  RunMeta first;
-  std::map<std::string, std::pair<std::string, std::size_t>> scenario_seen;  // id -> (row, run)
-  for (std::size_t r = 0; r < run_dirs.size(); ++r) {
-    const RunMeta meta = read_run_meta(run_dirs[r]);
-    if (r == 0) {
-      d.bootstrap_seed = meta.bootstrap_seed;
-      first = meta;
-    }
-    std::map<std::string, std::string> scen_rows;
-    if (pooled) {
-      const std::string mpath = (fs::path(run_dirs[r]) / "run_metadata.json").string();
-      for (std::size_t f = 0; f < meta.provenance.size(); ++f) {
-        const auto& [name, value] = meta.provenance[f];
-        if (value.empty() || value != first.provenance[f].second)
-          throw Error(fmt::format("{}: {} is {}, while the first run {} has {}; cells of runs played under other "
-                                  "settings are not one game, so they are not pooled",
-                                  mpath, name, value.empty() ? std::string("missing") : untrusted::excerpt(value, 120),
-                                  run_dirs.front(),
-                                  first.provenance[f].second.empty() ? std::string("none")
-                                                                     : untrusted::excerpt(first.provenance[f].second, 120)));
-      }
-      scen_rows = scenario_rows(run_dirs[r]);
-      if (scen_rows.empty())
-        throw Error(fmt::format("{}: missing, so the cells of {} cannot be checked against the other runs' scenarios",
-                                (fs::path(run_dirs[r]) / "scenarios.csv").string(), run_dirs[r]));
-    }
-    const std::int64_t u = payoff == Payoff::win_rate ? meta.replications : 1000000;
-    if (unit != 0 && u != unit)
-      throw Error(fmt::format("{}: simulator.replications is {}, while the first run has {}; win rates of different "
-                              "replication counts do not form one matrix",
-                              (fs::path(run_dirs[r]) / "run_metadata.json").string(), u, unit));
-    unit = u;
-    const std::string path = (fs::path(run_dirs[r]) / "per_scenario.csv").string();
-    // A run of several samples is read as its samples' means within each scenario (sample_means).
-    io::CsvTable t = io::CsvTable::read(path);
-    schema::check_ranges(t, schema::per_scenario_ranges());
-    if (t.has_col("sample")) t = sample_means(t);
-    const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
-    const std::size_t cl = t.has_col("condition") ? t.col("condition") : std::string::npos, cs = t.col("scenario_id"), cg = t.col("condition_group"), cb = t.col("blue_policy"),
-                      cr = t.col("red_policy"), cst = t.col("status"), cv = t.col(column);
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      const auto& row = t.rows()[i];
-      // Table 4's pairings belong to the budget sweep, and an attribution combination replays a condition with
-      // parts switched off. A sweep point whose settings reach one side only is a policy of its own.
-      if (row[cg] == "sweep" || row[cg] == "attribution") continue;
-      std::string blue_name = row[cb], red_name = row[cr];
-      if (row[cg] == "grid") {
-        if (cl == std::string::npos) throw Error(fmt::format("{}: line {}: a sweep point's row, and no condition column", path, i + 2));
-        const auto pt = meta.points.find(row[cl]);
-        if (pt == meta.points.end())
-          throw Error(fmt::format("{}: line {}: sweep point '{}' is not among the conditions of run_metadata.json", path,
-                                  i + 2, untrusted::excerpt(row[cl], 80)));
-        const std::optional<std::string> player =
-            point_player(pt->second, blue_name, red_name, (fs::path(run_dirs[r]) / "run_metadata.json").string());
-        if (!player) continue;  // the point changes the wargame, or both sides: no player of its own
-      }
-      auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
-        const auto [it, added] = m.emplace(k, order.size());
-        if (added) order.push_back(k);
-        return it->second;
-      };
-      if (pooled) {  // the scenario of the cell must be the one the other runs played under its id
-        const auto it = scen_rows.find(row[cs]);
-        if (it == scen_rows.end())
-          throw Error(fmt::format("{}: line {}: scenario {} (cell {} vs {}) is not in the run's scenarios.csv", path,
-                                  i + 2, untrusted::excerpt(row[cs], 60), untrusted::excerpt(row[cb], 80),
-                                  untrusted::excerpt(row[cr], 80)));
-        const auto [seen, added] = scenario_seen.emplace(row[cs], std::pair{it->second, r});
-        if (!added && seen->second.first != it->second)
-          throw Error(fmt::format("{}: line {}: the cell {} vs {} is on scenario {}, which {} generated otherwise "
-                                  "(another template, seed, terrain or framing); cells of different scenarios are not "
-                                  "pooled",
-                                  path, i + 2, untrusted::excerpt(row[cb], 80), untrusted::excerpt(row[cr], 80),
-                                  untrusted::excerpt(row[cs], 60), run_dirs[seen->second.second]));
-      }
-      const std::size_t s = index_of(scen_ix, scen_order, row[cs]);
-      const std::size_t b = index_of(blue_ix, d.blue, blue_name);
-      const std::size_t rd = index_of(red_ix, d.red, red_name);
-      (row[cg] == "grid" ? point_blue : listed_blue).insert(b);
-      (row[cg] == "grid" ? point_red : listed_red).insert(rd);
-      const auto key = std::make_tuple(s, b, rd);
-      if (cell.count(key)) continue;
-      if (row[cst] != "ok") {
-        failed[key] = true;
-        continue;
-      }
-      const std::string where = fmt::format("{}: line {}, column {}", path, i + 2, column);
-      std::int64_t v;
-      if (payoff == Payoff::win_rate) {
-        const double x = t.real(i, column);
-        v = std::llround(x * static_cast<double>(u));
-        if (!(x >= 0 && x <= 1) || io::fmt_real(static_cast<double>(v) / static_cast<double>(u)) != row[cv])
-          throw Error(fmt::format("{}: win rate '{}' is not a whole number of wins out of {} replications", where,
-                                  row[cv], u));
-      } else {
-        v = micro_units(row[cv], where);
-      }
-      cell[key] = v;
-      failed.erase(key);
-    }
+  /// Each scenario's row as the first run that played it wrote it: id -> (row, run).
+  std::map<std::string, std::pair<std::string, std::size_t>> scenario_seen;
+};
+}  // namespace
+
+/// Cells pooled from several runs must have been played under the same settings: run r's provenance against the
+/// first run's.
+static void check_pooled_provenance(const std::vector<std::string>& run_dirs, std::size_t r, const RunMeta& meta,
+                                    const RunMeta& first) {
+  const std::string mpath = (fs::path(run_dirs[r]) / "run_metadata.json").string();
+  for (std::size_t f = 0; f < meta.provenance.size(); ++f) {
+    const auto& [name, value] = meta.provenance[f];
+    if (value.empty() || value != first.provenance[f].second)
+      throw Error(fmt::format("{}: {} is {}, while the first run {} has {}; cells of runs played under other "
+                              "settings are not one game, so they are not pooled",
+                              mpath, name, value.empty() ? std::string("missing") : untrusted::excerpt(value, 120),
+                              run_dirs.front(),
+                              first.provenance[f].second.empty() ? std::string("none")
+                                                                 : untrusted::excerpt(first.provenance[f].second, 120)));
   }
-  d.unit = unit;
-  drop_point_players(d, cell, failed, point_blue, listed_blue, point_red, listed_red);
+}
+
+/// A pooled cell's scenario must be the one the other runs played under its id (row i of run r's table at `path`).
+static void check_pooled_scenario(MetaGameCells& c, const std::map<std::string, std::string>& scen_rows,
+                                  const std::vector<std::string>& row, std::size_t cs, std::size_t cb, std::size_t cr,
+                                  const std::string& path, std::size_t i, std::size_t r,
+                                  const std::vector<std::string>& run_dirs) {
+  const auto it = scen_rows.find(row[cs]);
+  if (it == scen_rows.end())
+    throw Error(fmt::format("{}: line {}: scenario {} (cell {} vs {}) is not in the run's scenarios.csv", path, i + 2,
+                            untrusted::excerpt(row[cs], 60), untrusted::excerpt(row[cb], 80),
+                            untrusted::excerpt(row[cr], 80)));
+  const auto [seen, added] = c.scenario_seen.emplace(row[cs], std::pair{it->second, r});
+  if (!added && seen->second.first != it->second)
+    throw Error(fmt::format("{}: line {}: the cell {} vs {} is on scenario {}, which {} generated otherwise "
+                            "(another template, seed, terrain or framing); cells of different scenarios are not "
+                            "pooled",
+                            path, i + 2, untrusted::excerpt(row[cb], 80), untrusted::excerpt(row[cr], 80),
+                            untrusted::excerpt(row[cs], 60), run_dirs[seen->second.second]));
+}
+
+/// Row i's payoff in units of 1/u (a win rate, exactly a whole number of wins) or of millionths (an advantage).
+static std::int64_t cell_units(const io::CsvTable& t, std::size_t i, const std::string& column, Payoff payoff,
+                               std::int64_t u, const std::string& path) {
+  const std::string& text = t.rows()[i][t.col(column)];
+  const std::string where = fmt::format("{}: line {}, column {}", path, i + 2, column);
+  if (payoff != Payoff::win_rate) return micro_units(text, where);
+  const double x = t.real(i, column);
+  const std::int64_t v = std::llround(x * static_cast<double>(u));
+  if (!(x >= 0 && x <= 1) || io::fmt_real(static_cast<double>(v) / static_cast<double>(u)) != text)
+    throw Error(fmt::format("{}: win rate '{}' is not a whole number of wins out of {} replications", where, text, u));
+  return v;
+}
+
+/// The cells of run r's per_scenario.csv (its samples' means when it has several), in units of u.
+static void read_run_cells(MetaGameCells& c, const std::vector<std::string>& run_dirs, std::size_t r,
+                           const RunMeta& meta, const std::map<std::string, std::string>& scen_rows, Payoff payoff,
+                           std::int64_t u, MetaGameData& d) {
+  const bool pooled = run_dirs.size() > 1;
+  const std::string path = (fs::path(run_dirs[r]) / "per_scenario.csv").string();
+  // A run of several samples is read as its samples' means within each scenario (sample_means).
+  io::CsvTable t = io::CsvTable::read(path);
+  schema::check_ranges(t, schema::per_scenario_ranges());
+  if (t.has_col("sample")) t = sample_means(t);
+  const std::string column = payoff == Payoff::win_rate ? "blue_win_rate" : "advantage";
+  const std::size_t cl = t.has_col("condition") ? t.col("condition") : std::string::npos, cs = t.col("scenario_id"),
+                    cg = t.col("condition_group"), cb = t.col("blue_policy"), cr = t.col("red_policy"),
+                    cst = t.col("status");
+  auto index_of = [](std::map<std::string, std::size_t>& m, std::vector<std::string>& order, const std::string& k) {
+    const auto [it, added] = m.emplace(k, order.size());
+    if (added) order.push_back(k);
+    return it->second;
+  };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const auto& row = t.rows()[i];
+    // Table 4's pairings belong to the budget sweep, and an attribution combination replays a condition with
+    // parts switched off. A sweep point whose settings reach one side only is a policy of its own.
+    if (row[cg] == "sweep" || row[cg] == "attribution") continue;
+    std::string blue_name = row[cb], red_name = row[cr];
+    if (row[cg] == "grid") {
+      if (cl == std::string::npos) throw Error(fmt::format("{}: line {}: a sweep point's row, and no condition column", path, i + 2));
+      const auto pt = meta.points.find(row[cl]);
+      if (pt == meta.points.end())
+        throw Error(fmt::format("{}: line {}: sweep point '{}' is not among the conditions of run_metadata.json", path,
+                                i + 2, untrusted::excerpt(row[cl], 80)));
+      const std::optional<std::string> player =
+          point_player(pt->second, blue_name, red_name, (fs::path(run_dirs[r]) / "run_metadata.json").string());
+      if (!player) continue;  // the point changes the wargame, or both sides: no player of its own
+    }
+    if (pooled) check_pooled_scenario(c, scen_rows, row, cs, cb, cr, path, i, r, run_dirs);
+    const std::size_t s = index_of(c.scen_ix, c.scen_order, row[cs]);
+    const std::size_t b = index_of(c.blue_ix, d.blue, blue_name);
+    const std::size_t rd = index_of(c.red_ix, d.red, red_name);
+    (row[cg] == "grid" ? c.point_blue : c.listed_blue).insert(b);
+    (row[cg] == "grid" ? c.point_red : c.listed_red).insert(rd);
+    const auto key = std::make_tuple(s, b, rd);
+    if (c.cell.count(key)) continue;
+    if (row[cst] != "ok") {
+      c.failed[key] = true;
+      continue;
+    }
+    c.cell[key] = cell_units(t, i, column, payoff, u, path);
+    c.failed.erase(key);
+  }
+}
+
+/// Every pairing must have been run (an ok or a failed row).
+static void check_every_pairing(const MetaGameData& d, const MetaGameCells& c, const std::string& first_dir) {
   const std::size_t nb = d.blue.size(), nr = d.red.size();
-  if (nb == 0 || nr == 0) throw Error(fmt::format("{}: no rows of BLUE against RED", run_dirs.front()));
-  // Every pairing must have been run; a scenario with a failed cell is dropped for all.
   std::set<std::pair<std::size_t, std::size_t>> seen;
-  for (const auto& [k, v] : cell) seen.emplace(std::get<1>(k), std::get<2>(k));
-  for (const auto& [k, v] : failed) seen.emplace(std::get<1>(k), std::get<2>(k));
+  for (const auto& [k, v] : c.cell) seen.emplace(std::get<1>(k), std::get<2>(k));
+  for (const auto& [k, v] : c.failed) seen.emplace(std::get<1>(k), std::get<2>(k));
   for (std::size_t b = 0; b < nb; ++b)
     for (std::size_t r = 0; r < nr; ++r)
       if (!seen.count({b, r}))
         throw Error(fmt::format("{}: per_scenario.csv has no row of BLUE '{}' against RED '{}'; the meta-game needs "
                                 "every BLUE policy against every RED policy (a `matrix:` run)",
-                                run_dirs.front(), d.blue[b], d.red[r]));
-  for (std::size_t s = 0; s < scen_order.size(); ++s) {
+                                first_dir, d.blue[b], d.red[r]));
+}
+
+/// The scenarios with an ok cell for every pairing, their cells in d.cells; a scenario with a failed cell is dropped
+/// for all.
+static void keep_complete_scenarios(MetaGameData& d, const MetaGameCells& c) {
+  const std::size_t nb = d.blue.size(), nr = d.red.size();
+  for (std::size_t s = 0; s < c.scen_order.size(); ++s) {
     std::vector<std::int64_t> row(nb * nr);
     bool complete = true;
     for (std::size_t b = 0; b < nb && complete; ++b)
       for (std::size_t r = 0; r < nr && complete; ++r) {
-        const auto it = cell.find({s, b, r});
-        if (it == cell.end())
+        const auto it = c.cell.find({s, b, r});
+        if (it == c.cell.end())
           complete = false;
         else
           row[b * nr + r] = it->second;
@@ -401,9 +406,47 @@ MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff
       ++d.dropped_scenarios;
       continue;
     }
-    d.scenarios.push_back(scen_order[s]);
+    d.scenarios.push_back(c.scen_order[s]);
     d.cells.insert(d.cells.end(), row.begin(), row.end());
   }
+}
+
+MetaGameData read_metagame_data(const std::vector<std::string>& run_dirs, Payoff payoff) {
+  if (run_dirs.empty()) throw Error("metagame: no run directory given");
+  MetaGameData d;
+  d.payoff = payoff;
+  MetaGameCells c;
+  // Cells pooled from several runs must have been played on the same scenarios under the same settings: the first
+  // run's provenance, and each scenario's row as the first run that played it wrote it.
+  const bool pooled = run_dirs.size() > 1;
+  RunMeta first;
+  for (std::size_t r = 0; r < run_dirs.size(); ++r) {
+    const RunMeta meta = read_run_meta(run_dirs[r]);
+    if (r == 0) {
+      d.bootstrap_seed = meta.bootstrap_seed;
+      first = meta;
+    }
+    std::map<std::string, std::string> scen_rows;
+    if (pooled) {
+      check_pooled_provenance(run_dirs, r, meta, first);
+      scen_rows = scenario_rows(run_dirs[r]);
+      if (scen_rows.empty())
+        throw Error(fmt::format("{}: missing, so the cells of {} cannot be checked against the other runs' scenarios",
+                                (fs::path(run_dirs[r]) / "scenarios.csv").string(), run_dirs[r]));
+    }
+    const std::int64_t u = payoff == Payoff::win_rate ? meta.replications : 1000000;
+    if (c.unit != 0 && u != c.unit)
+      throw Error(fmt::format("{}: simulator.replications is {}, while the first run has {}; win rates of different "
+                              "replication counts do not form one matrix",
+                              (fs::path(run_dirs[r]) / "run_metadata.json").string(), u, c.unit));
+    c.unit = u;
+    read_run_cells(c, run_dirs, r, meta, scen_rows, payoff, u, d);
+  }
+  d.unit = c.unit;
+  drop_point_players(d, c.cell, c.failed, c.point_blue, c.listed_blue, c.point_red, c.listed_red);
+  if (d.blue.empty() || d.red.empty()) throw Error(fmt::format("{}: no rows of BLUE against RED", run_dirs.front()));
+  check_every_pairing(d, c, run_dirs.front());
+  keep_complete_scenarios(d, c);
   if (d.scenarios.empty())
     throw Error(fmt::format("{}: no scenario has an ok row for every BLUE x RED pairing", run_dirs.front()));
   return d;
@@ -626,7 +669,7 @@ void add_payoff_tables(Report& rep, const MetaGameData& d, const IntMatrix& a, c
     md += "| " + d.blue[i] + " |";
     tex += tex_escape(d.blue[i]);
     for (std::size_t j = 0; j < nr; ++j) {
-      md += " " + fmt::format("{:.4f}", a.value(i, j)) + " |";
+      md += fmt::format(" {:.4f} |", a.value(i, j));
       tex += " & " + fmt::format("{:.4f}", a.value(i, j));
     }
     md += "\n";

@@ -17,6 +17,7 @@
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
 #include "advplan/io/embedded_files.hpp"
+#include "advplan/io/text_lines.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/io/played_plans.hpp"
 #include "advplan/run/summaries.hpp"
@@ -51,15 +52,7 @@ json row_object(const CsvTable& t, std::size_t i) {
   return o;
 }
 
-json metadata_of(const fs::path& dir) {
-  const fs::path p = dir / io::kMetadataFile;
-  if (!fs::is_regular_file(p)) throw IoError(fmt::format("{}: missing, so {} is not a run", p.string(), dir.string()));
-  json j;
-  const std::string why = untrusted::parse_json_bounded(io::read_text_file(p.string(), io::kMaxDocumentBytes), j);
-  if (!why.empty() || !j.is_object())
-    throw CsvError(fmt::format("{}: {}", p.string(), why.empty() ? "not a JSON object" : why));
-  return j;
-}
+json metadata_of(const fs::path& dir) { return io::read_run_metadata(dir.string()); }
 
 /// A text field of run_metadata.json (outside the MANIFEST: anything else reads as "").
 std::string text_of(const json& meta, const char* key, const std::string& otherwise = "") {
@@ -107,11 +100,7 @@ void finish_scenario(json& s, const std::string& id, const Scenario* sc, const f
 std::size_t manifest_entries(const fs::path& dir) {
   const std::string text = io::read_text_file((dir / io::kManifestFile).string(), io::kMaxListBytes);
   std::size_t n = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    n += end > pos ? 1 : 0;
-    pos = end + 1;
-  }
+  io::for_each_text_line(text, [&](std::string_view line, std::size_t) { n += line.empty() ? 0 : 1; });
   return n;
 }
 

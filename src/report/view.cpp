@@ -12,6 +12,7 @@
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/atomic_file.hpp"
 #include "advplan/io/csv.hpp"
+#include "advplan/io/csv_stream.hpp"
 #include "advplan/io/embedded_files.hpp"
 #include "advplan/io/run_store.hpp"
 #include "advplan/report/report.hpp"
@@ -43,56 +44,6 @@ struct FileIndex {
   bool present = false;
 };
 
-/// The first field of a CSV record, unquoted.
-std::string first_field(std::string_view rec) {
-  if (rec.empty() || rec[0] != '"') return std::string(rec.substr(0, rec.find_first_of(",\r\n")));
-  std::string out;
-  for (std::size_t i = 1; i < rec.size(); ++i) {
-    if (rec[i] == '"') {
-      if (i + 1 < rec.size() && rec[i + 1] == '"') {
-        out += '"';
-        ++i;
-      } else {
-        break;
-      }
-    } else {
-      out += rec[i];
-    }
-  }
-  return out;
-}
-
-/// Streams `path` record by record (CSV records end at a newline outside quotes; JSON lines at any newline),
-/// in 1 MiB reads, calling f(begin offset, record text with its newline).
-template <class F>
-void scan_records(const fs::path& path, bool csv, F&& f) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("{}: cannot be read", path.string()));
-  std::vector<char> buf(1 << 20);
-  std::string rec;
-  std::uint64_t offset = 0, begin = 0;
-  bool quoted = false;
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const std::size_t got = static_cast<std::size_t>(in.gcount());
-    for (std::size_t i = 0; i < got; ++i) {
-      const char c = buf[i];
-      rec += c;
-      ++offset;
-      if (csv && c == '"') quoted = !quoted;
-      if (c == '\n' && !quoted) {
-        f(begin, rec);
-        rec.clear();
-        begin = offset;
-      } else if (rec.size() > kMaxRecordBytes) {
-        throw CsvError(fmt::format("{}: a record at byte {} is longer than {} MiB", path.string(), begin,
-                                   kMaxRecordBytes >> 20));
-      }
-    }
-  }
-  if (!rec.empty()) f(begin, rec);
-}
-
 /// Indexes `file` of the run by the scenario each record names: the first CSV field, or the JSON line's `key`.
 FileIndex index_file(const fs::path& dir, const std::string& file, const std::map<std::string, std::size_t>& ids,
                      bool csv, const char* key) {
@@ -110,7 +61,8 @@ FileIndex index_file(const fs::path& dir, const std::string& file, const std::ma
   ix.present = true;
   bool first = true;
   std::size_t line = 0;
-  scan_records(ix.path, csv, [&](std::uint64_t begin, const std::string& rec) {
+  const auto format = csv ? io::RecordFormat::csv : io::RecordFormat::json_lines;
+  io::for_each_record(ix.path.string(), format, kMaxRecordBytes, [&](std::uint64_t begin, const std::string& rec) {
     ++line;
     if (csv && first) {
       first = false;
@@ -119,7 +71,7 @@ FileIndex index_file(const fs::path& dir, const std::string& file, const std::ma
     }
     std::string id;
     if (csv) {
-      id = first_field(rec);
+      id = io::csv_first_field(rec);
     } else {
       if (rec.find_first_not_of(" \r\n") == std::string::npos) return;
       json j;
@@ -267,12 +219,13 @@ ViewSite::ViewSite(const ReportRun& run) : impl_(std::make_unique<Impl>()) {
   // The scenario ids, streamed: their order is the scenarios' index.
   std::size_t line = 0;
   std::string header;
-  scan_records(m.dir / "scenarios.csv", true, [&](std::uint64_t, const std::string& rec) {
+  const std::string scenarios = (m.dir / "scenarios.csv").string();
+  io::for_each_record(scenarios, io::RecordFormat::csv, kMaxRecordBytes, [&](std::uint64_t, const std::string& rec) {
     if (line++ == 0) {
       header = rec;
       return;
     }
-    std::string id = first_field(rec);
+    std::string id = io::csv_first_field(rec);
     if (!m.index.emplace(id, m.ids.size()).second)
       throw CsvError(fmt::format("{}: line {}: scenario {} is listed twice", (m.dir / "scenarios.csv").string(), line,
                                  untrusted::excerpt(id, 60)));

@@ -15,6 +15,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/untrusted.hpp"
 #include "advplan/io/sha256.hpp"
+#include "advplan/io/text_lines.hpp"
 #include "rubric/jsonl_reader.hpp"
 
 namespace advplan::rubric {
@@ -40,16 +41,12 @@ std::string read_bounded(const std::string& path) {
 void for_each_record(const std::string& text, const std::string& source, const std::function<void(const json&, std::size_t)>& fn) {
   if (!untrusted::valid_utf8(text))
     throw Error(fmt::format("{}: byte {} is not valid UTF-8", source, untrusted::first_invalid_utf8(text)));
-  std::size_t records = 0, line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_no;
+  std::size_t records = 0;
+  io::for_each_text_line(text, [&](std::string_view line, std::size_t line_no) {
     if (line.size() > kMaxJsonlLine)
       throw Error(fmt::format("{} line {}: the line has {} bytes, more than the limit of {}", source, line_no,
                               line.size(), kMaxJsonlLine));
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
     if (++records > kMaxJsonlRecords)
       throw Error(fmt::format("{} line {}: more than {} records", source, line_no, kMaxJsonlRecords));
     json j;
@@ -57,7 +54,7 @@ void for_each_record(const std::string& text, const std::string& source, const s
       throw Error(fmt::format("{} line {}: {}", source, line_no, err));
     if (!j.is_object()) throw Error(fmt::format("{} line {}: the record is not a JSON object", source, line_no));
     fn(j, line_no);
-  }
+  });
 }
 
 std::string where(const std::string& source, std::size_t line, std::string_view field) {

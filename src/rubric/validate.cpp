@@ -186,31 +186,56 @@ ExpertStudy parse_expert_study(const std::string& text, const std::string& sourc
 
 ExpertStudy read_expert_study(const std::string& path) { return parse_expert_study(detail::read_bounded(path), path); }
 
-ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdict> others,
-                                 const ValidationOptions& options) {
-  ValidationReport rep;
-  const auto& lines = study.lines;
-  const std::size_t L = lines.size(), E = study.experts;
+namespace {
 
-  // Scenarios (the bootstrap's units), sorted; each line's index.
-  std::vector<std::string> scenarios;
-  for (const auto& l : lines) scenarios.push_back(l.scenario);
-  std::sort(scenarios.begin(), scenarios.end());
-  scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
-  std::vector<std::size_t> scen(L);
-  for (std::size_t i = 0; i < L; ++i)
-    scen[i] = static_cast<std::size_t>(std::lower_bound(scenarios.begin(), scenarios.end(), lines[i].scenario) - scenarios.begin());
-  const std::size_t S = scenarios.size();
+/// The study's scenarios (the bootstrap's units), sorted, and each line's index among them.
+struct ScenarioIndex {
+  std::vector<std::string> names;
+  std::vector<std::size_t> of_line;
+};
 
-  // The judges: the study's production judge (when any line has its verdict), then the others by name.
+ScenarioIndex index_scenarios(const std::vector<StudyLine>& lines) {
+  ScenarioIndex x;
+  for (const auto& l : lines) x.names.push_back(l.scenario);
+  std::sort(x.names.begin(), x.names.end());
+  x.names.erase(std::unique(x.names.begin(), x.names.end()), x.names.end());
+  x.of_line.resize(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    x.of_line[i] =
+        static_cast<std::size_t>(std::lower_bound(x.names.begin(), x.names.end(), lines[i].scenario) - x.names.begin());
+  return x;
+}
+
+using LinesOfBrief = std::map<std::string, std::vector<std::size_t>>;
+
+/// One further judge's verdict on a study brief (its lines `idx`) entered in its column; the failed ids the brief
+/// does not have are counted in rep.unknown_ids.
+void enter_verdict(const Verdict& v, const std::vector<StudyLine>& lines, const std::vector<std::size_t>& idx,
+                   JudgeColumn& col, ValidationReport& rep) {
+  col.name = v.judge;
+  col.fail.resize(lines.size());
+  const std::set<std::string> failed(v.failed_items.begin(), v.failed_items.end());
+  std::set<std::string> known;
+  for (std::size_t i : idx) {
+    const RubricItem& it = lines[i].item;
+    known.insert(it.item_id);
+    // A judge failure verifies nothing: every positive item failed, every mistake charged (never a pass).
+    col.fail[i] = v.error ? !it.negative() : failed.count(it.item_id) > 0;
+  }
+  for (const auto& f : failed) rep.unknown_ids += known.count(f) ? 0 : 1;
+}
+
+/// The judges: the study's production judge (when any line has its verdict), then the others by name. Verdicts on
+/// briefs outside the study are counted in rep.ignored_verdicts.
+std::vector<JudgeColumn> judge_columns(const std::vector<StudyLine>& lines, const LinesOfBrief& lines_of_brief,
+                                       std::span<const Verdict> others, const ValidationOptions& options,
+                                       ValidationReport& rep) {
   std::vector<JudgeColumn> judges;
   if (std::any_of(lines.begin(), lines.end(), [](const StudyLine& l) { return l.judge_fail.has_value(); })) {
     JudgeColumn c{options.production_judge, {}};
     for (const auto& l : lines) c.fail.push_back(l.judge_fail);
     judges.push_back(std::move(c));
   }
-  std::map<std::string, std::vector<std::size_t>> lines_of_brief;
-  for (std::size_t i = 0; i < L; ++i) lines_of_brief[lines[i].brief].push_back(i);
   std::map<std::string, JudgeColumn> other;
   std::set<std::pair<std::string, std::string>> graded;
   for (const Verdict& v : others) {
@@ -227,169 +252,203 @@ ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdi
                               v.brief_id, v.judge, v.case_id, lines[b->second.front()].scenario));
     if (!graded.insert({v.judge, v.brief_id}).second)
       throw Error(fmt::format("judge '{}' has two verdicts on brief '{}'", v.judge, v.brief_id));
-    auto& col = other[v.judge];
-    col.name = v.judge;
-    col.fail.resize(L);
-    const std::set<std::string> failed(v.failed_items.begin(), v.failed_items.end());
-    std::set<std::string> known;
-    for (std::size_t i : b->second) {
-      const RubricItem& it = lines[i].item;
-      known.insert(it.item_id);
-      // A judge failure verifies nothing: every positive item failed, every mistake charged (never a pass).
-      col.fail[i] = v.error ? !it.negative() : failed.count(it.item_id) > 0;
-    }
-    for (const auto& f : failed) rep.unknown_ids += known.count(f) ? 0 : 1;
+    enter_verdict(v, lines, b->second, other[v.judge], rep);
   }
   for (auto& [name, col] : other) judges.push_back(std::move(col));
   if (judges.empty()) throw Error("no judge to validate: the study has no judge_verdict and no verdicts file was given");
-  const std::size_t J = judges.size();
+  return judges;
+}
 
-  // Per judge: tables per scenario and group; tie sensitivity; Fleiss sums per scenario (panel, panel + judge).
-  std::vector<JudgeCounts> counts(J);
-  std::vector<std::vector<agreement::FleissSums>> panel(J, std::vector<agreement::FleissSums>(S)),
-      with(J, std::vector<agreement::FleissSums>(S));
-  std::vector<double> pair_kappa_sum(J, 0), pair_kappa_n(J, 0), judge_items(J, 0);
-  for (std::size_t j = 0; j < J; ++j) {
-    JudgeCounts& c = counts[j];
-    c.tables.assign(S, {});
-    std::vector<agreement::Matrix> p(S), w(S);
-    std::vector<std::vector<int>> expert_codes(E);
-    for (std::size_t i = 0; i < L; ++i) {
-      if (!judges[j].fail[i]) continue;
-      const bool jf = *judges[j].fail[i];
-      const StudyLine& l = lines[i];
-      judge_items[j] += 1;
-      for (std::size_t g : groups_of(l.item)) {
-        c.all_items[g] += 1;
-        if (l.majority == 2) {
-          c.ties[g] += 1;
-          c.ties_pass_agree[g] += jf ? 0 : 1;
-          c.ties_fail_agree[g] += jf ? 1 : 0;
-          continue;
-        }
-        const bool mf = l.majority == 1;
-        Table& t = c.tables[scen[i]][g];
-        (jf ? (mf ? t.tp : t.fp) : (mf ? t.fn : t.tn)) += 1;
-        c.all_agree_nontie[g] += jf == mf ? 1 : 0;
-      }
-      const auto fails = static_cast<double>(std::count(l.expert_fail.begin(), l.expert_fail.end(), true));
-      p[scen[i]].push_back({fails, static_cast<double>(E) - fails});
-      w[scen[i]].push_back({fails + (jf ? 1 : 0), static_cast<double>(E) - fails + (jf ? 0 : 1)});
-      for (std::size_t e = 0; e < E; ++e) expert_codes[e].push_back(l.expert_fail[e] ? 1 : 0);
-    }
-    for (std::size_t s = 0; s < S; ++s) {
-      panel[j][s] = agreement::fleiss_sums(p[s]);
-      with[j][s] = agreement::fleiss_sums(w[s]);
-    }
-    for (std::size_t a = 0; a < E; ++a)
-      for (std::size_t b = a + 1; b < E; ++b) {
-        const double k = expert_codes[a].empty() ? kNaN : agreement::cohen_kappa(expert_codes[a], expert_codes[b], 2).kappa;
-        if (std::isnan(k)) continue;
-        pair_kappa_sum[j] += k;
-        pair_kappa_n[j] += 1;
-      }
-  }
+/// One judge's counts: tables per scenario and group, tie sensitivity, Fleiss sums per scenario (the panel, the panel
+/// with the judge), the experts' pairwise kappas over the items it graded.
+struct JudgeTally {
+  JudgeCounts counts;
+  std::vector<agreement::FleissSums> panel, with;  ///< per scenario
+  double pair_kappa_sum = 0, pair_kappa_n = 0, items = 0;
+};
 
-  // The bootstrap: B multisets of the scenarios from one stream, shared by every statistic, so all are paired.
-  const int B = S > 1 ? std::max(0, options.resamples) : 0;
-  std::vector<std::array<std::vector<double>, kGroups>> rep_agree(J), rep_kappa(J), rep_f1(J);
-  std::vector<std::vector<double>> rep_diff(J);
-  if (B > 0) {
-    Rng rng = Rng::keyed(options.seed, "rubric-validate", "scenarios");
-    std::vector<std::uint32_t> draw(S);
-    for (int b = 0; b < B; ++b) {
-      resample_counts(rng, draw);
-      for (std::size_t j = 0; j < J; ++j) {
-        for (std::size_t g = 0; g < kGroups; ++g) {
-          Table t;
-          for (std::size_t s = 0; s < S; ++s)
-            if (draw[s]) t.add(counts[j].tables[s][g], draw[s]);
-          rep_agree[j][g].push_back(agreement_of(t));
-          rep_kappa[j][g].push_back(t.n() > 0 ? kappa_of(t).kappa : kNaN);
-          rep_f1[j][g].push_back(f1_of(t));
-        }
-        agreement::FleissSums p, w;
-        for (std::size_t s = 0; s < S; ++s) {
-          if (!draw[s]) continue;
-          p.add(panel[j][s], draw[s]);
-          w.add(with[j][s], draw[s]);
-        }
-        rep_diff[j].push_back(w.kappa() - p.kappa());
-      }
+/// The line's verdict by the judge (fail `jf`) entered in the tables and tie counts of each of its groups.
+void count_line(const StudyLine& l, bool jf, std::size_t scenario, JudgeCounts& c) {
+  for (std::size_t g : groups_of(l.item)) {
+    c.all_items[g] += 1;
+    if (l.majority == 2) {
+      c.ties[g] += 1;
+      c.ties_pass_agree[g] += jf ? 0 : 1;
+      c.ties_fail_agree[g] += jf ? 1 : 0;
+      continue;
     }
+    const bool mf = l.majority == 1;
+    Table& t = c.tables[scenario][g];
+    (jf ? (mf ? t.tp : t.fp) : (mf ? t.fn : t.tn)) += 1;
+    c.all_agree_nontie[g] += jf == mf ? 1 : 0;
   }
-  const auto interval = [&](const std::vector<double>& r, double point) -> std::pair<double, double> {
+}
+
+JudgeTally tally_judge(const JudgeColumn& judge, const std::vector<StudyLine>& lines, const ScenarioIndex& scen,
+                       std::size_t E) {
+  const std::size_t S = scen.names.size();
+  JudgeTally x;
+  JudgeCounts& c = x.counts;
+  c.tables.assign(S, {});
+  std::vector<agreement::Matrix> p(S), w(S);
+  std::vector<std::vector<int>> expert_codes(E);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!judge.fail[i]) continue;
+    const bool jf = *judge.fail[i];
+    const StudyLine& l = lines[i];
+    x.items += 1;
+    count_line(l, jf, scen.of_line[i], c);
+    const auto fails = static_cast<double>(std::count(l.expert_fail.begin(), l.expert_fail.end(), true));
+    p[scen.of_line[i]].push_back({fails, static_cast<double>(E) - fails});
+    w[scen.of_line[i]].push_back({fails + (jf ? 1 : 0), static_cast<double>(E) - fails + (jf ? 0 : 1)});
+    for (std::size_t e = 0; e < E; ++e) expert_codes[e].push_back(l.expert_fail[e] ? 1 : 0);
+  }
+  x.panel.resize(S);
+  x.with.resize(S);
+  for (std::size_t s = 0; s < S; ++s) {
+    x.panel[s] = agreement::fleiss_sums(p[s]);
+    x.with[s] = agreement::fleiss_sums(w[s]);
+  }
+  for (std::size_t a = 0; a < E; ++a)
+    for (std::size_t b = a + 1; b < E; ++b) {
+      const double k = expert_codes[a].empty() ? kNaN : agreement::cohen_kappa(expert_codes[a], expert_codes[b], 2).kappa;
+      if (std::isnan(k)) continue;
+      x.pair_kappa_sum += k;
+      x.pair_kappa_n += 1;
+    }
+  return x;
+}
+
+/// One judge's bootstrap replicates: per group agreement, kappa and F1; the panel kappa's change when it joins.
+struct JudgeReplicates {
+  std::array<std::vector<double>, kGroups> agree, kappa, f1;
+  std::vector<double> diff;
+};
+
+/// One resample (scenario s drawn draw[s] times) of a judge's statistics, appended to its replicates.
+void add_replicate(const JudgeTally& x, const std::vector<std::uint32_t>& draw, JudgeReplicates& r) {
+  const std::size_t S = draw.size();
+  for (std::size_t g = 0; g < kGroups; ++g) {
+    Table t;
+    for (std::size_t s = 0; s < S; ++s)
+      if (draw[s]) t.add(x.counts.tables[s][g], draw[s]);
+    r.agree[g].push_back(agreement_of(t));
+    r.kappa[g].push_back(t.n() > 0 ? kappa_of(t).kappa : kNaN);
+    r.f1[g].push_back(f1_of(t));
+  }
+  agreement::FleissSums p, w;
+  for (std::size_t s = 0; s < S; ++s) {
+    if (!draw[s]) continue;
+    p.add(x.panel[s], draw[s]);
+    w.add(x.with[s], draw[s]);
+  }
+  r.diff.push_back(w.kappa() - p.kappa());
+}
+
+/// The bootstrap: B multisets of the scenarios from one stream, shared by every statistic, so all are paired.
+std::vector<JudgeReplicates> bootstrap_judges(const std::vector<JudgeTally>& tallies, std::size_t S, int B,
+                                              const ValidationOptions& options) {
+  std::vector<JudgeReplicates> reps(tallies.size());
+  if (B <= 0) return reps;
+  Rng rng = Rng::keyed(options.seed, "rubric-validate", "scenarios");
+  std::vector<std::uint32_t> draw(S);
+  for (int b = 0; b < B; ++b) {
+    resample_counts(rng, draw);
+    for (std::size_t j = 0; j < tallies.size(); ++j) add_replicate(tallies[j], draw, reps[j]);
+  }
+  return reps;
+}
+
+/// What the report's tables are made of.
+struct ValidationInputs {
+  const ExpertStudy& study;
+  const std::vector<JudgeColumn>& judges;
+  const std::vector<JudgeTally>& tallies;
+  const std::vector<JudgeReplicates>& reps;
+  std::size_t S;
+  int B;
+  /// The replicates' percentile interval, or the point itself when there are no resamples.
+  std::pair<double, double> interval(const std::vector<double>& r, double point) const {
     if (B == 0) return {point, point};
     return bounds(r);
-  };
+  }
+};
 
-  // validation_judges.csv
+/// validation_judges.csv, and its table of all items in `md`.
+io::CsvTable judges_table(const ValidationInputs& in, std::string& md) {
   io::CsvTable jt({"judge", "dimension", "group", "items", "agreement", "agreement_lo", "agreement_hi", "kappa", "kappa_se",
                    "kappa_lo", "kappa_hi", "kappa_boot_lo", "kappa_boot_hi", "f1_fail", "f1_lo", "f1_hi",
                    "precision_fail", "recall_fail", "tp", "fp", "fn", "tn", "ties", "agreement_ties_pass",
                    "agreement_ties_fail"});
-  std::string md = "## Judges against the expert majority (ties excluded)\n\n"
-                   "| judge | items | agreement | κ [95% CI] | F1 (fail) | TP | FP | FN | TN |\n"
-                   "|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
-  for (std::size_t j = 0; j < J; ++j) {
+  md += "## Judges against the expert majority (ties excluded)\n\n"
+        "| judge | items | agreement | κ [95% CI] | F1 (fail) | TP | FP | FN | TN |\n"
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|\n";
+  for (std::size_t j = 0; j < in.judges.size(); ++j) {
+    const JudgeCounts& c = in.tallies[j].counts;
+    const JudgeReplicates& r = in.reps[j];
     for (std::size_t g = 0; g < kGroups; ++g) {
-      if (counts[j].all_items[g] == 0) continue;
+      if (c.all_items[g] == 0) continue;
       Table t;
-      for (std::size_t s = 0; s < S; ++s) t.add(counts[j].tables[s][g], 1);
+      for (std::size_t s = 0; s < in.S; ++s) t.add(c.tables[s][g], 1);
       const auto k = t.n() > 0 ? kappa_of(t) : agreement::KappaResult{kNaN, kNaN, kNaN, 0};
       const double agree = agreement_of(t), f1 = f1_of(t);
-      const auto [alo, ahi] = interval(rep_agree[j][g], agree);
-      const auto [kblo, kbhi] = interval(rep_kappa[j][g], k.kappa);
-      const auto [flo, fhi] = interval(rep_f1[j][g], f1);
-      const double all = counts[j].all_items[g], ties = counts[j].ties[g];
+      const auto [alo, ahi] = in.interval(r.agree[g], agree);
+      const auto [kblo, kbhi] = in.interval(r.kappa[g], k.kappa);
+      const auto [flo, fhi] = in.interval(r.f1[g], f1);
+      const double all = c.all_items[g], ties = c.ties[g];
       const auto [dim, grp] = group_name(g);
-      jt.add({judges[j].name, dim, grp, fmt::format("{}", t.n()), real(agree), real(alo), real(ahi), real(k.kappa),
+      jt.add({in.judges[j].name, dim, grp, fmt::format("{}", t.n()), real(agree), real(alo), real(ahi), real(k.kappa),
               real(k.se), real(k.kappa - kZ * k.se), real(k.kappa + kZ * k.se), real(kblo), real(kbhi), real(f1),
               real(flo), real(fhi), real(ratio(t.tp, t.tp + t.fp)), real(ratio(t.tp, t.tp + t.fn)),
               fmt::format("{}", t.tp), fmt::format("{}", t.fp), fmt::format("{}", t.fn), fmt::format("{}", t.tn),
-              fmt::format("{}", ties), real(ratio(counts[j].all_agree_nontie[g] + counts[j].ties_pass_agree[g], all)),
-              real(ratio(counts[j].all_agree_nontie[g] + counts[j].ties_fail_agree[g], all))});
+              fmt::format("{}", ties), real(ratio(c.all_agree_nontie[g] + c.ties_pass_agree[g], all)),
+              real(ratio(c.all_agree_nontie[g] + c.ties_fail_agree[g], all))});
       if (g == 0)
-        md += fmt::format("| {} | {} | {:.3f} | {:.3f} [{:.3f}, {:.3f}] | {:.3f} | {} | {} | {} | {} |\n", judges[j].name,
-                          t.n(), agree, k.kappa, k.kappa - kZ * k.se, k.kappa + kZ * k.se, f1, t.tp, t.fp, t.fn, t.tn);
+        md += fmt::format("| {} | {} | {:.3f} | {:.3f} [{:.3f}, {:.3f}] | {:.3f} | {} | {} | {} | {} |\n",
+                          in.judges[j].name, t.n(), agree, k.kappa, k.kappa - kZ * k.se, k.kappa + kZ * k.se, f1, t.tp,
+                          t.fp, t.fn, t.tn);
     }
   }
+  return jt;
+}
 
-  // validation_panel.csv: the "one more expert" gate.
+/// validation_panel.csv: the "one more expert" gate; its table in `md`.
+io::CsvTable panel_table(const ValidationInputs& in, const ValidationOptions& options, std::string& md) {
+  const std::size_t E = in.study.experts;
   io::CsvTable pt({"judge", "items", "experts", "mean_pairwise_expert_kappa", "fleiss_panel", "fleiss_with_judge",
                    "difference", "difference_lo", "difference_hi", "margin", "admitted"});
   md += fmt::format("\n## One more expert: Fleiss' κ of the {} experts with and without the judge\n\n"
                     "| judge | items | panel κ | with judge | difference [95% CI] | admitted (lower bound ≥ −{}) |\n"
                     "|---|---:|---:|---:|---|---|\n", E, options.margin);
-  for (std::size_t j = 0; j < J; ++j) {
+  for (std::size_t j = 0; j < in.judges.size(); ++j) {
+    const JudgeTally& x = in.tallies[j];
     agreement::FleissSums p, w;
-    for (std::size_t s = 0; s < S; ++s) {
-      p.add(panel[j][s], 1);
-      w.add(with[j][s], 1);
+    for (std::size_t s = 0; s < in.S; ++s) {
+      p.add(x.panel[s], 1);
+      w.add(x.with[s], 1);
     }
     const double diff = w.kappa() - p.kappa();
-    const auto [lo, hi] = interval(rep_diff[j], diff);
+    const auto [lo, hi] = in.interval(in.reps[j].diff, diff);
     // Admission needs an interval: with one scenario or no resamples there is none, so no judge is admitted.
-    const bool admitted = B > 0 && !std::isnan(lo) && lo >= -options.margin;
-    pt.add({judges[j].name, fmt::format("{}", judge_items[j]), fmt::format("{}", E),
-            real(ratio(pair_kappa_sum[j], pair_kappa_n[j])), real(p.kappa()), real(w.kappa()), real(diff), real(lo),
+    const bool admitted = in.B > 0 && !std::isnan(lo) && lo >= -options.margin;
+    pt.add({in.judges[j].name, fmt::format("{}", x.items), fmt::format("{}", E),
+            real(ratio(x.pair_kappa_sum, x.pair_kappa_n)), real(p.kappa()), real(w.kappa()), real(diff), real(lo),
             real(hi), real(options.margin), admitted ? "yes" : "no"});
-    md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {} |\n", judges[j].name, judge_items[j],
+    md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:+.3f} [{:+.3f}, {:+.3f}] | {} |\n", in.judges[j].name, x.items,
                       p.kappa(), w.kappa(), diff, lo, hi, admitted ? "yes" : "no");
   }
+  return pt;
+}
 
-  // validation_self_preference.csv: a judge's score of its own family's briefs minus the other judges' mean score.
-  std::vector<std::string> briefs;
-  for (const auto& [b, idx] : lines_of_brief) briefs.push_back(b);
-  const auto family = [&](const std::string& name) {
-    const auto it = options.families.find(name);
-    return it != options.families.end() ? it->second : model_family(name);
-  };
-  // score[j][brief]: the brief's weighted score under judge j (NaN when j did not grade every line of it).
-  std::vector<std::vector<double>> score(J, std::vector<double>(briefs.size(), kNaN));
-  for (std::size_t j = 0; j < J; ++j)
+/// score[j][b]: brief b's weighted score under judge j (NaN when j did not grade every line of it).
+std::vector<std::vector<double>> brief_scores(const ValidationInputs& in, const LinesOfBrief& lines_of_brief,
+                                              const std::vector<std::string>& briefs) {
+  const auto& lines = in.study.lines;
+  const auto& judges = in.judges;
+  std::vector<std::vector<double>> score(judges.size(), std::vector<double>(briefs.size(), kNaN));
+  for (std::size_t j = 0; j < judges.size(); ++j)
     for (std::size_t b = 0; b < briefs.size(); ++b) {
-      const auto& idx = lines_of_brief[briefs[b]];
+      const auto& idx = lines_of_brief.at(briefs[b]);
       std::vector<RubricItem> items;
       std::vector<bool> passed;
       bool complete = true;
@@ -400,12 +459,27 @@ ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdi
       }
       if (complete) score[j][b] = score_brief(items, passed).weighted;
     }
+  return score;
+}
+
+/// validation_self_preference.csv: a judge's score of its own family's briefs minus the other judges' mean score;
+/// its table in `md` when it has rows.
+io::CsvTable self_preference_table(const ValidationInputs& in, const LinesOfBrief& lines_of_brief,
+                                   const ValidationOptions& options, std::string& md) {
+  std::vector<std::string> briefs;
+  for (const auto& [b, idx] : lines_of_brief) briefs.push_back(b);
+  const auto family = [&](const std::string& name) {
+    const auto it = options.families.find(name);
+    return it != options.families.end() ? it->second : model_family(name);
+  };
+  const std::vector<std::vector<double>> score = brief_scores(in, lines_of_brief, briefs);
+  const std::size_t J = in.judges.size();
   io::CsvTable st({"judge", "family", "briefs", "judge_score", "others_score", "difference", "difference_lo", "difference_hi"});
   for (std::size_t j = 0; j < J; ++j) {
-    const std::string fam = family(judges[j].name);
+    const std::string fam = family(in.judges[j].name);
     std::vector<double> own, rest;
     for (std::size_t b = 0; b < briefs.size(); ++b) {
-      if (family(lines[lines_of_brief[briefs[b]].front()].model) != fam || std::isnan(score[j][b])) continue;
+      if (family(in.study.lines[lines_of_brief.at(briefs[b]).front()].model) != fam || std::isnan(score[j][b])) continue;
       double sum = 0, n = 0;
       for (std::size_t o = 0; o < J; ++o)
         if (o != j && !std::isnan(score[o][b])) sum += score[o][b], n += 1;
@@ -414,8 +488,9 @@ ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdi
       rest.push_back(sum / n);
     }
     if (own.empty()) continue;
-    const Interval d = bootstrap_paired_difference(own, rest, options.resamples, options.seed, "self-preference/" + judges[j].name);
-    st.add({judges[j].name, fam, fmt::format("{}", own.size()), real(mean(own)), real(mean(rest)), real(d.mean),
+    const Interval d =
+        bootstrap_paired_difference(own, rest, options.resamples, options.seed, "self-preference/" + in.judges[j].name);
+    st.add({in.judges[j].name, fam, fmt::format("{}", own.size()), real(mean(own)), real(mean(rest)), real(d.mean),
             real(d.lo), real(d.hi)});
   }
   if (st.size() > 0) {
@@ -424,7 +499,29 @@ ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdi
     for (const auto& r : st.rows())
       md += fmt::format("| {} | {} | {} | {} [{}, {}] |\n", r[0], r[1], r[2], r[5], r[6], r[7]);
   }
+  return st;
+}
 
+}  // namespace
+
+ValidationReport validate_judges(const ExpertStudy& study, std::span<const Verdict> others,
+                                 const ValidationOptions& options) {
+  ValidationReport rep;
+  const auto& lines = study.lines;
+  const ScenarioIndex scen = index_scenarios(lines);
+  const std::size_t S = scen.names.size();
+  LinesOfBrief lines_of_brief;
+  for (std::size_t i = 0; i < lines.size(); ++i) lines_of_brief[lines[i].brief].push_back(i);
+  const std::vector<JudgeColumn> judges = judge_columns(lines, lines_of_brief, others, options, rep);
+  std::vector<JudgeTally> tallies;
+  for (const auto& j : judges) tallies.push_back(tally_judge(j, lines, scen, study.experts));
+  const int B = S > 1 ? std::max(0, options.resamples) : 0;
+  const std::vector<JudgeReplicates> reps = bootstrap_judges(tallies, S, B, options);
+  const ValidationInputs in{study, judges, tallies, reps, S, B};
+  std::string md;
+  const io::CsvTable jt = judges_table(in, md);
+  const io::CsvTable pt = panel_table(in, options, md);
+  const io::CsvTable st = self_preference_table(in, lines_of_brief, options, md);
   rep.markdown = md;
   rep.files = {{"validation_judges.csv", jt.to_string()},
                {"validation_panel.csv", pt.to_string()},

@@ -232,22 +232,24 @@ std::string joined_assets(const SideState& s) {
   return out;
 }
 
-}  // namespace
+/// What one call plays: the scenario, the forces, the noise, the config, the trace.
+struct EngagementCall {
+  const Scenario& sc;
+  const Force& fb;
+  const Force& fr;
+  const SimNoise& noise;
+  const SimConfig& cfg;
+  EngagementTrace* trace;
+  int trace_engagements;
+};
 
-SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
-                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
-                              int trace_engagements, const EngagementSides& sides) {
-  const int R = cfg.replications, T = cfg.time_limit;
-  detail::check_noise(noise, cfg, "simulate_engagement");
-  // The Lanchester model's per-replication rates (the same function, the same bits).
-  const detail::ReplicationRates rates = detail::replication_rates(fb, fr, noise, cfg);
-  const Eigen::ArrayXd& alpha = rates.alpha;
-  const Eigen::ArrayXd& beta = rates.beta;
-  const double bp = cfg.break_point, dt = cfg.dt, sn = cfg.step_noise;
-  SideState sb, sr;
-  for (auto [s, p, map, rp, side, raw] : {std::tuple{&sb, &blue, sides.blue_map, sides.blue_replanner, Side::Blue, fb.raw},
-                                          std::tuple{&sr, &red, sides.red_map, sides.red_replanner, Side::Red, fr.raw}}) {
-    prepare(*s, *p, sc, cfg, map, raw);
+/// Both sides' states for the call: their plans' steps and exposure, their replanners and maps.
+void prepare_sides(SideState& sb, SideState& sr, const Plan& blue, const Plan& red, const EngagementCall& call,
+                   const EngagementSides& sides) {
+  for (auto [s, p, map, rp, side, raw] :
+       {std::tuple{&sb, &blue, sides.blue_map, sides.blue_replanner, Side::Blue, call.fb.raw},
+        std::tuple{&sr, &red, sides.red_map, sides.red_replanner, Side::Red, call.fr.raw}}) {
+    prepare(*s, *p, call.sc, call.cfg, map, raw);
     s->steps0 = s->steps;
     s->exposed0 = s->exposed;
     s->plan0 = p;
@@ -256,109 +258,178 @@ SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force&
     s->replanner = rp;
     s->map = map;
   }
+}
+
+/// One replication as it runs: the strengths, the losses to the other side's fire, the step it ended at, the
+/// engagement open now.
+struct ReplicationCourse {
+  int i = 0;
+  double dta = 0, dtb = 0;  ///< dt times the replication's rates
+  double b = 1, r = 1, lost_b = 0, lost_r = 0;
+  int steps = 0;
+  EngagementRow open;
+  bool in_fight = false, fought = false;
+  bool rows = false;  ///< this replication's engagements are traced
+};
+
+/// The open engagement ends at step t (traced when the replication's rows are).
+void close_engagement(ReplicationCourse& x, int t, EngagementTrace* trace) {
+  if (!x.in_fight) return;
+  x.open.end = t;
+  x.open.blue_after = x.b;
+  x.open.red_after = x.r;
+  if (x.rows) trace->engagements.push_back(x.open);
+  x.in_fight = false;
+}
+
+/// An engagement starts at step t between the committed assets.
+void open_engagement(ReplicationCourse& x, int t, const SideState& sb, const SideState& sr, const EngagementCall& call) {
+  x.open = EngagementRow{};
+  x.open.replication = x.i;
+  x.open.start = t;
+  if (x.rows) {  // the texts only for the traced replications
+    x.open.blue_assets = joined_assets(sb);
+    x.open.red_assets = joined_assets(sr);
+    for (const auto* s : {&sb, &sr})
+      for (const auto& w : s->committed_where) x.open.where += (x.open.where.empty() ? "" : ";") + w;
+  }
+  x.open.blue_share = engaged_share(sb.committed_cap, call.fb.raw);
+  x.open.red_share = engaged_share(sr.committed_cap, call.fr.raw);
+  x.open.blue_before = x.b;
+  x.open.red_before = x.r;
+  x.in_fight = x.fought = true;
+}
+
+/// The share of the other side's fire a side takes at step t (its protection lessens it).
+double loss_of(const SideState& s, int t, const SimConfig& cfg) {
+  return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
+}
+
+/// A side's fire at step t: the engaged share, its own information and command effects, the other side's cyber and
+/// deception (a side's own cyber halves the other's cyber effect, its deception the other's information).
+double fire_of(const SideState& own, const SideState& other, double raw, int t, const SimConfig& cfg) {
+  double f = engaged_share(own.committed_cap, raw);
+  if (cfg.engagement.support) {
+    if (own.active(Category::information, t))
+      f *= other.active(Category::deception, t) ? 1 + (kInformationFire - 1) / 2 : kInformationFire;
+    if (own.active(Category::command, t)) f *= kCommandFire;
+    if (other.active(Category::cyber, t))
+      f *= own.active(Category::cyber, t) ? 1 - (1 - kCyberFire) / 2 : kCyberFire;
+    if (other.active(Category::deception, t)) f *= kDeceptionFire;
+  }
+  return f;
+}
+
+/// Losses `db` to BLUE and `dr` to RED, each down to 0 at most, counted in the losses.
+void take_losses(ReplicationCourse& x, double db, double dr) {
+  const double nb = std::max(x.b - db, 0.0), nr = std::max(x.r - dr, 0.0);
+  x.lost_b += x.b - nb;
+  x.lost_r += x.r - nr;
+  x.b = nb;
+  x.r = nr;
+}
+
+/// Step t of the fight: each side's fire on the other.
+void exchange_fire(ReplicationCourse& x, int t, const SideState& sb, const SideState& sr, const EngagementCall& call) {
+  const double sn = call.cfg.step_noise;
+  const double mb = std::max(1 + sn * call.noise.step_b(x.i, t), 0.0), mr = std::max(1 + sn * call.noise.step_r(x.i, t), 0.0);
+  const double db = x.dtb * (fire_of(sr, sb, call.fr.raw, t, call.cfg) * loss_of(sb, t, call.cfg)) * x.r * mb;
+  const double dr = x.dta * (fire_of(sb, sr, call.fb.raw, t, call.cfg) * loss_of(sr, t, call.cfg)) * x.b * mr;
+  take_losses(x, db, dr);
+}
+
+/// A move through the other side's threat zones takes that side's fire on its exposed share, fight or not.
+void exposure_fire(ReplicationCourse& x, int t, const SideState& sb, const SideState& sr, const EngagementCall& call) {
+  const double sn = call.cfg.step_noise;
+  const double mb = std::max(1 + sn * call.noise.step_b(x.i, t), 0.0), mr = std::max(1 + sn * call.noise.step_r(x.i, t), 0.0);
+  const double xb = x.dtb * (sb.running_exposed * loss_of(sb, t, call.cfg)) * x.r * mb;
+  const double xr = x.dta * (sr.running_exposed * loss_of(sr, t, call.cfg)) * x.b * mr;
+  take_losses(x, xb, xr);
+}
+
+/// Sustainment restores a standing side towards its full strength.
+void sustain(ReplicationCourse& x, int t, const SideState& sb, const SideState& sr, const SimConfig& cfg) {
+  const double dt = cfg.dt;
+  if (sb.active(Category::sustainment, t) && x.b > 0) x.b = std::min(1.0, x.b + dt * kSustainmentRate * (1 - x.b));
+  if (sr.active(Category::sustainment, t) && x.r > 0) x.r = std::min(1.0, x.r + dt * kSustainmentRate * (1 - x.r));
+}
+
+/// Step t of a replication; false when a side broke (the replication ends after it).
+bool play_step(ReplicationCourse& x, int t, SideState& sb, SideState& sr, const EngagementCall& call) {
+  const SimConfig& cfg = call.cfg;
+  const double bp = cfg.break_point;
+  const bool cb = advance(sb, sr, t, x.b, x.r, cfg), cr = advance(sr, sb, t, x.r, x.b, cfg);
+  const bool fight = sb.committed_cap > 0 && sr.committed_cap > 0;
+  if (x.in_fight && (!fight || cb || cr)) close_engagement(x, t, call.trace);
+  if (fight && !x.in_fight) open_engagement(x, t, sb, sr, call);
+  if (fight) exchange_fire(x, t, sb, sr, call);
+  if (sb.running_exposed > 0 || sr.running_exposed > 0) exposure_fire(x, t, sb, sr, call);
+  if (cfg.engagement.support) sustain(x, t, sb, sr, cfg);
+  if (x.b < bp || x.b <= 0 || x.r < bp || x.r <= 0) {
+    x.steps = t + 1;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool engagement_blue_won(double b, double r, double break_point, bool fought, bool blue_committed,
+                         bool red_committed) {
+  const bool blue_broke = b < break_point || b <= 0, red_broke = r < break_point || r <= 0;
+  if (red_broke && !blue_broke) return true;
+  if (red_broke == blue_broke)
+    // Both stand (or both broke): the stronger side; a replication with no engagement at all goes to BLUE exactly
+    // when it committed an asset and RED committed none (it advanced unopposed).
+    return fought ? b > r : blue_committed && !red_committed;
+  return false;
+}
+
+namespace {
+
+/// Replication i from the sides' fresh states: its course to the end (a side broken or the time limit).
+ReplicationCourse play_replication(int i, SideState& sb, SideState& sr, const Plan& blue, const Plan& red,
+                                   const detail::ReplicationRates& rates, const EngagementCall& call) {
+  reset(sb, blue, call.sc);
+  reset(sr, red, call.sc);
+  sb.replication = sr.replication = i;
+  ReplicationCourse x;
+  x.i = i;
+  x.dta = call.cfg.dt * rates.alpha(i);
+  x.dtb = call.cfg.dt * rates.beta(i);
+  x.steps = call.cfg.time_limit;
+  x.rows = call.trace != nullptr && i < call.trace_engagements;
+  for (int t = 0; t < call.cfg.time_limit; ++t)
+    if (!play_step(x, t, sb, sr, call)) break;
+  close_engagement(x, x.steps, call.trace);
+  return x;
+}
+
+}  // namespace
+
+SimResult simulate_engagement(const Scenario& sc, const Plan& blue, const Force& fb, const Plan& red, const Force& fr,
+                              const SimNoise& noise, const SimConfig& cfg, EngagementTrace* trace,
+                              int trace_engagements, const EngagementSides& sides) {
+  const int R = cfg.replications;
+  detail::check_noise(noise, cfg, "simulate_engagement");
+  // The Lanchester model's per-replication rates (the same function, the same bits).
+  const detail::ReplicationRates rates = detail::replication_rates(fb, fr, noise, cfg);
+  const EngagementCall call{sc, fb, fr, noise, cfg, trace, trace_engagements};
+  SideState sb, sr;
+  prepare_sides(sb, sr, blue, red, call, sides);
   SimResult res;
   int wins = 0;
   Eigen::ArrayXd final_b(R), final_r(R), final_steps(R);  // their means as the Lanchester model takes them
   for (int i = 0; i < R; ++i) {
-    reset(sb, blue, sc);
-    reset(sr, red, sc);
-    sb.replication = sr.replication = i;
-    const double dta = dt * alpha(i), dtb = dt * beta(i);
-    double b = 1, r = 1, lost_b = 0, lost_r = 0;
-    int steps = T;
-    EngagementRow open;
-    bool in_fight = false, fought = false;
-    const bool rows = trace != nullptr && i < trace_engagements;  // this replication's engagements are traced
-    auto close = [&](int t) {
-      if (!in_fight) return;
-      open.end = t;
-      open.blue_after = b;
-      open.red_after = r;
-      if (rows) trace->engagements.push_back(open);
-      in_fight = false;
-    };
-    for (int t = 0; t < T; ++t) {
-      auto loss = [&](const SideState& s) {
-        return cfg.engagement.support && s.active(Category::protection, t) ? kProtectionLoss : 1.0;
-      };
-      const bool cb = advance(sb, sr, t, b, r, cfg), cr = advance(sr, sb, t, r, b, cfg);
-      const bool fight = sb.committed_cap > 0 && sr.committed_cap > 0;
-      if (in_fight && (!fight || cb || cr)) close(t);
-      if (fight && !in_fight) {
-        open = EngagementRow{};
-        open.replication = i;
-        open.start = t;
-        if (rows) {  // the texts only for the traced replications
-          open.blue_assets = joined_assets(sb);
-          open.red_assets = joined_assets(sr);
-          for (const auto* s : {&sb, &sr})
-            for (const auto& w : s->committed_where) open.where += (open.where.empty() ? "" : ";") + w;
-        }
-        open.blue_share = engaged_share(sb.committed_cap, fb.raw);
-        open.red_share = engaged_share(sr.committed_cap, fr.raw);
-        open.blue_before = b;
-        open.red_before = r;
-        in_fight = fought = true;
-      }
-      if (fight) {
-        // Each side's fire: the engaged share, its own information and command effects, the other side's cyber and
-        // deception (a side's own cyber halves the other's cyber effect, its deception the other's information).
-        auto fire = [&](const SideState& own, const SideState& other, double raw) {
-          double f = engaged_share(own.committed_cap, raw);
-          if (cfg.engagement.support) {
-            if (own.active(Category::information, t))
-              f *= other.active(Category::deception, t) ? 1 + (kInformationFire - 1) / 2 : kInformationFire;
-            if (own.active(Category::command, t)) f *= kCommandFire;
-            if (other.active(Category::cyber, t))
-              f *= own.active(Category::cyber, t) ? 1 - (1 - kCyberFire) / 2 : kCyberFire;
-            if (other.active(Category::deception, t)) f *= kDeceptionFire;
-          }
-          return f;
-        };
-        const double mb = std::max(1 + sn * noise.step_b(i, t), 0.0), mr = std::max(1 + sn * noise.step_r(i, t), 0.0);
-        const double db = dtb * (fire(sr, sb, fr.raw) * loss(sb)) * r * mb;
-        const double dr = dta * (fire(sb, sr, fb.raw) * loss(sr)) * b * mr;
-        const double nb = std::max(b - db, 0.0), nr = std::max(r - dr, 0.0);
-        lost_b += b - nb;
-        lost_r += r - nr;
-        b = nb;
-        r = nr;
-      }
-      if (sb.running_exposed > 0 || sr.running_exposed > 0) {
-        // A move through the other side's threat zones takes that side's fire on its exposed share, fight or not.
-        const double mb = std::max(1 + sn * noise.step_b(i, t), 0.0), mr = std::max(1 + sn * noise.step_r(i, t), 0.0);
-        const double xb = dtb * (sb.running_exposed * loss(sb)) * r * mb;
-        const double xr = dta * (sr.running_exposed * loss(sr)) * b * mr;
-        const double nb = std::max(b - xb, 0.0), nr = std::max(r - xr, 0.0);
-        lost_b += b - nb;
-        lost_r += r - nr;
-        b = nb;
-        r = nr;
-      }
-      if (cfg.engagement.support) {  // sustainment restores a standing side towards its full strength
-        if (sb.active(Category::sustainment, t) && b > 0) b = std::min(1.0, b + dt * kSustainmentRate * (1 - b));
-        if (sr.active(Category::sustainment, t) && r > 0) r = std::min(1.0, r + dt * kSustainmentRate * (1 - r));
-      }
-      if (b < bp || b <= 0 || r < bp || r <= 0) {
-        steps = t + 1;
-        break;
-      }
-    }
-    close(steps);
-    const bool blue_broke = b < bp || b <= 0, red_broke = r < bp || r <= 0;
-    bool won = false;
-    if (red_broke && !blue_broke)
-      won = true;
-    else if (red_broke == blue_broke)
-      // Both stand (or both broke): the stronger side; a replication with no engagement at all goes to BLUE exactly
-      // when it committed an asset and RED committed none (it advanced unopposed).
-      won = fought ? b > r : !sb.committed.empty() && sr.committed.empty();
+    const ReplicationCourse x = play_replication(i, sb, sr, blue, red, rates, call);
+    const bool won = engagement_blue_won(x.b, x.r, cfg.break_point, x.fought, !sb.committed.empty(),
+                                         !sr.committed.empty());
     wins += won ? 1 : 0;
-    final_b(i) = b;
-    final_r(i) = r;
-    final_steps(i) = steps;
+    final_b(i) = x.b;
+    final_r(i) = x.r;
+    final_steps(i) = x.steps;
     if (trace)
-      trace->outcomes.push_back({i, won, b, r, steps, sb.branches, sr.branches, lost_b, lost_r});
+      trace->outcomes.push_back({i, won, x.b, x.r, x.steps, sb.branches, sr.branches, x.lost_b, x.lost_r});
   }
   res.win_rate = R > 0 ? static_cast<double>(wins) / R : 0.0;
   res.blue_final = R > 0 ? final_b.mean() : 0.0;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "advplan/core/error.hpp"
@@ -100,14 +101,25 @@ SweepLayout recorded_sweep_layout(const std::string& run_dir) {
   return l;
 }
 
-std::vector<std::pair<std::string, std::string>> sweep_tables(const CsvTable& per, const SweepLayout& l,
-                                                              const BootstrapSettings& bs) {
-  if (l.points.empty()) return {};
+namespace {
+
+/// The sweep's metric values per unit (a scenario of the points' rows, in the order they first appear) and column
+/// (point p, metric m at p * M + m; NaN where the unit has no ok row), their joint-bootstrap replicates (column c's
+/// B values from c * B) and each column's interval.
+struct SweepValues {
+  std::size_t P = 0, M = 0, U = 0, C = 0, B = 0;
+  std::vector<double> values, reps;
+  std::vector<Interval> iv;
+  std::size_t col(std::size_t p, std::size_t m) const { return p * M + m; }
+  double rep(std::size_t c, std::size_t b) const { return reps[c * B + b]; }
+  double value(std::size_t u, std::size_t c) const { return values[u * C + c]; }
+};
+
+/// The points' ok rows of per_scenario.csv as the units' values.
+void unit_values(const CsvTable& per, const SweepLayout& l, SweepValues& v) {
   const std::vector<std::string>& metrics = sweep_metrics();
-  const std::size_t P = l.points.size(), M = metrics.size();
-  // Units: the scenarios of the points' rows, in the order they first appear.
   std::map<std::string, std::size_t> point_of;
-  for (std::size_t p = 0; p < P; ++p) point_of.emplace(l.points[p].label, p);
+  for (std::size_t p = 0; p < v.P; ++p) point_of.emplace(l.points[p].label, p);
   const std::size_t cs = per.col("scenario_id"), cc = per.col("condition"), cst = per.col("status");
   std::vector<std::size_t> mc;
   for (const auto& m : metrics) mc.push_back(per.col(m));
@@ -120,169 +132,227 @@ std::vector<std::pair<std::string, std::string>> sweep_tables(const CsvTable& pe
     unit_of.try_emplace(r[cs], unit_of.size());
     if (r[cst] == "ok") cells.emplace_back(i, it->second);
   }
-  const std::size_t U = unit_of.size(), C = P * M;
-  std::vector<double> values(U * C, kNaN);
+  v.U = unit_of.size();
+  v.values.assign(v.U * v.C, kNaN);
   for (const auto& [i, p] : cells) {
     const std::size_t u = unit_of.at(per.rows()[i][cs]);
-    for (std::size_t m = 0; m < M; ++m) values[u * C + p * M + m] = per.real(i, mc[m]);
+    for (std::size_t m = 0; m < v.M; ++m) v.values[u * v.C + p * v.M + m] = per.real(i, mc[m]);
   }
+}
+
+SweepValues sweep_values(const CsvTable& per, const SweepLayout& l, const BootstrapSettings& bs) {
+  SweepValues v;
+  v.P = l.points.size();
+  v.M = sweep_metrics().size();
+  v.C = v.P * v.M;
+  unit_values(per, l, v);
   const std::string key = "sweep|" + l.condition;
   // The replicates once; each column's interval from them, as joint_bootstrap_means gives it (the same resamples,
   // bit for bit): the mean and n of the present values, the percentile bounds when n > 1.
-  const std::vector<double> reps = joint_bootstrap_replicates(values, C, bs.resamples, bs.seed, key);
-  const std::size_t B = bs.resamples > 0 ? static_cast<std::size_t>(bs.resamples) : 0;
-  std::vector<Interval> iv(C);
-  for (std::size_t c = 0; c < C; ++c) {
+  v.reps = joint_bootstrap_replicates(v.values, v.C, bs.resamples, bs.seed, key);
+  v.B = bs.resamples > 0 ? static_cast<std::size_t>(bs.resamples) : 0;
+  v.iv.assign(v.C, Interval{});
+  for (std::size_t c = 0; c < v.C; ++c) {
+    Interval& x = v.iv[c];
     double sum = 0;
-    for (std::size_t u = 0; u < U; ++u)
-      if (const double v = values[u * C + c]; !std::isnan(v)) {
-        sum += v;
-        ++iv[c].n;
+    for (std::size_t u = 0; u < v.U; ++u)
+      if (const double d = v.value(u, c); !std::isnan(d)) {
+        sum += d;
+        ++x.n;
       }
-    iv[c].mean = iv[c].n == 0 ? 0.0 : sum / static_cast<double>(iv[c].n);
-    iv[c].lo = iv[c].hi = iv[c].mean;
-    if (iv[c].n > 1 && B > 0)
-      std::tie(iv[c].lo, iv[c].hi) = bounds_of(std::vector<double>(reps.begin() + static_cast<std::ptrdiff_t>(c * B),
-                                                                   reps.begin() + static_cast<std::ptrdiff_t>((c + 1) * B)));
+    x.mean = x.n == 0 ? 0.0 : sum / static_cast<double>(x.n);
+    x.lo = x.hi = x.mean;
+    if (x.n > 1 && v.B > 0)
+      std::tie(x.lo, x.hi) = bounds_of(std::vector<double>(v.reps.begin() + static_cast<std::ptrdiff_t>(c * v.B),
+                                                           v.reps.begin() + static_cast<std::ptrdiff_t>((c + 1) * v.B)));
   }
-  auto col = [&](std::size_t p, std::size_t m) { return p * M + m; };
-  auto rep = [&](std::size_t c, std::size_t b) { return reps[c * B + b]; };
+  return v;
+}
 
-  // sweep.csv: each point's metrics.
+/// sweep.csv: each point's metrics.
+CsvTable points_table(const SweepLayout& l, const SweepValues& v) {
+  const std::vector<std::string>& metrics = sweep_metrics();
   std::vector<std::string> header{"point"};
   for (const auto& p : l.params) header.push_back(p);
   for (const char* h : {"metric", "n", "mean", "ci_lo", "ci_hi", "reference"}) header.push_back(h);
   CsvTable points(header);
-  for (std::size_t p = 0; p < P; ++p)
-    for (std::size_t m = 0; m < M; ++m) {
-      const Interval& x = iv[col(p, m)];
+  for (std::size_t p = 0; p < v.P; ++p)
+    for (std::size_t m = 0; m < v.M; ++m) {
+      const Interval& x = v.iv[v.col(p, m)];
       std::vector<std::string> row{l.points[p].label};
-      for (double v : l.points[p].values) row.push_back(value_text(v));
+      for (double d : l.points[p].values) row.push_back(value_text(d));
       const bool none = x.n == 0;
       row.insert(row.end(), {metrics[m], std::to_string(x.n), none ? "" : fmt_real(x.mean), none ? "" : fmt_real(x.lo),
                              none ? "" : fmt_real(x.hi), p == l.reference ? "1" : "0"});
       points.add(std::move(row));
     }
+  return points;
+}
 
-  // sweep_differences.csv: b minus a, the means' difference with the interval of the replicates' differences.
+/// The rows of point b minus point a in sweep_differences.csv: the means' difference with the interval of the
+/// replicates' differences.
+void add_difference(CsvTable& diffs, const SweepLayout& l, const SweepValues& v, const std::string& kind,
+                    const std::string& setting, std::size_t b, std::size_t a) {
+  const std::vector<std::string>& metrics = sweep_metrics();
+  for (std::size_t m = 0; m < v.M; ++m) {
+    const std::size_t cb = v.col(b, m), ca = v.col(a, m);
+    std::size_t n = 0;
+    for (std::size_t u = 0; u < v.U; ++u) n += !std::isnan(v.value(u, cb)) && !std::isnan(v.value(u, ca));
+    std::string d, lo, hi;
+    if (v.iv[cb].n > 0 && v.iv[ca].n > 0) {
+      const double mean = v.iv[cb].mean - v.iv[ca].mean;
+      double l0 = mean, h0 = mean;
+      if (v.B > 0 && n > 1) {
+        std::vector<double> r(v.B);
+        for (std::size_t k = 0; k < v.B; ++k) r[k] = v.rep(cb, k) - v.rep(ca, k);
+        std::tie(l0, h0) = bounds_of(std::move(r));
+      }
+      d = fmt_real(mean);
+      lo = fmt_real(l0);
+      hi = fmt_real(h0);
+    }
+    diffs.add({kind, setting, l.points[b].label, l.points[a].label, metrics[m], std::to_string(n), d, lo, hi});
+  }
+}
+
+}  // namespace
+
+std::optional<std::size_t> next_sweep_neighbour(const SweepLayout& l, std::size_t a, std::size_t s) {
+  std::optional<std::size_t> next;
+  for (std::size_t b = 0; b < l.points.size(); ++b) {
+    if (b == a) continue;
+    bool others_same = true;
+    for (std::size_t t = 0; t < l.params.size(); ++t)
+      if (t != s && l.points[b].values[t] != l.points[a].values[t]) others_same = false;
+    if (!others_same || !(l.points[b].values[s] > l.points[a].values[s])) continue;
+    if (!next || l.points[b].values[s] < l.points[*next].values[s]) next = b;
+  }
+  return next;
+}
+
+namespace {
+
+/// sweep_differences.csv: each point minus its neighbour along each setting, then each point minus the reference.
+CsvTable differences_table(const SweepLayout& l, const SweepValues& v) {
   CsvTable diffs({"kind", "setting", "point", "minus", "metric", "n", "difference", "ci_lo", "ci_hi"});
-  auto difference = [&](const std::string& kind, const std::string& setting, std::size_t b, std::size_t a) {
-    for (std::size_t m = 0; m < M; ++m) {
-      const std::size_t cb = col(b, m), ca = col(a, m);
-      std::size_t n = 0;
-      for (std::size_t u = 0; u < U; ++u) n += !std::isnan(values[u * C + cb]) && !std::isnan(values[u * C + ca]);
-      std::string d, lo, hi;
-      if (iv[cb].n > 0 && iv[ca].n > 0) {
-        const double mean = iv[cb].mean - iv[ca].mean;
-        double l0 = mean, h0 = mean;
-        if (B > 0 && n > 1) {
-          std::vector<double> r(B);
-          for (std::size_t k = 0; k < B; ++k) r[k] = rep(cb, k) - rep(ca, k);
-          std::tie(l0, h0) = bounds_of(std::move(r));
-        }
-        d = fmt_real(mean);
-        lo = fmt_real(l0);
-        hi = fmt_real(h0);
-      }
-      diffs.add({kind, setting, l.points[b].label, l.points[a].label, metrics[m], std::to_string(n), d, lo, hi});
-    }
-  };
-  // Neighbours: along each setting, a point and the next one that differs from it in that setting alone.
-  for (std::size_t a = 0; a < P; ++a)
-    for (std::size_t s = 0; s < l.params.size(); ++s) {
-      std::optional<std::size_t> next;
-      for (std::size_t b = 0; b < P; ++b) {
-        if (b == a) continue;
-        bool others_same = true;
-        for (std::size_t t = 0; t < l.params.size(); ++t)
-          if (t != s && l.points[b].values[t] != l.points[a].values[t]) others_same = false;
-        if (!others_same || !(l.points[b].values[s] > l.points[a].values[s])) continue;
-        if (!next || l.points[b].values[s] < l.points[*next].values[s]) next = b;
-      }
-      if (next) difference("neighbour", l.params[s], *next, a);
-    }
-  for (std::size_t p = 0; p < P; ++p)
-    if (p != l.reference) difference("reference", "", p, l.reference);
+  for (std::size_t a = 0; a < v.P; ++a)
+    for (std::size_t s = 0; s < l.params.size(); ++s)
+      if (const auto next = next_sweep_neighbour(l, a, s)) add_difference(diffs, l, v, "neighbour", l.params[s], *next, a);
+  for (std::size_t p = 0; p < v.P; ++p)
+    if (p != l.reference) add_difference(diffs, l, v, "reference", "", p, l.reference);
+  return diffs;
+}
 
-  // sweep_argmax.csv: the point of the largest mean, and its share of the resamples' argmax.
+/// Per metric, the point of the largest mean (nullopt when no point has a value).
+std::vector<std::optional<std::size_t>> best_points(const SweepValues& v) {
+  std::vector<std::optional<std::size_t>> best(v.M);
+  for (std::size_t m = 0; m < v.M; ++m)
+    for (std::size_t p = 0; p < v.P; ++p)
+      if (v.iv[v.col(p, m)].n > 0 && (!best[m] || v.iv[v.col(p, m)].mean > v.iv[v.col(*best[m], m)].mean)) best[m] = p;
+  return best;
+}
+
+/// sweep_argmax.csv: the point of the largest mean, and its share of the resamples' argmax.
+CsvTable argmax_table(const SweepLayout& l, const SweepValues& v, const std::vector<std::optional<std::size_t>>& best) {
+  const std::vector<std::string>& metrics = sweep_metrics();
   std::vector<std::string> ah{"metric", "point"};
   for (const auto& p : l.params) ah.push_back(p);
   for (const char* h : {"mean", "share", "resamples"}) ah.push_back(h);
   CsvTable argmax(ah);
-  std::vector<std::optional<std::size_t>> best(M);
-  for (std::size_t m = 0; m < M; ++m) {
-    for (std::size_t p = 0; p < P; ++p)
-      if (iv[col(p, m)].n > 0 && (!best[m] || iv[col(p, m)].mean > iv[col(*best[m], m)].mean)) best[m] = p;
+  for (std::size_t m = 0; m < v.M; ++m) {
     if (!best[m]) continue;
     std::size_t hits = 0, counted = 0;
-    for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t b = 0; b < v.B; ++b) {
       std::optional<std::size_t> top;
-      for (std::size_t p = 0; p < P; ++p) {
-        const double x = rep(col(p, m), b);
-        if (!std::isnan(x) && (!top || x > rep(col(*top, m), b))) top = p;
+      for (std::size_t p = 0; p < v.P; ++p) {
+        const double x = v.rep(v.col(p, m), b);
+        if (!std::isnan(x) && (!top || x > v.rep(v.col(*top, m), b))) top = p;
       }
       if (!top) continue;
       ++counted;
       hits += *top == *best[m];
     }
     std::vector<std::string> row{metrics[m], l.points[*best[m]].label};
-    for (double v : l.points[*best[m]].values) row.push_back(value_text(v));
-    row.insert(row.end(), {fmt_real(iv[col(*best[m], m)].mean),
+    for (double d : l.points[*best[m]].values) row.push_back(value_text(d));
+    row.insert(row.end(), {fmt_real(v.iv[v.col(*best[m], m)].mean),
                            counted ? fmt_real(static_cast<double>(hits) / static_cast<double>(counted)) : "",
                            std::to_string(counted)});
     argmax.add(std::move(row));
   }
+  return argmax;
+}
 
-  // sweep.md / .tex: the curve of a one-setting sweep (a row per point), the heat map of a two-setting one (rows
-  // the first setting, columns the second) of the BLUE win rate when a simulator setting is swept (the advantage
-  // does not read the wargame) and of the BLUE advantage otherwise, a row per point beyond.
+/// The heat map of a two-setting sweep (rows the first setting, columns the second) of the BLUE win rate when a
+/// simulator setting is swept (the advantage does not read the wargame) and of the BLUE advantage otherwise.
+void heat_map(const SweepLayout& l, const SweepValues& v, const std::vector<std::optional<std::size_t>>& best,
+              TextTable& t) {
+  const bool sim = l.params[0].rfind("simulator.", 0) == 0 || l.params[1].rfind("simulator.", 0) == 0;
+  const std::size_t hm = sim ? 1 : 0;  // sweep_metrics(): advantage, blue_win_rate, ...
+  std::vector<double> xs, ys;
+  for (const auto& p : l.points) {
+    if (std::find(xs.begin(), xs.end(), p.values[0]) == xs.end()) xs.push_back(p.values[0]);
+    if (std::find(ys.begin(), ys.end(), p.values[1]) == ys.end()) ys.push_back(p.values[1]);
+  }
+  t.caption = fmt::format("Sweep of {} over {} and {}: mean {} (rows {}, columns {}; * the argmax point)",
+                          l.condition, l.params[0], l.params[1], sim ? "BLUE win rate" : "BLUE advantage",
+                          setting_name(l.params[0]), setting_name(l.params[1]));
+  t.header.push_back(setting_name(l.params[0]) + " \\ " + setting_name(l.params[1]));
+  for (double y : ys) t.header.push_back(value_text(y));
+  for (double x : xs) {
+    std::vector<std::string> row{value_text(x)};
+    for (double y : ys) {
+      std::string cell = "";
+      for (std::size_t p = 0; p < v.P; ++p)
+        if (l.points[p].values[0] == x && l.points[p].values[1] == y && v.iv[v.col(p, hm)].n > 0)
+          cell = fmt::format("{:.3f}{}", v.iv[v.col(p, hm)].mean, best[hm] && *best[hm] == p ? " *" : "");
+      row.push_back(cell);
+    }
+    t.rows.push_back(std::move(row));
+  }
+}
+
+/// A row per point with every metric's interval.
+void point_rows(const SweepLayout& l, const SweepValues& v, const std::vector<std::optional<std::size_t>>& best,
+                TextTable& t) {
+  t.caption = fmt::format("Sweep of {} over {}: means with 95% joint-bootstrap intervals over scenarios (* the "
+                          "argmax point, R the reference)",
+                          l.condition, [&] {
+                            std::string s;
+                            for (const auto& p : l.params) s += (s.empty() ? "" : ", ") + p;
+                            return s;
+                          }());
+  for (const auto& p : l.params) t.header.push_back(setting_name(p));
+  t.header.push_back("n");
+  for (const auto& m : sweep_metrics()) t.header.push_back(m);
+  for (std::size_t p = 0; p < v.P; ++p) {
+    std::vector<std::string> row;
+    for (double d : l.points[p].values) row.push_back(value_text(d));
+    row.back() += p == l.reference ? " R" : "";
+    row.push_back(std::to_string(v.iv[v.col(p, 0)].n));
+    for (std::size_t m = 0; m < v.M; ++m)
+      row.push_back(interval_cell(v.iv[v.col(p, m)]) + (best[m] && *best[m] == p ? " *" : ""));
+    t.rows.push_back(std::move(row));
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> sweep_tables(const CsvTable& per, const SweepLayout& l,
+                                                              const BootstrapSettings& bs) {
+  if (l.points.empty()) return {};
+  const SweepValues v = sweep_values(per, l, bs);
+  const CsvTable points = points_table(l, v);
+  const CsvTable diffs = differences_table(l, v);
+  const std::vector<std::optional<std::size_t>> best = best_points(v);
+  const CsvTable argmax = argmax_table(l, v, best);
+  // sweep.md / .tex: the curve of a one-setting sweep (a row per point), the heat map of a two-setting one, a row
+  // per point beyond.
   TextTable t;
   t.name = "sweep";
-  if (l.params.size() == 2) {
-    const bool sim = l.params[0].rfind("simulator.", 0) == 0 || l.params[1].rfind("simulator.", 0) == 0;
-    const std::size_t hm = sim ? 1 : 0;  // sweep_metrics(): advantage, blue_win_rate, ...
-    std::vector<double> xs, ys;
-    for (const auto& p : l.points) {
-      if (std::find(xs.begin(), xs.end(), p.values[0]) == xs.end()) xs.push_back(p.values[0]);
-      if (std::find(ys.begin(), ys.end(), p.values[1]) == ys.end()) ys.push_back(p.values[1]);
-    }
-    t.caption = fmt::format("Sweep of {} over {} and {}: mean {} (rows {}, columns {}; * the argmax point)",
-                            l.condition, l.params[0], l.params[1], sim ? "BLUE win rate" : "BLUE advantage",
-                            setting_name(l.params[0]), setting_name(l.params[1]));
-    t.header.push_back(setting_name(l.params[0]) + " \\ " + setting_name(l.params[1]));
-    for (double y : ys) t.header.push_back(value_text(y));
-    for (double x : xs) {
-      std::vector<std::string> row{value_text(x)};
-      for (double y : ys) {
-        std::string cell = "";
-        for (std::size_t p = 0; p < P; ++p)
-          if (l.points[p].values[0] == x && l.points[p].values[1] == y && iv[col(p, hm)].n > 0)
-            cell = fmt::format("{:.3f}{}", iv[col(p, hm)].mean, best[hm] && *best[hm] == p ? " *" : "");
-        row.push_back(cell);
-      }
-      t.rows.push_back(std::move(row));
-    }
-  } else {
-    t.caption = fmt::format("Sweep of {} over {}: means with 95% joint-bootstrap intervals over scenarios (* the "
-                            "argmax point, R the reference)",
-                            l.condition, [&] {
-                              std::string s;
-                              for (const auto& p : l.params) s += (s.empty() ? "" : ", ") + p;
-                              return s;
-                            }());
-    for (const auto& p : l.params) t.header.push_back(setting_name(p));
-    t.header.push_back("n");
-    for (const auto& m : metrics) t.header.push_back(m);
-    for (std::size_t p = 0; p < P; ++p) {
-      std::vector<std::string> row;
-      for (double v : l.points[p].values) row.push_back(value_text(v));
-      row.back() += p == l.reference ? " R" : "";
-      row.push_back(std::to_string(iv[col(p, 0)].n));
-      for (std::size_t m = 0; m < M; ++m)
-        row.push_back(interval_cell(iv[col(p, m)]) + (best[m] && *best[m] == p ? " *" : ""));
-      t.rows.push_back(std::move(row));
-    }
-  }
+  if (l.params.size() == 2)
+    heat_map(l, v, best, t);
+  else
+    point_rows(l, v, best, t);
   return {{"sweep.csv", points.to_string()},
           {"sweep_differences.csv", diffs.to_string()},
           {"sweep_argmax.csv", argmax.to_string()},

@@ -86,7 +86,7 @@ std::vector<std::string> layering_violations(const fs::path& root) {
 /// Every folder of src/ and include/advplan/ is a module the check knows: a new folder must be given its rank.
 std::vector<std::string> unranked_folders(const fs::path& root) {
   std::vector<std::string> out;
-  for (const fs::path dir : {root / "include" / "advplan", root / "src"})
+  for (const fs::path& dir : {root / "include" / "advplan", root / "src"})
     for (const auto& e : fs::directory_iterator(dir))
       if (e.is_directory() && !ranks().contains(e.path().filename().string())) out.push_back(e.path().string());
   return out;

@@ -320,7 +320,9 @@ TEST(PlanText, TheWriterGivesTheDomsTextAtEveryIndent) {
     for (const Plan& p : plans) {
       const std::string want = to_json(p).dump(indent);
       ASSERT_EQ(plan_to_string(p, indent), want) << "indent " << indent << ": " << want.substr(0, 200);
-      if (indent < 0) ASSERT_EQ(plan_to_string(p), want);
+      if (indent < 0) {
+        ASSERT_EQ(plan_to_string(p), want);
+      }
     }
     Plan bad = odd;
     bad.actions.empty() ? void(bad.objective += "\xff") : void(bad.actions.front().target = "bad \xc3");

@@ -9,9 +9,12 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "advplan/core/error.hpp"
 #include "advplan/io/atomic_dir.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/run_store.hpp"
 #include "support/fixtures.hpp"
 
 namespace advplan {
@@ -37,6 +40,30 @@ std::vector<std::string> others(const fs::path& parent, const std::string& keep)
   for (const auto& e : fs::directory_iterator(parent))
     if (e.path().filename() != keep) out.push_back(e.path().filename().string());
   return out;
+}
+
+TEST(RunMetadata, OneReaderBoundedWithOneSentenceErrorsNamingTheFile) {
+  testing::TempDir tmp("run-metadata");
+  const std::string dir = tmp.path().string(), path = io::run_metadata_path(dir);
+  EXPECT_EQ(path, (tmp.path() / "run_metadata.json").string());
+  auto message = [&](auto read) -> std::string {
+    try {
+      read();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message([&] { io::read_run_metadata(dir); }), path + ": missing, so " + dir + " is not a run");
+  io::write_file_atomic(path, "[1]");
+  EXPECT_EQ(message([&] { io::read_run_metadata(dir); }), path + ": not a JSON object");
+  io::write_file_atomic(path, "{\"a\":");
+  EXPECT_THAT(message([&] { io::read_run_metadata(dir); }), ::testing::StartsWith(path + ": "));
+  io::write_file_atomic(path, std::string(io::kMaxDocumentBytes + 1, ' '));
+  EXPECT_THAT(message([&] { io::read_run_metadata(dir); }), ::testing::HasSubstr("larger than the limit"));
+  io::write_file_atomic(path, "{\"z\": 1, \"a\": {\"k\": \"v\"}}");
+  EXPECT_EQ(io::read_run_metadata(dir).dump(), "{\"a\":{\"k\":\"v\"},\"z\":1}");
+  EXPECT_EQ(io::read_run_metadata_ordered(dir).dump(), "{\"z\":1,\"a\":{\"k\":\"v\"}}");
 }
 
 TEST(OutputDir, AKillAtAnyStepLeavesTheOldOrTheNewFolderWhole) {

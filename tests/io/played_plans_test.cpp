@@ -8,7 +8,10 @@
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
+#include "advplan/io/csv_stream.hpp"
 #include "advplan/io/played_plans.hpp"
+#include "advplan/io/atomic_file.hpp"
+#include "advplan/io/text_lines.hpp"
 #include "support/fixtures.hpp"
 
 namespace advplan {
@@ -19,6 +22,44 @@ using ::testing::HasSubstr;
 std::string line(const nlohmann::json& plan, const std::string& side = "BLUE", const std::string& extra = "") {
   return R"({"scenario_id":"tiny-1","condition":"","sample":0,"side":")" + side +
          R"(","policy":"llm:m","plan":)" + plan.dump() + R"(,"failure":"")" + extra + "}\n";
+}
+
+TEST(TextLines, EachLineWithoutItsNewlineNumberedFromTheFirstLine) {
+  auto lines = [](std::string_view text, std::size_t first = 0) {
+    std::vector<std::string> out;
+    io::for_each_text_line(
+        text, [&](std::string_view l, std::size_t n) { out.push_back(std::to_string(n) + ":" + std::string(l)); },
+        first);
+    return out;
+  };
+  EXPECT_TRUE(lines("").empty());
+  EXPECT_EQ(lines("a\n"), (std::vector<std::string>{"1:a"}));
+  EXPECT_EQ(lines("a\n\nb"), (std::vector<std::string>{"1:a", "2:", "3:b"}));
+  EXPECT_EQ(lines("a\r\n\n", 4), (std::vector<std::string>{"5:a\r", "6:"}));
+}
+
+TEST(CsvStream, RecordsEndAtNewlinesOutsideQuotesWithTheirByteOffsets) {
+  testing::TempDir tmp("csv-stream");
+  const std::string path = tmp / "t.csv";
+  const std::string text = "id,x\n\"a\nb\",1\n\"c\"\"d\",2\ne,3";
+  io::write_file_atomic(path, text);
+  std::vector<std::pair<std::uint64_t, std::string>> csv, lines;
+  io::for_each_record(path, io::RecordFormat::csv, 1 << 20, [&](std::uint64_t at, const std::string& r) { csv.emplace_back(at, r); });
+  io::for_each_record(path, io::RecordFormat::json_lines, 1 << 20,
+                      [&](std::uint64_t at, const std::string& r) { lines.emplace_back(at, r); });
+  using R = std::vector<std::pair<std::uint64_t, std::string>>;
+  EXPECT_EQ(csv, (R{{0, "id,x\n"}, {5, "\"a\nb\",1\n"}, {13, "\"c\"\"d\",2\n"}, {22, "e,3"}}));
+  EXPECT_EQ(lines, (R{{0, "id,x\n"}, {5, "\"a\n"}, {8, "b\",1\n"}, {13, "\"c\"\"d\",2\n"}, {22, "e,3"}}));
+  EXPECT_EQ(io::csv_first_field(csv[1].second), "a\nb");
+  EXPECT_EQ(io::csv_first_field(csv[2].second), "c\"d");
+  EXPECT_EQ(io::csv_first_field("e,3"), "e");
+  EXPECT_EQ(io::csv_first_field("plain\r\n"), "plain");
+  try {
+    io::for_each_record(path, io::RecordFormat::csv, 4, [](std::uint64_t, const std::string&) {});
+    ADD_FAILURE() << "a record past the limit was read";
+  } catch (const CsvError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": a record at byte 5 is longer than 0 MiB");
+  }
 }
 
 TEST(PlayedPlans, ReadsWhatARunWritesInFileOrder) {

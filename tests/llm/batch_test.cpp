@@ -174,7 +174,7 @@ std::string run_args(const std::string& cfg, const std::string& out, const std::
 }
 
 /// The batch run continued with `step` (poll or ingest) until it ends; the number of waves.
-int finish(const std::function<CommandResult()>& step, const TempDir& dir) {
+int finish(const std::function<CommandResult()>& step, const TempDir& /*dir*/) {
   for (int i = 0; i < 12; ++i) {
     const CommandResult x = step();
     if (x.status == 0) return i;

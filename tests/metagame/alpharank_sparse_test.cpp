@@ -167,9 +167,10 @@ TEST(SuggestedAlpha, IsTheSmallestGridAlphaFromWhichTheRankingNoLongerChanges) {
     EXPECT_EQ(s.sweep[i].blue_order, s.sweep.back().blue_order) << i;
     EXPECT_EQ(s.sweep[i].red_order, s.sweep.back().red_order) << i;
   }
-  if (at > 0)  // the grid alpha just below ranks differently
+  if (at > 0) {  // the grid alpha just below ranks differently
     EXPECT_TRUE(s.sweep[at - 1].blue_order != s.sweep.back().blue_order ||
                 s.sweep[at - 1].red_order != s.sweep.back().red_order);
+  }
   // The ranking is each population's order by its marginal mass under alpha-Rank at that alpha.
   const AlphaRank ar = alpharank_two_population(g.blue, g.red, 6, 5, s.alpha, 50);
   std::vector<double> mb(6, 0.0);

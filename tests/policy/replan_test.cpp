@@ -36,7 +36,8 @@ TEST(ReplanContract, AnythingThrownIsTheCallsFailureInOneBoundedLine) {
   bad.actions.clear();
   bad.chain.clear();
   for (int i = 0; i < 1000; ++i) {
-    bad.actions.push_back({"x" + std::to_string(i), "no-such-asset-" + std::to_string(i), "strike", Category::fires, "t", 3, {}});
+    const std::string n = std::to_string(i);  // an lvalue: GCC 12 warns (-Wrestrict) on "x" + std::to_string(i)
+    bad.actions.push_back({"x" + n, "no-such-asset-" + n, "strike", Category::fires, "t", 3, {}});
     bad.chain.push_back(bad.actions.back().id);
   }
   const auto invalid = checked_replan([&] { return ReplanResult{bad, "", {}}; }, sc, Side::Blue, "hostile");

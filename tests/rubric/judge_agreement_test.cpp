@@ -111,7 +111,7 @@ std::pair<RubricSet, std::vector<Verdict>> three_judge_panel(bool scores_in_one_
           bool fail = (h >> 7) % static_cast<unsigned>(3 + mi) == 0;
           if (j == "j2" && c % 3 == 0 && i == 0) fail = !fail;
           if (j == "j3" && c % 4 == 0 && i == 1) fail = !fail;
-          if (fail) v.failed_items.push_back("i" + std::to_string(i));
+          if (fail) v.failed_items.push_back(std::string("i").append(std::to_string(i)));  // not "i" + ...: -Wrestrict
         }
         vs.push_back(v);
       }

@@ -52,6 +52,18 @@ SimConfig engagement_config(double durations = 1.0, bool support = true) {
   return s;
 }
 
+TEST(EngagementOutcome, RedBreakingAloneIsAWinAndTiesGoToTheStrongerOrTheUnopposedSide) {
+  EXPECT_TRUE(engagement_blue_won(0.5, 0.2, 0.3, true, true, true));    // RED broke, BLUE stands
+  EXPECT_FALSE(engagement_blue_won(0.2, 0.5, 0.3, true, true, true));   // BLUE broke
+  EXPECT_TRUE(engagement_blue_won(0.6, 0.5, 0.3, true, true, true));    // both stand: the stronger
+  EXPECT_FALSE(engagement_blue_won(0.5, 0.5, 0.3, true, true, true));   // equal strengths are not a win
+  EXPECT_TRUE(engagement_blue_won(0.2, 0.1, 0.3, true, true, true));    // both broke: the stronger
+  EXPECT_TRUE(engagement_blue_won(0.0, 0.0, 0.0, false, true, false));  // at 0 both broke; no fight: unopposed
+  EXPECT_TRUE(engagement_blue_won(1, 1, 0.3, false, true, false));      // BLUE advanced unopposed
+  EXPECT_FALSE(engagement_blue_won(1, 1, 0.3, false, true, true));
+  EXPECT_FALSE(engagement_blue_won(1, 1, 0.3, false, false, false));
+}
+
 TEST(EngagementLimit, OneEngagementOfEveryAssetAtStepZeroIsTheLanchesterModel) {
   std::size_t compared = 0;
   for (const Scenario& sc : corpus()) {

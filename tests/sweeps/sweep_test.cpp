@@ -21,6 +21,7 @@
 #include "advplan/run/runner.hpp"
 #include "advplan/run/sweep_points.hpp"
 #include "advplan/stats/statistics.hpp"
+#include "advplan/sweeps/sweep.hpp"
 #include "support/cli.hpp"
 
 namespace advplan {
@@ -166,6 +167,19 @@ std::pair<double, double> brute_bounds(std::vector<double> r) {
   return {r[static_cast<std::size_t>(std::floor(0.025 * B))], r[static_cast<std::size_t>(std::ceil(0.975 * B)) - 1]};
 }
 
+TEST(SweepStats, ANeighbourDiffersInItsSettingAloneAndIsTheNextLargerValue) {
+  SweepLayout l;
+  l.params = {"a", "b"};
+  // (a, b): 0 (1,1), 1 (3,1), 2 (2,1), 3 (2,2), 4 (2,1) repeated
+  for (const auto& v : std::vector<std::vector<double>>{{1, 1}, {3, 1}, {2, 1}, {2, 2}, {2, 1}})
+    l.points.push_back({fmt::format("p{}", l.points.size()), v});
+  EXPECT_EQ(next_sweep_neighbour(l, 0, 0), std::optional<std::size_t>(2));  // the nearest larger, the first of equals
+  EXPECT_EQ(next_sweep_neighbour(l, 2, 0), std::optional<std::size_t>(1));
+  EXPECT_EQ(next_sweep_neighbour(l, 1, 0), std::nullopt);                   // the largest a
+  EXPECT_EQ(next_sweep_neighbour(l, 2, 1), std::optional<std::size_t>(3));
+  EXPECT_EQ(next_sweep_neighbour(l, 0, 1), std::nullopt);                   // (1, 2) is not a point
+}
+
 TEST(SweepStats, TheReplicatesAreTheDefinitionsBitForBit) {
   std::vector<std::vector<double>> cols(3, std::vector<double>(9));
   for (std::size_t u = 0; u < 9; ++u) {
@@ -304,11 +318,14 @@ TEST_F(SweepRun, TheTablesAreTheBruteForceJointBootstrapsOverScenarios) {
     const auto b = static_cast<std::size_t>(find(diffs.at(i, "point"))), a = static_cast<std::size_t>(find(diffs.at(i, "minus")));
     ASSERT_LT(b, labels.size());
     ASSERT_LT(a, labels.size());
-    if (diffs.at(i, "kind") == "reference") EXPECT_EQ(a, ref);
-    if (diffs.at(i, "kind") == "neighbour")
+    if (diffs.at(i, "kind") == "reference") {
+      EXPECT_EQ(a, ref);
+    }
+    if (diffs.at(i, "kind") == "neighbour") {
       EXPECT_TRUE((b == a + 1 && diffs.at(i, "setting") == "simulator.noise") ||
                   (b == a + 2 && diffs.at(i, "setting") == "policies.constraint.lambda"))
           << diffs.at(i, "point") << " - " << diffs.at(i, "minus");
+    }
     const std::size_t m = static_cast<std::size_t>(
         std::find(metrics.begin(), metrics.end(), diffs.at(i, "metric")) - metrics.begin());
     const std::size_t cb = b * metrics.size() + m, ca = a * metrics.size() + m;

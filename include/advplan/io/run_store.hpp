@@ -5,6 +5,7 @@
 // missing or whose trace files do not match it. Files under tables/ and figures/ are derived: they are listed
 // when the run wrote them, but may be deleted and rebuilt.
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,17 @@ void check_analysis_output_dir(const std::string& dest);
 /// (relative path, sha256) of every regular file under `dir`, sorted by path, except MANIFEST,
 /// run_metadata.json and the run's work directory (.advplan-work/).
 std::vector<std::pair<std::string, std::string>> list_run_files(const std::string& dir);
+
+/// DIR/run_metadata.json.
+std::string run_metadata_path(const std::string& dir);
+/// DIR/run_metadata.json as one JSON object, read bounded (at most kMaxDocumentBytes, the bounded JSON parser of
+/// core/untrusted): the one reader of a run's metadata for the commands that read a finished run (merge, regrade,
+/// report, view, the run's config). Throws IoError "PATH: missing, so DIR is not a run" when it is not a regular
+/// file, IoError naming the file and the limit when it is larger, CsvError "PATH: WHY" when it is not JSON within
+/// the bounds or not an object. The file is outside the MANIFEST: callers check each field they use.
+nlohmann::json read_run_metadata(const std::string& dir);
+/// The same, its members in the file's order (for a merge that writes them out again).
+nlohmann::ordered_json read_run_metadata_ordered(const std::string& dir);
 
 /// Writes DIR/MANIFEST atomically from list_run_files; returns its text.
 std::string write_manifest(const std::string& dir);

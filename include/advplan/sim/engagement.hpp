@@ -90,6 +90,11 @@ struct EngagementTrace {
   std::vector<ReplicationOutcome> outcomes;
 };
 
+/// Whether BLUE won a replication that ended at strengths b and r: RED broke (below the break point, or at 0) and
+/// BLUE did not; when both stand or both broke, the stronger side, or, with no engagement fought at all, BLUE exactly
+/// when it committed an asset and RED committed none (it advanced unopposed).
+bool engagement_blue_won(double b, double r, double break_point, bool fought, bool blue_committed, bool red_committed);
+
 /// Plays `blue` (whose force is fb: raw capability, q, D) against `red` (fr) over cfg.replications replications
 /// on `noise` (draw_noise for the scenario: the Lanchester model's noise). Appends every replication's outcome, and
 /// the engagements of replications 0..trace_engagements-1, to `trace` when it is given. Throws

@@ -7,6 +7,7 @@
 // resamples) and tables/sweep.{md,tex} (the curve of a one-setting sweep, the heat map of a two-setting one).
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,10 @@ SweepLayout recorded_sweep_layout(const std::string& run_dir);
 
 /// The metrics a sweep reports, in order.
 const std::vector<std::string>& sweep_metrics();
+
+/// The neighbour of point `a` along setting `s`: the point with the next larger value of that setting and the same
+/// values of every other setting (the nearest such, the first of equals); nullopt when none.
+std::optional<std::size_t> next_sweep_neighbour(const SweepLayout& l, std::size_t a, std::size_t s);
 
 /// The sweep's files from per_scenario.csv's rows (sample means in a run of several samples), named relative to
 /// tables/: sweep.csv, sweep_differences.csv, sweep_argmax.csv, sweep.md, sweep.tex. None without points.

@@ -583,11 +583,10 @@ CsvTable add_clustered_verdicts(Summary& out, const std::vector<Verdict>& verdic
   out.md += fmt::format(
       "\n**Clustered by template** (CR2 standard errors with Satterthwaite degrees of freedom, and wild cluster "
       "bootstrap-t intervals with Webb weights; docs/METRICS.md \"Template-clustered intervals\"). These treat the "
-      "templates as a sample of the templates a claim should hold for. With {} clusters the intervals are wide, and "
-      "a claim beyond these templates rests on very few independent units.\n\n"
+      "templates as a sample of the templates a claim should hold for. {}\n\n"
       "| RED | reference | metric | templates | difference | CR2 SE | df | 95% t interval | 95% wild interval |\n"
       "|---|---|---|---:|---:|---:|---:|---:|---:|\n",
-      fewest);
+      few_clusters_note(fewest));
   out.j["verdicts_clustered"] = nlohmann::ordered_json::array();
   for (const auto& v : verdicts) {
     const ClusteredMean& c = *v.clustered;

@@ -30,14 +30,16 @@ double pass_hat_k(std::size_t n, std::size_t c, std::size_t k) {
 
 namespace {
 
-/// The two declared events: a sample's BLUE wins the majority of its replications (trials: the ok samples), and
-/// a sample's BLUE plan is valid (trials: every sample; it fails only when the row's reason starts "blue: ").
+/// The two declared events, each over every sample of the cell (so pass@k at every k averages the same
+/// scenarios): a sample's BLUE wins the majority of its replications (a failed row, or one without a win rate,
+/// is a sample without the event), and a sample's BLUE plan is valid (it fails only when the row's reason starts
+/// "blue: ").
 constexpr const char* kEvents[] = {"blue_win", "valid_plan"};
 
 /// One (scenario, condition) over its samples.
 struct Cell {
   std::string scenario, tpl, condition, blue, red;
-  std::size_t samples = 0, ok = 0;
+  std::size_t samples = 0, ok = 0, with_advantage = 0;
   double advantage_sum = 0, advantage_worst = std::numeric_limits<double>::infinity();
   std::size_t trials[2] = {0, 0}, events[2] = {0, 0};
 };
@@ -46,19 +48,18 @@ void add_sample(Cell& c, const CsvTable& per, std::size_t row) {
   ++c.samples;
   const bool ok = per.at(row, "status") == "ok";
   const bool blue_failed = !ok && std::string_view(per.at(row, "failure_reason")).starts_with("blue: ");
+  ++c.trials[0];
   ++c.trials[1];
   c.events[1] += blue_failed ? 0 : 1;
   if (!ok) return;
   ++c.ok;
   const double adv = per.real(row, "advantage");
   if (!std::isnan(adv)) {
+    ++c.with_advantage;
     c.advantage_sum += adv;
     c.advantage_worst = std::min(c.advantage_worst, adv);
   }
-  if (const double w = per.real(row, "blue_win_rate"); !std::isnan(w)) {
-    ++c.trials[0];
-    c.events[0] += w > 0.5 ? 1 : 0;
-  }
+  if (const double w = per.real(row, "blue_win_rate"); !std::isnan(w)) c.events[0] += w > 0.5 ? 1 : 0;
 }
 
 /// The cells in file order of their first sample, and the largest sample count.
@@ -87,9 +88,10 @@ std::string reducers_csv(const std::vector<Cell>& cells) {
               "advantage_mean", "advantage_worst", "blue_win_trials", "blue_wins", "blue_win_majority",
               "valid_plans", "valid_plan_majority"});
   for (const auto& c : cells) {
-    const bool any = c.ok > 0 && std::isfinite(c.advantage_worst);
+    const bool any = c.with_advantage > 0;
     t.add({c.scenario, c.tpl, c.condition, c.blue, c.red, std::to_string(c.samples), std::to_string(c.ok),
-           any ? fmt_real(c.advantage_sum / static_cast<double>(c.ok)) : "", any ? fmt_real(c.advantage_worst) : "",
+           any ? fmt_real(c.advantage_sum / static_cast<double>(c.with_advantage)) : "",
+           any ? fmt_real(c.advantage_worst) : "",
            std::to_string(c.trials[0]), std::to_string(c.events[0]), majority(c, 0), std::to_string(c.events[1]),
            majority(c, 1)});
   }
@@ -118,12 +120,16 @@ void add_pass_rows(CsvTable& t, const std::vector<const Cell*>& cond, int e, std
       at.push_back(pass_at_k(c->trials[e], c->events[e], k));
       hat.push_back(pass_hat_k(c->trials[e], c->events[e], k));
     }
-  const std::string key = fmt::format("{}|{}|{}", cond.front()->condition, kEvents[e], k);
+  const Cell& first = *cond.front();
+  if (at.empty()) {  // no scenario of the condition has k samples: no value, not a zero
+    t.add({first.condition, first.blue, first.red, kEvents[e], std::to_string(k), "0", "", "", "", "", "", ""});
+    return;
+  }
+  const std::string key = fmt::format("{}|{}|{}", first.condition, kEvents[e], k);
   const Interval a = bootstrap_mean(at, bs.resamples, bs.seed, "pass@k|" + key);
   const Interval h = bootstrap_mean(hat, bs.resamples, bs.seed, "pass^k|" + key);
-  t.add({cond.front()->condition, cond.front()->blue, cond.front()->red, kEvents[e], std::to_string(k),
-         std::to_string(at.size()), fmt_real(a.mean), fmt_real(a.lo), fmt_real(a.hi), fmt_real(h.mean), fmt_real(h.lo),
-         fmt_real(h.hi)});
+  t.add({first.condition, first.blue, first.red, kEvents[e], std::to_string(k), std::to_string(at.size()),
+         fmt_real(a.mean), fmt_real(a.lo), fmt_real(a.hi), fmt_real(h.mean), fmt_real(h.lo), fmt_real(h.hi)});
 }
 
 std::string pass_at_k_csv(const std::vector<Cell>& cells, std::size_t most, const BootstrapSettings& bs) {

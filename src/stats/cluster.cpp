@@ -1,6 +1,8 @@
 #include "advplan/stats/cluster.hpp"
 
 #include <boost/math/distributions/students_t.hpp>
+#include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -115,11 +117,20 @@ ClusteredMean clustered_mean(std::span<const double> y, std::span<const std::siz
   out.t_hi = out.mean + q * out.se;
   if (out.clusters < 3) return out;  // two clusters: every other weight vector cancels, the bootstrap is empty
   std::vector<double> ts = wild_ts(c, resamples, seed, key);
-  out.wild_draws = ts.size();
+  out.wild_draws = static_cast<std::size_t>(std::count_if(ts.begin(), ts.end(), [](double t) { return !std::isnan(t); }));
   const auto [lo, hi] = percentile_bounds(ts);
   out.wild_lo = out.mean - hi * out.se;
   out.wild_hi = out.mean - lo * out.se;
   return out;
+}
+
+std::string few_clusters_note(std::size_t fewest) {
+  if (fewest < 2) return "With fewer than two templates there is no clustered interval.";
+  if (fewest <= 10)
+    return fmt::format("With {} templates the intervals are wide: a claim beyond these templates rests on {} "
+                       "independent units.",
+                       fewest, fewest);
+  return fmt::format("The intervals treat each of at least {} templates as one independent unit.", fewest);
 }
 
 }  // namespace advplan

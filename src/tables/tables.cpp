@@ -270,9 +270,7 @@ std::vector<std::pair<std::string, std::string>> build_clustered_tables(const Ru
       t.rows.push_back({cond, m, std::to_string(c.n), std::to_string(c.clusters), fmt::format("{:.3f}", c.mean),
                         num(c.se, "{:.3f}"), num(c.df, "{:.1f}"), bounds(c.t_lo, c.t_hi), bounds(c.wild_lo, c.wild_hi)});
     }
-  t.caption += fmt::format(". With {} templates the intervals are wide: a claim beyond these templates rests on {} "
-                           "independent units",
-                           fewest, fewest);
+  t.caption += ". " + few_clusters_note(fewest);
   return {{"table3_clustered.csv", csv.to_string()}, {"table3_clustered.md", t.markdown()},
           {"table3_clustered.tex", t.latex()}};
 }
@@ -355,6 +353,8 @@ std::vector<std::pair<std::string, std::string>> build_comparison(const RunCsvs&
                                "the second{}",
                                a.dir, b.dir, blue_map.empty() ? " (--blue-map A=B pairs BLUE policies with other names)" : ""));
   const auto rows = paired_differences(pa, pb, rp, bs);
+  if (rows.empty())
+    throw CsvError(fmt::format("{} and {}: the rows pair, but no metric has a value in both runs", a.dir, b.dir));
   // The minimum detectable effect of each difference at Holm's strictest level over the table's family.
   const double alpha_holm = kComparisonAlpha / static_cast<double>(rows.size());
   CsvTable csv({"blue_a", "blue_b", "red_policy", "metric", "n", "mean_a", "mean_b", "difference", "ci_lo", "ci_hi",

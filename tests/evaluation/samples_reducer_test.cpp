@@ -73,25 +73,44 @@ TEST(SampleReducers, WorstOfNMajorityAndTheFlakyScenariosMatchHandCounts) {
   EXPECT_EQ(r.at(0, "blue_wins"), "2");  // 0.8 and 0.9; 0.5 is not a majority of replications
   EXPECT_EQ(r.at(0, "blue_win_majority"), "0");  // 2 of 4 is not a strict majority
   EXPECT_EQ(r.at(1, "ok_samples"), "2");
+  EXPECT_EQ(r.at(1, "advantage_mean"), "0.450000");
   EXPECT_EQ(r.at(1, "advantage_worst"), "0.400000");
-  EXPECT_EQ(r.at(1, "blue_win_trials"), "2");
-  EXPECT_EQ(r.at(1, "blue_win_majority"), "1");
+  EXPECT_EQ(r.at(1, "blue_win_trials"), "4");  // a failed sample is a sample without a BLUE win
+  EXPECT_EQ(r.at(1, "blue_wins"), "2");
+  EXPECT_EQ(r.at(1, "blue_win_majority"), "0");
   EXPECT_EQ(r.at(1, "valid_plans"), "3");  // the RED failure's BLUE plan was valid
   const CsvTable f = CsvTable::parse(file(files, "samples/flaky.csv"), "flaky.csv");
-  ASSERT_EQ(f.size(), 2U);  // a disagrees on blue_win, b on valid_plan
+  ASSERT_EQ(f.size(), 3U);  // a and b disagree on blue_win, b on valid_plan
   EXPECT_EQ(f.at(0, "scenario_id"), "a");
   EXPECT_EQ(f.at(0, "event"), "blue_win");
   EXPECT_EQ(f.at(1, "scenario_id"), "b");
-  EXPECT_EQ(f.at(1, "event"), "valid_plan");
-  EXPECT_EQ(f.at(1, "share"), "0.750000");
+  EXPECT_EQ(f.at(1, "event"), "blue_win");
+  EXPECT_EQ(f.at(2, "event"), "valid_plan");
+  EXPECT_EQ(f.at(2, "share"), "0.750000");
   const CsvTable p = CsvTable::parse(file(files, "samples/pass_at_k.csv"), "pass_at_k.csv");
-  // blue_win at k = 2: a has 2 of 4 (pass@2 = 5/6), b has 2 of 2 (1); the mean over the two scenarios.
+  // blue_win at k = 2: a and b each have 2 of 4 (pass@2 = 5/6, pass^2 = 1/6).
   bool seen = false;
   for (std::size_t i = 0; i < p.size(); ++i)
     if (p.at(i, "event") == "blue_win" && p.at(i, "k") == "2") {
       seen = true;
-      EXPECT_NEAR(p.real(i, "pass_at_k"), (5.0 / 6.0 + 1.0) / 2, 1e-6);
-      EXPECT_NEAR(p.real(i, "pass_hat_k"), (1.0 / 6.0 + 1.0) / 2, 1e-6);
+      EXPECT_NEAR(p.real(i, "pass_at_k"), 5.0 / 6.0, 1e-6);
+      EXPECT_NEAR(p.real(i, "pass_hat_k"), 1.0 / 6.0, 1e-6);
+    }
+  EXPECT_TRUE(seen);
+}
+
+// A k no scenario reaches (here: a cell of two samples beside one of four) writes n = 0 and empty values.
+TEST(SampleReducers, AKBeyondEveryScenarioOfAConditionHasNoValueNotZero) {
+  CsvTable t = sampled_rows();
+  t.add({"c", "t1", "seed vs greedy@8", "0", "seed", "greedy@8", "ok", "", "0.1", "0.9"});
+  t.add({"c", "t1", "seed vs greedy@8", "1", "seed", "greedy@8", "ok", "", "0.2", "0.9"});
+  const CsvTable p = CsvTable::parse(file(sample_reducer_files(t, {200, 3}), "samples/pass_at_k.csv"), "p");
+  bool seen = false;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p.at(i, "condition") == "seed vs greedy@8" && p.at(i, "k") == "4") {
+      seen = true;
+      EXPECT_EQ(p.at(i, "n"), "0");
+      EXPECT_EQ(p.at(i, "pass_at_k"), "");
     }
   EXPECT_TRUE(seen);
 }

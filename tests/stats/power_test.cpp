@@ -50,6 +50,11 @@ TEST(Power, TooFewDifferencesOrAConstantOneAreNamedNotGuessed) {
   EXPECT_EQ(minimum_detectable_effect(std::vector<double>{0.1, 0.1, 0.1}, 0.05, 0.8), 0.0);
 }
 
+// A root beyond Boost's noncentral t (n = 2 at a Holm level of 5e-6: delta* near 121,000) is infinite, not a throw.
+TEST(Power, ARootBeyondTheNoncentralTsRangeIsInfiniteNotACrash) {
+  EXPECT_TRUE(std::isinf(detectable_effect_size(2, 5e-6, 0.8)));
+}
+
 TEST(Power, MoreScenariosDetectSmallerEffects) {
   double last = detectable_effect_size(10, 0.05, 0.8);
   for (std::size_t n : {20, 40, 80, 160, 320}) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace advplan {
@@ -17,7 +18,7 @@ struct ClusteredMean {
   double df = 0;      ///< Satterthwaite degrees of freedom
   double t_lo = 0, t_hi = 0;        ///< mean -/+ t_{df, .975} se
   double wild_lo = 0, wild_hi = 0;  ///< wild cluster bootstrap-t interval (Webb weights)
-  std::size_t wild_draws = 0;       ///< weight vectors used: all 6^G when G <= 6, else the bootstrap's B
+  std::size_t wild_draws = 0;       ///< weight vectors kept (t* defined) of all 6^G when G <= 6, else of B
 };
 
 /// `y` with the cluster index of each value (0..G-1, every index present). Deterministic: the wild bootstrap
@@ -26,5 +27,9 @@ struct ClusteredMean {
 /// fewer than two.
 ClusteredMean clustered_mean(std::span<const double> y, std::span<const std::size_t> cluster, int resamples,
                              std::uint64_t seed, std::string_view key);
+
+/// The sentence a clustered table carries about its fewest clusters G: none below two, "wide" up to 10, else the
+/// count of independent units.
+std::string few_clusters_note(std::size_t fewest);
 
 }  // namespace advplan

@@ -67,7 +67,7 @@ RatingsResult compute_ratings(const MetaGameData& d, const MetaGameOptions& opt,
   r.ci.assign(np, {NAN, NAN});
   const auto B = static_cast<std::size_t>(std::max(0, opt.resamples));
   r.resamples = B;
-  if (n < 2 || !r.bt.exists) return r;
+  if (n < 2 || !r.bt.exists || !r.bt.converged) return r;
   Rng rng = Rng::keyed(opt.seed, "bootstrap", r.key);
   std::vector<std::vector<double>> reps(np);
   std::vector<std::size_t> idx(n);
@@ -78,7 +78,9 @@ RatingsResult compute_ratings(const MetaGameData& d, const MetaGameOptions& opt,
     ++r.resamples_used;
     for (std::size_t p = 0; p < np; ++p) reps[p].push_back(f.theta[p]);
   }
-  if (r.resamples_used > 0)
+  // Skipped resamples are the ones nearest separation, so an interval of the rest would be too narrow exactly when
+  // the data are near it: no interval unless at least 95% of the resamples were used.
+  if (r.resamples_used > 0 && 20 * r.resamples_used >= 19 * B)
     for (std::size_t p = 0; p < np; ++p) r.ci[p] = percentile_bounds(reps[p]);
   return r;
 }

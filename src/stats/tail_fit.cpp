@@ -223,7 +223,8 @@ GpdFit fit_gpd(std::span<const double> y) {
   GpdFit out;
   const auto inputs = fit_inputs(y);
   if (!inputs) return out;
-  const auto [y_max, mean_y] = *inputs;
+  // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture a binding in a lambda.
+  const double y_max = inputs->first, mean_y = inputs->second;
   const auto [theta_lo, theta_hi] = theta_range(y, y_max);
   // The grid: shape j's theta (Newton from the previous shape's theta, which lies below it) and profile value.
   std::array<double, kGridShapes> thetas{}, ls{};
@@ -292,7 +293,7 @@ GpdFit fit_gpd_penalised(std::span<const double> y, double lambda) {
   if (!(lambda >= 0)) return out;
   const auto inputs = fit_inputs(y);
   if (!inputs) return out;
-  const auto [y_max, mean_y] = *inputs;
+  const double y_max = inputs->first, mean_y = inputs->second;  // not a binding: captured below (clang 14)
   // Shapes xi_j = -1 + 0.0125 j, j = 1 .. 240 (xi = -1 itself has no finite penalty); each theta by Newton from the
   // previous shape's.
   constexpr int kShapes = kGridShapes - 1;

@@ -46,14 +46,17 @@ void add_tables_command(CLI::App& app, Action& run) {
                   "template: Table 3 with template-clustered intervals (CR2, wild cluster bootstrap) into "
                   "tables/clustered_template/")
       ->check(CLI::IsMember({"template"}));
-  cmd->add_option("--power", *power, "with --against: the power of each difference's minimum detectable effect")
-      ->capture_default_str()
-      ->check(CLI::Range(0.5, 0.99));
-  cmd->callback([&run, dir, out, by, only, against, blue_map, power, cluster] {
-    run = [dir, out, by, only, against, blue_map, power, cluster] {
+  CLI::Option* power_flag =
+      cmd->add_option("--power", *power, "with --against: the power of each difference's minimum detectable effect")
+          ->capture_default_str()
+          ->check(CLI::Range(0.5, 0.99));
+  cmd->callback([&run, dir, out, by, only, against, blue_map, power, cluster, power_flag] {
+    const bool power_given = power_flag->count() > 0;
+    run = [dir, out, by, only, against, blue_map, power, cluster, power_given] {
       const int modes = !by->empty() + !only->empty() + !against->empty() + !cluster->empty();
       if (modes > 1) throw ConfigError("tables: use at most one of --by, --only, --against and --cluster");
       if (!blue_map->empty() && against->empty()) throw ConfigError("tables: --blue-map needs --against");
+      if (power_given && against->empty()) throw ConfigError("tables: --power needs --against");
       const RunCsvs r = read_run(*dir);
       const BootstrapSettings bs = recorded_bootstrap(r.bootstrap_summary);
       const fs::path tables = fs::path(*dir) / "tables";

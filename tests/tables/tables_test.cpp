@@ -98,6 +98,13 @@ TEST(Tables, ClusteredByTemplateRecomputesFromTheRowsAndSaysHowFewTemplates) {
   EXPECT_THAT(testing::read_file(dir / "cl/table3_clustered.md"), ::testing::HasSubstr("the intervals are wide"));
 }
 
+TEST(Tables, PowerWithoutAgainstIsRefusedNotIgnored) {
+  TempDir dir("tables-power");
+  const auto x = tables(copy_golden(dir) + " --power 0.9", dir);
+  EXPECT_NE(x.status, 0);
+  EXPECT_THAT(x.err, ::testing::HasSubstr("--power needs --against"));
+}
+
 TEST(Tables, AgainstPairsRowsByBluePolicyThroughTheBlueMap) {
   TempDir dir("tables-against-map");
   const std::string run = copy_golden(dir);

@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "core/det_math.hpp"
+
 namespace advplan {
 
 namespace {
@@ -12,19 +14,19 @@ namespace {
 constexpr double kLambdaCap = 0.5;  // c in Waudby-Smith and Ramdas's lambda_t = min(..., c)
 
 /// psi_E(lambda) = (-log(1 - lambda) - lambda) / 4.
-double psi(double lambda) { return (-std::log1p(-lambda) - lambda) / 4; }
+double psi(double lambda) { return (-det::log1p(-lambda) - lambda) / 4; }
 
 }  // namespace
 
 ConfidenceSequence::ConfidenceSequence(double lo, double hi, double null_value, double tune_alpha)
-    : lo_(lo), hi_(hi), null_((null_value - lo) / (hi - lo)), log_tune_(std::log(2 / tune_alpha)) {}
+    : lo_(lo), hi_(hi), null_((null_value - lo) / (hi - lo)), log_tune_(det::log(2 / tune_alpha)) {}
 
 void ConfidenceSequence::add(double x) {
   const double y = std::clamp((x - lo_) / (hi_ - lo_), 0.0, 1.0);
   ++t_;
   const auto t = static_cast<double>(t_);
   // The bet is predictable: it reads only the values before this one (mu_prev_, var_prev_ after t - 1 values).
-  const double lambda = std::min(std::sqrt(2 * log_tune_ / (var_prev_ * t * std::log1p(t))), kLambdaCap);
+  const double lambda = std::min(std::sqrt(2 * log_tune_ / (var_prev_ * t * det::log1p(t))), kLambdaCap);
   const double v = 4 * (y - mu_prev_) * (y - mu_prev_);
   sum_lambda_ += lambda;
   sum_lambda_x_ += lambda * y;
@@ -37,14 +39,14 @@ void ConfidenceSequence::add(double x) {
   mu_prev_ = mu;
   var_prev_ = (0.25 + sum_dev2_) / (t + 1);
   const double z = std::abs(sum_lambda_x_ - null_ * sum_lambda_);
-  p_min_ = std::min(p_min_, std::min(1.0, 2 * std::exp(sum_penalty_ - z)));
+  p_min_ = std::min(p_min_, std::min(1.0, 2 * det::exp(sum_penalty_ - z)));
 }
 
 std::pair<double, double> ConfidenceSequence::interval(double alpha) const {
   double lo = 0, hi = 1;
   for (const Look& l : looks_) {
     const double center = l.sum_lambda_x / l.sum_lambda;
-    const double radius = (std::log(2 / alpha) + l.sum_penalty) / l.sum_lambda;
+    const double radius = (det::log(2 / alpha) + l.sum_penalty) / l.sum_lambda;
     lo = std::max(lo, center - radius);
     hi = std::min(hi, center + radius);
   }

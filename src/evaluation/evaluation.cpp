@@ -306,6 +306,28 @@ std::string failure_cause(const std::string& reason) {
   return untrusted::excerpt(c, 80);
 }
 
+/// Best RED candidate quality per (scenario, condition label): in a run of several samples, the mean over the
+/// samples of each sample's best (docs/METRICS.md "Samples").
+static std::map<std::pair<std::string, std::string>, double> best_red_quality(const CsvTable& candidates) {
+  const bool sampled = candidates.has_col("sample");
+  std::map<std::tuple<std::string, std::string, std::string>, double> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const double q = candidates.real(i, "quality");
+    auto [it, fresh] = best.try_emplace(
+        {candidates.at(i, "scenario_id"), candidates.at(i, "condition"), sampled ? candidates.at(i, "sample") : ""}, q);
+    if (!fresh) it->second = std::max(it->second, q);
+  }
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> sums;
+  for (const auto& [key, q] : best) {  // samples in the map's order: the sum is the same in any run
+    auto& [sum, n] = sums[{std::get<0>(key), std::get<1>(key)}];
+    sum += q;
+    ++n;
+  }
+  std::map<std::pair<std::string, std::string>, double> out;
+  for (const auto& [key, sn] : sums) out.emplace(key, sn.first / sn.second);
+  return out;
+}
+
 std::vector<ScoreLine> scorecard(const CsvTable& per, const CsvTable& candidates, const CsvTable* reproducibility,
                                  const std::string& blue, const std::vector<std::string>& references,
                                  const BootstrapSettings& bs) {
@@ -313,27 +335,7 @@ std::vector<ScoreLine> scorecard(const CsvTable& per, const CsvTable& candidates
   std::vector<std::string> blues{blue};
   for (const auto& r : references)
     if (std::find(blues.begin(), blues.end(), r) == blues.end()) blues.push_back(r);
-  // Best RED candidate quality per (scenario, condition label): in a run of several samples, the mean over the
-  // samples of each sample's best (docs/METRICS.md "Samples").
-  std::map<std::pair<std::string, std::string>, double> best_red;
-  {
-    const bool sampled = candidates.has_col("sample");
-    std::map<std::tuple<std::string, std::string, std::string>, double> best;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const double q = candidates.real(i, "quality");
-      auto [it, fresh] = best.try_emplace(
-          {candidates.at(i, "scenario_id"), candidates.at(i, "condition"), sampled ? candidates.at(i, "sample") : ""},
-          q);
-      if (!fresh) it->second = std::max(it->second, q);
-    }
-    std::map<std::pair<std::string, std::string>, std::pair<double, int>> sums;
-    for (const auto& [key, q] : best) {  // samples in the map's order: the sum is the same in any run
-      auto& [sum, n] = sums[{std::get<0>(key), std::get<1>(key)}];
-      sum += q;
-      ++n;
-    }
-    for (const auto& [key, sn] : sums) best_red.emplace(key, sn.first / sn.second);
-  }
+  const auto best_red = best_red_quality(candidates);
   std::vector<ScoreLine> out;
   auto interval_line = [&](const std::string& axis, const std::string& quantity, const std::string& policy,
                            const std::vector<double>& v, const std::string& key) {

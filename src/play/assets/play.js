@@ -282,6 +282,7 @@ function render() {
   renderMap(state.map);
   document.getElementById('seed').hidden = state.side !== 'BLUE';
   rows = []; branches = [];
+  clear(document.getElementById('messages'));
   renderEditor();
   changed();
 }

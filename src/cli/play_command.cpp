@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
@@ -113,14 +114,21 @@ bool play_from_stream(play::PlaySession& s, std::istream& in, bool interactive) 
   return true;
 }
 
-/// The page: served on 127.0.0.1 until every scenario is played (or Ctrl-C).
+/// The page: served on 127.0.0.1 until every scenario is played (or Ctrl-C). The server stops a second after the last
+/// plan, from another thread, so that the answer to that submit (the page's "all played") is sent first: a stop
+/// from inside the handler would end the loop before the response is written.
 void play_in_browser(play::PlaySession& s, int port) {
   const std::string token = report::new_view_token();
   io::LocalServer* stop_me = nullptr;
+  std::thread stopper;
   io::LocalServer server(play::play_server_options(port), [&](const io::LocalRequest& req) {
     return play::answer_play_request(s, token, req, [&] {
       fmt::print(stderr, "advplan: {} of {} scenarios played\n", s.played(), s.total());
-      if (!s.current() && stop_me) stop_me->stop();
+      if (!s.current() && stop_me && !stopper.joinable())
+        stopper = std::thread([stop_me] {
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+          stop_me->stop();
+        });
     });
   });
   stop_me = &server;
@@ -128,7 +136,13 @@ void play_in_browser(play::PlaySession& s, int port) {
                      "so far are kept)\n",
              to_string(s.side()), server.port(), token, s.played(), s.total());
   std::fflush(stderr);
-  server.run();
+  try {
+    server.run();
+  } catch (...) {
+    if (stopper.joinable()) stopper.join();  // while the server it stops still exists
+    throw;
+  }
+  if (stopper.joinable()) stopper.join();
 }
 
 int play(const PlayArgs& a) {

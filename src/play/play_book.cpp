@@ -48,7 +48,8 @@ void ensure_directory(const std::string& out_dir) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(p, ec);
   if (fs::exists(st) && !fs::is_directory(st))
-    throw IoError(fmt::format("{}: exists and is not a directory; play writes its plans and its run in a directory",
+    throw IoError(fmt::format("{}: exists and is not a directory (a symbolic link is not followed); play writes its "
+                              "plans and its run in a directory",
                               out_dir));
   if (!fs::exists(st) && !fs::create_directories(p, ec) && ec)
     throw IoError(fmt::format("{}: cannot create the directory ({})", out_dir, ec.message()));

@@ -38,12 +38,17 @@ std::optional<std::size_t> PlaySession::current() const {
 
 std::optional<Plan> PlaySession::opponent_plan(std::size_t i, std::string& failure) const {
   if (!blue_) return std::nullopt;
-  const Scenario& sc = corpus_.at(i);
-  // The run's stream for this BLUE policy in sample 0 (run/scenario_eval.cpp, plan_blues).
-  Rng rng = Rng::keyed(cfg_.seed, sc.id, sample_stream("blue/" + cfg_.default_blue, 0));
-  BluePlanResult r = blue_->plan(sc, rng);
-  if (!r.plan) failure = r.failure;
-  return std::move(r.plan);
+  if (opponent_for_ != i) {
+    const Scenario& sc = corpus_.at(i);
+    // The run's stream for this BLUE policy in sample 0 (run/scenario_eval.cpp, plan_blues).
+    Rng rng = Rng::keyed(cfg_.seed, sc.id, sample_stream("blue/" + cfg_.default_blue, 0));
+    BluePlanResult r = blue_->plan(sc, rng);
+    opponent_ = std::move(r.plan);
+    opponent_failure_ = opponent_ ? std::string() : r.failure;
+    opponent_for_ = i;
+  }
+  failure = opponent_failure_;
+  return opponent_;
 }
 
 std::string PlaySession::state_json() {

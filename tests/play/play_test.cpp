@@ -157,6 +157,20 @@ TEST_F(PlayRequests, ServeThePageAndTheStateUnderTheTokenOnly) {
   EXPECT_EQ(ask(request("POST", at("state"), "{}")).status, 404);
 }
 
+TEST(PlayState, AsRedShowsTheDefaultBluePlanItAnswersAndTakesARedPlan) {
+  TempDir dir("play-red");
+  const ExperimentConfig cfg = three_scenarios(dir);
+  play::PlaySession s(cfg, Side::Red, dir / "sitting");
+  const auto state = nlohmann::json::parse(s.state_json());
+  EXPECT_EQ(state["side"], "RED");
+  EXPECT_EQ(state["opponent_policy"], "seed");
+  // The seed policy plays the scenario's first seed plan: the plan the run's BLUE makes.
+  EXPECT_EQ(state["opponent"], to_json(s.scenario(0).blue_seed_plans.front()));
+  EXPECT_FALSE(state["scenario"].contains("blue_seed_plans") && !state["scenario"]["blue_seed_plans"].empty());
+  EXPECT_FALSE(s.submit(s.scenario(0).id, plan_to_string(s.scenario(0).blue_seed_plans.front())).empty())
+      << "a BLUE plan in RED's seat";
+}
+
 TEST_F(PlayRequests, RefuseHostileBodiesInOneSentence) {
   const std::string deep = R"({"scenario_id": "urban-100", "plan": )" + std::string(40, '[') + std::string(40, ']') + "}";
   for (const std::string body : {std::string("not json"), std::string("[1, 2]"), std::string(R"({"plan": {}})"),

@@ -81,7 +81,7 @@ class PlaySession {
   std::optional<std::size_t> current() const;
   const Scenario& scenario(std::size_t i) const { return corpus_.at(i); }
   /// As RED: the default BLUE policy's plan for scenario i (its keyed stream, as the run makes it), or nullopt with
-  /// the policy's failure in `failure`. As BLUE: nullopt.
+  /// the policy's failure in `failure`. As BLUE: nullopt. Made once per scenario (the last one asked is kept).
   std::optional<Plan> opponent_plan(std::size_t i, std::string& failure) const;
   /// The page's state: side, counts, the current scenario, the plan it answers and its map (JSON text).
   std::string state_json();
@@ -98,6 +98,10 @@ class PlaySession {
   std::vector<Scenario> corpus_;
   PlayBook book_;
   std::unique_ptr<BluePolicy> blue_;  // as RED: the default BLUE policy, whose plan the person answers
+  // Its plan for one scenario, made once (a model's plan costs a call): the scenario, the plan, the failure.
+  mutable std::optional<std::size_t> opponent_for_;
+  mutable std::optional<Plan> opponent_;
+  mutable std::string opponent_failure_;
   std::optional<std::size_t> shown_;  // the scenario the state last showed, and when
   std::chrono::steady_clock::time_point shown_at_{};
   std::function<std::chrono::steady_clock::time_point()> now_ = [] { return std::chrono::steady_clock::now(); };

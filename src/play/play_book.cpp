@@ -55,9 +55,17 @@ void ensure_directory(const std::string& out_dir) {
     throw IoError(fmt::format("{}: cannot create the directory ({})", out_dir, ec.message()));
 }
 
-bool exists_no_follow(const fs::path& p) {
+/// Whether the book's file `p` is there; IoError when it is there but not a regular file (a symbolic link, a
+/// directory, a FIFO): the book is read from and written into the output directory only.
+bool book_file_exists(const fs::path& p) {
   std::error_code ec;
-  return fs::exists(fs::symlink_status(p, ec));
+  const fs::file_status st = fs::symlink_status(p, ec);
+  if (!fs::exists(st)) return false;
+  if (!fs::is_regular_file(st))
+    throw IoError(fmt::format("{}: is not a regular file (a symbolic link is not followed); play keeps its plans in "
+                              "regular files of --out",
+                              p.string()));
+  return true;
 }
 
 }  // namespace
@@ -65,7 +73,7 @@ bool exists_no_follow(const fs::path& p) {
 PlayBook::PlayBook(std::string out_dir, Side side) : dir_(std::move(out_dir)), side_(side) {
   ensure_directory(dir_);
   const fs::path played = fs::path(dir_) / kPlayedFile;
-  if (exists_no_follow(played)) {
+  if (book_file_exists(played)) {
     for (PlayedPlan& l : read_played_plans(played.string())) {
       if (l.side != side_ || !l.plan)
         throw IoError(fmt::format("{}: holds a {} line; this directory was not played as {} (use another --out)",
@@ -76,7 +84,7 @@ PlayBook::PlayBook(std::string out_dir, Side side) : dir_(std::move(out_dir)), s
     }
   }
   const fs::path times = fs::path(dir_) / kTimesFile;
-  if (exists_no_follow(times)) {
+  if (book_file_exists(times)) {
     const io::CsvTable t = io::CsvTable::read(times.string(), {"scenario_id", "seconds"});
     for (std::size_t i = 0; i < t.size(); ++i) times_[t.at(i, "scenario_id")] = t.at(i, "seconds");
   }

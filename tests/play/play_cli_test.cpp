@@ -45,7 +45,6 @@ std::string plan_lines(const ExperimentConfig& cfg, Side side, std::size_t first
   return text;
 }
 
-// ctest: slow
 TEST(PlayCli, TheTerminalFormsRunIsTheRunOfItsPlansAsAPlanSetAcrossSittings) {
   TempDir dir("play-cli-blue");
   const std::string config = testing::small_config(dir, three());
@@ -59,8 +58,9 @@ TEST(PlayCli, TheTerminalFormsRunIsTheRunOfItsPlansAsAPlanSetAcrossSittings) {
   // The rest pasted on standard input, one pretty-printed plan over several lines among them.
   const Scenario second = corpus_scenario(cfg, 1);
   testing::write_file(dir / "rest.txt", plan_to_string(second.blue_seed_plans.front(), 2) + "\n\n" + plan_lines(cfg, Side::Blue, 2, 3));
-  const auto rest = testing::run_command(quote(testing::kBinary) + " play " + quote(config) + " --side blue --out " +
-                                             quote(out) + " --plans - < " + quote(dir / "rest.txt"),
+  // run_command gives the command /dev/null as its standard input; the group takes the file instead.
+  const auto rest = testing::run_command("{ " + quote(testing::kBinary) + " play " + quote(config) + " --side blue --out " +
+                                             quote(out) + " --plans - < " + quote(dir / "rest.txt") + "; }",
                                          dir);
   ASSERT_EQ(rest.status, 0) << rest.err;
   ASSERT_TRUE(fs::exists(out + "/run/MANIFEST")) << rest.err;
@@ -69,7 +69,6 @@ TEST(PlayCli, TheTerminalFormsRunIsTheRunOfItsPlansAsAPlanSetAcrossSittings) {
   EXPECT_EQ(testing::compare_runs(dir / "as-set", out + "/run"), "");
 }
 
-// ctest: slow
 TEST(PlayCli, RedsRunAddsTheHumanConditionAndAnInvalidPlanStopsAFileInOneSentence) {
   TempDir dir("play-cli-red");
   const std::string config = testing::small_config(dir, three());

@@ -28,7 +28,7 @@ ExperimentConfig three_scenarios(const TempDir& dir) {
 }
 
 io::LocalRequest request(const std::string& method, const std::string& path, std::string body = "",
-                         std::vector<http::HeaderField> headers = {}) {
+                         std::vector<io::http::HeaderField> headers = {}) {
   io::LocalRequest r;
   r.head.method = method;
   r.head.path = path;
@@ -107,7 +107,10 @@ TEST(PlayBook, NeverRenamesOverANonRegularFileNorWritesOutsideItsDirectory) {
   fs::create_directories(out);
   testing::write_file(dir / "elsewhere.csv", "untouched\n");
   fs::create_symlink(dir / "elsewhere.csv", out + "/play_times.csv");
-  play::PlaySession s(cfg, Side::Blue, out);  // reads nothing through the link: not a table of times
+  EXPECT_THROW(play::PlaySession(cfg, Side::Blue, out), IoError) << "a link in the book's place is not read through";
+  fs::remove(out + "/play_times.csv");
+  play::PlaySession s(cfg, Side::Blue, out);
+  fs::create_symlink(dir / "elsewhere.csv", out + "/play_times.csv");  // made during the sitting
   const Scenario& sc = s.scenario(0);
   EXPECT_THROW((void)s.submit(sc.id, plan_to_string(sc.blue_seed_plans.front())), IoError);
   EXPECT_EQ(testing::read_file(dir / "elsewhere.csv"), "untouched\n");
@@ -148,7 +151,8 @@ TEST_F(PlayRequests, ServeThePageAndTheStateUnderTheTokenOnly) {
   EXPECT_EQ(state["side"], "BLUE");
   EXPECT_EQ(state["total"], 3);
   EXPECT_EQ(state["scenario"]["id"], "urban-100");
-  for (const std::string bad : {"/", "/state", "/0123456789abcdef0123456789abcdee/state", "/x/" + std::string(kToken) + "/"}) {
+  for (const std::string& bad : std::vector<std::string>{"/", "/state", "/0123456789abcdef0123456789abcdee/state",
+                                                         "/x/" + std::string(kToken) + "/"}) {
     const auto r = ask(request("GET", bad));
     EXPECT_EQ(r.status, 403) << bad;
     EXPECT_EQ(r.body.find(kToken), std::string::npos);
@@ -173,12 +177,13 @@ TEST(PlayState, AsRedShowsTheDefaultBluePlanItAnswersAndTakesARedPlan) {
 
 TEST_F(PlayRequests, RefuseHostileBodiesInOneSentence) {
   const std::string deep = R"({"scenario_id": "urban-100", "plan": )" + std::string(40, '[') + std::string(40, ']') + "}";
-  for (const std::string body : {std::string("not json"), std::string("[1, 2]"), std::string(R"({"plan": {}})"),
+  for (const std::string& body : {std::string("not json"), std::string("[1, 2]"), std::string(R"({"plan": {}})"),
                                  std::string(R"({"scenario_id": 7, "plan": {}})"), deep, std::string("\xff\xfe")}) {
     for (const char* file : {"validate", "submit"}) {
       const auto r = ask(request("POST", at(file), body));
       EXPECT_EQ(r.status, 400) << file << " " << body;
-      EXPECT_EQ(std::count(r.body.begin(), r.body.end(), '\n'), 0) << r.body;
+      EXPECT_EQ(std::count(r.body.begin(), r.body.end(), '\n'), 1) << r.body;
+      EXPECT_EQ(r.body.back(), '\n') << "one sentence, one line";
     }
   }
   const auto cross = ask(request("POST", at("submit"), body_of_plan(s_.scenario(0), s_.scenario(0).blue_seed_plans[0]),

@@ -2,6 +2,7 @@
 // the validator's messages for a plan the person wrote.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -32,11 +33,17 @@ ExperimentConfig seated_config(ExperimentConfig cfg, Side side, const std::strin
     cfg.default_blue = spec;
     return cfg;
   }
-  for (const Condition& c : cfg.conditions)
-    if (c.label == kHumanLabel)
-      throw ConfigError(fmt::format("{}: a condition is labelled '{}' already; play --side red adds that condition",
-                                    cfg.source, kHumanLabel));
-  cfg.conditions.push_back(Condition{kHumanLabel, cfg.default_blue, spec, "main", {}});
+  // The person's RED plan meets every BLUE policy of the config (a matrix stays a matrix), default_blue's first.
+  std::vector<std::string> blues{cfg.default_blue};
+  for (const Condition& c : cfg.conditions) {
+    if (c.label == kHumanLabel || c.label.ends_with(std::string(" vs ") + kHumanLabel))
+      throw ConfigError(fmt::format("{}: a condition is labelled '{}' already; play --side red adds that label",
+                                    cfg.source, untrusted::excerpt(c.label, 80)));
+    if (std::find(blues.begin(), blues.end(), c.blue) == blues.end()) blues.push_back(c.blue);
+  }
+  for (const std::string& b : blues)
+    cfg.conditions.push_back(
+        Condition{b == cfg.default_blue ? std::string(kHumanLabel) : b + " vs " + kHumanLabel, b, spec, "main", {}});
   return cfg;
 }
 

@@ -83,7 +83,9 @@ TEST(PlayCli, RedsRunAddsTheHumanConditionAndAnInvalidPlanStopsAFileInOneSentenc
   ASSERT_EQ(ok.status, 0) << ok.err;
   std::string text = testing::small_config_text(three());
   const std::string from = "{label: council, blue: council, red: greedy@8}]";
-  text.replace(text.find(from), from.size(), from.substr(0, from.size() - 1) + ", {label: human, red: \"plans:" + out + "/played.jsonl\"}]");
+  text.replace(text.find(from), from.size(), from.substr(0, from.size() - 1) + ", {label: human, red: \"plans:" + out +
+                                    "/played.jsonl\"}, {label: council vs human, blue: council, red: \"plans:" + out +
+                                    "/played.jsonl\"}]");
   testing::write_file(dir / "as-set.yaml", text);
   ASSERT_EQ(advplan("run " + quote(dir / "as-set.yaml") + " --out " + quote(dir / "as-set") + " --progress none", dir).status, 0);
   EXPECT_EQ(testing::compare_runs(dir / "as-set", out + "/run"), "");

@@ -57,10 +57,13 @@ TEST(PlaySeat, BlueTakesTheDefaultBlueSeatAndRedAddsTheHumanCondition) {
     EXPECT_EQ(blue.conditions[i].blue, cfg.conditions[i].blue == "seed" ? "plans:x.jsonl" : cfg.conditions[i].blue);
   }
   const ExperimentConfig red = play::seated_config(cfg, Side::Red, "plans:x.jsonl");
-  ASSERT_EQ(red.conditions.size(), cfg.conditions.size() + 1);
-  EXPECT_EQ(red.conditions.back().label, "human");
-  EXPECT_EQ(red.conditions.back().blue, "seed");
-  EXPECT_EQ(red.conditions.back().red, "plans:x.jsonl");
+  ASSERT_EQ(red.conditions.size(), cfg.conditions.size() + 2) << "seed and the council meet the person's plan";
+  const Condition& first = red.conditions[cfg.conditions.size()];
+  EXPECT_EQ(first.label, "human");
+  EXPECT_EQ(first.blue, "seed");
+  EXPECT_EQ(first.red, "plans:x.jsonl");
+  EXPECT_EQ(red.conditions.back().label, "council vs human");
+  EXPECT_EQ(red.conditions.back().blue, "council");
   EXPECT_THROW((void)play::seated_config(red, Side::Red, "plans:y.jsonl"), ConfigError);
 }
 

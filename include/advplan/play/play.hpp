@@ -39,8 +39,10 @@ std::string seat_spec(const std::string& out_dir);
 
 /// The config with the person's seat filled by `spec`: as BLUE, every condition (and the budget sweep) whose BLUE is
 /// the config's default_blue plays `spec` instead, and default_blue becomes `spec` (the labels stay: a condition of
-/// the default BLUE is labelled by its RED); as RED, one condition {label: human, blue: default_blue, red: spec} is
-/// appended. Throws ConfigError when the config has a sweep or, as RED, a condition labelled human already.
+/// the default BLUE is labelled by its RED); as RED, for each BLUE policy of the config (default_blue first, then in
+/// the order the conditions name them) a condition {label: "human" for default_blue, else "BLUE vs human", blue,
+/// red: spec} is appended, so the person's plan meets every BLUE policy and a matrix stays a matrix. Throws
+/// ConfigError when the config has a sweep or, as RED, a condition labelled "human" or "... vs human" already.
 ExperimentConfig seated_config(ExperimentConfig cfg, Side side, const std::string& spec);
 
 /// The person's plans so far, in the output directory. Creating it creates the directory (one level) and reads

@@ -1,6 +1,7 @@
-// `advplan play CONFIG --side blue|red --out DIR [--port P] [--plans FILE|-]` (docs/PLAY.md): a person in one seat.
-// The page (or the terminal form, --plans) collects one plan per scenario into DIR/played.jsonl; once every scenario
-// has one, the config runs into DIR/run with `plans:DIR/played.jsonl` in the person's seat (play::seated_config).
+// `advplan play CONFIG --side blue|red --out DIR [--port P] [--plans FILE|-]` (docs/PLAY.md): a person in one
+// seat. The page (or the terminal form, --plans) collects one plan per scenario into DIR/played.jsonl; once
+// every scenario has one, the config runs into DIR/run with `plans:DIR/played.jsonl` in the person's seat
+// (play::seated_config).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -36,8 +37,8 @@ struct PlayArgs {
 void print_scenario(play::PlaySession& s, std::size_t i) {
   const Scenario& sc = s.scenario(i);
   const Side side = s.side();
-  fmt::print(stderr, "\nadvplan: scenario {} of {} ({} played): {} ({} terrain)\n", i + 1, s.total(), s.played(), sc.id,
-             sc.terrain.family);
+  fmt::print(stderr, "\nadvplan: scenario {} of {} ({} played): {} ({} terrain)\n", i + 1, s.total(),
+             s.played(), sc.id, sc.terrain.family);
   fmt::print(stderr, "  {} objective: {}\n  places: {}\n  your assets:", to_string(side),
              side == Side::Blue ? sc.blue_objective : sc.red_objective, fmt::join(sc.places, ", "));
   for (const Asset* a : sc.assets_of(side)) fmt::print(stderr, " {} ({})", a->id, a->role);
@@ -48,14 +49,16 @@ void print_scenario(play::PlaySession& s, std::size_t i) {
   if (side == Side::Red) {
     std::string failure;
     const auto blue = s.opponent_plan(i, failure);
-    fmt::print(stderr, "  the BLUE plan you answer: {}\n", blue ? plan_to_string(*blue) : "none (" + failure + ")");
+    fmt::print(stderr, "  the BLUE plan you answer: {}\n",
+               blue ? plan_to_string(*blue) : "none (" + failure + ")");
   }
-  fmt::print(stderr, "advplan: a {} plan as JSON (the whole scenario: advplan scenarios CONFIG), then Enter:\n",
+  fmt::print(stderr,
+             "advplan: a {} plan as JSON (the whole scenario: advplan scenarios CONFIG), then Enter:\n",
              to_string(side));
 }
 
-/// The next JSON value of `in`: lines are gathered until they parse, an empty line ends a value that does not.
-/// nullopt at the end of the input with nothing gathered.
+/// The next JSON value of `in`: lines are gathered until they parse, an empty line ends a value that does
+/// not. nullopt at the end of the input with nothing gathered.
 std::optional<std::string> next_value(std::istream& in, std::string& error) {
   std::string text, line;
   while (std::getline(in, line)) {
@@ -90,8 +93,8 @@ std::string plan_text_of(const std::string& value, const std::string& current, s
   return value;
 }
 
-/// The terminal form: plans read from `in` until every scenario has one or the input ends. An invalid plan is asked
-/// again at a terminal and stops a file with one sentence. Returns whether every scenario is played.
+/// The terminal form: plans read from `in` until every scenario has one or the input ends. An invalid plan is
+/// asked again at a terminal and stops a file with one sentence. Returns whether every scenario is played.
 bool play_from_stream(play::PlaySession& s, std::istream& in, bool interactive) {
   while (const std::optional<std::size_t> i = s.current()) {
     (void)s.state_json();  // starts the scenario's clock
@@ -103,20 +106,22 @@ bool play_from_stream(play::PlaySession& s, std::istream& in, bool interactive) 
     const std::string plan = error.empty() ? plan_text_of(*value, s.scenario(*i).id, id) : std::string();
     std::vector<std::string> messages = error.empty() ? s.submit(id, plan) : std::vector<std::string>{error};
     if (messages.empty()) {
-      fmt::print(stderr, "advplan: scenario {} played ({} of {})\n", s.scenario(*i).id, s.played(), s.total());
+      fmt::print(stderr, "advplan: scenario {} played ({} of {})\n", s.scenario(*i).id, s.played(),
+                 s.total());
       continue;
     }
     if (!interactive)
-      throw PlanError(fmt::format("play: the plan for scenario {} is refused: {}{}", s.scenario(*i).id,
-                                  messages.front(), messages.size() > 1 ? fmt::format(" (and {} more)", messages.size() - 1) : ""));
+      throw PlanError(
+          fmt::format("play: the plan for scenario {} is refused: {}{}", s.scenario(*i).id, messages.front(),
+                      messages.size() > 1 ? fmt::format(" (and {} more)", messages.size() - 1) : ""));
     for (const auto& m : messages) fmt::print(stderr, "  {}\n", m);
   }
   return true;
 }
 
-/// The page: served on 127.0.0.1 until every scenario is played (or Ctrl-C). The server stops a second after the last
-/// plan, from another thread, so that the answer to that submit (the page's "all played") is sent first: a stop
-/// from inside the handler would end the loop before the response is written.
+/// The page: served on 127.0.0.1 until every scenario is played (or Ctrl-C). The server stops a second after
+/// the last plan, from another thread, so that the answer to that submit (the page's "all played") is sent
+/// first: a stop from inside the handler would end the loop before the response is written.
 void play_in_browser(play::PlaySession& s, int port) {
   const std::string token = report::new_view_token();
   io::LocalServer* stop_me = nullptr;
@@ -132,9 +137,11 @@ void play_in_browser(play::PlaySession& s, int port) {
     });
   });
   stop_me = &server;
-  fmt::print(stderr, "advplan: play {} at http://127.0.0.1:{}/{}/ ({} of {} scenarios played; Ctrl-C stops, the plans "
-                     "so far are kept)\n",
-             to_string(s.side()), server.port(), token, s.played(), s.total());
+  fmt::print(
+      stderr,
+      "advplan: play {} at http://127.0.0.1:{}/{}/ ({} of {} scenarios played; Ctrl-C stops, the plans "
+      "so far are kept)\n",
+      to_string(s.side()), server.port(), token, s.played(), s.total());
   std::fflush(stderr);
   try {
     server.run();
@@ -147,8 +154,10 @@ void play_in_browser(play::PlaySession& s, int port) {
 
 int play(const PlayArgs& a) {
   const Side side = a.side == "red" ? Side::Red : Side::Blue;
-  const ExperimentConfig cfg = a.config.empty() ? default_experiment_config() : load_experiment_config(a.config);
-  const ExperimentConfig seated = play::seated_config(cfg, side, play::seat_spec(a.out));  // a sweep fails here
+  const ExperimentConfig cfg =
+      a.config.empty() ? default_experiment_config() : load_experiment_config(a.config);
+  const ExperimentConfig seated =
+      play::seated_config(cfg, side, play::seat_spec(a.out));  // a sweep fails here
   (void)prepare_run(cfg, run_conditions(cfg));  // the other policies' names fail before the person plays
   play::PlaySession session(cfg, side, a.out);
   bool complete = !session.current().has_value();
@@ -165,8 +174,10 @@ int play(const PlayArgs& a) {
     complete = !session.current().has_value();
   }
   if (!complete) {
-    fmt::print(stderr, "advplan: {} of {} scenarios played; the plans are kept in {}: run the same command to go on\n",
-               session.played(), session.total(), a.out);
+    fmt::print(
+        stderr,
+        "advplan: {} of {} scenarios played; the plans are kept in {}: run the same command to go on\n",
+        session.played(), session.total(), a.out);
     return 0;
   }
   RunOptions opts;
@@ -176,24 +187,27 @@ int play(const PlayArgs& a) {
   opts.command = "play";
   opts.observers = standard_observers(opts.studies);
   const RunSummary r = run_experiment(prepare_run(seated, run_conditions(seated)), opts);
-  fmt::print(stderr, "advplan: {} scenarios played; the run ({} rows, {} failed) is in {}\n", session.total(), r.rows,
-             r.failed_rows, opts.out_dir);
+  fmt::print(stderr, "advplan: {} scenarios played; the run ({} rows, {} failed) is in {}\n", session.total(),
+             r.rows, r.failed_rows, opts.out_dir);
   return 0;
 }
 
 }  // namespace
 
 void add_play_command(CLI::App& app, Action& run) {
-  auto* cmd = app.add_subcommand("play", "Play one side yourself, in a page on 127.0.0.1 or from the terminal");
+  auto* cmd =
+      app.add_subcommand("play", "Play one side yourself, in a page on 127.0.0.1 or from the terminal");
   auto a = std::make_shared<PlayArgs>();
   cmd->add_option("CONFIG", a->config, "experiment config (default: the built-in paper config)");
   cmd->add_option("--side", a->side, "the side you play")->required()->check(CLI::IsMember({"blue", "red"}));
-  cmd->add_option("--out", a->out, "directory of the sitting: your plans, their times and the run")->required();
+  cmd->add_option("--out", a->out, "directory of the sitting: your plans, their times and the run")
+      ->required();
   cmd->add_option("--port", a->port, "the page's port on 127.0.0.1 (0: any free one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--plans", a->plans, "the terminal form: JSON plans from FILE, or - for standard input");
-  cmd->add_option("--threads", a->threads, "worker threads of the run (default: all cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", a->threads, "worker threads of the run (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   cmd->callback([&run, a] { run = [a] { return play(*a); }; });
 }
 

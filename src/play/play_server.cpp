@@ -1,7 +1,7 @@
 // `advplan play`'s requests (play/play.hpp): the viewer's security (a token as the first path segment, Fetch
-// Metadata, the same headers; the Host check is io::LocalServer's), the page's files, its state, and the plan it
-// validates or submits. Every POST body is untrusted: bounded by the server, parsed with a depth limit, and any
-// fault is one sentence.
+// Metadata, the same headers; the Host check is io::LocalServer's), the page's files, its state, and the plan
+// it validates or submits. Every POST body is untrusted: bounded by the server, parsed with a depth limit,
+// and any fault is one sentence.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +14,8 @@
 namespace advplan::play {
 namespace {
 
-/// Whether `a` equals the token `b`, in a time that does not depend on where they differ (the length is public).
+/// Whether `a` equals the token `b`, in a time that does not depend on where they differ (the length is
+/// public).
 bool same_token(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
@@ -27,8 +28,8 @@ std::string header_or_empty(const io::LocalRequest& r, std::string_view name) {
   return v ? *v : "";
 }
 
-/// A request from another site (Sec-Fetch-Site cross-site or same-site) is refused unless it opens the page as a
-/// top-level navigation; a POST from another site is always refused.
+/// A request from another site (Sec-Fetch-Site cross-site or same-site) is refused unless it opens the page
+/// as a top-level navigation; a POST from another site is always refused.
 bool from_another_site(const io::LocalRequest& r, std::string_view file) {
   const std::string site = header_or_empty(r, "sec-fetch-site");
   if (site != "cross-site" && site != "same-site") return false;
@@ -67,7 +68,8 @@ io::LocalResponse asset(std::string_view file) {
   return io::text_response(404, "Not found.");
 }
 
-/// The body {"scenario_id": "...", "plan": {...}}: the id and the plan's JSON text, or one sentence in `error`.
+/// The body {"scenario_id": "...", "plan": {...}}: the id and the plan's JSON text, or one sentence in
+/// `error`.
 bool read_body(const std::string& body, std::string& scenario_id, std::string& plan, std::string& error) {
   nlohmann::json j;
   if (const std::string e = untrusted::parse_json_bounded(body, j, kMaxBodyDepth); !e.empty()) {
@@ -108,21 +110,24 @@ io::LocalServerOptions play_server_options(int port) {
   return o;
 }
 
-io::LocalResponse answer_play_request(PlaySession& session, std::string_view token, const io::LocalRequest& request,
+io::LocalResponse answer_play_request(PlaySession& session, std::string_view token,
+                                      const io::LocalRequest& request,
                                       const std::function<void()>& on_submit) {
   const std::string_view path = request.head.path;
   const std::size_t slash = path.empty() ? 0 : path.find('/', 1);
   const std::string_view first =
       path.empty() ? path : path.substr(1, slash == std::string_view::npos ? path.npos : slash - 1);
   if (path.empty() || path.front() != '/' || !same_token(first, token))
-    return io::text_response(403, "Refused: open the address `advplan play` printed; it holds this sitting's secret path.");
+    return io::text_response(
+        403, "Refused: open the address `advplan play` printed; it holds this sitting's secret path.");
   if (slash == std::string_view::npos) {
     io::LocalResponse r = io::text_response(301, "Moved to the folder's address.");
     r.headers.emplace_back("Location", fmt::format("/{}/", token));
     return r;
   }
   const std::string_view file = path.substr(slash + 1);
-  if (from_another_site(request, file)) return io::text_response(403, "Refused: a page of another site asked for this sitting.");
+  if (from_another_site(request, file))
+    return io::text_response(403, "Refused: a page of another site asked for this sitting.");
   if (request.head.method == "POST") {
     if (file != "validate" && file != "submit") return io::text_response(404, "Not found.");
     return post(session, file, request, on_submit);

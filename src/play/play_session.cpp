@@ -1,5 +1,5 @@
-// A sitting of `advplan play` (play/play.hpp): the corpus in order, the first scenario not played yet, the page's
-// state and a submitted plan checked by the validator and recorded with its time.
+// A sitting of `advplan play` (play/play.hpp): the corpus in order, the first scenario not played yet, the
+// page's state and a submitted plan checked by the validator and recorded with its time.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -24,7 +24,8 @@ constexpr std::size_t kMaxMapPositions = 200'000;
 
 PlaySession::PlaySession(const ExperimentConfig& cfg, Side side, const std::string& out_dir)
     : cfg_(cfg), side_(side), corpus_(generate_corpus(cfg)), book_(out_dir, side) {
-  if (corpus_.empty()) throw ConfigError(fmt::format("{}: the corpus is empty; there is nothing to play", cfg.source));
+  if (corpus_.empty())
+    throw ConfigError(fmt::format("{}: the corpus is empty; there is nothing to play", cfg.source));
   if (side_ == Side::Red) blue_ = make_blue_policy(cfg.default_blue, policy_context(cfg));
 }
 
@@ -65,7 +66,8 @@ std::string PlaySession::state_json() {
   }
   const Scenario& sc = corpus_[*i];
   j["index"] = *i;
-  j["scenario"] = to_json(sc, side_ == Side::Blue ? ScenarioJson::with_seed_plans : ScenarioJson::without_seed_plans);
+  j["scenario"] =
+      to_json(sc, side_ == Side::Blue ? ScenarioJson::with_seed_plans : ScenarioJson::without_seed_plans);
   if (side_ == Side::Red) {
     std::string failure;
     const std::optional<Plan> blue = opponent_plan(*i, failure);
@@ -73,8 +75,9 @@ std::string PlaySession::state_json() {
     j["opponent"] = blue ? to_json(*blue) : nlohmann::json();
     j["opponent_failure"] = failure;
   }
-  j["map"] = cfg_.terrain_geo ? nlohmann::json::parse(geo::to_geojson_bounded(scenario_map(cfg_, sc), kMaxMapPositions))
-                              : nlohmann::json();
+  j["map"] = cfg_.terrain_geo
+                 ? nlohmann::json::parse(geo::to_geojson_bounded(scenario_map(cfg_, sc), kMaxMapPositions))
+                 : nlohmann::json();
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

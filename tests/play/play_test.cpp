@@ -1,5 +1,7 @@
-// advplan play's library side (play/play.hpp, docs/PLAY.md): the seat, the book of plans in the output directory,
-// the validator's messages, and the page's requests with their hostile bodies.
+// advplan play's library side (play/play.hpp, docs/PLAY.md): the seat, the book of plans in the output
+// directory, the validator's messages, and the page's requests with their hostile bodies.
+#include "advplan/play/play.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,7 +12,6 @@
 #include "advplan/core/error.hpp"
 #include "advplan/core/plan_json.hpp"
 #include "advplan/io/played_plans.hpp"
-#include "advplan/play/play.hpp"
 #include "support/cli.hpp"
 #include "support/raw_http.hpp"
 
@@ -54,10 +55,12 @@ TEST(PlaySeat, BlueTakesTheDefaultBlueSeatAndRedAddsTheHumanCondition) {
   ASSERT_EQ(blue.conditions.size(), cfg.conditions.size());
   for (std::size_t i = 0; i < cfg.conditions.size(); ++i) {
     EXPECT_EQ(blue.conditions[i].label, cfg.conditions[i].label);
-    EXPECT_EQ(blue.conditions[i].blue, cfg.conditions[i].blue == "seed" ? "plans:x.jsonl" : cfg.conditions[i].blue);
+    EXPECT_EQ(blue.conditions[i].blue,
+              cfg.conditions[i].blue == "seed" ? "plans:x.jsonl" : cfg.conditions[i].blue);
   }
   const ExperimentConfig red = play::seated_config(cfg, Side::Red, "plans:x.jsonl");
-  ASSERT_EQ(red.conditions.size(), cfg.conditions.size() + 2) << "seed and the council meet the person's plan";
+  ASSERT_EQ(red.conditions.size(), cfg.conditions.size() + 2)
+      << "seed and the council meet the person's plan";
   const Condition& first = red.conditions[cfg.conditions.size()];
   EXPECT_EQ(first.label, "human");
   EXPECT_EQ(first.blue, "seed");
@@ -110,7 +113,8 @@ TEST(PlayBook, NeverRenamesOverANonRegularFileNorWritesOutsideItsDirectory) {
   fs::create_directories(out);
   testing::write_file(dir / "elsewhere.csv", "untouched\n");
   fs::create_symlink(dir / "elsewhere.csv", out + "/play_times.csv");
-  EXPECT_THROW(play::PlaySession(cfg, Side::Blue, out), IoError) << "a link in the book's place is not read through";
+  EXPECT_THROW(play::PlaySession(cfg, Side::Blue, out), IoError)
+      << "a link in the book's place is not read through";
   fs::remove(out + "/play_times.csv");
   play::PlaySession s(cfg, Side::Blue, out);
   fs::create_symlink(dir / "elsewhere.csv", out + "/play_times.csv");  // made during the sitting
@@ -139,7 +143,8 @@ TEST(PlayMessages, AreTheValidatorsOneSentenceEach) {
 
 class PlayRequests : public ::testing::Test {
  protected:
-  PlayRequests() : dir_("play-requests"), cfg_(three_scenarios(dir_)), s_(cfg_, Side::Blue, dir_ / "sitting") {}
+  PlayRequests()
+      : dir_("play-requests"), cfg_(three_scenarios(dir_)), s_(cfg_, Side::Blue, dir_ / "sitting") {}
   io::LocalResponse ask(const io::LocalRequest& r) { return play::answer_play_request(s_, kToken, r); }
   std::string at(const std::string& file) const { return fmt::format("/{}/{}", kToken, file); }
   TempDir dir_;
@@ -154,8 +159,8 @@ TEST_F(PlayRequests, ServeThePageAndTheStateUnderTheTokenOnly) {
   EXPECT_EQ(state["side"], "BLUE");
   EXPECT_EQ(state["total"], 3);
   EXPECT_EQ(state["scenario"]["id"], "urban-100");
-  for (const std::string& bad : std::vector<std::string>{"/", "/state", "/0123456789abcdef0123456789abcdee/state",
-                                                         "/x/" + std::string(kToken) + "/"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "/", "/state", "/0123456789abcdef0123456789abcdee/state", "/x/" + std::string(kToken) + "/"}) {
     const auto r = ask(request("GET", bad));
     EXPECT_EQ(r.status, 403) << bad;
     EXPECT_EQ(r.body.find(kToken), std::string::npos);
@@ -173,15 +178,18 @@ TEST(PlayState, AsRedShowsTheDefaultBluePlanItAnswersAndTakesARedPlan) {
   EXPECT_EQ(state["opponent_policy"], "seed");
   // The seed policy plays the scenario's first seed plan: the plan the run's BLUE makes.
   EXPECT_EQ(state["opponent"], to_json(s.scenario(0).blue_seed_plans.front()));
-  EXPECT_FALSE(state["scenario"].contains("blue_seed_plans") && !state["scenario"]["blue_seed_plans"].empty());
+  EXPECT_FALSE(state["scenario"].contains("blue_seed_plans") &&
+               !state["scenario"]["blue_seed_plans"].empty());
   EXPECT_FALSE(s.submit(s.scenario(0).id, plan_to_string(s.scenario(0).blue_seed_plans.front())).empty())
       << "a BLUE plan in RED's seat";
 }
 
 TEST_F(PlayRequests, RefuseHostileBodiesInOneSentence) {
-  const std::string deep = R"({"scenario_id": "urban-100", "plan": )" + std::string(40, '[') + std::string(40, ']') + "}";
-  for (const std::string& body : {std::string("not json"), std::string("[1, 2]"), std::string(R"({"plan": {}})"),
-                                 std::string(R"({"scenario_id": 7, "plan": {}})"), deep, std::string("\xff\xfe")}) {
+  const std::string deep =
+      R"({"scenario_id": "urban-100", "plan": )" + std::string(40, '[') + std::string(40, ']') + "}";
+  for (const std::string& body :
+       {std::string("not json"), std::string("[1, 2]"), std::string(R"({"plan": {}})"),
+        std::string(R"({"scenario_id": 7, "plan": {}})"), deep, std::string("\xff\xfe")}) {
     for (const char* file : {"validate", "submit"}) {
       const auto r = ask(request("POST", at(file), body));
       EXPECT_EQ(r.status, 400) << file << " " << body;
@@ -189,8 +197,9 @@ TEST_F(PlayRequests, RefuseHostileBodiesInOneSentence) {
       EXPECT_EQ(r.body.back(), '\n') << "one sentence, one line";
     }
   }
-  const auto cross = ask(request("POST", at("submit"), body_of_plan(s_.scenario(0), s_.scenario(0).blue_seed_plans[0]),
-                                 {{"sec-fetch-site", "cross-site"}}));
+  const auto cross =
+      ask(request("POST", at("submit"), body_of_plan(s_.scenario(0), s_.scenario(0).blue_seed_plans[0]),
+                  {{"sec-fetch-site", "cross-site"}}));
   EXPECT_EQ(cross.status, 403);
   EXPECT_EQ(s_.played(), 0u);
 }
@@ -204,7 +213,8 @@ TEST_F(PlayRequests, ValidateAsThePersonTypesAndSubmitMovesOn) {
   const auto refused = ask(request("POST", at("submit"), body_of_plan(sc, bad)));
   EXPECT_EQ(refused.status, 422);
   EXPECT_EQ(s_.played(), 0u);
-  const auto ok = nlohmann::json::parse(ask(request("POST", at("validate"), body_of_plan(sc, sc.blue_seed_plans[0]))).body);
+  const auto ok = nlohmann::json::parse(
+      ask(request("POST", at("validate"), body_of_plan(sc, sc.blue_seed_plans[0]))).body);
   EXPECT_TRUE(ok["messages"].empty());
   const auto next = ask(request("POST", at("submit"), body_of_plan(sc, sc.blue_seed_plans[0])));
   ASSERT_EQ(next.status, 200) << next.body;
@@ -215,17 +225,20 @@ TEST_F(PlayRequests, ValidateAsThePersonTypesAndSubmitMovesOn) {
 }
 
 TEST_F(PlayRequests, OverTheServerCheckTheHostAndBoundTheBody) {
-  const testing::ServerThread server(play::play_server_options(0),
-                                     [this](const io::LocalRequest& r) { return play::answer_play_request(s_, kToken, r); });
+  const testing::ServerThread server(play::play_server_options(0), [this](const io::LocalRequest& r) {
+    return play::answer_play_request(s_, kToken, r);
+  });
   const int port = server.port();
   const std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
   EXPECT_EQ(testing::status_of(testing::exchange(port, testing::get_request(port, at("state")))), 200);
-  EXPECT_EQ(testing::status_of(testing::exchange(port, "GET " + at("state") + " HTTP/1.1\r\nHost: evil.test:" +
-                                                           std::to_string(port) + "\r\n\r\n")),
-            421);
+  EXPECT_EQ(
+      testing::status_of(testing::exchange(
+          port, "GET " + at("state") + " HTTP/1.1\r\nHost: evil.test:" + std::to_string(port) + "\r\n\r\n")),
+      421);
   const std::string big(play::kMaxBodyBytes + 1, ' ');
   const std::string post = "POST " + at("submit") + " HTTP/1.1\r\n" + host +
-                           "Content-Type: application/json\r\nContent-Length: " + std::to_string(big.size()) + "\r\n\r\n";
+                           "Content-Type: application/json\r\nContent-Length: " + std::to_string(big.size()) +
+                           "\r\n\r\n";
   EXPECT_EQ(testing::status_of(testing::exchange(port, post + big)), 413);
 }
 

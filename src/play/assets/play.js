@@ -72,7 +72,8 @@ function renderOpponent() {
   const byId = new Map(plan.actions.map((a) => [a.id, a]));
   for (const id of plan.chain) {
     const a = byId.get(id);
-    if (a) list.appendChild(el('li', `${a.id}: ${a.asset} ${a.verb} (${a.category}) → ${a.target}, priority ${a.priority}`));
+    if (!a) continue;
+    list.appendChild(el('li', `${a.id}: ${a.asset} ${a.verb} (${a.category}) → ${a.target}, priority ${a.priority}`));
   }
   document.getElementById('opponent-branches').textContent = plan.branches.map((b) =>
     `at ${b.at} (${b.condition}): ` + b.options.map((o) => o.join(' → ')).join(' | ')).join('\n');
@@ -270,7 +271,8 @@ async function check() {
 function render() {
   const status = document.getElementById('status');
   if (state.done) {
-    status.textContent = `All ${state.total} scenarios are played. advplan is writing the run; you may close this page.`;
+    status.textContent =
+      `All ${state.total} scenarios are played. advplan is writing the run; you may close this page.`;
     status.className = 'done';
     document.querySelector('main').hidden = true;
     return;

@@ -92,5 +92,6 @@ void add_geo_commands(CLI::App& app, Action& run);  ///< map, tool, questions, q
 void add_check_command(CLI::App& app, Action& run);
 void add_report_command(CLI::App& app, Action& run);  ///< report RUN_DIR: the static site (docs/REPORT.md)
 void add_view_command(CLI::App& app, Action& run);    ///< view RUN_DIR: the same pages served from 127.0.0.1  ///< check RUN_DIR: the MANIFEST check
+void add_play_command(CLI::App& app, Action& run);  ///< play CONFIG --side S --out DIR: a person in one seat (docs/PLAY.md)
 
 }  // namespace advplan::cli

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_psro_command(app, run);
   advplan::cli::add_report_command(app, run);
   advplan::cli::add_view_command(app, run);
+  advplan::cli::add_play_command(app, run);
   advplan::cli::add_geo_commands(app, run);
   advplan::cli::add_check_command(app, run);
   advplan::cli::add_schema_command(app, run);

@@ -24,7 +24,7 @@ const std::map<std::string, int>& ranks() {
       {"core", 0},     {"io", 1},        {"stats", 1},       {"scenario", 2},   {"metrics", 2},
       {"sim", 2},      {"geo", 2},       {"llm", 2},         {"pagmo_module", 2}, {"http_module", 1}, {"policy", 3},
       {"council", 4},  {"run", 5},       {"tables", 6},      {"studies", 6},    {"rubric", 6},
-      {"evaluation", 6}, {"frontier", 6}, {"sweeps", 6}, {"metagame", 6}, {"report", 6},   {"pipeline", 7},   {"cli", 8},
+      {"evaluation", 6}, {"frontier", 6}, {"sweeps", 6}, {"metagame", 6}, {"report", 6},   {"play", 7},   {"pipeline", 7},   {"cli", 8},
       {"mpi_module", 8}, {"python", 8}};
   return r;
 }

@@ -53,6 +53,19 @@ void add_stop_flags(CLI::App* cmd, StopFlags& f) {
                                    "±DELTA (0 < DELTA < 1)");
 }
 
+/// The k of `--budget` ("1,2,4"), each in 1..1024.
+std::vector<int> budget_ks(const std::string& list) {
+  std::vector<int> out;
+  for (const auto& k : split_list(list)) {
+    int v = 0;
+    const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
+    if (ec != std::errc() || p != k.data() + k.size() || v < 1 || v > 1024)
+      throw ConfigError(fmt::format("evaluate: --budget: '{}' is not a k in 1..1024", k));
+    out.push_back(v);
+  }
+  return out;
+}
+
 /// The stopping rule of the flags, checked against the rest of the run; nullopt without --stop-when-decided.
 std::optional<StoppingRule> stopping_rule(const StopFlags& f, const ExperimentConfig& cfg, const RunDirFlags& dir) {
   if (!f.on) {
@@ -74,6 +87,15 @@ std::optional<StoppingRule> stopping_rule(const StopFlags& f, const ExperimentCo
     throw ConfigError("evaluate: --stop-when-decided needs each scenario's rows as it is played, which a batch wave "
                       "defers: drop --batch (or llm.mode: batch)");
   return StoppingRule{f.block, f.futility, 0.05};
+}
+
+/// spec.stopping and spec.corpus from the flags; a stopping run needs a comparison to decide.
+void set_stopping(const StopFlags& f, const ExperimentConfig& cfg, const RunDirFlags& dir, EvaluateSpec& spec) {
+  spec.stopping = stopping_rule(f, cfg, dir);
+  spec.corpus = corpus_size(cfg);
+  if (spec.stopping && sequential_family(spec).empty())
+    throw ConfigError("evaluate: --stop-when-decided needs a reference policy to compare with (drop "
+                      "--no-reference, or name one with --reference)");
 }
 
 }  // namespace
@@ -145,19 +167,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       if (spec.reds.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       spec.references.clear();
       if (!*no_refs) spec.references = split_list(*refs);
-      spec.budget_ks.clear();
-      for (const auto& k : split_list(*budget)) {
-        int v = 0;
-        const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
-        if (ec != std::errc() || p != k.data() + k.size() || v < 1 || v > 1024)
-          throw ConfigError(fmt::format("evaluate: --budget: '{}' is not a k in 1..1024", k));
-        spec.budget_ks.push_back(v);
-      }
-      spec.stopping = stopping_rule(*stop, cfg, *dir_flags);
-      spec.corpus = corpus_size(cfg);
-      if (spec.stopping && sequential_family(spec).empty())
-        throw ConfigError("evaluate: --stop-when-decided needs a reference policy to compare with (drop "
-                          "--no-reference, or name one with --reference)");
+      spec.budget_ks = budget_ks(*budget);
+      set_stopping(*stop, cfg, *dir_flags, spec);
       const RunPlan plan = prepare_run(cfg, evaluate_conditions(spec));  // bad policies fail here, before any work
       RunOptions opts;
       opts.out_dir = *out;

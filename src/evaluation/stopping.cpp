@@ -168,8 +168,9 @@ void stop_when_decided(const EvaluateSpec& spec, RunOptions& opts) {
   opts.stop_when = [monitor, progress](const RunOptions::StopCheck& c) {
     const auto& header = schema::per_scenario(false);
     if (c.outcome == nullptr) {  // before the first scenario of this invocation: a resumed run's rows first
-      if (c.done > 0 && monitor->add_table(CsvTable::read(c.kept_rows, header)) != c.done)
-        throw IoError(fmt::format("{}: holds a different number of scenarios than the journal ({})", c.kept_rows,
+      if (monitor->add_table(CsvTable::parse(c.kept_rows, "per_scenario.csv of the resumed run", header)) != c.done)
+        throw IoError(fmt::format("per_scenario.csv of the resumed run: holds a different number of scenarios than "
+                                  "its journal's {}",
                                   c.done));
       const auto& looks = monitor->looks();
       return !looks.empty() && looks.back().scenarios == c.done && !looks.back().stop.empty();

@@ -529,13 +529,20 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
   }
 }
 
-/// opts.stop_when asked before the first scenario of this invocation, with the rows a resumed run already has.
-bool stop_before(const RunOptions& opts, const std::vector<Stream>& streams, std::size_t start) {
+/// opts.stop_when asked before the first scenario a resume plays, with the rows the run already has: the first
+/// bytes of per_scenario.csv that `entry` vouches for, in the work directory or already moved into place (a run
+/// killed while it finished after a stop).
+bool stop_before(const RunOptions& opts, const std::vector<Stream>& streams, const fs::path& dir,
+                 const JournalEntry& entry) {
   if (!opts.stop_when) return false;
   std::string kept;
-  for (const Stream& st : streams)
-    if (st.name == "per_scenario.csv") kept = st.work;
-  return opts.stop_when({start, nullptr, kept});
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    if (streams[i].name != "per_scenario.csv") continue;
+    const fs::path at = fs::exists(fs::symlink_status(streams[i].work)) ? fs::path(streams[i].work) : dir / streams[i].name;
+    kept = io::read_text_file(at.string());  // its first bytes verified against the journal entry
+    kept.resize(std::min<std::size_t>(kept.size(), static_cast<std::size_t>(entry.files[i].bytes)));
+  }
+  return opts.stop_when({entry.done, nullptr, kept});
 }
 
 }  // namespace
@@ -609,7 +616,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     summary.failed_rows = entry.failed;
     summary.scenarios_with_blue_plan = entry.with_plan;
     remove_stale_temporaries(opts.out_dir);
-    reopen_streams(streams, entry, start == count);
+    // A run the rule stopped at `start` was finishing: its traces may already be in place, as a complete one's.
+    summary.stopped = start < count && stop_before(opts, streams, dir, entry);
+    if (summary.stopped) summary.scenarios = start;
+    reopen_streams(streams, entry, start == count || summary.stopped);
     journal.fd = ::open(journal.path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (journal.fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal.path, std::strerror(errno)));
   } else {
@@ -619,10 +629,6 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   // Batch mode: the wave is open only while the scenarios are played; the judges after them are asked online.
   const auto wave = batch_wave_of(plan.ctx);
   if (wave) wave->open();
-  if (start < count && stop_before(opts, streams, start)) {
-    summary.scenarios = start;
-    summary.stopped = true;
-  }
   try {
     if (start < count && !summary.stopped) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
   } catch (...) {

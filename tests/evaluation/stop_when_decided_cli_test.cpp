@@ -35,6 +35,7 @@ nlohmann::json summary_of(const std::string& run) {
 // The clear effect: council's win rate (+0.33) and coherence (+0.16) are decided, its advantage (+0.03) and quality
 // (+0.05) lie within the ±0.2 futility margin; the run stops long before the corpus ends, every verdict it decided
 // is the full run's, and every one it left undecided has the full run's difference within the margin.
+// ctest: slow
 TEST(StopWhenDecidedCli, CouncilAgainstTheSeedPlanStopsEarlyWithTheFullRunsVerdicts) {
   TempDir dir("stop-clear");
   const std::string cfg = corpus300(dir);
@@ -73,6 +74,7 @@ TEST(StopWhenDecidedCli, CouncilAgainstTheSeedPlanStopsEarlyWithTheFullRunsVerdi
 
 // Killed after a few journal entries, midway, and while it finished after its stop; resumed at another thread
 // count, each writes the uninterrupted run's traces, stopping table and summary.
+// ctest: slow
 TEST(StopWhenDecidedCli, AKilledRunResumesAndStopsAtTheSameScenario) {
   TempDir dir("stop-resume");
   const std::string cfg = corpus300(dir);

@@ -70,7 +70,7 @@ TEST(StopWhenDecided, AClearEffectIsDecidedAndStopsBeforeTheCorpusEnds) {
   std::size_t first_stop = 0;
   for (const auto& l : looks)
     if (!l.stop.empty() && first_stop == 0) first_stop = l.scenarios;
-  EXPECT_GT(first_stop, 0u);
+  ASSERT_GT(first_stop, 0u);
   EXPECT_LT(first_stop, 200u);
   EXPECT_EQ(looks[first_stop / 10 - 1].stop, "decided");
   for (const auto& c : looks[first_stop / 10 - 1].comparisons) {
@@ -95,7 +95,7 @@ TEST(StopWhenDecided, ANullIsNeverDecidedAndAFutilityMarginStopsIt) {
   std::size_t at = 0;
   for (const auto& l : futile)
     if (l.stop == "futility" && at == 0) at = l.scenarios;
-  EXPECT_GE(at, 60u);
+  ASSERT_GE(at, 60u);
   EXPECT_LE(at, 120u);
   for (const auto& c : futile[at / 10 - 1].comparisons) {
     EXPECT_GE(c.lo, -0.25);

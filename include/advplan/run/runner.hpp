@@ -77,9 +77,9 @@ struct RunOptions {
   /// policies' tokens (prompt + completion) or their cost under llm.prices past the limit. 0: no limit.
   std::uint64_t max_tokens = 0;
   double max_cost_usd = 0;
-  /// Early stopping (`evaluate --stop-when-decided`): asked in corpus order from the in-order stage, once before
-  /// the first scenario this invocation plays (`outcome` null, `kept_rows` the work directory's per_scenario.csv
-  /// holding the `done` scenarios a resumed run already has) and after each kept scenario (its outcome). Once it
+  /// Early stopping (`evaluate --stop-when-decided`): asked in corpus order from the in-order stage after each
+  /// kept scenario (its outcome), and when a run resumes, once before anything else (`outcome` null, `kept_rows`
+  /// the text of per_scenario.csv, header and rows, of the `done` scenarios it already has). Once it
   /// returns true no further scenario is started or kept, and the run finishes on the corpus prefix kept so far
   /// as if that were the corpus. The answer must depend on the corpus-ordered rows only (determinism).
   struct StopCheck {

@@ -445,12 +445,13 @@ CsvTable check_reproducibility(const RunPlan& plan, const CsvTable& per, std::si
       if (exempt_reason) *exempt_reason = fmt::format("exempt: {} is a live model, whose server decides", spec);
       return out;
     }
-  const std::size_t n = corpus_size(*plan.cfg);
-  if (n == 0 || sample == 0) return out;
-  const std::size_t step = (n + sample - 1) / sample;
   std::map<std::string, std::vector<std::size_t>> rows_of;
   const auto cs = per.col("scenario_id");
   for (std::size_t i = 0; i < per.size(); ++i) rows_of[per.rows()[i][cs]].push_back(i);
+  // The corpus prefix the run played: all of it, or where `--stop-when-decided` stopped it.
+  const std::size_t n = std::min(corpus_size(*plan.cfg), rows_of.size());
+  if (n == 0 || sample == 0) return out;
+  const std::size_t step = (n + sample - 1) / sample;
   for (std::size_t i = 0; i < n; i += step) {
     const Scenario sc = corpus_scenario(*plan.cfg, i);
     const ScenarioOutcome again = evaluate_scenario(sc, plan);

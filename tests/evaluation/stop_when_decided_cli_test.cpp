@@ -41,7 +41,10 @@ TEST(StopWhenDecidedCli, CouncilAgainstTheSeedPlanStopsEarlyWithTheFullRunsVerdi
   const std::string cfg = corpus300(dir);
   const auto full = advplan(council_vs_seed(cfg, dir / "full"), dir);
   ASSERT_EQ(full.status, 0) << full.err;
-  const auto stop = advplan(council_vs_seed(cfg, dir / "stop") + " --stop-when-decided --futility 0.2", dir);
+  // With the reproducibility check, which re-evaluates scenarios of the prefix played only.
+  std::string with_rerun = council_vs_seed(cfg, dir / "stop") + " --stop-when-decided --futility 0.2";
+  with_rerun.replace(with_rerun.find("--rerun 0"), 9, "--rerun 3");
+  const auto stop = advplan(with_rerun, dir);
   ASSERT_EQ(stop.status, 0) << stop.err;
   EXPECT_THAT(stop.err, HasSubstr("stopped when decided after"));
   const auto f = summary_of(dir / "full"), s = summary_of(dir / "stop");
@@ -70,6 +73,9 @@ TEST(StopWhenDecidedCli, CouncilAgainstTheSeedPlanStopsEarlyWithTheFullRunsVerdi
   const auto looks = io::CsvTable::read(dir / "stop/evaluation/stopping.csv");
   ASSERT_EQ(looks.size(), 4u * st.at("looks").get<std::size_t>());
   EXPECT_EQ(looks.at(looks.size() - 1, "stop"), "futility");
+  const auto repro = io::CsvTable::read(dir / "stop/evaluation/reproducibility.csv");
+  ASSERT_EQ(repro.size(), 3u);
+  for (std::size_t i = 0; i < repro.size(); ++i) EXPECT_EQ(repro.at(i, "identical"), "1") << repro.at(i, "scenario_id");
 }
 
 // Killed after a few journal entries, midway, and while it finished after its stop; resumed at another thread

@@ -136,7 +136,39 @@ void BM_RunEffectsScenariosSaved(benchmark::State& state) {
   state.counters["decided_share"] = static_cast<double>(decided) / (1000.0 * static_cast<double>(d.size()));
 }
 // The argument is the futility margin delta in hundredths (0: stop only when every comparison is decided).
-BENCHMARK(BM_RunEffectsScenariosSaved)->Arg(0)->Arg(10)->Arg(15)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RunEffectsScenariosSaved)->Arg(0)->Arg(10)->Arg(15)->Arg(20)->Arg(25)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+/// 1,000 null studies with the paper run's spread: each draws the run's scenarios with replacement (keyed) and
+/// gives each draw's council - seed differences a keyed random sign (the same for its four metrics, which keeps
+/// their correlation), so every mean difference is 0. The counter: the share of studies with any verdict.
+void BM_RunNullSignFlips(benchmark::State& state) {
+  const char* dir = std::getenv("ADVPLAN_SEQUENTIAL_RUN");
+  if (!dir) {
+    state.SkipWithError("set ADVPLAN_SEQUENTIAL_RUN to a paper run directory");
+    return;
+  }
+  const auto d = run_differences(dir, "council", "seed", "greedy@8");
+  const std::size_t n = d.front().size();
+  std::size_t false_verdicts = 0;
+  for (auto _ : state)
+    for (int k = 0; k < 1000; ++k) {
+      Rng rng = Rng::keyed(49, "sequential-run-null", std::to_string(k));
+      std::vector<std::vector<double>> flipped(d.size(), std::vector<double>(n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t from = rng.pick_index(n);  // a bootstrap draw of a scenario
+        const double sign = rng.uniform() < 0.5 ? -1.0 : 1.0;
+        for (std::size_t j = 0; j < d.size(); ++j) flipped[j][i] = sign * d[j][from];
+      }
+      const StudyOutcome o = play(flipped, 10, static_cast<double>(state.range(0)) / 100);
+      for (bool r : o.rejected)
+        if (r) {
+          ++false_verdicts;
+          break;
+        }
+    }
+  state.counters["false_verdict_rate"] = static_cast<double>(false_verdicts) / 1000;
+}
+BENCHMARK(BM_RunNullSignFlips)->Arg(0)->Arg(20)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace advplan

@@ -11,6 +11,7 @@
 #include "advplan/core/error.hpp"
 #include "advplan/tables/tables.hpp"
 #include "advplan/evaluation/evaluation.hpp"
+#include "advplan/evaluation/stopping.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/summaries.hpp"
 #include "advplan/stats/text_table.hpp"
@@ -32,6 +33,71 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+/// `--stop-when-decided [--block B] [--futility δ]` as given on the command line.
+struct StopFlags {
+  bool on = false;
+  std::size_t block = 10;
+  double futility = 0;
+  CLI::Option* block_opt = nullptr;
+  CLI::Option* futility_opt = nullptr;
+};
+
+void add_stop_flags(CLI::App* cmd, StopFlags& f) {
+  cmd->add_flag("--stop-when-decided", f.on,
+                "play the corpus in blocks and stop once the anytime-valid verdicts are decided (docs/METRICS.md "
+                "\"Anytime-valid stopping\")");
+  f.block_opt = cmd->add_option("--block", f.block, "with --stop-when-decided: scenarios between looks")
+                    ->capture_default_str();
+  f.futility_opt = cmd->add_option("--futility", f.futility,
+                                   "with --stop-when-decided: also stop when every undecided difference lies within "
+                                   "±DELTA (0 < DELTA < 1)");
+}
+
+/// The k of `--budget` ("1,2,4"), each in 1..1024.
+std::vector<int> budget_ks(const std::string& list) {
+  std::vector<int> out;
+  for (const auto& k : split_list(list)) {
+    int v = 0;
+    const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
+    if (ec != std::errc() || p != k.data() + k.size() || v < 1 || v > 1024)
+      throw ConfigError(fmt::format("evaluate: --budget: '{}' is not a k in 1..1024", k));
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// The stopping rule of the flags, checked against the rest of the run; nullopt without --stop-when-decided.
+std::optional<StoppingRule> stopping_rule(const StopFlags& f, const ExperimentConfig& cfg, const RunDirFlags& dir) {
+  if (!f.on) {
+    if (f.block_opt->count() > 0 || f.futility_opt->count() > 0)
+      throw ConfigError("evaluate: --block and --futility belong to --stop-when-decided, which was not given");
+    return std::nullopt;
+  }
+  if (f.block < 1 || f.block > 1000000)
+    throw ConfigError(fmt::format("evaluate: --block {}: a look needs a block of 1 to 1000000 scenarios", f.block));
+  if (f.futility_opt->count() > 0 && !(f.futility > 0 && f.futility < 1))
+    throw ConfigError(fmt::format("evaluate: --futility {}: the margin must lie strictly between 0 and 1 (the "
+                                  "differences lie in [-1, 1])",
+                                  f.futility));
+  if (cfg.samples > 1)
+    throw ConfigError(fmt::format("{}: samples: {}: --stop-when-decided looks at one row per scenario; run it "
+                                  "with samples: 1",
+                                  cfg.source, cfg.samples));
+  if (cfg.llm.batch || dir.batch || !dir.batch_export.empty())
+    throw ConfigError("evaluate: --stop-when-decided needs each scenario's rows as it is played, which a batch wave "
+                      "defers: drop --batch (or llm.mode: batch)");
+  return StoppingRule{f.block, f.futility, 0.05};
+}
+
+/// spec.stopping and spec.corpus from the flags; a stopping run needs a comparison to decide.
+void set_stopping(const StopFlags& f, const ExperimentConfig& cfg, const RunDirFlags& dir, EvaluateSpec& spec) {
+  spec.stopping = stopping_rule(f, cfg, dir);
+  spec.corpus = corpus_size(cfg);
+  if (spec.stopping && sequential_family(spec).empty())
+    throw ConfigError("evaluate: --stop-when-decided needs a reference policy to compare with (drop "
+                      "--no-reference, or name one with --reference)");
+}
+
 }  // namespace
 
 void add_evaluate_command(CLI::App& app, Action& run) {
@@ -51,6 +117,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   auto power = std::make_shared<double>(0.8);
   auto cluster = std::make_shared<std::string>();
   auto dir_flags = std::make_shared<RunDirFlags>();
+  auto stop = std::make_shared<StopFlags>();
   cmd->add_option("--blue", *blue, "BLUE policy: a registered name, exec:'COMMAND' or llm:MODEL")->required();
   cmd->add_option("--red", *reds, "comma-separated RED baselines")->capture_default_str();
   cmd->add_option("--config", *config, "experiment config (default: the built-in paper config)");
@@ -78,11 +145,12 @@ void add_evaluate_command(CLI::App& app, Action& run) {
   cmd->add_option("--cluster", *cluster,
                   "template: also template-clustered intervals of each verdict (CR2, wild cluster bootstrap)")
       ->check(CLI::IsMember({"template"}));
+  add_stop_flags(cmd, *stop);
   dir_flags->add_to(cmd);
   cmd->callback([&run, blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun,
-                 candidate_plans, power, cluster, dir_flags] {
+                 candidate_plans, power, cluster, dir_flags, stop] {
     run = [blue, reds, config, out, workers, threads, no_refs, refs, fail_on, budget, rerun, candidate_plans, power,
-           cluster, dir_flags] {
+           cluster, dir_flags, stop] {
       ExperimentConfig cfg = config->empty() ? default_experiment_config() : load_experiment_config(*config);
       if (!cfg.sweep.empty())
         throw ConfigError(fmt::format("{}: sweep: evaluate does not run a config's sweep points (it plays the policy "
@@ -99,14 +167,8 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       if (spec.reds.empty()) throw ConfigError("evaluate: --red names no RED baseline");
       spec.references.clear();
       if (!*no_refs) spec.references = split_list(*refs);
-      spec.budget_ks.clear();
-      for (const auto& k : split_list(*budget)) {
-        int v = 0;
-        const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
-        if (ec != std::errc() || p != k.data() + k.size() || v < 1 || v > 1024)
-          throw ConfigError(fmt::format("evaluate: --budget: '{}' is not a k in 1..1024", k));
-        spec.budget_ks.push_back(v);
-      }
+      spec.budget_ks = budget_ks(*budget);
+      set_stopping(*stop, cfg, *dir_flags, spec);
       const RunPlan plan = prepare_run(cfg, evaluate_conditions(spec));  // bad policies fail here, before any work
       RunOptions opts;
       opts.out_dir = *out;
@@ -115,6 +177,7 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       // No studies, but the rubric layer: the plans of the policy under test are graded (docs/RUBRIC.md).
       opts.command = "evaluate";
       dir_flags->apply(opts);
+      if (spec.stopping) stop_when_decided(spec, opts);
       opts.observers = standard_observers(opts.studies, true,
                                           opts.progress ? parse_progress_mode(opts.progress_mode) : ProgressMode::none);
       const BootstrapSettings bs{cfg.bootstrap.resamples, cfg.bootstrap.seed};
@@ -138,6 +201,9 @@ void add_evaluate_command(CLI::App& app, Action& run) {
       fmt::print("{}", md);
       fmt::print(stderr, "advplan: evaluated {} on {} scenarios in {:.2f}s: {} failure(s); wrote {}\n", *blue,
                  s.scenarios, s.seconds, policy_failures, *out);
+      if (s.stopped)
+        fmt::print(stderr, "advplan: stopped when decided after {} of {} scenarios (summary.md \"Stopping\")\n",
+                   s.scenarios, spec.corpus);
       if (const std::string u = usage_summary(s.usage, cfg.llm); !u.empty()) fmt::print(stderr, "advplan: {}\n", u);
       if (s.scenarios_with_blue_plan == 0) {
         fmt::print(stderr, "advplan: {} produced no plan on any scenario\n", *blue);

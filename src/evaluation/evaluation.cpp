@@ -13,6 +13,7 @@
 #include <tbb/parallel_for.h>
 
 #include "advplan/core/random.hpp"
+#include "advplan/evaluation/stopping.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/run/scenario_eval.hpp"
 #include "advplan/stats/cluster.hpp"
@@ -444,12 +445,13 @@ CsvTable check_reproducibility(const RunPlan& plan, const CsvTable& per, std::si
       if (exempt_reason) *exempt_reason = fmt::format("exempt: {} is a live model, whose server decides", spec);
       return out;
     }
-  const std::size_t n = corpus_size(*plan.cfg);
-  if (n == 0 || sample == 0) return out;
-  const std::size_t step = (n + sample - 1) / sample;
   std::map<std::string, std::vector<std::size_t>> rows_of;
   const auto cs = per.col("scenario_id");
   for (std::size_t i = 0; i < per.size(); ++i) rows_of[per.rows()[i][cs]].push_back(i);
+  // The corpus prefix the run played: all of it, or where `--stop-when-decided` stopped it.
+  const std::size_t n = std::min(corpus_size(*plan.cfg), rows_of.size());
+  if (n == 0 || sample == 0) return out;
+  const std::size_t step = (n + sample - 1) / sample;
   for (std::size_t i = 0; i < n; i += step) {
     const Scenario sc = corpus_scenario(*plan.cfg, i);
     const ScenarioOutcome again = evaluate_scenario(sc, plan);
@@ -535,10 +537,12 @@ void add_baselines(Summary& out, const CsvTable& per, const CsvTable& bootstrap_
 }
 
 /// 2. Paired verdicts of the policy minus each reference: verdicts.csv, and their Markdown and JSON.
+/// With --stop-when-decided, the verdicts are the anytime ones of the last look (`looks`' last).
 CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spec, const BootstrapSettings& bs,
-                      std::vector<Verdict>& verdicts) {
+                      std::vector<Verdict>& verdicts, const std::vector<SequentialLook>& looks) {
   const std::string& blue = spec.blue;
   verdicts = paired_verdicts(per, blue, spec.references, bs, spec.alpha, spec.power, spec.cluster_by_template);
+  if (spec.stopping && !looks.empty()) apply_anytime_verdicts(verdicts, sequential_family(spec), looks.back());
   CsvTable vcsv({"blue_policy", "reference", "red_policy", "metric", "n", "mean_blue", "mean_reference", "difference",
                  "ci_lo", "ci_hi", "p", "p_holm", "verdict", "alpha_holm", "power", "mde"});
   out.j["verdicts"] = nlohmann::ordered_json::array();
@@ -548,6 +552,14 @@ CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spe
                   : fmt::format("\n**Paired verdicts**: none, no scenario has a valid row of both `{}` and a reference "
                                 "against the same RED policy.\n",
                                 blue);
+  else if (spec.stopping)
+    out.md += fmt::format("\n**Paired verdicts**, anytime-valid (`{}` minus each reference on the same scenarios; "
+                          "descriptive 95% paired bootstrap intervals; the verdicts, p and Holm p are the confidence "
+                          "sequences' anytime p-values, Holm-corrected over the {} monitored comparisons, at the "
+                          "last look; MDE: at the n played, for a fixed-n test at level {:.2g})\n\n",
+                          blue, sequential_family(spec).size(), verdicts.front().alpha_holm) +
+              "| RED | reference | metric | n | policy | reference | difference [95% CI] | Holm p | MDE | verdict |\n"
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   else
     out.md += fmt::format("\n**Paired verdicts** (`{}` minus each reference on the same scenarios; 95% paired "
                           "bootstrap intervals; sign-flip p-values, Holm-corrected over all {} comparisons; MDE: "
@@ -572,6 +584,30 @@ CsvTable add_verdicts(Summary& out, const CsvTable& per, const EvaluateSpec& spe
                              {"mde", jnum(v.mde)}, {"sentence", v.sentence()}});
   }
   return vcsv;
+}
+
+/// 2a. With --stop-when-decided: where the run stopped and why (summary.md, summary.json "stopping").
+void add_stopping(Summary& out, const EvaluateSpec& spec, const std::vector<SequentialLook>& looks) {
+  const StoppingRule& r = *spec.stopping;
+  const SequentialLook& last = looks.back();
+  const std::string why = last.stop == "decided" ? "every monitored verdict was decided"
+                          : last.stop == "futility"
+                              ? fmt::format("futility: every undecided difference's confidence sequence lay within "
+                                            "±{:g}",
+                                            r.futility)
+                              : "the corpus ended before the looks decided";
+  const std::string reason = last.stop.empty() ? "corpus" : last.stop;
+  out.md += fmt::format("\n**Stopping** (`--stop-when-decided`, block {}, futility {}, α = {:g}; "
+                        "evaluation/stopping.csv): {} {} of {} scenarios (look {}): {}; {} of {} monitored "
+                        "comparisons decided. The verdicts above are the anytime-valid ones of that look.\n",
+                        r.block, r.futility > 0 ? fmt::format("±{:g}", r.futility) : std::string("none"), r.alpha,
+                        last.stop.empty() ? "played" : "stopped after", last.scenarios, spec.corpus, last.look, why,
+                        last.decided(), last.comparisons.size());
+  out.j["stopping"] = {{"block", r.block},       {"futility", r.futility},     {"alpha", r.alpha},
+                       {"looks", looks.size()},  {"scenarios", last.scenarios}, {"corpus", spec.corpus},
+                       {"stopped_early", !last.stop.empty() && last.scenarios < spec.corpus},
+                       {"reason", reason},       {"decided", last.decided()},  {"comparisons", last.comparisons.size()},
+                       {"verdicts", "anytime"}};
 }
 
 /// 2b. With --cluster template: each verdict's template-clustered inference, evaluation/verdicts_clustered.csv and
@@ -728,6 +764,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   for (const auto& r : spec.references)
     if (std::find(blues.begin(), blues.end(), r) == blues.end()) blues.push_back(r);
   Summary out;
+  std::vector<SequentialLook> looks;
+  if (spec.stopping) looks = replay_looks(per, blue, sequential_family(spec), *spec.stopping);
   out.j["blue"] = blue;
   out.j["red_baselines"] = spec.reds;
   out.j["references"] = spec.references;
@@ -737,7 +775,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
   out.j["power"] = spec.power;
   add_baselines(out, per, bootstrap_summary, spec, blues, bs);
   std::vector<Verdict> verdicts;
-  const CsvTable vcsv = add_verdicts(out, per, spec, bs, verdicts);
+  const CsvTable vcsv = add_verdicts(out, per, spec, bs, verdicts, looks);
+  if (spec.stopping) add_stopping(out, spec, looks);
   std::optional<CsvTable> clustered;
   if (spec.cluster_by_template) clustered = add_clustered_verdicts(out, verdicts);
   const CsvTable rcsv = add_robustness(out, per, bs);
@@ -750,6 +789,8 @@ std::vector<std::pair<std::string, std::string>> evaluation_report(const CsvTabl
           {"evaluation/scorecard.csv", scsv.to_string()},
           {"evaluation/reproducibility.csv", reproducibility.to_string()}};
   if (clustered) files.emplace_back("evaluation/verdicts_clustered.csv", clustered->to_string());
+  if (spec.stopping)
+    files.emplace_back("evaluation/stopping.csv", stopping_table(blue, sequential_family(spec), looks).to_string());
   return files;
 }
 

@@ -194,7 +194,12 @@ std::optional<RunSummary> complete_run(const fs::path& dir, const fs::path& work
     summary.scenarios_with_blue_plan = untrusted::count_member(meta, "scenarios_with_blue_plan");
   }
   summary.scenarios = count;
-  summary.resumed_from = count;
+  // A run that evaluate --stop-when-decided stopped is complete with the prefix it played.
+  if (meta.is_object() && meta.contains("stopped_early") && meta["stopped_early"] == true) {
+    summary.scenarios = std::min(count, untrusted::count_member(meta, "scenarios"));
+    summary.stopped = true;
+  }
+  summary.resumed_from = summary.scenarios;
   summary.already_complete = true;
   return summary;
 }

@@ -116,6 +116,7 @@ std::string metadata_json(const RunPlan& plan, const RunOptions& opts, const Run
   j["threads"] = threads;
   j["hardware_concurrency"] = std::thread::hardware_concurrency();
   j["scenarios"] = s.scenarios;
+  if (s.stopped) j["stopped_early"] = true;  // evaluate --stop-when-decided: `scenarios` is the prefix played
   j["rows"] = s.rows;
   j["failed_rows"] = s.failed_rows;
   j["resumed_from"] = s.resumed_from;

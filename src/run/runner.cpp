@@ -334,6 +334,10 @@ void check_run_options(const RunOptions& opts) {
   (void)parse_progress_mode(opts.progress_mode);  // a bad --progress fails before any work
   if (opts.summary != "auto" && opts.summary != "bootstrap" && opts.summary != "streaming")
     throw ConfigError(fmt::format("--summary {}: accepted values are auto, bootstrap and streaming", opts.summary));
+  if (opts.shard_count > 0 && opts.stop_when)
+    throw ConfigError(fmt::format("--shard {}/{}: a shard cannot stop early (its looks would see only its slice of "
+                                  "the corpus); run the stopping run in one process",
+                                  opts.shard_index, opts.shard_count));
   if (opts.shard_count > 0 && opts.shard_index >= opts.shard_count)
     throw ConfigError(fmt::format("--shard {}/{}: the shard index must be below the shard count (0 to {})",
                                   opts.shard_index, opts.shard_count, opts.shard_count - 1));
@@ -441,11 +445,13 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
   // started or kept after that one.
   std::atomic<bool> limited{false};
   std::string limit;
+  // Set in the in-order stage once opts.stop_when says the corpus prefix kept so far decides the run.
+  std::atomic<bool> stopped{false};
   // The scenario tasks may be suspended while a live model answers (OpenAiCompatibleClient), so that the threads
   // serve other scenarios meanwhile.
   const AsyncRequestsScope async_requests;
   auto source = [&](tbb::flow_control& fc) -> std::size_t {
-    if (next >= count || run_interrupt_requested() || limited.load()) {
+    if (next >= count || run_interrupt_requested() || limited.load() || stopped.load()) {
       fc.stop();
       return 0;
     }
@@ -458,7 +464,7 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
   auto keep = [&](std::shared_ptr<Rendered> r) {
     // Once a stop is asked for, nothing more is kept: a scenario in flight may hold the failure of a policy that
     // saw the interrupt. Its rows are computed again by the resume.
-    if (run_interrupt_requested() || limited.load()) return;
+    if (run_interrupt_requested() || limited.load() || stopped.load()) return;
     waiting = waiting || std::any_of(r->o->usage.begin(), r->o->usage.end(), [](const ModelUsage& u) { return u.deferred > 0; });
     if (waiting) return;
     for (std::size_t s = 0; s < streams.size(); ++s) {
@@ -478,12 +484,13 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     for (const auto& row : o.per_scenario)
       if (row[c_status] != "ok") progress.failure(row[c_scenario], row[c_condition], row[c_reason]);
     progress.scenario_done(o.failed_rows);
+    if (opts.stop_when && opts.stop_when({done, &o, {}})) stopped = true;
     std::size_t bytes = 0;
     for (const Stream& st : streams) bytes += st.buf.size();
     const auto now = std::chrono::steady_clock::now();
     const bool due = opts.checkpoint_every > 0 ? (done - start) % opts.checkpoint_every == 0
                                                : now - last_flush > std::chrono::milliseconds(200);
-    if (bytes > (4u << 20) || due || limited.load()) {
+    if (bytes > (4u << 20) || due || limited.load() || stopped.load()) {
       journal.flush(streams, done, summary);
       last_flush = now;
     }
@@ -510,12 +517,32 @@ void evaluate_scenarios(const RunPlan& plan, const RunOptions& opts, const Strea
     throw BatchWaiting(fmt::format("{}: {} of {} scenarios are done; the others wait for the answers of the run's batch "
                                    "wave", opts.out_dir, done, count));
   }
+  if (stopped.load() && done < count) {
+    summary.scenarios = done;
+    summary.stopped = true;
+  }
   if (limited.load() && done < count) {
     journal.close(streams);
     throw RunLimitReached(fmt::format("{}: stopped at {} after {} of {} scenarios; the run is kept, and `--resume` "
                                       "with a higher limit (or none) continues it",
                                       opts.out_dir, limit, done, count));
   }
+}
+
+/// opts.stop_when asked before the first scenario a resume plays, with the rows the run already has: the first
+/// bytes of per_scenario.csv that `entry` vouches for, in the work directory or already moved into place (a run
+/// killed while it finished after a stop).
+bool stop_before(const RunOptions& opts, const std::vector<Stream>& streams, const fs::path& dir,
+                 const JournalEntry& entry) {
+  if (!opts.stop_when) return false;
+  std::string kept;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    if (streams[i].name != "per_scenario.csv") continue;
+    const fs::path at = fs::exists(fs::symlink_status(streams[i].work)) ? fs::path(streams[i].work) : dir / streams[i].name;
+    kept = io::read_text_file(at.string());  // its first bytes verified against the journal entry
+    kept.resize(std::min<std::size_t>(kept.size(), static_cast<std::size_t>(entry.files[i].bytes)));
+  }
+  return opts.stop_when({entry.done, nullptr, kept});
 }
 
 }  // namespace
@@ -540,6 +567,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   RunKey key = run_key(plan, total, opts.shard_count);
   // The resume check also compares the shard; a merge compares every field but this one.
   key.emplace_back("shard_index", std::to_string(opts.shard_index));
+  for (const auto& kv : opts.key_extra) key.push_back(kv);
   // This process's slice of the corpus: a contiguous block, so shards merge by concatenation in shard order.
   const std::size_t lo = opts.shard_count > 0 ? shard_bound(total, opts.shard_index, opts.shard_count) : 0;
   const std::size_t hi = opts.shard_count > 0 ? shard_bound(total, opts.shard_index + 1, opts.shard_count) : total;
@@ -588,7 +616,10 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
     summary.failed_rows = entry.failed;
     summary.scenarios_with_blue_plan = entry.with_plan;
     remove_stale_temporaries(opts.out_dir);
-    reopen_streams(streams, entry, start == count);
+    // A run the rule stopped at `start` was finishing: its traces may already be in place, as a complete one's.
+    summary.stopped = start < count && stop_before(opts, streams, dir, entry);
+    if (summary.stopped) summary.scenarios = start;
+    reopen_streams(streams, entry, start == count || summary.stopped);
     journal.fd = ::open(journal.path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (journal.fd < 0) throw IoError(fmt::format("{}: cannot open ({})", journal.path, std::strerror(errno)));
   } else {
@@ -599,7 +630,7 @@ RunSummary run_experiment(const RunPlan& plan, const RunOptions& opts) {
   const auto wave = batch_wave_of(plan.ctx);
   if (wave) wave->open();
   try {
-    if (start < count) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
+    if (start < count && !summary.stopped) evaluate_scenarios(plan, opts, layout, streams, journal, lo, start, count, threads, corpus, summary);
   } catch (...) {
     if (wave) wave->close();
     throw;

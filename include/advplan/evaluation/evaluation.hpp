@@ -18,6 +18,13 @@ namespace advplan {
 
 struct RunPlan;
 
+/// `evaluate --stop-when-decided` (evaluation/stopping.hpp, docs/METRICS.md "Anytime-valid stopping").
+struct StoppingRule {
+  std::size_t block = 10;  ///< scenarios between looks
+  double futility = 0;     ///< δ: also stop when every undecided comparison lies within ±δ (0: never)
+  double alpha = 0.05;     ///< the family's level (Holm over the family)
+};
+
 /// What `advplan evaluate` runs: the policy under test against each fixed RED baseline and each greedy@k of the
 /// budget sweep, and every reference BLUE policy against the same, with common random numbers.
 struct EvaluateSpec {
@@ -28,6 +35,9 @@ struct EvaluateSpec {
   double alpha = 0.05;  ///< the family's level, before Holm
   double power = 0.8;   ///< the power at which each verdict's minimum detectable effect is stated
   bool cluster_by_template = false;  ///< `--cluster template`: template-clustered intervals beside each verdict
+  /// `--stop-when-decided`: the run stops when its looks decide, and its verdicts are the anytime ones.
+  std::optional<StoppingRule> stopping;
+  std::size_t corpus = 0;  ///< the config's corpus size, which a stopped run names beside what it played
 };
 
 /// The conditions, labelled "BLUE vs RED": for each RED baseline the policy (group evaluate) and each reference

@@ -77,6 +77,19 @@ struct RunOptions {
   /// policies' tokens (prompt + completion) or their cost under llm.prices past the limit. 0: no limit.
   std::uint64_t max_tokens = 0;
   double max_cost_usd = 0;
+  /// Early stopping (`evaluate --stop-when-decided`): asked in corpus order from the in-order stage after each
+  /// kept scenario (its outcome), and when a run resumes, once before anything else (`outcome` null, `kept_rows`
+  /// the text of per_scenario.csv, header and rows, of the `done` scenarios it already has). Once it
+  /// returns true no further scenario is started or kept, and the run finishes on the corpus prefix kept so far
+  /// as if that were the corpus. The answer must depend on the corpus-ordered rows only (determinism).
+  struct StopCheck {
+    std::size_t done = 0;
+    const struct ScenarioOutcome* outcome = nullptr;
+    std::string kept_rows;
+  };
+  std::function<bool(const StopCheck&)> stop_when;
+  /// Fields added to the run key (what a resumed run must share), e.g. the stopping rule.
+  std::vector<std::pair<std::string, std::string>> key_extra;
 };
 
 /// Thrown by run_experiment when --max-tokens or --max-cost stopped it: every scenario up to the one that crossed
@@ -100,6 +113,7 @@ struct RunSummary {
   std::size_t resumed_from = 0;  ///< scenarios already complete when a --resume run started
   std::string first_failure;     ///< the failure_reason of the first failed row ("" when none failed)
   bool already_complete = false;  ///< --resume found a complete run: nothing was done
+  bool stopped = false;  ///< RunOptions::stop_when stopped the run before the end of its corpus (scenarios: played)
   bool streamed_summaries = false;  ///< the summaries were streamed; no observer derived files
   double seconds = 0;
   /// Wall seconds per phase, in order (scenarios, summaries, each observer by name, manifest), for run_metadata.json.

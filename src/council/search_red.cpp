@@ -235,9 +235,11 @@ void BeamSearch::expand(std::size_t parent) {
   Rng rng = Rng::keyed_at(key_, draws_++);
   Plan child = candidates_[parent].plan;
   bool moved = false;
-  for (int t = 0; t < kMoveTries && !moved; ++t) moved = apply_move(rng.pick_index(kNumMoves), child, moves_, rng);
+  std::size_t kind = 0;
+  for (int t = 0; t < kMoveTries && !moved; ++t) moved = apply_move(kind = rng.pick_index(kNumMoves), child, moves_, rng);
   if (!moved) return fail(parent);
-  child.plan_id = fmt::format("{}/red/{}/s{}", req_.scenario->id, req_.stream, evaluations());
+  child.plan_id = fmt::format("{}/red/{}/s{}-{}-p{}", req_.scenario->id, req_.stream, evaluations(), kSearchMoves[kind],
+                              parent);
   const auto& sc = *req_.scenario;
   add(score_red_plan(std::move(child), sc, moves_.vuln, req_.weights, 0, full_ ? RedDetail::full : RedDetail::quality));
   ++stats_.edits;

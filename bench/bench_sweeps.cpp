@@ -8,7 +8,7 @@
 // 2000 resamples.
 // Search RED against sampling (docs/RESULTS.md "Search RED against best-of-k sampling"): one response of search@N and
 // of greedy@N to the seed plan of each of the paper's 150 scenarios, at N = 4, 16, 64 evaluations, one thread.
-// Run: advplan_bench_sweeps --benchmark_min_time=1
+// Run: advplan_bench_sweeps --benchmark_min_time=1 (docs/RESULTS.md has the search rows)
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 

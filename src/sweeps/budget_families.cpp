@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "advplan/run/config.hpp"
@@ -56,12 +57,15 @@ Families budget_families(const CsvTable& per) {
   const auto cc = per.col("condition"), cb = per.col("blue_policy"), cr = per.col("red_policy"),
              cg = per.col("condition_group"), cs = per.col("status");
   std::map<std::string, std::map<int, std::string>> by_family;
+  std::set<std::string> swept;  // the families of the budget sweep itself (group sweep)
   for (const auto& r : per.rows()) {
     std::string family;
     int k = 0;
     if (r[cb] != blue || r[cs] != "ok" || is_replay_group(r[cg]) || !split_spec(r[cr], family, k)) continue;
     by_family[family].emplace(k, r[cc]);
+    if (r[cg] == "sweep") swept.insert(family);
   }
+  std::erase_if(by_family, [&](const auto& f) { return !swept.contains(f.first); });
   Families out;
   if (const auto g = by_family.find("greedy"); g != by_family.end())
     out.emplace_back(g->first, std::vector<std::pair<int, std::string>>(g->second.begin(), g->second.end()));

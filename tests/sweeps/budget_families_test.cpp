@@ -25,8 +25,8 @@ const char* kConditions =
     "conditions: [single, greedy@8, constraint@8, llm_offline, {label: council, blue: council, red: greedy@8}]";
 const char* kStudies = "studies: {rubric: true, framing: true, components: true}";
 
-std::string family_config(const TempDir& dir, const std::string& budget) {
-  return testing::small_config(dir, {{kConditions, "conditions: [single]"},
+std::string family_config(const TempDir& dir, const std::string& budget, const std::string& conditions = "[single]") {
+  return testing::small_config(dir, {{kConditions, "conditions: " + conditions},
                                      {"budget_sweep: [1, 2, 4, 8, 16]", "budget_sweep: " + budget},
                                      {kStudies, "studies: {rubric: false, framing: false, components: false}"}});
 }
@@ -64,7 +64,9 @@ TEST(BudgetFamilies, ASweepWithSearchWritesOneCurvePerFamily) {
 TEST(BudgetFamilies, AGreedyOnlySweepWritesNoFamilyFile) {
   TempDir dir("budget-families-greedy");
   const std::string out = dir / "run";
-  const auto x = advplan(fmt::format("run {} --out {}", quote(family_config(dir, "[2, 4]")), quote(out)), dir);
+  // constraint@8 against the same BLUE plan is a main condition, not a family of the budget sweep.
+  const std::string cfg = family_config(dir, "[2, 4]", "[single, constraint@8]");
+  const auto x = advplan(fmt::format("run {} --out {}", quote(cfg), quote(out)), dir);
   ASSERT_EQ(x.status, 0) << x.err;
   EXPECT_FALSE(std::filesystem::exists(out + "/budget_families.csv"));
   EXPECT_TRUE(std::filesystem::exists(out + "/extrapolation.csv"));

@@ -16,9 +16,10 @@ namespace advplan {
 /// budget_families.csv's header.
 const std::vector<std::string>& budget_families_header();
 
-/// The conditions of each family's curve: per family (greedy first, then the others in byte order) its (k,
-/// condition) pairs by ascending k, from the ok rows of per_scenario.csv whose BLUE policy is the budget sweep's and
-/// whose RED policy is <family>@<k> (replays of grid and attribution left out). Empty without a budget sweep.
+/// The conditions of each family's curve: per family of the budget sweep (one with a row of group sweep; greedy first,
+/// then the others in byte order) its (k, condition) pairs by ascending k, from the ok rows of per_scenario.csv whose
+/// BLUE policy is the budget sweep's and whose RED policy is <family>@<k> (a main condition such as greedy@8
+/// included; replays of grid and attribution left out). Empty without a budget sweep.
 std::vector<std::pair<std::string, std::vector<std::pair<int, std::string>>>> budget_families(
     const io::CsvTable& per_scenario);
 

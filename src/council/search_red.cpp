@@ -338,6 +338,9 @@ RedResponse search_red_response(const RedRequest& req, const SearchSettings& s, 
   if (s.evaluations < 1 || s.beam < 1 || s.patience < 1)
     throw PolicyError(fmt::format("search: N, beam and patience must be at least 1, while {}, {} and {} were given",
                                   s.evaluations, s.beam, s.patience));
+  if (s.evaluations > kMaxSearchEvaluations)  // the bound a spec's N has (parse_policy_spec), for direct callers
+    throw PolicyError(fmt::format("search: N must be at most {}, while {} was given", kMaxSearchEvaluations,
+                                  s.evaluations));
   BeamSearch search(req, s);
   return search.run(stats);
 }

@@ -135,6 +135,13 @@ TEST(SearchRed, MalformedSpecsFailInOneSentence) {
   EXPECT_EQ(spec_error("search@99999999999999999999999"),
             "policy 'search@99999999999999999999999': k must be an integer (accepted: 1..1024), got '99999999999999999999999'");
   EXPECT_EQ(spec_error("search@16"), "no error");
+  // A direct caller is held to the same bound.
+  try {
+    search_red_response(request_for(scenarios().front()), {1 << 30, 4, 2, 1.0});
+    ADD_FAILURE() << "N = 2^30 accepted";
+  } catch (const PolicyError& e) {
+    EXPECT_STREQ(e.what(), "search: N must be at most 1024, while 1073741824 was given");
+  }
   PolicyContext ctx = policy_context(paper());
   ctx.policy_params["search"]["beam"] = 2.5;
   try {

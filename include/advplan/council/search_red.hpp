@@ -11,6 +11,9 @@
 
 namespace advplan {
 
+/// The largest N: the bound of every spec's k (parse_policy_spec), kept by search_red_response for direct callers.
+inline constexpr int kMaxSearchEvaluations = 1024;
+
 struct SearchSettings {
   int evaluations = 16;  ///< N: plans scored (valid or not), seeds and edits alike
   int beam = 4;          ///< plans expanded per round, and the seeds drawn first (min(N, beam))
@@ -38,7 +41,8 @@ inline constexpr std::string_view kSearchMoves[] = {"add",      "pressure", "dro
 /// one by the criterion over all of them (ties to the lowest index), so it never returns a plan scoring below one
 /// it scored. Deterministic: every draw comes from Rng::keyed(run seed, scenario, sample_stream("red-search/" +
 /// stream, sample), draw number), and the seeds are the request stream's candidates, so the answer does not depend
-/// on the thread count. `stats`, when given, receives the accounting.
+/// on the thread count. `stats`, when given, receives the accounting. Throws PolicyError for N outside 1 ..
+/// kMaxSearchEvaluations, or a beam or patience below 1.
 RedResponse search_red_response(const RedRequest& req, const SearchSettings& s, SearchStats* stats = nullptr);
 
 }  // namespace advplan

@@ -6,7 +6,9 @@
 // (src/stats/tail_fit_reference.hpp, src/sweeps/extrapolation_reference.hpp) against the fast ones on a fit the size
 // of the paper subset's: 150 scenarios of 16 draws (8 exceedances each), E[M_k] at the file's nine ks, and k* with
 // 2000 resamples.
-// Run: advplan_bench_sweeps --benchmark_min_time=1
+// Search RED against sampling (docs/RESULTS.md "Search RED against best-of-k sampling"): one response of search@N and
+// of greedy@N to the seed plan of each of the paper's 150 scenarios, at N = 4, 16, 64 evaluations, one thread.
+// Run: advplan_bench_sweeps --benchmark_min_time=1 (docs/RESULTS.md has the search rows)
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -18,7 +20,11 @@
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
+
+#include "advplan/council/search_red.hpp"
 #include "advplan/pipeline/standard_run.hpp"
+#include "advplan/run/scenario_lookup.hpp"
 #include "advplan/run/config.hpp"
 #include "advplan/run/runner.hpp"
 #include "advplan/sweeps/extrapolation.hpp"
@@ -155,6 +161,27 @@ void BM_ExtrapolationKStar(benchmark::State& state) {
     benchmark::DoNotOptimize(state.range(0) ? search_k_star(fit, bs, level) : reference::scanned_k_star(fit, bs, level));
 }
 BENCHMARK(BM_ExtrapolationKStar)->Args({0, 45})->Args({1, 45})->Args({0, 40})->Args({1, 40})->ArgNames({"fast", "level"})
+    ->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+// One response per paper scenario: search@N (search = 1) or greedy@N (search = 0), N = evaluations.
+void BM_SearchAgainstGreedy(benchmark::State& state) {
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  const ExperimentConfig cfg = default_experiment_config();
+  const PolicyContext ctx = policy_context(cfg);
+  std::vector<Scenario> scenarios;
+  for (const auto& t : cfg.template_ids)
+    for (std::uint64_t seed = cfg.seed_from; seed <= cfg.seed_to; ++seed)
+      scenarios.push_back(find_scenario(cfg, t + "-" + std::to_string(seed)));
+  const auto n = static_cast<int>(state.range(1));
+  const auto policy = make_red_policy((state.range(0) ? "search@" : "greedy@") + std::to_string(n), ctx);
+  for (auto _ : state)
+    for (const Scenario& sc : scenarios) {
+      const RedRequest req = red_request(sc, sc.blue_seed_plans.front(), ctx, "baseline");
+      benchmark::DoNotOptimize(policy->respond(req));
+    }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(scenarios.size()));
+}
+BENCHMARK(BM_SearchAgainstGreedy)->ArgsProduct({{0, 1}, {4, 16, 64}})->ArgNames({"search", "N"})
     ->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 }  // namespace

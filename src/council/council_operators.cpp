@@ -71,7 +71,12 @@ std::size_t insert_position(const Plan& p, const Scenario& sc, Category c) {
 
 bool add_role_action(Plan& plan, const Scenario& sc, Category c, Rng& rng, const std::string& verb,
                      const std::string& tag) {
-  auto a = draw_action(sc, Side::Blue, c, rng, verb);
+  return add_side_action(plan, sc, Side::Blue, c, rng, verb, tag);
+}
+
+bool add_side_action(Plan& plan, const Scenario& sc, Side side, Category c, Rng& rng, const std::string& verb,
+                     const std::string& tag) {
+  auto a = draw_action(sc, side, c, rng, verb);
   if (!a) return false;
   const std::size_t pos = std::min(insert_position(plan, sc, c), plan.chain.size());
   const Action* near = plan.chain.empty() ? nullptr : chain_action(plan, std::min(pos, plan.chain.size() - 1));

@@ -177,13 +177,32 @@ void read_matrix(ExperimentConfig& cfg, const YamlReader& mx) {
     }
 }
 
-/// `budget_sweep:` is [k, ...] (against default_blue) or {blue, ks: [k, ...]}.
+/// `budget_sweep.attackers`: a non-empty list of distinct RED policy names without '@' or ':' (each is played as
+/// <name>@k; a name that is not a registered @k policy fails when the run's policies are made).
+void read_budget_attackers(ExperimentConfig& cfg, const YamlReader& list) {
+  list.require_sequence();
+  if (list.size() == 0) list.fail("the list of attackers is empty (the default is [greedy])");
+  cfg.budget_attackers.clear();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string name = list.at(i).as_string();
+    if (name.empty() || name.find_first_of("@: ") != std::string::npos)
+      list.at(i).fail(fmt::format("an attacker is a RED policy name such as greedy or search, played as NAME@k; "
+                                "'{}' is not one",
+                                untrusted::excerpt(name, 60)));
+    if (std::find(cfg.budget_attackers.begin(), cfg.budget_attackers.end(), name) != cfg.budget_attackers.end())
+      list.at(i).fail(fmt::format("the attacker '{}' is listed twice", name));
+    cfg.budget_attackers.push_back(name);
+  }
+}
+
+/// `budget_sweep:` is [k, ...] (against default_blue) or {blue, ks: [k, ...], attackers: [name, ...]}.
 void read_budget_sweep(ExperimentConfig& cfg, const YamlReader& bs) {
   YamlReader ks = bs;
   cfg.budget_blue = cfg.default_blue;
   if (bs.is_map()) {
-    bs.require_only({"blue", "ks"});
+    bs.require_only({"blue", "ks", "attackers"});
     cfg.budget_blue = bs.get_string("blue", cfg.default_blue);
+    if (bs.has("attackers")) read_budget_attackers(cfg, bs.at("attackers"));
     ks = bs.at("ks");
   }
   ks.require_sequence();
@@ -702,15 +721,16 @@ std::vector<Condition> run_conditions(const ExperimentConfig& cfg) {
     pairs.emplace(c.blue, c.red);
     labels.insert(c.label);
   }
-  for (int k : cfg.budget_ks) {
-    const std::string red = fmt::format("greedy@{}", k);
-    if (!pairs.emplace(cfg.budget_blue, red).second) continue;
-    Condition c{default_condition_label(cfg, cfg.budget_blue, red), cfg.budget_blue, red, "sweep"};
-    if (!labels.insert(c.label).second)
-      throw ConfigError(fmt::format("{}: budget_sweep: the sweep condition '{}' has the label of another condition",
-                                    cfg.source, c.label));
-    out.push_back(std::move(c));
-  }
+  for (const std::string& family : cfg.budget_attackers)
+    for (int k : cfg.budget_ks) {
+      const std::string red = fmt::format("{}@{}", family, k);
+      if (!pairs.emplace(cfg.budget_blue, red).second) continue;
+      Condition c{default_condition_label(cfg, cfg.budget_blue, red), cfg.budget_blue, red, "sweep"};
+      if (!labels.insert(c.label).second)
+        throw ConfigError(fmt::format("{}: budget_sweep: the sweep condition '{}' has the label of another condition",
+                                      cfg.source, c.label));
+      out.push_back(std::move(c));
+    }
   for (Condition& c : sweep_point_conditions(cfg)) {
     if (!labels.insert(c.label).second)
       throw ConfigError(fmt::format("{}: sweep: the point '{}' has the label of another condition", cfg.source, c.label));

@@ -1,6 +1,7 @@
 #include "advplan/sweeps/extrapolation.hpp"
 
 #include "advplan/sweeps/sweep.hpp"
+#include "advplan/sweeps/budget_families.hpp"
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -450,6 +451,13 @@ std::vector<std::pair<int, std::string>> k_sweep_budget(const CsvTable& per, con
 
 namespace {
 
+/// budget_families.csv when the budget sweep has a family besides greedy (src/sweeps/budget_families.cpp).
+std::vector<std::pair<std::string, std::string>> family_files(const CsvTable& per, const BootstrapSettings& bs) {
+  std::string text = budget_families_csv(per, bs);
+  if (text.empty()) return {};
+  return {{"budget_families.csv", std::move(text)}};
+}
+
 class ExtrapolationObserver final : public RunObserver {
  public:
   std::string name() const override { return "extrapolation"; }
@@ -457,12 +465,13 @@ class ExtrapolationObserver final : public RunObserver {
     ExtrapolationOptions opts;
     if (sweep_conditions(a.run.per_scenario).empty())
       opts.budget = k_sweep_budget(a.run.per_scenario, sweep_layout(*a.plan.cfg));
-    if (sweep_conditions(a.run.per_scenario).empty() && opts.budget.empty()) return {};
+    auto files = family_files(a.run.per_scenario, a.bootstrap);
+    if (sweep_conditions(a.run.per_scenario).empty() && opts.budget.empty()) return files;
     const CsvTable cand = read_candidates(a.run.dir);
     const auto fit = fit_extrapolation(a.run.per_scenario, cand, opts);
     std::string text = extrapolation_csv(fit, a.run.per_scenario, a.bootstrap);
-    if (text.empty()) return {};
-    return {{"extrapolation.csv", std::move(text)}};
+    if (!text.empty()) files.insert(files.begin(), {"extrapolation.csv", std::move(text)});
+    return files;
   }
 };
 
@@ -474,13 +483,16 @@ std::vector<std::pair<std::string, std::string>> extrapolation_files(const std::
   const RunTraces run = read_run_traces(run_dir);
   ExtrapolationOptions opts;
   if (sweep_conditions(run.per_scenario).empty()) opts.budget = k_sweep_budget(run.per_scenario, recorded_sweep_layout(run_dir));
-  if (sweep_conditions(run.per_scenario).empty() && opts.budget.empty()) return {};
+  const bool greedy_sweep = !sweep_conditions(run.per_scenario).empty() || !opts.budget.empty();
+  if (!greedy_sweep && budget_families(sample_means(run.per_scenario)).empty()) return {};
   const BootstrapSettings bs = recorded_bootstrap(run.bootstrap_summary);
+  auto files = family_files(run.per_scenario, bs);
+  if (!greedy_sweep) return files;
   const CsvTable cand = read_candidates(run_dir);
   const auto fit = fit_extrapolation(run.per_scenario, cand, opts);
   std::string text = extrapolation_csv(fit, run.per_scenario, bs);
-  if (text.empty()) return {};
-  return {{"extrapolation.csv", std::move(text)}};
+  if (!text.empty()) files.insert(files.begin(), {"extrapolation.csv", std::move(text)});
+  return files;
 }
 
 }  // namespace advplan

@@ -27,6 +27,11 @@ inline constexpr std::array<Category, 5> kProposerRoles{Category::movement, Cate
 /// it is in the vocabulary.
 bool add_role_action(Plan& plan, const Scenario& sc, Category category, Rng& rng, const std::string& verb = "",
                      const std::string& tag = "");
+/// add_role_action for a plan of either side: an asset of `side` able to perform `category`, placed by the same
+/// rule. add_role_action is add_side_action(..., Side::Blue, ...); search@N's add and pressure moves (src/council/
+/// search_red.cpp) call it with Side::Red.
+bool add_side_action(Plan& plan, const Scenario& sc, Side side, Category category, Rng& rng,
+                     const std::string& verb = "", const std::string& tag = "");
 
 /// One mitigation action of the critique-to-mitigation map.
 struct Mitigation {

@@ -129,6 +129,9 @@ struct ExperimentConfig {
   std::string default_blue = "seed";    ///< the BLUE policy of conditions given as a RED spec, and of the sweep
   std::vector<Condition> conditions;    ///< in config order; labels are unique
   std::vector<int> budget_ks;           ///< greedy@k sweep against budget_blue
+  /// The attacker families swept over budget_ks (`budget_sweep.attackers`): each plays <family>@k; greedy alone by
+  /// default. search@N spends N plan evaluations as greedy@k spends k (docs/POLICIES.md "Search RED").
+  std::vector<std::string> budget_attackers{"greedy"};
   std::string budget_blue = "seed";
   SweepConfig sweep;                    ///< `sweep:`; empty when absent
   std::map<std::string, std::map<std::string, double>> policy_params;  ///< policies.<name>.<param>
@@ -179,8 +182,8 @@ Scenario corpus_scenario(const ExperimentConfig& cfg, std::size_t i);
 /// A scenario's map under the config: on the user's map (`terrain: {geo: {geojson: FILE}}`) or generated.
 geo::GeoMap scenario_map(const ExperimentConfig& cfg, const Scenario& sc);
 
-/// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against greedy@k, group sweep) for
-/// every k whose pairing no listed condition already covers, then the sweep's points (group grid).
+/// The run's conditions: cfg.conditions, then the budget sweep (budget_blue against <family>@k, group sweep, for each
+/// family of budget_attackers in order, then each k) for every pairing no listed condition already covers, then the sweep's points (group grid).
 std::vector<Condition> run_conditions(const ExperimentConfig& cfg);
 
 /// The label of a (blue, red) pairing when the config does not give one: the RED spec when blue is the config's

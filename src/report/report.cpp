@@ -347,6 +347,7 @@ std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& r
   files.emplace_back("vendor/d3.min.js", asset("vendor/d3.min.js"));
   files.emplace_back("vendor/leaflet.js", asset("vendor/leaflet.js"));
   files.emplace_back("vendor/leaflet.css", asset("vendor/leaflet.css"));
+  files.emplace_back("vendor/dagre.min.js", asset("vendor/dagre.min.js"));
   files.emplace_back("data/overview.js", data_call("overview", a.overview));
   files.insert(files.end(), std::make_move_iterator(a.scenario_files.begin()),
                std::make_move_iterator(a.scenario_files.end()));

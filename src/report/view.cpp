@@ -266,7 +266,8 @@ std::optional<ViewSite::Response> ViewSite::get(std::string_view path) const {
       {"/style.css", {"text/css", "src/report/assets/style.css"}},
       {"/vendor/d3.min.js", {"text/javascript", "vendor/d3.min.js"}},
       {"/vendor/leaflet.js", {"text/javascript", "vendor/leaflet.js"}},
-      {"/vendor/leaflet.css", {"text/css", "vendor/leaflet.css"}}};
+      {"/vendor/leaflet.css", {"text/css", "vendor/leaflet.css"}},
+      {"/vendor/dagre.min.js", {"text/javascript", "vendor/dagre.min.js"}}};
   if (const auto it = assets.find(path); it != assets.end())
     return Response{it->second.first, std::string(io::embedded_file(it->second.second).value_or(""))};
   if (path == "/data/overview.js") return Response{"text/javascript", m.overview};

@@ -3,8 +3,9 @@
 // run, clicks from Table 3's greedy@8 advantage cell to a scenario, checks that the scenario page draws its BLUE
 // plan's actions and as many RED candidates as candidates.csv holds, opens the comparison and checks that the first
 // scenario listed is the one with the largest difference (computed here from the two per_scenario.csv files), and
-// takes a screenshot. With SERVED (the address `advplan view` printed, http://127.0.0.1:PORT/TOKEN/) it also opens
-// the served site, then plays a page of another origin (a second local server, node's http, at 127.0.0.1 and at
+// takes a screenshot. It measures the plan graphs of a geo run (plan_layout.mjs: no overlapping boxes, labels
+// inside their boxes, edges entering from the left, every branch condition drawn). With SERVED (the address
+// `advplan view` printed, http://127.0.0.1:PORT/TOKEN/) it also opens the served site, then plays a page of another origin (a second local server, node's http, at 127.0.0.1 and at
 // evil.test, which --host-resolver-rules maps to 127.0.0.1): its scripts and fetches of the run's files, without
 // the token, with a guessed one and with the right one, must read nothing (ADVPLAN_DATA never called, no body read);
 // and DNS rebinding (http://evil.test:PORT/TOKEN/, the view's own port under another name) must get a 421.
@@ -14,6 +15,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { checkPlanLayout } from "./plan_layout.mjs";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require("playwright-core");
@@ -191,6 +193,11 @@ try {
     check((await page.title()) !== "PWNED", "a map name from a hostile run ran as script");
     const tips = await page.$$eval(".leaflet-tooltip", (ts) => ts.map((t) => t.textContent));
     check(tips.some((t) => t.includes("<img")), `the hostile name is shown as text (${tips.length} tooltips)`);
+  }
+  // The plan graphs of a geo run, measured (plan_layout.mjs).
+  if (process.env.LAYOUT_SITE) {
+    const seen = await checkPlanLayout(page, process.env.LAYOUT_SITE, process.env.LAYOUT_RUN, check);
+    console.log(`plan layout: ${seen.graphs} graphs measured, ${seen.branched} with a branch, ${seen.long_options} with a two-action option`);
   }
   // The same pages served by `advplan view` (127.0.0.1 only): the cell's rows come page by page.
   if (served) {

@@ -255,53 +255,115 @@ function cell_rows_view(o, cond, metric, all, pager) {
 // ---------------------------------------------------------------------------------------------------------
 // One scenario.
 
-/// The plan's action graph as SVG: the chain left to right, each branch's options below its step.
+// The action graph's boxes (kBox, in px) and how many characters of monospace text fit in one (the rest of a label
+// is cut with "…" and shown in full on hover).
+const kBox = { w: 164, h: 50, fork_h: 28, chars: 23 };
+function cut(text, n) {
+  text = String(text === undefined || text === null ? "" : text);
+  return text.length <= n ? text : text.slice(0, n - 1) + "…";
+}
+
+/// The plan as a layered graph (dagre, left to right): the chain's steps in rank order; each branch a fork node
+/// after its step that carries the condition, then each option's actions in order, rejoining the next step.
+function plan_graph(plan) {
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 30, edgesep: 8, marginx: 6, marginy: 6 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const box = (id) => { if (!g.hasNode("a:" + id)) g.setNode("a:" + id, { width: kBox.w, height: kBox.h, action: id }); return "a:" + id; };
+  const edge = (v, w, weight) => { if (v !== w) g.setEdge(v, w, { weight: weight || 1 }); };
+  const chain = (plan.chain || []).map(String);
+  // A step with a branch goes on through one of its options (docs/DECISIONS.md "Branches by a default rule
+  // only"), so its chain edge is drawn through the fork, not past it.
+  const forked = new Set((plan.branches || []).filter((b) => (b.options || []).some((o) => (o || []).length)).map((b) => String(b.at)));
+  chain.forEach((id, i) => { box(id); if (i > 0 && !forked.has(chain[i - 1])) edge(box(chain[i - 1]), box(id), 8); });
+  (plan.branches || []).forEach((b, k) => {
+    const at = box(String(b.at)), next = chain[chain.indexOf(String(b.at)) + 1];
+    const fork = "f:" + k;
+    g.setNode(fork, { width: kBox.w, height: kBox.fork_h, fork: b });
+    edge(at, fork, 2);
+    for (const opt of b.options || []) {
+      let prev = fork;
+      for (const id of opt || []) { edge(prev, box(String(id))); prev = box(String(id)); }
+      if (next !== undefined) edge(prev, box(next));
+    }
+  });
+  for (const a of plan.actions || []) box(String(a.id));  // an action on no step or option still gets its box
+  dagre.layout(g);
+  fit_bounds(g);
+  return g;
+}
+
+/// Moves the layout so that every box and every bend of an edge lies inside (dagre can leave a long edge's bends
+/// outside the graph's width and height), and sets the graph's size to match.
+function fit_bounds(g) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  const add = (x, y, w, h) => { x0 = Math.min(x0, x - w / 2); y0 = Math.min(y0, y - h / 2); x1 = Math.max(x1, x + w / 2); y1 = Math.max(y1, y + h / 2); };
+  for (const v of g.nodes()) { const n = g.node(v); add(n.x, n.y, n.width, n.height); }
+  for (const e of g.edges()) for (const p of g.edge(e).points || []) add(p.x, p.y, 0, 0);
+  if (!isFinite(x0)) { g.graph().width = g.graph().height = 0; return; }
+  const m = 6, dx = m - x0, dy = m - y0;
+  for (const v of g.nodes()) { const n = g.node(v); n.x += dx; n.y += dy; }
+  for (const e of g.edges()) for (const p of g.edge(e).points || []) { p.x += dx; p.y += dy; }
+  g.graph().width = x1 - x0 + 2 * m;
+  g.graph().height = y1 - y0 + 2 * m;
+}
+
+/// An edge from the tail's right side to the head's left side, through dagre's bends, each piece a curve that
+/// leaves and enters horizontally, so that every edge enters its head from the left.
+function edge_path(g, e) {
+  const t = g.node(e.v), hd = g.node(e.w);
+  const start = { x: t.x + t.width / 2, y: t.y }, end = { x: hd.x - hd.width / 2, y: hd.y };
+  const bends = (g.edge(e).points || []).slice(1, -1).filter((p) => p.x > start.x && p.x < end.x);
+  const pts = [start, ...bends, end];
+  let d = `M${start.x},${start.y}`;
+  for (let i = 1; i < pts.length; ++i) {
+    const p = pts[i - 1], q = pts[i], dx = Math.max(12, (q.x - p.x) / 2);
+    d += ` C${p.x + dx},${p.y} ${q.x - dx},${q.y} ${q.x},${q.y}`;
+  }
+  return d;
+}
+
+/// One action's box: three lines (id and category, verb and target, asset and role), each cut to fit.
+function action_node(n, a, roles, side) {
+  const id = n.action;
+  const lines = [id + " · " + (a.category || ""), (a.verb || "") + (a.target ? " → " + a.target : ""),
+    (a.asset || "") + (roles[a.asset] ? " (" + roles[a.asset] + ")" : "")];
+  const x = n.x - n.width / 2, y = n.y - n.height / 2;
+  const g = s("g", { class: "node" + (side === "RED" ? " red" : ""), transform: `translate(${x},${y})`, "data-action": id, "data-node": "a:" + id },
+    s("rect", { width: n.width, height: n.height, rx: 4 }),
+    lines.map((l, i) => s("text", { x: 6, y: 14 + 14 * i }, cut(l, kBox.chars))));
+  const full = `${id}: ${a.category || ""} ${a.verb || ""} by ${a.asset || ""}, priority ${a.priority === undefined ? "" : a.priority}` +
+    (a.target ? `, target ${a.target}` : "") + (roles[a.asset] ? `, role ${roles[a.asset]}` : "");
+  g.addEventListener("mousemove", (e) => tip(e, full));
+  g.addEventListener("mouseout", untip);
+  return g;
+}
+
+/// A branch's fork: its condition (cut to fit; in full on hover and in data-condition).
+function fork_node(n) {
+  const b = n.fork, cond = String(b.condition || "");
+  const g = s("g", { class: "fork", transform: `translate(${n.x - n.width / 2},${n.y - n.height / 2})`, "data-condition": cond, "data-node": n.id },
+    s("rect", { width: n.width, height: n.height, rx: n.height / 2 }),
+    s("text", { x: 10, y: n.height / 2 + 4 }, cut(cond ? "if " + cond : "branch", kBox.chars - 1)));
+  g.addEventListener("mousemove", (e) => tip(e, `branch after ${b.at} (${(b.options || []).length} options): ${cond || "no condition given"}`));
+  g.addEventListener("mouseout", untip);
+  return g;
+}
+
+/// The plan's action graph as SVG, laid out by dagre and scaled down to fit its pane (viewBox, max-width 100%).
 function plan_svg(plan, side) {
   const byId = {};
   for (const a of plan.actions || []) byId[a.id] = a;
-  const roles = plan.roles || {};
-  const pos = {}, W = 150, NW = 138, NH = 48;
-  (plan.chain || []).forEach((id, i) => { pos[id] = { x: 8 + i * W, y: 8 }; });
-  let rows = 1;
-  for (const b of plan.branches || []) {
-    const at = pos[b.at] || { x: 8, y: 8 };
-    (b.options || []).forEach((opt, k) => {
-      opt.forEach((id, j) => { pos[id] = { x: at.x + (j + 0.5) * W * 0.5, y: 8 + (rows + k) * 70 }; });
-    });
-    rows += (b.options || []).length;
-  }
-  const width = Math.max(...Object.values(pos).map((p) => p.x), 0) + NW + 16;
-  const height = rows * 70 + 16;
-  const edges = [];
-  const chain = plan.chain || [];
-  for (let i = 0; i + 1 < chain.length; ++i) edges.push([chain[i], chain[i + 1]]);
-  for (const b of plan.branches || []) {
-    const next = chain[chain.indexOf(b.at) + 1];
-    for (const opt of b.options || []) {
-      if (!opt.length) continue;
-      edges.push([b.at, opt[0]]);
-      for (let j = 0; j + 1 < opt.length; ++j) edges.push([opt[j], opt[j + 1]]);
-      if (next) edges.push([opt[opt.length - 1], next]);
-    }
-  }
-  const svg = s("svg", { width, height, "data-testid": "plan-" + side },
+  const g = plan_graph(plan);
+  const W = Math.ceil(g.graph().width || 0), H = Math.ceil(g.graph().height || 0);
+  const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "plangraph", "data-testid": "plan-" + side, "data-plan": plan.plan_id },
     s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" },
       s("path", { d: "M0,0 L10,5 L0,10 z", fill: "#8a94a6" }))));
-  for (const [a, b] of edges) {
-    const p = pos[a], q = pos[b];
-    if (!p || !q) continue;
-    svg.appendChild(s("path", { class: "edge", d: `M${p.x + NW},${p.y + NH / 2} C${p.x + NW + 20},${p.y + NH / 2} ${q.x - 20},${q.y + NH / 2} ${q.x},${q.y + NH / 2}` }));
-  }
-  for (const [id, p] of Object.entries(pos)) {
-    const a = byId[id] || {};
-    const g = s("g", { class: "node" + (side === "RED" ? " red" : ""), transform: `translate(${p.x},${p.y})`, "data-action": id },
-      s("rect", { width: NW, height: NH, rx: 4 }),
-      s("text", { x: 6, y: 14 }, id + " · " + (a.category || "")),
-      s("text", { x: 6, y: 28 }, (a.verb || "") + (a.target ? " → " + a.target : "")),
-      s("text", { x: 6, y: 42 }, (a.asset || "") + (roles[a.asset] ? " (" + roles[a.asset] + ")" : "")));
-    g.addEventListener("mousemove", (e) => tip(e, `${id}: ${a.category} ${a.verb} by ${a.asset}, priority ${a.priority}` + (a.target ? `, target ${a.target}` : "")));
-    g.addEventListener("mouseout", untip);
-    svg.appendChild(g);
+  for (const e of g.edges())
+    svg.appendChild(s("path", { class: "edge", d: edge_path(g, e), "data-head": e.w, "data-tail": e.v }));
+  for (const v of g.nodes()) {
+    const n = Object.assign({ id: v }, g.node(v));
+    svg.appendChild(n.fork ? fork_node(n) : action_node(n, byId[n.action] || {}, plan.roles || {}, side));
   }
   return svg;
 }

@@ -121,6 +121,39 @@ async function attackTheServedRun(servedUrl) {
   }
 }
 
+/// A scenario page that scales (docs/REPORT.md "The pages"), reached from greedy@8's cell whose scenarios are
+/// `listed`: the cards of Table 3's conditions and of greedy@8 open, the rest collapsed and not drawn; the picker
+/// opens and draws one; the model calls one click away; never wider than the window; previous and next move
+/// through the cell's list.
+async function checkScenarioPage(page, listed) {
+  const main = new Set(perA.filter((r) => r.condition_group === "main").map((r) => r.condition));
+  const cards = await page.$$eval("details[data-condition-card]", (ds) => ds.map((d) =>
+    [d.getAttribute("data-condition-card"), d.open, d.querySelectorAll("svg").length]));
+  check(cards.length > main.size, `the page has a card per condition (${cards.length})`);
+  for (const [cond, open, svgs] of cards) {
+    const want = main.has(cond) || cond === "greedy@8";
+    check(open === want, `the card of ${cond} is ${want ? "open" : "collapsed"}`);
+    if (!want) check(svgs === 0, `the collapsed card of ${cond} draws nothing until opened`);
+  }
+  const shut = cards.find(([cond]) => !main.has(cond) && cond !== "greedy@8");
+  if (shut) {
+    await page.selectOption('[data-testid="condition-picker"]', { label: shut[0] });
+    await page.waitForSelector(`[data-testid="condition-${shut[0]}"] [data-testid="plan-BLUE"] [data-action]`);
+  }
+  check(shut !== undefined, "a condition outside Table 3 is collapsed and can be picked");
+  await page.click('[data-testid="scenario-bar"] button:has-text("model calls")');
+  const calls = await page.$eval('[data-testid="calls-section"]', (d) => [d.open, d.getBoundingClientRect().top, innerHeight]);
+  check(calls[0] && calls[1] >= 0 && calls[1] < calls[2], `the model calls are one click away (${calls})`);
+  const width = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+  check(width[0] <= width[1], `the scenario page is no wider than the window (${width[0]} > ${width[1]})`);
+  if (listed.length > 1) {
+    await page.click('[data-testid="next-scenario"]');
+    await page.waitForFunction((id) => document.querySelector("main h1") && document.querySelector("main h1").textContent === id, listed[1]);
+    await page.click('[data-testid="prev-scenario"]');
+    await page.waitForFunction((id) => document.querySelector("main h1") && document.querySelector("main h1").textContent === id, listed[0]);
+  }
+}
+
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "advplan-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   // offline blocks loopback too; with a served URL the route below is what keeps every other request off the network
@@ -169,6 +202,7 @@ try {
   const drawn = await page.$$eval(`${card} [data-testid="candidates-greedy@8"] circle.cand`, (cs) => cs.length);
   check(expectedCandidates > 0 && drawn === expectedCandidates, `the RED candidates are drawn (${drawn} of ${expectedCandidates})`);
   check((await page.$$(`${card} [data-testid="plan-RED"] [data-action]`)).length > 0, "the selected RED plan is drawn");
+  await checkScenarioPage(page, listed);
   // The comparison: the first scenario listed has the largest difference.
   await page.goto(index + "#/compare/" + encodeURIComponent("greedy@8"));
   await page.waitForSelector('[data-testid="compare-scenarios"] [data-testid="compare-row"]');

@@ -46,7 +46,7 @@ TEST(PlanReplay, TheBuiltInPoliciesPlansMadeAgainAreTheRunsPlansJsonl) {
     const std::string config = testing::small_config(dir, {{"framing_mode: metadata", keep + terrain}}, name + ".yaml");
     const auto r = advplan("run " + quote(config) + " --out " + quote(dir / name) + " --progress none", dir);
     ASSERT_EQ(r.status, 0) << r.err;
-    const std::string kept = read_file(dir / name / "plans.jsonl");
+    const std::string kept = read_file(fs::path(dir / name) / "plans.jsonl");
     ASSERT_FALSE(kept.empty());
     EXPECT_EQ(made_again(config), kept) << name;
   }
@@ -63,13 +63,13 @@ TEST(PlanReplay, AReportOfARunThatKeptNoPlansShowsThemMadeAgainAsViewServesThem)
     const auto x = advplan("report " + quote(dir / name) + " --out " + quote(dir / (std::string(name) + "-site")), dir);
     ASSERT_EQ(x.status, 0) << x.err;
   }
-  ASSERT_FALSE(fs::exists(dir / "none/plans.jsonl"));
+  ASSERT_FALSE(fs::exists(fs::path(dir / "none") / "plans.jsonl"));
   const ExperimentConfig cfg = load_experiment_config(none_cfg);
-  report::ViewSite view(report::ReportRun{(dir / "none").string(), &cfg});
+  report::ViewSite view(report::ReportRun{dir / "none", &cfg});
   for (std::size_t i = 0; i < view.scenarios(); ++i) {
     const std::string file = "data/s/" + std::to_string(i) + ".js", key = "s/" + std::to_string(i);
-    const nlohmann::json kept = data_of(read_file(dir / "kept-site" / file), key);
-    const std::string none_text = read_file(dir / "none-site" / file);
+    const nlohmann::json kept = data_of(read_file(fs::path(dir / "kept-site") / file), key);
+    const std::string none_text = read_file(fs::path(dir / "none-site") / file);
     const nlohmann::json none = data_of(none_text, key);
     ASSERT_FALSE(kept["plans"].empty());
     EXPECT_EQ(none["plans"], kept["plans"]) << file;

@@ -184,9 +184,12 @@ try {
   await page.goto(index);
   await page.waitForSelector('[data-testid="table3"]', { timeout: 20000 });
   check((await page.textContent('[data-testid="run-card"]')).includes("files match the MANIFEST"), "the overview shows the MANIFEST status");
+  check(!(await page.textContent("header")).includes("null"), "no stray \"null\" in the header");
   // Table 3's greedy@8 advantage cell, then its first scenario.
   await page.click('[data-testid="table3"] [data-testid="cell-greedy@8-advantage"]');
   await page.waitForSelector('[data-testid="cell-rows"]');
+  check(!(await page.evaluate(() => [...document.querySelector("main").childNodes].some((n) => n.nodeType === 3 && n.textContent === "null"))),
+    "no stray \"null\" above the cell's filters");
   const listed = await page.$$eval('[data-testid="scenario-link"]', (as) => as.map((a) => a.textContent));
   check(listed.length === new Set(perA.filter((r) => r.condition === "greedy@8").map((r) => r.scenario_id)).size,
     `the cell lists every scenario of greedy@8 (${listed.length})`);

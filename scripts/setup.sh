@@ -20,8 +20,8 @@ PACKAGES+=(python3-dev pybind11-dev)
 # the tests' third-party JSON Schema validator (advplan schema, docs/LLM.md)
 PACKAGES+=(python3-jsonschema)
 
-# the report's chart and map libraries, compiled into the binary (docs/REPORT.md)
-PACKAGES+=(libjs-d3 libjs-leaflet)
+# the report's chart, map and graph-layout libraries, compiled into the binary (docs/REPORT.md)
+PACKAGES+=(libjs-d3 libjs-leaflet node-dagre-layout)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,6 +3,7 @@
 #include "report/site.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -263,6 +264,12 @@ RunData read_run_data(const ReportRun& run, const std::string& prefix) {
   std::map<std::string, Scenario> made;
   if (run.cfg && corpus_size(*run.cfg) == scenarios.size())
     for (Scenario& sc : generate_corpus(*run.cfg)) made.emplace(sc.id, std::move(sc));
+  // A run that kept no plans gets its built-in policies' plans made again (docs/REPORT.md "Plans made again").
+  if (const auto replay = plan_replay(run.cfg, dir))
+    tbb::parallel_for(std::size_t{0}, scenarios.size(), [&](std::size_t i) {
+      const auto it = made.find(scenarios.at(i, "scenario_id"));
+      replay_into(per_scenario[i], it == made.end() ? nullptr : &it->second, replay.get());
+    });
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     const std::string& id = scenarios.at(i, "scenario_id");
     const auto it = made.find(id);
@@ -347,6 +354,7 @@ std::vector<std::pair<std::string, std::string>> report_files(const ReportRun& r
   files.emplace_back("vendor/d3.min.js", asset("vendor/d3.min.js"));
   files.emplace_back("vendor/leaflet.js", asset("vendor/leaflet.js"));
   files.emplace_back("vendor/leaflet.css", asset("vendor/leaflet.css"));
+  files.emplace_back("vendor/dagre.min.js", asset("vendor/dagre.min.js"));
   files.emplace_back("data/overview.js", data_call("overview", a.overview));
   files.insert(files.end(), std::make_move_iterator(a.scenario_files.begin()),
                std::make_move_iterator(a.scenario_files.end()));

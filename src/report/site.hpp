@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -13,6 +14,10 @@
 #include "advplan/io/csv.hpp"
 #include "advplan/report/report.hpp"
 #include "advplan/io/played_plans.hpp"
+
+namespace advplan {
+struct RunPlan;
+}
 
 namespace advplan::report::site {
 
@@ -30,6 +35,12 @@ nlohmann::json overview_head(const ReportRun& run, const nlohmann::json& meta, c
                              const io::CsvTable& bootstrap_summary, std::size_t rows);
 /// A plans.jsonl line as the page reads it.
 nlohmann::json plan_entry(const PlayedPlan& p);
+/// The run's policies, ready to make its plans again (docs/REPORT.md "Plans made again"), when it kept no
+/// plans.jsonl and every policy of its config is built in (looked up by name, never started); else null.
+std::shared_ptr<const RunPlan> plan_replay(const ExperimentConfig* cfg, const std::filesystem::path& dir);
+/// When the page has no plans and `replay` is set: scenario `sc`'s plans made again (replay_plans), if the page's
+/// rows were played under the replay's conditions (the same labels and policies); sets `plans_made_again`.
+void replay_into(nlohmann::json& page, const Scenario* sc, const RunPlan* replay);
 /// What a page shows of the model calls (transcripts.jsonl, rubric/transcripts.jsonl) and the rubric verdicts
 /// (docs/REPORT.md "Model calls on a page"): each string cut at kMaxShownText bytes, and per page at most
 /// kMaxPageCalls calls (or verdicts) and kMaxPageCallBytes of their text; the static report shows at most

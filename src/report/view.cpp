@@ -120,6 +120,7 @@ struct ViewSite::Impl {
   std::map<std::string, std::size_t> index;
   FileIndex scenarios, per, candidates, plans, transcripts, judge_transcripts, verdicts, council;
   std::optional<ServedFiles> files;  ///< the identities of the files read on request, as the MANIFEST check saw them
+  std::shared_ptr<const RunPlan> replay;  ///< the policies that make the plans again, for a run that kept none
 
   /// The rows of scenarios' records in `ix` whose first field is scenario `i`, as a table with ix's header.
   io::CsvTable block_table(const FileIndex& ix, std::size_t i) const {
@@ -174,6 +175,7 @@ struct ViewSite::Impl {
       Scenario made = corpus_scenario(*run.cfg, i);
       if (made.id == ids[i]) sc = std::move(made);
     }
+    replay_into(s, sc ? &*sc : nullptr, replay.get());
     finish_scenario(s, ids[i], sc ? &*sc : nullptr, dir);
     return data_call(fmt::format("s/{}", i), s);
   }
@@ -240,6 +242,7 @@ ViewSite::ViewSite(const ReportRun& run) : impl_(std::make_unique<Impl>()) {
   }
   m.candidates = index_file(m.dir, "candidates.csv", m.index, true, nullptr);
   m.plans = index_file(m.dir, "plans.jsonl", m.index, false, "scenario_id");
+  if (!m.plans.present) m.replay = plan_replay(run.cfg, m.dir);
   m.transcripts = index_file(m.dir, "transcripts.jsonl", m.index, false, "scenario_id");
   m.judge_transcripts = index_file(m.dir, "rubric/transcripts.jsonl", m.index, false, "scenario_id");
   m.verdicts = index_file(m.dir, "rubric/verdicts.jsonl", m.index, false, "case_id");
@@ -266,7 +269,8 @@ std::optional<ViewSite::Response> ViewSite::get(std::string_view path) const {
       {"/style.css", {"text/css", "src/report/assets/style.css"}},
       {"/vendor/d3.min.js", {"text/javascript", "vendor/d3.min.js"}},
       {"/vendor/leaflet.js", {"text/javascript", "vendor/leaflet.js"}},
-      {"/vendor/leaflet.css", {"text/css", "vendor/leaflet.css"}}};
+      {"/vendor/leaflet.css", {"text/css", "vendor/leaflet.css"}},
+      {"/vendor/dagre.min.js", {"text/javascript", "vendor/dagre.min.js"}}};
   if (const auto it = assets.find(path); it != assets.end())
     return Response{it->second.first, std::string(io::embedded_file(it->second.second).value_or(""))};
   if (path == "/data/overview.js") return Response{"text/javascript", m.overview};

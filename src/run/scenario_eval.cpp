@@ -225,6 +225,7 @@ struct ScenarioTask {
   bool write_plans = false;          // plans.jsonl
   int sample = 0;                    // the sample this task plays (config samples)
   bool sampled = false;              // samples > 1: rows carry the sample column
+  bool plans_only = false;           // replay_plans: each condition stops once its RED plan is recorded
   int row_sample() const { return sampled ? sample : -1; }
   /// The wargames played so far, by their forces' bits and the simulator settings. simulate() is a function of
   /// the two forces, the noise and the settings, and the last two are fixed by the settings' index, so conditions
@@ -524,6 +525,7 @@ ConditionResult evaluate_condition(ScenarioTask& t, const Condition& c) {
   if (t.write_plans)
     t.out.plans.push_back(
         played_plan_line(sc.id, c.label, t.sample, Side::Red, c.red, rc ? &rc->plan : nullptr, resp.failure));
+  if (t.plans_only) return {};
   if (!rc) return fail("red: " + resp.failure, contract);
 
   const CandidateDiagnostics d = diagnose(resp, bound.lambda);
@@ -586,9 +588,9 @@ namespace {
 /// Sample `sample` of one scenario: every condition's rows, plans and transcripts into `out`; sample 0 also
 /// leaves what the observers read (played, blue_plans) and the BLUE policies' own trace rows.
 void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const std::vector<const SimNoise*>& noise,
-                     const geo::GeoMap* map, ScenarioOutcome& out) {
+                     const geo::GeoMap* map, ScenarioOutcome& out, bool plans_only = false) {
   auto blues = plan_blues(sc, plan, sample, out.produced_plan, map);
-  const bool write_plans = records_plans(plan);
+  const bool write_plans = plans_only || records_plans(plan);
   // The BLUE policies' calls first, in the order the conditions first name the policies; then each condition's RED.
   // plans.jsonl keeps the BLUE plans of the policies the conditions name (a sweep point's own BLUE plans are not
   // kept: docs/TRACES.md "plans.jsonl"); transcripts.jsonl records every call, a point's under its key.
@@ -614,7 +616,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
   for (const auto& c : plan.conditions)
     if (const auto& p = blues.at(plan.binding(c).blue_key).result.plan) ++requests[&*p];
   CandidateCache cache(std::move(requests));
-  ScenarioTask task{sc, plan, blues, noise, cache, out, map, write_plans, sample, plan.cfg->samples > 1};
+  ScenarioTask task{sc, plan, blues, noise, cache, out, map, write_plans, sample, plan.cfg->samples > 1, plans_only};
 
   std::map<std::string, ConditionResult> results;                // by condition label
   std::map<std::string, std::optional<PlanOutcome>> first_outcome;  // by BLUE key: its first RED result
@@ -624,7 +626,7 @@ void evaluate_sample(const Scenario& sc, const RunPlan& plan, int sample, const 
     if (!first && r.outcome) first = r.outcome;
     results.emplace(c.label, std::move(r));
   }
-  if (sample != 0) return;  // prepare_run refuses samples > 1 with a policy that writes its own traces
+  if (sample != 0 || plans_only) return;  // prepare_run refuses samples > 1 with a policy that writes its own traces
   // Policies that trace their own process (the council) add their rows through the generic hook; a sweep point's
   // own BLUE policy does not (its rows would have no point to tell them apart: docs/DECISIONS.md "Sweeps").
   for (const auto& [spec, be] : blues) {
@@ -680,6 +682,13 @@ ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan) {
   for (std::size_t i = 0; i < plan.sims.size(); ++i) noise.push_back(&drawn[which[i]]);
   for (int s = 0; s < plan.cfg->samples; ++s) evaluate_sample(sc, plan, s, noise, map ? &*map : nullptr, out);
   return out;
+}
+
+std::vector<std::string> replay_plans(const Scenario& sc, const RunPlan& plan) {
+  ScenarioOutcome out;
+  const std::vector<const SimNoise*> noise;  // no wargame is played
+  for (int s = 0; s < plan.cfg->samples; ++s) evaluate_sample(sc, plan, s, noise, nullptr, out, true);
+  return std::move(out.plans);
 }
 
 bool has_external_policy(const RunPlan& plan) {

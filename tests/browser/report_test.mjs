@@ -3,8 +3,9 @@
 // run, clicks from Table 3's greedy@8 advantage cell to a scenario, checks that the scenario page draws its BLUE
 // plan's actions and as many RED candidates as candidates.csv holds, opens the comparison and checks that the first
 // scenario listed is the one with the largest difference (computed here from the two per_scenario.csv files), and
-// takes a screenshot. With SERVED (the address `advplan view` printed, http://127.0.0.1:PORT/TOKEN/) it also opens
-// the served site, then plays a page of another origin (a second local server, node's http, at 127.0.0.1 and at
+// takes a screenshot. It measures the plan graphs of a geo run (plan_layout.mjs: no overlapping boxes, labels
+// inside their boxes, edges entering from the left, every branch condition drawn). With SERVED (the address
+// `advplan view` printed, http://127.0.0.1:PORT/TOKEN/) it also opens the served site, then plays a page of another origin (a second local server, node's http, at 127.0.0.1 and at
 // evil.test, which --host-resolver-rules maps to 127.0.0.1): its scripts and fetches of the run's files, without
 // the token, with a guessed one and with the right one, must read nothing (ADVPLAN_DATA never called, no body read);
 // and DNS rebinding (http://evil.test:PORT/TOKEN/, the view's own port under another name) must get a 421.
@@ -14,6 +15,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { checkPlanLayout } from "./plan_layout.mjs";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require("playwright-core");
@@ -119,6 +121,39 @@ async function attackTheServedRun(servedUrl) {
   }
 }
 
+/// A scenario page that scales (docs/REPORT.md "The pages"), reached from greedy@8's cell whose scenarios are
+/// `listed`: the cards of Table 3's conditions and of greedy@8 open, the rest collapsed and not drawn; the picker
+/// opens and draws one; the model calls one click away; never wider than the window; previous and next move
+/// through the cell's list.
+async function checkScenarioPage(page, listed) {
+  const main = new Set(perA.filter((r) => r.condition_group === "main").map((r) => r.condition));
+  const cards = await page.$$eval("details[data-condition-card]", (ds) => ds.map((d) =>
+    [d.getAttribute("data-condition-card"), d.open, d.querySelectorAll("svg").length]));
+  check(cards.length > main.size, `the page has a card per condition (${cards.length})`);
+  for (const [cond, open, svgs] of cards) {
+    const want = main.has(cond) || cond === "greedy@8";
+    check(open === want, `the card of ${cond} is ${want ? "open" : "collapsed"}`);
+    if (!want) check(svgs === 0, `the collapsed card of ${cond} draws nothing until opened`);
+  }
+  const shut = cards.find(([cond]) => !main.has(cond) && cond !== "greedy@8");
+  if (shut) {
+    await page.selectOption('[data-testid="condition-picker"]', { label: shut[0] });
+    await page.waitForSelector(`[data-testid="condition-${shut[0]}"] [data-testid="plan-BLUE"] [data-action]`);
+  }
+  check(shut !== undefined, "a condition outside Table 3 is collapsed and can be picked");
+  await page.click('[data-testid="scenario-bar"] button:has-text("model calls")');
+  const calls = await page.$eval('[data-testid="calls-section"]', (d) => [d.open, d.getBoundingClientRect().top, innerHeight]);
+  check(calls[0] && calls[1] >= 0 && calls[1] < calls[2], `the model calls are one click away (${calls})`);
+  const width = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+  check(width[0] <= width[1], `the scenario page is no wider than the window (${width[0]} > ${width[1]})`);
+  if (listed.length > 1) {
+    await page.click('[data-testid="next-scenario"]');
+    await page.waitForFunction((id) => document.querySelector("main h1") && document.querySelector("main h1").textContent === id, listed[1]);
+    await page.click('[data-testid="prev-scenario"]');
+    await page.waitForFunction((id) => document.querySelector("main h1") && document.querySelector("main h1").textContent === id, listed[0]);
+  }
+}
+
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "advplan-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   // offline blocks loopback too; with a served URL the route below is what keeps every other request off the network
@@ -149,9 +184,12 @@ try {
   await page.goto(index);
   await page.waitForSelector('[data-testid="table3"]', { timeout: 20000 });
   check((await page.textContent('[data-testid="run-card"]')).includes("files match the MANIFEST"), "the overview shows the MANIFEST status");
+  check(!(await page.textContent("header")).includes("null"), "no stray \"null\" in the header");
   // Table 3's greedy@8 advantage cell, then its first scenario.
   await page.click('[data-testid="table3"] [data-testid="cell-greedy@8-advantage"]');
   await page.waitForSelector('[data-testid="cell-rows"]');
+  check(!(await page.evaluate(() => [...document.querySelector("main").childNodes].some((n) => n.nodeType === 3 && n.textContent === "null"))),
+    "no stray \"null\" above the cell's filters");
   const listed = await page.$$eval('[data-testid="scenario-link"]', (as) => as.map((a) => a.textContent));
   check(listed.length === new Set(perA.filter((r) => r.condition === "greedy@8").map((r) => r.scenario_id)).size,
     `the cell lists every scenario of greedy@8 (${listed.length})`);
@@ -167,6 +205,7 @@ try {
   const drawn = await page.$$eval(`${card} [data-testid="candidates-greedy@8"] circle.cand`, (cs) => cs.length);
   check(expectedCandidates > 0 && drawn === expectedCandidates, `the RED candidates are drawn (${drawn} of ${expectedCandidates})`);
   check((await page.$$(`${card} [data-testid="plan-RED"] [data-action]`)).length > 0, "the selected RED plan is drawn");
+  await checkScenarioPage(page, listed);
   // The comparison: the first scenario listed has the largest difference.
   await page.goto(index + "#/compare/" + encodeURIComponent("greedy@8"));
   await page.waitForSelector('[data-testid="compare-scenarios"] [data-testid="compare-row"]');
@@ -191,6 +230,11 @@ try {
     check((await page.title()) !== "PWNED", "a map name from a hostile run ran as script");
     const tips = await page.$$eval(".leaflet-tooltip", (ts) => ts.map((t) => t.textContent));
     check(tips.some((t) => t.includes("<img")), `the hostile name is shown as text (${tips.length} tooltips)`);
+  }
+  // The plan graphs of a geo run, measured (plan_layout.mjs).
+  if (process.env.LAYOUT_SITE) {
+    const seen = await checkPlanLayout(page, process.env.LAYOUT_SITE, process.env.LAYOUT_RUN, check);
+    console.log(`plan layout: ${seen.graphs} graphs measured, ${seen.branched} with a branch, ${seen.long_options} with a two-action option`);
   }
   // The same pages served by `advplan view` (127.0.0.1 only): the cell's rows come page by page.
   if (served) {

@@ -43,6 +43,12 @@ PY
 "$bin" check "$work/hostile" >/dev/null
 "$bin" report "$work/hostile" --out "$work/hostile-site"
 export HOSTILE_SITE="$work/hostile-site"
+# A terrain: geo run of six scenarios with plans kept, whose plan graphs the test measures (plan_layout.mjs): its
+# plans have branches whose options hold two actions.
+sed -e "s|framing_mode: metadata|framing_mode: metadata\nterrain: geo|" "$cfg" > "$work/layout.yaml"
+"$bin" run "$work/layout.yaml" --out "$work/layout" --progress none
+"$bin" report "$work/layout" --out "$work/layout-site"
+export LAYOUT_SITE="$work/layout-site" LAYOUT_RUN="$work/layout"
 
 # `advplan view` of the first run on a free port, for the served half of the test.
 "$bin" view "$work/a" --port 0 2> "$work/view.log" &

@@ -45,7 +45,8 @@ TEST(ReportCli, WritesASiteWhoseNumbersAreTheRunsAndLeavesTheRunCheckingOut) {
   ASSERT_EQ(advplan("run " + quote(small(dir)) + " --out " + quote(dir / "run") + " --progress none", dir).status, 0);
   const auto x = advplan("report " + quote(dir / "run") + " --out " + quote(dir / "run/report"), dir);
   ASSERT_EQ(x.status, 0) << x.err;
-  for (const char* f : {"index.html", "app.js", "style.css", "vendor/d3.min.js", "vendor/leaflet.js", "vendor/leaflet.css"})
+  for (const char* f : {"index.html", "app.js", "style.css", "vendor/d3.min.js", "vendor/leaflet.js", "vendor/leaflet.css",
+                        "vendor/dagre.min.js"})
     EXPECT_TRUE(fs::is_regular_file(fs::path(dir / (std::string("run/report/") + f)))) << f;
   // Nothing is fetched: every script and style the page names is a file of the site.
   const std::string html = read_file(dir / "run/report/index.html");

@@ -42,6 +42,11 @@ struct ScenarioOutcome {
 };
 
 ScenarioOutcome evaluate_scenario(const Scenario& sc, const RunPlan& plan);
+/// The lines of plans.jsonl that evaluate_scenario writes for `sc` with traces.plans on, made again without playing
+/// the wargame: each BLUE policy's plan from its stream, then each condition's RED response to it. The run's own
+/// lines when its policies are all built in (deterministic from the streams): the report's plans for a run that
+/// kept none (docs/REPORT.md).
+std::vector<std::string> replay_plans(const Scenario& sc, const RunPlan& plan);
 
 /// Whether some BLUE or RED policy of the run is external (PolicyInfo::external).
 bool has_external_policy(const RunPlan& plan);

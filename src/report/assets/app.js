@@ -61,6 +61,9 @@ function fmt(v, digits = 3) {
   if (v === null || v === undefined || v === "") return "";
   return typeof v === "number" ? v.toFixed(digits) : String(v);
 }
+/// Replaces `el`'s children with `parts` (arrays flattened), leaving out null and undefined: replaceChildren
+/// would show them as the text "null".
+function put(el, parts) { el.replaceChildren(...[parts].flat(Infinity).filter((c) => c !== null && c !== undefined).map(as_node)); }
 function link(href, text, attrs) { return h("a", Object.assign({ href }, attrs || {}), text); }
 const enc = encodeURIComponent;
 
@@ -74,8 +77,9 @@ function tip(event, text) {
 }
 function untip() { tooltip().hidden = true; }
 
-/// A sortable table: columns [{key, label, num, render(row) -> node|string}], rows of objects.
-function sortable(columns, rows, attrs) {
+/// A sortable table: columns [{key, label, num, render(row) -> node|string}], rows of objects; on_order(rows) is
+/// told each order it shows.
+function sortable(columns, rows, attrs, on_order) {
   let key = null, dir = 1;
   const tbody = h("tbody");
   const draw = () => {
@@ -88,6 +92,7 @@ function sortable(columns, rows, attrs) {
         if (y === null || y === undefined) return -1;
         return (x < y ? -1 : 1) * dir;
       });
+    if (on_order) on_order(sorted);
     tbody.replaceChildren(...sorted.map((r) =>
       h("tr", {}, columns.map((c) => h("td", { class: c.num ? "num" : null }, c.render ? c.render(r) : fmt(r[c.key]))))));
   };
@@ -120,10 +125,12 @@ function interval_cell(o, cond, metric) {
     h("span", { class: "ci" }, "[" + fmt(v[2]) + ", " + fmt(v[3]) + "]"));
 }
 
+/// Conditions against metrics, in a box of its own that scrolls with its header row and condition column kept
+/// in view (sticky).
 function summary_table(o, conds, metrics, testid) {
-  return h("table", { "data-testid": testid },
+  return h("div", { class: "sticky-table" }, h("table", { "data-testid": testid },
     h("thead", {}, h("tr", {}, h("th", {}, "condition"), metrics.map((m) => h("th", {}, m)))),
-    h("tbody", {}, conds.map((c) => h("tr", {}, h("td", {}, c.label), metrics.map((m) => interval_cell(o, c.label, m))))));
+    h("tbody", {}, conds.map((c) => h("tr", {}, h("th", { scope: "row" }, c.label), metrics.map((m) => interval_cell(o, c.label, m)))))));
 }
 
 function rows_of(o) {
@@ -222,7 +229,7 @@ function cell_view(o, cond, metric) {
       " page " + (page + 1) + " of " + o.paged.pages + " (scenarios " + (page * o.paged.page_size + 1) + "–" +
         Math.min((page + 1) * o.paged.page_size, o.run.scenarios) + ") ",
       h("button", { onclick: () => { if (page + 1 < o.paged.pages) { ++page; show(); } }, disabled: page + 1 >= o.paged.pages ? "disabled" : null }, "next →"));
-    box.replaceChildren(...cell_rows_view(o, cond, metric, rows, pager));
+    put(box, cell_rows_view(o, cond, metric, rows, pager));
   };
   show();
   return [box];
@@ -240,12 +247,13 @@ function cell_rows_view(o, cond, metric, all, pager) {
       .map((r) => ({ scenario: r.scenario, scenario_id: r.scenario_id, template: r.template, terrain: r.terrain_family, status: r.status,
         sample: r.sample, value: r[metric], failure_reason: r.failure_reason }));
     const cols = [
-      { key: "scenario_id", label: "scenario", render: (r) => link("#/scenario/" + r.scenario, r.scenario_id, { "data-testid": "scenario-link" }) },
+      { key: "scenario_id", label: "scenario", render: (r) => link("#/scenario/" + r.scenario + "/from/" + enc(cond) + "/" + enc(metric), r.scenario_id, { "data-testid": "scenario-link" }) },
       { key: "template", label: "template" }, { key: "terrain", label: "terrain" },
       { key: "status", label: "status", render: (r) => h("span", { class: r.status === "ok" ? null : "failed" }, r.status) },
       { key: "value", label: metric, num: true, render: (r) => fmt(r.value) }];
     if (o.run.samples > 1) cols.splice(1, 0, { key: "sample", label: "sample", num: true, render: (r) => String(r.sample) });
-    list.replaceChildren(sortable(cols, rows, { "data-testid": "cell-rows" }), h("h3", {}, "Failed rows by cause"), failures_by_cause(rows));
+    const order = (sorted) => { NAV_LIST = { key: cond + "/" + metric, list: [...new Set(sorted.map((r) => r.scenario))] }; };
+    list.replaceChildren(sortable(cols, rows, { "data-testid": "cell-rows" }, order), h("h3", {}, "Failed rows by cause"), failures_by_cause(rows));
   };
   [ft, fr, fs].forEach((e) => e.addEventListener("change", draw));
   draw();
@@ -255,59 +263,121 @@ function cell_rows_view(o, cond, metric, all, pager) {
 // ---------------------------------------------------------------------------------------------------------
 // One scenario.
 
-/// The plan's action graph as SVG: the chain left to right, each branch's options below its step.
+// The action graph's boxes (kBox, in px) and how many characters of monospace text fit in one (the rest of a label
+// is cut with "…" and shown in full on hover).
+const kBox = { w: 164, h: 50, fork_h: 28, chars: 23 };
+function cut(text, n) {
+  text = String(text === undefined || text === null ? "" : text);
+  return text.length <= n ? text : text.slice(0, n - 1) + "…";
+}
+
+/// The plan as a layered graph (dagre, left to right): the chain's steps in rank order; each branch a fork node
+/// after its step that carries the condition, then each option's actions in order, rejoining the next step.
+function plan_graph(plan) {
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 30, edgesep: 8, marginx: 6, marginy: 6 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const box = (id) => { if (!g.hasNode("a:" + id)) g.setNode("a:" + id, { width: kBox.w, height: kBox.h, action: id }); return "a:" + id; };
+  const edge = (v, w, weight) => { if (v !== w) g.setEdge(v, w, { weight: weight || 1 }); };
+  const chain = (plan.chain || []).map(String);
+  // A step with a branch goes on through one of its options (docs/DECISIONS.md "Branches by a default rule
+  // only"), so its chain edge is drawn through the fork, not past it.
+  const forked = new Set((plan.branches || []).filter((b) => (b.options || []).some((o) => (o || []).length)).map((b) => String(b.at)));
+  chain.forEach((id, i) => { box(id); if (i > 0 && !forked.has(chain[i - 1])) edge(box(chain[i - 1]), box(id), 8); });
+  (plan.branches || []).forEach((b, k) => {
+    const at = box(String(b.at)), next = chain[chain.indexOf(String(b.at)) + 1];
+    const fork = "f:" + k;
+    g.setNode(fork, { width: kBox.w, height: kBox.fork_h, fork: b });
+    edge(at, fork, 2);
+    for (const opt of b.options || []) {
+      let prev = fork;
+      for (const id of opt || []) { edge(prev, box(String(id))); prev = box(String(id)); }
+      if (next !== undefined) edge(prev, box(next));
+    }
+  });
+  for (const a of plan.actions || []) box(String(a.id));  // an action on no step or option still gets its box
+  dagre.layout(g);
+  fit_bounds(g);
+  return g;
+}
+
+/// Moves the layout so that every box and every bend of an edge lies inside (dagre can leave a long edge's bends
+/// outside the graph's width and height), and sets the graph's size to match.
+function fit_bounds(g) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  const add = (x, y, w, h) => { x0 = Math.min(x0, x - w / 2); y0 = Math.min(y0, y - h / 2); x1 = Math.max(x1, x + w / 2); y1 = Math.max(y1, y + h / 2); };
+  for (const v of g.nodes()) { const n = g.node(v); add(n.x, n.y, n.width, n.height); }
+  for (const e of g.edges()) for (const p of g.edge(e).points || []) add(p.x, p.y, 0, 0);
+  if (!isFinite(x0)) { g.graph().width = g.graph().height = 0; return; }
+  const m = 6, dx = m - x0, dy = m - y0;
+  for (const v of g.nodes()) { const n = g.node(v); n.x += dx; n.y += dy; }
+  for (const e of g.edges()) for (const p of g.edge(e).points || []) { p.x += dx; p.y += dy; }
+  g.graph().width = x1 - x0 + 2 * m;
+  g.graph().height = y1 - y0 + 2 * m;
+}
+
+/// An edge from the tail's right side to the head's left side, through dagre's bends, each piece a curve that
+/// leaves and enters horizontally, so that every edge enters its head from the left.
+function edge_path(g, e) {
+  const t = g.node(e.v), hd = g.node(e.w);
+  const start = { x: t.x + t.width / 2, y: t.y }, end = { x: hd.x - hd.width / 2, y: hd.y };
+  const bends = (g.edge(e).points || []).slice(1, -1).filter((p) => p.x > start.x && p.x < end.x);
+  const pts = [start, ...bends, end];
+  let d = `M${start.x},${start.y}`;
+  for (let i = 1; i < pts.length; ++i) {
+    const p = pts[i - 1], q = pts[i], dx = Math.max(12, (q.x - p.x) / 2);
+    d += ` C${p.x + dx},${p.y} ${q.x - dx},${q.y} ${q.x},${q.y}`;
+  }
+  return d;
+}
+
+/// One action's box: three lines (id and category, verb and target, asset and role), each cut to fit.
+function action_node(n, a, roles, side) {
+  const id = n.action;
+  const lines = [id + " · " + (a.category || ""), (a.verb || "") + (a.target ? " → " + a.target : ""),
+    (a.asset || "") + (roles[a.asset] ? " (" + roles[a.asset] + ")" : "")];
+  const x = n.x - n.width / 2, y = n.y - n.height / 2;
+  const g = s("g", { class: "node" + (side === "RED" ? " red" : ""), transform: `translate(${x},${y})`, "data-action": id, "data-node": "a:" + id },
+    s("rect", { width: n.width, height: n.height, rx: 4 }),
+    lines.map((l, i) => s("text", { x: 6, y: 14 + 14 * i }, cut(l, kBox.chars))));
+  const full = `${id}: ${a.category || ""} ${a.verb || ""} by ${a.asset || ""}, priority ${a.priority === undefined ? "" : a.priority}` +
+    (a.target ? `, target ${a.target}` : "") + (roles[a.asset] ? `, role ${roles[a.asset]}` : "");
+  g.addEventListener("mousemove", (e) => tip(e, full));
+  g.addEventListener("mouseout", untip);
+  return g;
+}
+
+/// A branch's fork: its condition (cut to fit; in full on hover and in data-condition).
+function fork_node(n) {
+  const b = n.fork, cond = String(b.condition || "");
+  const g = s("g", { class: "fork", transform: `translate(${n.x - n.width / 2},${n.y - n.height / 2})`, "data-condition": cond, "data-node": n.id },
+    s("rect", { width: n.width, height: n.height, rx: n.height / 2 }),
+    s("text", { x: 10, y: n.height / 2 + 4 }, cut(cond ? "if " + cond : "branch", kBox.chars - 1)));
+  g.addEventListener("mousemove", (e) => tip(e, `branch after ${b.at} (${(b.options || []).length} options): ${cond || "no condition given"}`));
+  g.addEventListener("mouseout", untip);
+  return g;
+}
+
+/// The plan's action graph as SVG, laid out by dagre and scaled down to fit its pane (viewBox, max-width 100%).
 function plan_svg(plan, side) {
   const byId = {};
   for (const a of plan.actions || []) byId[a.id] = a;
-  const roles = plan.roles || {};
-  const pos = {}, W = 150, NW = 138, NH = 48;
-  (plan.chain || []).forEach((id, i) => { pos[id] = { x: 8 + i * W, y: 8 }; });
-  let rows = 1;
-  for (const b of plan.branches || []) {
-    const at = pos[b.at] || { x: 8, y: 8 };
-    (b.options || []).forEach((opt, k) => {
-      opt.forEach((id, j) => { pos[id] = { x: at.x + (j + 0.5) * W * 0.5, y: 8 + (rows + k) * 70 }; });
-    });
-    rows += (b.options || []).length;
-  }
-  const width = Math.max(...Object.values(pos).map((p) => p.x), 0) + NW + 16;
-  const height = rows * 70 + 16;
-  const edges = [];
-  const chain = plan.chain || [];
-  for (let i = 0; i + 1 < chain.length; ++i) edges.push([chain[i], chain[i + 1]]);
-  for (const b of plan.branches || []) {
-    const next = chain[chain.indexOf(b.at) + 1];
-    for (const opt of b.options || []) {
-      if (!opt.length) continue;
-      edges.push([b.at, opt[0]]);
-      for (let j = 0; j + 1 < opt.length; ++j) edges.push([opt[j], opt[j + 1]]);
-      if (next) edges.push([opt[opt.length - 1], next]);
-    }
-  }
-  const svg = s("svg", { width, height, "data-testid": "plan-" + side },
+  const g = plan_graph(plan);
+  const W = Math.ceil(g.graph().width || 0), H = Math.ceil(g.graph().height || 0);
+  const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "plangraph", "data-testid": "plan-" + side, "data-plan": plan.plan_id },
     s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" },
       s("path", { d: "M0,0 L10,5 L0,10 z", fill: "#8a94a6" }))));
-  for (const [a, b] of edges) {
-    const p = pos[a], q = pos[b];
-    if (!p || !q) continue;
-    svg.appendChild(s("path", { class: "edge", d: `M${p.x + NW},${p.y + NH / 2} C${p.x + NW + 20},${p.y + NH / 2} ${q.x - 20},${q.y + NH / 2} ${q.x},${q.y + NH / 2}` }));
-  }
-  for (const [id, p] of Object.entries(pos)) {
-    const a = byId[id] || {};
-    const g = s("g", { class: "node" + (side === "RED" ? " red" : ""), transform: `translate(${p.x},${p.y})`, "data-action": id },
-      s("rect", { width: NW, height: NH, rx: 4 }),
-      s("text", { x: 6, y: 14 }, id + " · " + (a.category || "")),
-      s("text", { x: 6, y: 28 }, (a.verb || "") + (a.target ? " → " + a.target : "")),
-      s("text", { x: 6, y: 42 }, (a.asset || "") + (roles[a.asset] ? " (" + roles[a.asset] + ")" : "")));
-    g.addEventListener("mousemove", (e) => tip(e, `${id}: ${a.category} ${a.verb} by ${a.asset}, priority ${a.priority}` + (a.target ? `, target ${a.target}` : "")));
-    g.addEventListener("mouseout", untip);
-    svg.appendChild(g);
+  for (const e of g.edges())
+    svg.appendChild(s("path", { class: "edge", d: edge_path(g, e), "data-head": e.w, "data-tail": e.v }));
+  for (const v of g.nodes()) {
+    const n = Object.assign({ id: v }, g.node(v));
+    svg.appendChild(n.fork ? fork_node(n) : action_node(n, byId[n.action] || {}, plan.roles || {}, side));
   }
   return svg;
 }
 
 function plan_block(label, p, side) {
-  if (!p) return h("div", { class: "muted" }, label + ": not recorded (the run keeps plans in plans.jsonl with traces: {plans: true}, or when it has an external policy)");
+  if (!p) return h("div", { class: "muted" }, label + ": not recorded (plans.jsonl has no such plan, and a run with an external policy's plans cannot be made again: docs/REPORT.md \"Plans made again\")");
   if (!p.plan) return h("div", { class: "failed" }, label + ": no plan (" + (p.failure || "no reason") + ")");
   return h("div", { class: "plan" }, h("div", {}, label + ": ", p.plan.plan_id, " · objective: ", p.plan.objective || ""), plan_svg(p.plan, side));
 }
@@ -401,47 +471,123 @@ function with_base(map, bases) {
     features: (base.features || []).filter((f) => !hidden.has(f.id)).concat(map.features || []) };
 }
 
-function scenario_view(container, d, o, prefix) {
+/// The scenarios of the list the reader came from (a cell's rows, as last sorted and filtered), for previous and
+/// next; set by the cell view.
+let NAV_LIST = null;
+
+/// The scenario list of `from` (condition and metric of a cell), as the cell showed it or else in run order.
+function nav_list(o, from) {
+  if (!from) return null;
+  const key = from.join("/");
+  if (NAV_LIST && NAV_LIST.key === key) return NAV_LIST.list;
+  if (o.paged) return null;
+  return [...new Set(rows_of(o).filter((r) => r.condition === from[0]).map((r) => r.scenario))];
+}
+
+/// The bar at the top of a scenario page: where it came from, previous and next within that list (or the run),
+/// the condition picker, and the model calls and verdicts one click away.
+function scenario_bar(o, i, from, d, cards) {
+  const list = nav_list(o, from) || [...Array(o.run.scenarios).keys()];
+  const at = list.indexOf(i);
+  const suffix = from ? "/from/" + from.map(enc).join("/") : "";
+  const step = (k, text, testid) => k >= 0 && k < list.length
+    ? link("#/scenario/" + list[k] + suffix, text, { "data-testid": testid, class: "button" })
+    : h("span", { class: "button disabled" }, text);
+  const picker = h("select", { "data-testid": "condition-picker" }, h("option", { value: "" }, "go to a condition (" + cards.length + ") …"),
+    cards.map((c, k) => h("option", { value: String(k) }, c.title)));
+  picker.addEventListener("change", () => {
+    const c = cards[Number(picker.value)];
+    picker.value = "";
+    if (!c) return;
+    c.el.open = true;
+    c.el.scrollIntoView({ block: "start" });
+  });
+  const jump = (sel, text) => h("button", { onclick: () => { const e = document.querySelector(sel); if (e) { e.open = true; e.scrollIntoView({ block: "start" }); } } }, text);
+  const all = (open) => () => cards.forEach((c) => { c.el.open = open; });
+  return h("div", { class: "scenario-bar", "data-testid": "scenario-bar" },
+    from ? link("#/cell/" + from.map(enc).join("/"), "← " + from.join(" · "), { class: "button" }) : link("#/", "← overview", { class: "button" }),
+    step(at - 1, "← previous", "prev-scenario"),
+    h("span", { class: "muted" }, at >= 0 ? `${at + 1} of ${list.length}` : ""),
+    step(at < 0 ? -1 : at + 1, "next →", "next-scenario"), picker,
+    h("button", { onclick: all(true) }, "open all"), h("button", { onclick: all(false) }, "close all"),
+    jump('[data-testid="calls-section"]', "model calls (" + d.transcripts.length + ")"),
+    jump('[data-testid="verdicts-section"]', "rubric verdicts (" + d.verdicts.length + ")"));
+}
+
+/// One condition's card, collapsed unless `open`: its numbers, both plans and the RED candidate cloud, drawn when
+/// the card is first opened.
+function condition_card(d, o, r, open) {
+  const sample = r.sample === undefined || r.sample === null ? 0 : r.sample;
+  const title = r.condition + (o.run.samples > 1 ? " · sample " + sample : "");
+  const summary = r.status === "ok" ? ` · advantage ${fmt(r.advantage)} · BLUE wins ${fmt(r.blue_win_rate)}` : " · failed";
+  const el = h("details", { class: "card", "data-condition-card": r.condition, "data-testid": "condition-" + r.condition },
+    h("summary", {}, h("b", {}, title), " — BLUE " + r.blue_policy + " against RED " + r.red_policy,
+      h("span", { class: r.status === "ok" ? "muted" : "failed" }, summary)));
+  let drawn = false;
+  const draw = () => {
+    if (drawn || !el.open) return;
+    drawn = true;
+    const blue = d.plans.find((p) => p.side === "BLUE" && p.condition === "" && p.policy === r.blue_policy && p.sample === sample);
+    const red = d.plans.find((p) => p.side === "RED" && p.condition === r.condition && p.sample === sample);
+    const cands = d.candidates.filter((c) => c.condition === r.condition && (c.sample === undefined || c.sample === sample));
+    el.append(r.status === "ok"
+      ? h("div", {}, "advantage ", fmt(r.advantage), " · BLUE win rate ", fmt(r.blue_win_rate), " · q_B ", fmt(r.blue_quality), " · q_R ", fmt(r.red_quality), " · D_B ", fmt(r.blue_coherence), " · D_R ", fmt(r.red_coherence))
+      : h("div", { class: "failed" }, "failed: ", r.failure_reason),
+      plan_block("BLUE plan", blue, "BLUE"), plan_block("selected RED plan", red, "RED"),
+      cands.length ? h("div", {}, h("div", {}, cands.length + " RED candidates (front filled; G greedy pick, C constraint pick, ringed: selected)"), candidate_cloud(cands, "candidates-" + r.condition)) : null);
+  };
+  el.addEventListener("toggle", draw);
+  if (open) { el.open = true; draw(); }
+  return { el, title };
+}
+
+function verdicts_section(d) {
+  return h("details", { class: "section", "data-testid": "verdicts-section", open: d.verdicts.length ? "open" : null },
+    h("summary", {}, h("h2", {}, "Rubric verdicts (" + d.verdicts.length + ")")),
+    d.verdicts.length ? h("div", { class: "scroll" }, h("table", { "data-testid": "verdicts" },
+      h("thead", {}, h("tr", {}, ["judge", "policy", "failed items", "error", "evidence"].map((k) => h("th", {}, k)))),
+      h("tbody", {}, d.verdicts.map((v) => h("tr", {}, h("td", {}, v.judge), h("td", {}, v.model), h("td", {}, (v.failed_items || []).join(", ")),
+        h("td", { class: v.error ? "failed" : null }, v.error ? (v.reason || "error") : ""),
+        h("td", {}, (v.failures || []).length ? h("details", {}, h("summary", {}, (v.failures || []).length + " items"),
+          (v.failures || []).map((f) => h("div", {}, h("b", {}, f.item_id + ": "), f.evidence + " — " + f.rationale))) : "")))))) : h("p", { class: "muted" }, "No rubric verdicts for this scenario."));
+}
+
+function calls_section(d) {
+  const call = (t) => h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + String(t.cache_key).slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
+    (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content), cut_note(m))),
+    h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""), cut_note(t)));
+  return h("details", { class: "section", "data-testid": "calls-section", open: d.transcripts.length ? "open" : null },
+    h("summary", {}, h("h2", {}, "Model calls (" + d.transcripts.length + ")")),
+    d.transcripts.length ? h("div", { "data-testid": "transcripts" }, d.transcripts.map(call))
+      : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
+}
+
+/// A scenario's page. `nav` ({i, from}) adds the bar with previous and next (not in the side-by-side view);
+/// the cards of Table 3's conditions and of the condition the reader came from are open, the rest collapsed.
+function scenario_view(container, d, o, prefix, nav) {
   const sc = d.scenario || {};
   const row = d.row || {};
-  const parts = [h("h1", {}, row.scenario_id || "scenario"),
+  const main = new Set(conditions(o).filter((c) => c.group === "main").map((c) => c.label));
+  const from = nav && nav.from ? nav.from[0] : null;
+  const cards = d.rows.map((r) => condition_card(d, o, r, main.has(r.condition) || r.condition === from));
+  const parts = [];
+  if (nav) parts.push(scenario_bar(o, nav.i, nav.from, d, cards));
+  parts.push(h("h1", {}, row.scenario_id || "scenario"),
     h("div", { class: "card" }, "Template ", row.template, " · terrain ", row.terrain_family, " · framing ", row.framing,
-      " · BLUE objective: ", row.blue_objective || sc.objectives && sc.objectives.BLUE || "")];
-  if (sc.assets) parts.push(h("h2", {}, "Assets and roles"), objects_table(sc.assets, "assets"));
+      " · BLUE objective: ", row.blue_objective || sc.objectives && sc.objectives.BLUE || ""));
+  if (sc.assets) parts.push(h("details", { class: "section" }, h("summary", {}, h("h2", {}, "Assets and roles (" + sc.assets.length + ")")), h("div", { class: "scroll" }, objects_table(sc.assets, "assets"))));
   if (sc.terrain) parts.push(h("div", { class: "muted" }, "Terrain: " + JSON.stringify(sc.terrain)));
   const map = with_base(d.map, prefix ? (o.against || {}).map_bases : o.map_bases);
   if (map) parts.push(h("h2", {}, "Map"), leaflet_map(map));
   if (map && map.left_out) parts.push(h("p", { class: "muted" }, `${map.left_out} features of the shared map are not drawn: a page draws at most 20,000 of its positions (docs/REPORT.md).`));
   parts.push(h("h2", {}, "Outcome per condition (BLUE win rate)"), win_bars(d.rows));
-  for (const r of d.rows) {
-    const sample = r.sample === undefined || r.sample === null ? 0 : r.sample;
-    const blue = d.plans.find((p) => p.side === "BLUE" && p.condition === "" && p.policy === r.blue_policy && p.sample === sample);
-    const red = d.plans.find((p) => p.side === "RED" && p.condition === r.condition && p.sample === sample);
-    const cands = d.candidates.filter((c) => c.condition === r.condition && (c.sample === undefined || c.sample === sample));
-    parts.push(h("div", { class: "card", "data-testid": "condition-" + r.condition },
-      h("h3", {}, r.condition + (o.run.samples > 1 ? " · sample " + sample : "") + " — BLUE " + r.blue_policy + " against RED " + r.red_policy),
-      r.status === "ok"
-        ? h("div", {}, "advantage ", fmt(r.advantage), " · BLUE win rate ", fmt(r.blue_win_rate), " · q_B ", fmt(r.blue_quality), " · q_R ", fmt(r.red_quality), " · D_B ", fmt(r.blue_coherence), " · D_R ", fmt(r.red_coherence))
-        : h("div", { class: "failed" }, "failed: ", r.failure_reason),
-      h("div", { class: "grid" },
-        h("div", { class: "pane" }, plan_block("BLUE plan", blue, "BLUE")),
-        h("div", { class: "pane" }, plan_block("selected RED plan", red, "RED"))),
-      cands.length ? h("div", {}, h("div", {}, cands.length + " RED candidates (front filled; G greedy pick, C constraint pick, ringed: selected)"), candidate_cloud(cands, "candidates-" + r.condition)) : null));
-  }
-  if (d.council.length) parts.push(h("h2", {}, "Council"), objects_table(d.council, "council"));
-  parts.push(h("h2", {}, "Rubric verdicts"), d.verdicts.length ? h("table", { "data-testid": "verdicts" },
-    h("thead", {}, h("tr", {}, ["judge", "policy", "failed items", "error", "evidence"].map((k) => h("th", {}, k)))),
-    h("tbody", {}, d.verdicts.map((v) => h("tr", {}, h("td", {}, v.judge), h("td", {}, v.model), h("td", {}, (v.failed_items || []).join(", ")),
-      h("td", { class: v.error ? "failed" : null }, v.error ? (v.reason || "error") : ""),
-      h("td", {}, (v.failures || []).length ? h("details", {}, h("summary", {}, (v.failures || []).length + " items"),
-        (v.failures || []).map((f) => h("div", {}, h("b", {}, f.item_id + ": "), f.evidence + " — " + f.rationale))) : ""))))) : h("p", { class: "muted" }, "No rubric verdicts for this scenario."));
-  parts.push(h("h2", {}, "Model calls"), d.transcripts.length ? h("div", { "data-testid": "transcripts" }, d.transcripts.map((t) =>
-    h("details", {}, h("summary", {}, `${t.role} ${t.policy}${t.graded ? " grading " + t.graded : ""}${t.condition ? " · " + t.condition : ""} · attempt ${t.attempt} · ${t.ok ? "ok" : "failed"} · tokens ${t.prompt_tokens}/${t.completion_tokens}` + (t.cache_key ? " · cached key " + String(t.cache_key).slice(0, 12) : "") + (t.accepted ? " · accepted" : "")),
-      (t.messages || []).map((m) => h("div", {}, h("b", {}, m.role), h("pre", {}, m.content), cut_note(m))),
-      h("div", {}, h("b", {}, "reply"), h("pre", {}, t.reply || t.error || ""), cut_note(t))))) : h("p", { class: "muted" }, "No transcripts: the run has no external policy or live judge (or traces.transcripts is none)."));
+  if (d.plans_made_again) parts.push(h("p", { class: "muted", "data-testid": "plans-made-again" }, "The plans below were made again from the run's config and streams when this report was made: the run kept no plans.jsonl, and its policies are all built in, so they answer as they did in the run."));
+  parts.push(h("h2", {}, "Conditions (" + cards.length + "; Table 3's open)"), ...cards.map((c) => c.el));
+  if (d.council.length) parts.push(h("h2", {}, "Council"), h("div", { class: "scroll" }, objects_table(d.council, "council")));
+  parts.push(verdicts_section(d), calls_section(d));
   for (const [k, what] of [["transcripts_left_out", "model calls"], ["verdicts_left_out", "verdicts"]])
     if (d[k]) parts.push(h("p", { class: "muted", "data-testid": k }, `${d[k].calls} more ${what} (${d[k].bytes} bytes) are not shown: a page shows the first ${what} within its bounds (docs/REPORT.md "Model calls on a page").`));
-  container.replaceChildren(...parts);
+  put(container, parts);
   return container;
 }
 
@@ -484,17 +630,18 @@ async function route() {
   if (!o) return;
   document.getElementById("runname").textContent = o.run.dir;
   const nav = document.getElementById("nav");
-  nav.replaceChildren(link("#/", "overview"), o.against ? link("#/compare", "comparison") : null);
+  put(nav, [link("#/", "overview"), o.against ? link("#/compare", "comparison") : null]);
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   untip();
   try {
-    if (parts[0] === "cell") main.replaceChildren(...cell_view(o, parts[1], parts[2]));
+    if (parts[0] === "cell") put(main, cell_view(o, parts[1], parts[2]));
     else if (parts[0] === "scenario" || (parts[0] === "b" && parts[1] === "scenario")) {
       const b = parts[0] === "b";
       const i = Number(b ? parts[2] : parts[1]);
       const d = await load((b ? "b/" : "") + "s/" + i);
-      scenario_view(main, d, o, b ? "b/" : "");
-    } else if (parts[0] === "compare") main.replaceChildren(...compare_view(o, parts[1]));
+      const from = !b && parts[2] === "from" && parts.length >= 5 ? [parts[3], parts[4]] : null;
+      scenario_view(main, d, o, b ? "b/" : "", b ? null : { i, from });
+    } else if (parts[0] === "compare") put(main, compare_view(o, parts[1]));
     else if (parts[0] === "pair") {
       const [da, db] = await Promise.all([load("s/" + Number(parts[1])), load("b/s/" + Number(parts[2]))]);
       const left = h("div", { class: "pane", "data-testid": "pair-a" }), right = h("div", { class: "pane", "data-testid": "pair-b" });
@@ -502,7 +649,7 @@ async function route() {
       scenario_view(right, db, o, "b/");
       main.replaceChildren(h("p", {}, link("#/compare", "← comparison")), h("div", { class: "grid" },
         h("div", {}, h("h2", {}, o.run.dir), left), h("div", {}, h("h2", {}, o.against.run.dir), right)));
-    } else main.replaceChildren(...overview(o));
+    } else put(main, overview(o));
   } catch (e) {
     main.replaceChildren(h("p", { class: "failed" }, "This page cannot be shown: " + e.message));
   }

@@ -265,13 +265,15 @@ void add_pair(Output& out, const PilotRows& p, std::size_t a, std::size_t b, std
   for (const DesignRow& r : design_rows(c, d.scenario.empty() ? 0 : c.anova.scenarios, f, s)) {
     const Design& g = r.design;
     const bool found = g.n > 0, reached = found && g.mde <= s.target_mde;
-    const std::string n = found ? std::to_string(g.n) : "", k = std::to_string(g.samples),
-                      rr = std::to_string(g.replications);
+    const std::string n = found ? std::to_string(g.n) : "", k = g.samples > 0 ? std::to_string(g.samples) : "",
+                      rr = g.replications > 0 ? std::to_string(g.replications) : "";
     out.csv.add({p.conditions[a], p.conditions[b], kMetrics[m], r.name, n, k, rr, found ? num(g.mde) : "",
                  num(s.target_mde), num(s.power), num(s.alpha), reached ? "1" : "0", found ? num(g.cost) : "",
                  num(c.between_templates), num(c.between_scenarios), num(c.between_samples),
                  num(c.between_replications), c.truncated ? "1" : "0", num(floor),
-                 found ? note : "no design within the limits reaches the target"});
+                 found ? note
+                 : !(s.target_mde > floor) ? "the target is not above mde_floor: more templates, not more scenarios"
+                                           : "no design within the limits reaches the target"});
     out.md += found ? fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r.name, n, k, rr, num(g.mde), num(g.cost),
                                   reached ? "yes" : "no")
                     : fmt::format("| {} | none within the limits | {} | {} | | | no |\n", r.name, k, rr);

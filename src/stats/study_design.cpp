@@ -77,7 +77,7 @@ double design_variance(const DesignComponents& c, std::size_t n, std::size_t K, 
 
 double design_mde(const DesignComponents& c, std::size_t n, std::size_t K, std::size_t R, double alpha, double power) {
   if (n < 2 || K < 1 || R < 1) return kNaN;
-  return multiplier(n, alpha, power) * std::sqrt(design_variance(c, n, K, R) * static_cast<double>(n));
+  return detectable_effect_size(n, alpha, power) * std::sqrt(design_variance(c, n, K, R) * static_cast<double>(n));
 }
 
 double design_mde_floor(const DesignComponents& c, double alpha, double power) {

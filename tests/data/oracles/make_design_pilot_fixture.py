@@ -23,7 +23,7 @@ import tempfile
 import numpy as np
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-CONFIG = ("name: pilot\nseed: 4949\ncorpus: {templates: [urban, air-defense, maritime], seeds: [100, 103], "
+CONFIG = ("name: pilot\nseed: 4949\ncorpus: {templates: [urban, air-defense, maritime], seeds: [100, 109], "
           "template_dir: " + SOURCE + "/configs/templates}\n"
           "conditions: [single, greedy@4, {label: random_single, blue: random, red: single}]\nbudget_sweep: []\n"
           "samples: 2\nsimulator: {replications: 20}\nbootstrap: {resamples: 20}\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <tuple>
 
 #include "advplan/stats/power.hpp"
@@ -35,9 +36,18 @@ double replications_given(const DesignComponents& c, const DesignCosts& k, doubl
                     (c.between_scenarios + c.between_samples / K) * K * k.replication);
 }
 
+/// d*(n, α, power), remembered per thread: a pure function, and the searches of many (K, R) ask for the same n.
+double effect_size(std::size_t n, double alpha, double power) {
+  thread_local std::map<std::tuple<std::size_t, double, double>, double> memo;
+  const auto key = std::make_tuple(n, alpha, power);
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() > 100000) memo.clear();
+  return memo[key] = detectable_effect_size(n, alpha, power);
+}
+
 /// m(n) = d*(n, α, power) · sqrt(n), the factor of sqrt(Var(d̄)) in the MDE.
 double multiplier(std::size_t n, double alpha, double power) {
-  return detectable_effect_size(n, alpha, power) * std::sqrt(static_cast<double>(n));
+  return effect_size(n, alpha, power) * std::sqrt(static_cast<double>(n));
 }
 
 /// Whether `a` is cheaper than `b` (b.n == 0: no design yet), the tie rule of optimal_design.
@@ -77,7 +87,7 @@ double design_variance(const DesignComponents& c, std::size_t n, std::size_t K, 
 
 double design_mde(const DesignComponents& c, std::size_t n, std::size_t K, std::size_t R, double alpha, double power) {
   if (n < 2 || K < 1 || R < 1) return kNaN;
-  return detectable_effect_size(n, alpha, power) * std::sqrt(design_variance(c, n, K, R) * static_cast<double>(n));
+  return effect_size(n, alpha, power) * std::sqrt(design_variance(c, n, K, R) * static_cast<double>(n));
 }
 
 double design_mde_floor(const DesignComponents& c, double alpha, double power) {

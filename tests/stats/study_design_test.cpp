@@ -111,7 +111,7 @@ DesignComponents synthetic(double t, double s, double k, double r, std::size_t t
 }
 
 TEST(StudyDesign, TheClosedFormAllocationMatchesTheBruteForceGrid) {
-  const DesignLimits lim{200000, 12, 60};
+  const DesignLimits lim{200000, 10, 40};
   struct Case {
     DesignComponents c;
     DesignCosts k;

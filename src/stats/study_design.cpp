@@ -157,11 +157,13 @@ Design optimal_design(const DesignComponents& c, const DesignCosts& costs, doubl
   const Allocation a = closed_form_allocation(c, costs);
   const double kmax = static_cast<double>(limits.max_samples), rmax = static_cast<double>(limits.max_replications);
   double K = a.samples, R = a.replications;
-  // On the box's boundary the constrained coordinate is clamped and the other re-optimised at it.
+  // On the box's boundary the constrained coordinate is clamped and the other re-optimised at it: K first, then R
+  // (and K again at the clamped R).
   if (!(K >= 1 && K <= kmax)) {
     K = clamp_to(K, limits.max_samples);
     R = replications_given(c, costs, K);
-  } else if (!(R >= 1 && R <= rmax)) {
+  }
+  if (!(R >= 1 && R <= rmax)) {
     R = clamp_to(R, limits.max_replications);
     K = samples_given(c, costs, R);
   }

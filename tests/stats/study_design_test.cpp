@@ -122,7 +122,7 @@ TEST(StudyDesign, TheClosedFormAllocationMatchesTheBruteForceGrid) {
       {synthetic(0.001, 0.01, 0.002, 0.3), {0.0, 0.05, 0.001}, 0.04},   // scenarios free: K = 1
       {synthetic(0.0005, 0.004, 0.01, 0.2), {0.2, 0.0, 0.0005}, 0.03},  // token cost 0: samples at the bound
       {synthetic(0.0, 0.01, 0.01, 0.0), {0.1, 0.01, 0.001}, 0.02},      // no replication noise: R = 1
-      {synthetic(0.002, 0.03, 0.0, 0.5), {0.3, 0.05, 0.0}, 0.05},       // CPU free: R at the bound
+      {synthetic(0.002, 0.03, 0.0, 0.5), {0.3, 0.05, 0.0}, 0.08},       // CPU free: R at the bound
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& [c, k, target] = cases[i];
@@ -131,8 +131,8 @@ TEST(StudyDesign, TheClosedFormAllocationMatchesTheBruteForceGrid) {
     ASSERT_GT(g.n, 0U) << i;
     ASSERT_GT(o.n, 0U) << i;
     EXPECT_LE(o.mde, target) << i;
-    // The closed form's integer neighbours cost at most 1% more than the grid's best (observed: equal or within
-    // 0.3%; the integer n makes the cost a step function, so an exact tie is not guaranteed).
+    // The closed form's integer neighbours cost at most 1% more than the grid's best (observed: equal in four
+    // cases, 0.09% more in the first; the integer n makes the cost a step function, so a tie is not guaranteed).
     EXPECT_LE(o.cost, g.cost * 1.01 + 1e-12) << i << ": closed form " << o.n << "," << o.samples << ","
                                              << o.replications << " grid " << g.n << "," << g.samples << ","
                                              << g.replications;
@@ -141,7 +141,7 @@ TEST(StudyDesign, TheClosedFormAllocationMatchesTheBruteForceGrid) {
 
 TEST(StudyDesign, TheFewestScenariosReachTheTargetAndOneFewerDoesNot) {
   const DesignComponents c = synthetic(0.001, 0.02, 0.01, 0.3);
-  for (const double target : {0.2, 0.05, 0.03}) {
+  for (const double target : {0.2, 0.08, 0.05}) {
     const std::size_t n = scenarios_for(c, 2, 10, target, 0.05, 0.8, 1000000);
     ASSERT_GT(n, 2U) << target;
     EXPECT_LE(design_mde(c, n, 2, 10, 0.05, 0.8), target);

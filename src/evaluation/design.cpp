@@ -15,7 +15,6 @@
 #include "advplan/io/run_store.hpp"
 #include "advplan/run/run_reader.hpp"
 #include "advplan/run/trace_schema.hpp"
-#include "advplan/stats/text_table.hpp"
 
 namespace advplan {
 

@@ -157,6 +157,7 @@ PilotFacts pilot_facts(const std::string& dir, const PilotRows& p, const DesignS
   }
   f.costs.scenario = s.scenario_cost;
   f.costs.sample += s.sample_seconds * s.cpu_price_per_hour / 3600.0;
+  if (s.sample_seconds > 0) f.sample_cost_source += ", plus --sample-seconds at the CPU price";
   f.costs.replication = f.replication_seconds * s.cpu_price_per_hour / 3600.0;
   return f;
 }

@@ -82,6 +82,7 @@ void add_evaluate_command(CLI::App& app, Action& run);
 void add_list_command(CLI::App& app, Action& run);
 void add_merge_command(CLI::App& app, Action& run);
 void add_leaderboard_command(CLI::App& app, Action& run);
+void add_design_command(CLI::App& app, Action& run);  ///< design RUN_DIR: variance components and the cheapest (n, K, R)
 void add_rubric_command(CLI::App& app, Action& run);
 void add_frontier_command(CLI::App& app, Action& run);
 void add_metagame_command(CLI::App& app, Action& run);

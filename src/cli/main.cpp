@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   advplan::cli::add_list_command(app, run);
   advplan::cli::add_merge_command(app, run);
   advplan::cli::add_leaderboard_command(app, run);
+  advplan::cli::add_design_command(app, run);
   advplan::cli::add_rubric_command(app, run);
   advplan::cli::add_frontier_command(app, run);
   advplan::cli::add_metagame_command(app, run);

@@ -41,7 +41,7 @@ std::string made_again(const std::string& config) {
 TEST(PlanReplay, TheBuiltInPoliciesPlansMadeAgainAreTheRunsPlansJsonl) {
   TempDir dir("plan-replay");
   const std::string keep = "framing_mode: metadata\ntraces: {plans: true}";
-  for (const std::string& terrain : {"", "\nterrain: geo"}) {
+  for (const std::string terrain : {"", "\nterrain: geo"}) {
     const std::string name = terrain.empty() ? "plain" : "geo";
     const std::string config = testing::small_config(dir, {{"framing_mode: metadata", keep + terrain}}, name + ".yaml");
     const auto r = advplan("run " + quote(config) + " --out " + quote(dir / name) + " --progress none", dir);

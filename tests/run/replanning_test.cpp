@@ -87,9 +87,13 @@ TEST_F(ReplanRun, EveryDecisionPointIsARowWithinTheBudgetAndEveryCallIsTranscrib
     EXPECT_EQ(rows.at(i, "condition"), "replan");
     EXPECT_EQ(rows.at(i, "side"), "BLUE");
     if (s == "ok" || s == "failed") ++calls[cell];
-    if (s == "budget") EXPECT_EQ(calls[cell], kCalls) << "a budget row before the budget was spent";
+    if (s == "budget") {
+      EXPECT_EQ(calls[cell], kCalls) << "a budget row before the budget was spent";
+    }
     EXPECT_EQ(rows.at(i, "plan").empty(), s != "ok");
-    if (s == "ok" || s == "reused") EXPECT_FALSE(rows.at(i, "chain").empty());
+    if (s == "ok" || s == "reused") {
+      EXPECT_FALSE(rows.at(i, "chain").empty());
+    }
   }
   for (const auto& [cell, n] : calls) EXPECT_LE(n, kCalls) << cell;
   EXPECT_GT(status["ok"], 0);

@@ -14,30 +14,6 @@
 namespace advplan::play {
 namespace {
 
-/// Whether `a` equals the token `b`, in a time that does not depend on where they differ (the length is
-/// public).
-bool same_token(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-std::string header_or_empty(const io::LocalRequest& r, std::string_view name) {
-  const std::string* v = r.head.header(name);
-  return v ? *v : "";
-}
-
-/// A request from another site (Sec-Fetch-Site cross-site or same-site) is refused unless it opens the page
-/// as a top-level navigation; a POST from another site is always refused.
-bool from_another_site(const io::LocalRequest& r, std::string_view file) {
-  const std::string site = header_or_empty(r, "sec-fetch-site");
-  if (site != "cross-site" && site != "same-site") return false;
-  const bool navigation = header_or_empty(r, "sec-fetch-mode") == "navigate" &&
-                          header_or_empty(r, "sec-fetch-dest") == "document";
-  return r.head.method == "POST" || !(navigation && (file.empty() || file == "index.html"));
-}
-
 io::LocalResponse json_response(int status, std::string body) {
   io::LocalResponse r;
   r.status = status;
@@ -117,7 +93,7 @@ io::LocalResponse answer_play_request(PlaySession& session, std::string_view tok
   const std::size_t slash = path.empty() ? 0 : path.find('/', 1);
   const std::string_view first =
       path.empty() ? path : path.substr(1, slash == std::string_view::npos ? path.npos : slash - 1);
-  if (path.empty() || path.front() != '/' || !same_token(first, token))
+  if (path.empty() || path.front() != '/' || !report::same_view_token(first, token))
     return io::text_response(
         403, "Refused: open the address `advplan play` printed; it holds this sitting's secret path.");
   if (slash == std::string_view::npos) {
@@ -126,7 +102,7 @@ io::LocalResponse answer_play_request(PlaySession& session, std::string_view tok
     return r;
   }
   const std::string_view file = path.substr(slash + 1);
-  if (from_another_site(request, file))
+  if (report::from_another_site(request, file.empty() || file == "index.html"))
     return io::text_response(403, "Refused: a page of another site asked for this sitting.");
   if (request.head.method == "POST") {
     if (file != "validate" && file != "submit") return io::text_response(404, "Not found.");

@@ -12,27 +12,9 @@
 namespace advplan::report {
 namespace {
 
-/// Whether `a` equals the token `b`, in a time that does not depend on where they differ (the length is public).
-bool same_token(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 std::string header_or_empty(const io::LocalRequest& r, std::string_view name) {
   const std::string* v = r.head.header(name);
   return v ? *v : "";
-}
-
-/// Fetch Metadata: a request from another site (cross-site, or same-site: another port of this host) is refused
-/// unless it opens the index as a top-level page. No Sec-Fetch-Site (not a browser, or an old one) passes.
-bool from_another_site(const io::LocalRequest& r, std::string_view file) {
-  const std::string site = header_or_empty(r, "sec-fetch-site");
-  if (site != "cross-site" && site != "same-site") return false;
-  const bool navigation = header_or_empty(r, "sec-fetch-mode") == "navigate" &&
-                          header_or_empty(r, "sec-fetch-dest") == "document";
-  return !(navigation && (file == "/" || file == "/index.html"));
 }
 
 io::LocalResponse served_file(const ViewSite& site, std::string_view file) {
@@ -52,6 +34,21 @@ io::LocalResponse served_file(const ViewSite& site, std::string_view file) {
 }
 
 }  // namespace
+
+bool same_view_token(std::string_view presented, std::string_view token) {
+  if (presented.size() != token.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < presented.size(); ++i) diff |= static_cast<unsigned char>(presented[i] ^ token[i]);
+  return diff == 0;
+}
+
+bool from_another_site(const io::LocalRequest& request, bool opens_index) {
+  const std::string site = header_or_empty(request, "sec-fetch-site");
+  if (site != "cross-site" && site != "same-site") return false;
+  const bool navigation = header_or_empty(request, "sec-fetch-mode") == "navigate" &&
+                          header_or_empty(request, "sec-fetch-dest") == "document";
+  return request.head.method == "POST" || !(navigation && opens_index);
+}
 
 std::string new_view_token() {
   unsigned char bytes[16];
@@ -83,7 +80,7 @@ io::LocalResponse answer_view_request(const ViewSite& site, std::string_view tok
   const std::string_view path = request.head.path;
   const std::size_t slash = path.empty() ? 0 : path.find('/', 1);
   const std::string_view first = path.empty() ? path : path.substr(1, slash == std::string_view::npos ? path.npos : slash - 1);
-  if (path.empty() || path.front() != '/' || !same_token(first, token))
+  if (path.empty() || path.front() != '/' || !same_view_token(first, token))
     return io::text_response(404, "Not found: open the address `advplan view` printed; it holds this run's secret path.");
   if (slash == std::string_view::npos) {
     io::LocalResponse r = io::text_response(301, "Moved to the folder's address.");
@@ -91,7 +88,7 @@ io::LocalResponse answer_view_request(const ViewSite& site, std::string_view tok
     return r;
   }
   const std::string_view file = path.substr(slash);
-  if (from_another_site(request, file))
+  if (from_another_site(request, file == "/" || file == "/index.html"))
     return io::text_response(403, "Refused: a page of another site asked for this run's files.");
   return served_file(site, file);
 }

@@ -19,6 +19,16 @@ std::string new_view_token();
 /// headers sent with every response.
 io::LocalServerOptions view_server_options(int port);
 
+/// Whether `presented` is `token`, in a time that does not depend on where they differ (the length is public).
+/// `view` and `play` check their token path with it.
+bool same_view_token(std::string_view presented, std::string_view token);
+
+/// Fetch Metadata: whether a request comes from another site (Sec-Fetch-Site cross-site, or same-site: another port
+/// of this host) and is to be refused: a POST always, anything else unless it is a top-level navigation
+/// (Sec-Fetch-Mode navigate, Sec-Fetch-Dest document) that opens the index (`opens_index`). A request without
+/// Sec-Fetch-Site (not a browser, or an old one) passes. `view` and `play` both answer such a request with a 403.
+bool from_another_site(const io::LocalRequest& request, bool opens_index);
+
 /// The answer to one request: paths outside /TOKEN/ are a 404 naming no token, /TOKEN a redirect to /TOKEN/, and
 /// /TOKEN/<file> ViewSite::get("/<file>"); a request whose Sec-Fetch-Site is cross-site or same-site is a 403
 /// unless it is a top-level navigation (Sec-Fetch-Mode navigate, Sec-Fetch-Dest document) to the index. A file of

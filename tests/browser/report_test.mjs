@@ -233,6 +233,10 @@ try {
   }
   // The plan graphs of a geo run, measured (plan_layout.mjs).
   if (process.env.LAYOUT_SITE) {
+    // A report without --against (the site above has one, which fills the header's slot for the other run).
+    await page.goto("file://" + path.resolve(process.env.LAYOUT_SITE, "index.html"));
+    await page.waitForSelector('[data-testid="table3"]', { timeout: 20000 });
+    check(!(await page.textContent("header")).includes("null"), "no stray \"null\" in the header of a report without --against");
     const seen = await checkPlanLayout(page, process.env.LAYOUT_SITE, process.env.LAYOUT_RUN, check);
     console.log(`plan layout: ${seen.graphs} graphs measured, ${seen.branched} with a branch, ${seen.long_options} with a two-action option`);
   }

@@ -17,17 +17,16 @@ using io::CsvTable;
 using io::fmt_real;
 
 std::vector<SequentialComparison> sequential_family(const EvaluateSpec& spec) {
-  std::vector<std::string> reds = spec.reds;
-  for (int k : spec.budget_ks) {
-    const std::string red = fmt::format("greedy@{}", k);
-    if (std::find(reds.begin(), reds.end(), red) == reds.end()) reds.push_back(red);
-  }
+  // The RED policies the policy meets, in the order evaluate plays them (its --red baselines, then each budget
+  // greedy@k that is not one): evaluate_conditions is their one owner.
   std::vector<SequentialComparison> out;
-  for (const auto& red : reds)
+  for (const Condition& cond : evaluate_conditions(spec)) {
+    if (cond.blue != spec.blue) continue;
     for (const auto& ref : spec.references) {
       if (ref == spec.blue) continue;
-      for (const auto& m : verdict_metrics()) out.push_back({red, ref, m});
+      for (const auto& m : verdict_metrics()) out.push_back({cond.red, ref, m});
     }
+  }
   return out;
 }
 
@@ -45,7 +44,7 @@ constexpr double kLo = -1, kHi = 1;
 }  // namespace
 
 SequentialMonitor::SequentialMonitor(std::string blue, std::vector<SequentialComparison> family, StoppingRule rule)
-    : blue_(std::move(blue)), family_(std::move(family)), rule_(rule), sum_(family_.size(), 0), n_(family_.size(), 0) {
+    : blue_(std::move(blue)), family_(std::move(family)), rule_(rule), sum_(family_.size(), 0) {
   const double tune = rule_.alpha / static_cast<double>(std::max<std::size_t>(1, family_.size()));
   cs_.assign(family_.size(), ConfidenceSequence(kLo, kHi, 0, tune));
 }
@@ -69,7 +68,6 @@ void SequentialMonitor::add_differences(const CsvTable& rows) {
     if (std::isnan(d)) continue;
     cs_[j].add(d);
     sum_[j] += d;
-    ++n_[j];
   }
 }
 
@@ -108,8 +106,8 @@ const SequentialLook& SequentialMonitor::look_now() {
   bool all = m > 0, futile = m > 0 && rule_.futility > 0;
   for (std::size_t j = 0; j < m; ++j) {
     ComparisonLook& c = look.comparisons[j];
-    c.n = n_[j];
-    c.mean = n_[j] == 0 ? std::numeric_limits<double>::quiet_NaN() : sum_[j] / static_cast<double>(n_[j]);
+    c.n = cs_[j].size();
+    c.mean = c.n == 0 ? std::numeric_limits<double>::quiet_NaN() : sum_[j] / static_cast<double>(c.n);
     std::tie(c.lo, c.hi) = cs_[j].interval(rule_.alpha / static_cast<double>(m));
     c.p = p[j];
     c.decided = rejected[j];

@@ -65,7 +65,6 @@ class SequentialMonitor {
   StoppingRule rule_;
   std::vector<ConfidenceSequence> cs_;
   std::vector<double> sum_;
-  std::vector<std::size_t> n_;
   std::size_t scenarios_ = 0;
   std::vector<SequentialLook> looks_;
   void add_differences(const io::CsvTable& rows);
